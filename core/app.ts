@@ -1,0 +1,54 @@
+import { Hono } from "hono";
+import type { Context } from "hono";
+import { createAuthenticator } from "./auth.ts";
+import type { AppDeps, AppEnv } from "./deps.ts";
+import { healthRoutes } from "./health.ts";
+import { requestLogging } from "./http/request-id.ts";
+import { consoleLogger, errorMessage, type Logger } from "./log.ts";
+import { DatabaseUnavailableError } from "./ports/sql.ts";
+import { ProblemError, problemResponse } from "./problem.ts";
+import { assetRoutes } from "./assets/routes.ts";
+import { documentRoutes } from "./documents/routes.ts";
+import { linkRoutes } from "./links/routes.ts";
+
+export type { AppDeps, AppEnv, RuntimeName } from "./deps.ts";
+
+/** The whole API as one Web-standard handler: `createApp(deps).fetch(request)`. */
+export function createApp(deps: AppDeps) {
+  const logger = deps.logger ?? consoleLogger;
+  const authenticate = createAuthenticator(deps.settings.authSecret);
+  const routeDeps = { ...deps, logger };
+  const app = new Hono<AppEnv>();
+
+  app.use(requestLogging(logger));
+  app.route("/", healthRoutes(routeDeps));
+
+  app.use("/v1/*", async (c, next) => {
+    c.set("principal", await authenticate(c.req.header("authorization")));
+    await next();
+  });
+  app.route("/v1", linkRoutes(routeDeps));
+  app.route("/v1", assetRoutes(routeDeps));
+  app.route("/v1", documentRoutes(routeDeps));
+
+  app.notFound(() => problemResponse(new ProblemError(404, "not_found", "No such route.")));
+  app.onError((error, c) => answerError(error, c, logger));
+  return app;
+}
+
+export type App = ReturnType<typeof createApp>;
+
+function answerError(error: unknown, c: Context<AppEnv>, logger: Logger): Response {
+  if (error instanceof ProblemError) return problemResponse(error);
+  const requestId = c.get("requestId");
+  if (error instanceof DatabaseUnavailableError) {
+    logger.log("warn", "database_unavailable", { requestId, error: errorMessage(error) });
+    return problemResponse(
+      new ProblemError(503, "database_unavailable", "The database cannot be reached; retry shortly."),
+      { "retry-after": "2" },
+    );
+  }
+  // Details stay in the log; the client gets no stack trace or internals.
+  logger.log("error", "unhandled_error", { requestId, error: errorMessage(error) });
+  return problemResponse(new ProblemError(500, "internal_error", "An unexpected error occurred."));
+}

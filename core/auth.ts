@@ -1,0 +1,43 @@
+import { jwtVerify } from "jose";
+import * as v from "valibot";
+import { ProblemError } from "./problem.ts";
+
+export type Role = "user" | "service" | "admin";
+
+export interface Principal {
+  userId: string;
+  tenantId: string;
+  role: Role;
+}
+
+const ClaimsSchema = v.object({
+  sub: v.pipe(v.string(), v.minLength(1), v.maxLength(128)),
+  tid: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,64}$/)),
+  role: v.optional(v.picklist(["user", "service", "admin"]), "user"),
+});
+
+const BEARER = /^Bearer[ ]+([A-Za-z0-9._~+/=-]+)[ ]*$/i;
+
+const unauthorized = (detail: string) =>
+  new ProblemError(401, "unauthorized", detail, {}, { "www-authenticate": 'Bearer realm="api"' });
+
+/** Returns a verifier bound to one HS256 key; other algorithms, `alg: none` included, are refused. */
+export function createAuthenticator(secret: string) {
+  const key = new TextEncoder().encode(secret);
+
+  return async function authenticate(authorization: string | undefined): Promise<Principal> {
+    const token = authorization?.match(BEARER)?.[1];
+    if (!token) throw unauthorized("A Bearer token is required.");
+    let payload: unknown;
+    try {
+      ({ payload } = await jwtVerify(token, key, { algorithms: ["HS256"] }));
+    } catch {
+      throw unauthorized("The token is invalid or expired.");
+    }
+    const claims = v.safeParse(ClaimsSchema, payload);
+    if (!claims.success) throw unauthorized("The token lacks valid sub/tid/role claims.");
+    return { userId: claims.output.sub, tenantId: claims.output.tid, role: claims.output.role };
+  };
+}
+
+export type Authenticate = ReturnType<typeof createAuthenticator>;

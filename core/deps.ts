@@ -1,0 +1,24 @@
+import type { Principal } from "./auth.ts";
+import type { Logger } from "./log.ts";
+import type { KvCache } from "./ports/kv.ts";
+import type { Sql } from "./ports/sql.ts";
+import type { Settings } from "./settings.ts";
+
+export type RuntimeName = "node" | "cloudflare" | "deno" | "fastly";
+
+/** What every runtime hands to core: the two ports, settings, and where logs go. */
+export interface AppDeps {
+  sql: Sql;
+  kv: KvCache;
+  settings: Settings;
+  runtime: RuntimeName;
+  logger?: Logger;
+}
+
+/** Hono's per-request variables. */
+export interface AppEnv {
+  Variables: {
+    principal: Principal;
+    requestId: string;
+  };
+}

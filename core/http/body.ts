@@ -1,0 +1,96 @@
+import * as v from "valibot";
+import { ProblemError } from "../problem.ts";
+
+export const MAX_BODY_BYTES = 64 * 1024;
+
+const tooLarge = () => new ProblemError(413, "payload_too_large", `Request bodies are limited to ${MAX_BODY_BYTES} bytes.`);
+
+/** Reads the body as UTF-8, refusing more than `limit` bytes without buffering past it. */
+export async function readBodyText(request: Request, limit = MAX_BODY_BYTES): Promise<string> {
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > limit) throw tooLarge();
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new ProblemError(400, "malformed_request", "The body is not valid UTF-8.");
+  }
+}
+
+/** The media type without parameters, lower-cased ("" when absent). */
+export function mediaType(request: Request): string {
+  return (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+}
+
+export function requireMediaType(request: Request, accepted: readonly string[]): void {
+  if (!accepted.includes(mediaType(request))) {
+    throw new ProblemError(415, "unsupported_media_type", `Send one of: ${accepted.join(", ")}.`);
+  }
+}
+
+export interface ReadJsonOptions {
+  /** Media types accepted besides application/json. */
+  mediaTypes?: readonly string[];
+  /** An absent (empty) body is read as this value instead of being refused. */
+  whenEmpty?: unknown;
+}
+
+/** Reads, parses and validates a JSON body: 413, 415, 400 or 422 as the contract says. */
+export async function readJson<S extends v.GenericSchema>(
+  request: Request,
+  schema: S,
+  options: ReadJsonOptions = {},
+): Promise<v.InferOutput<S>> {
+  const text = await readBodyText(request);
+  let data: unknown;
+  if (text.trim() === "" && "whenEmpty" in options) {
+    data = options.whenEmpty;
+  } else {
+    requireMediaType(request, ["application/json", ...(options.mediaTypes ?? [])]);
+    data = parseJson(text);
+  }
+  return validate(schema, data);
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ProblemError(400, "malformed_request", "The body is not valid JSON.");
+  }
+}
+
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+/** Validates any input (body, query, path) and answers 422 listing the failing fields. */
+export function validate<S extends v.GenericSchema>(schema: S, data: unknown): v.InferOutput<S> {
+  const result = v.safeParse(schema, data);
+  if (result.success) return result.output;
+  const errors: FieldError[] = result.issues.map((issue) => ({
+    field: v.getDotPath(issue) ?? "",
+    message: issue.message,
+  }));
+  throw new ProblemError(422, "validation_failed", "The request failed validation.", { errors });
+}

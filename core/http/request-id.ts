@@ -1,0 +1,24 @@
+import type { MiddlewareHandler } from "hono";
+import type { AppEnv } from "../deps.ts";
+import type { Logger } from "../log.ts";
+
+const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Echoes a sane `X-Request-Id` (or makes one) and logs one line per request. */
+export function requestLogging(logger: Logger): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const started = performance.now();
+    const offered = c.req.header("x-request-id");
+    const requestId = offered && CLIENT_REQUEST_ID.test(offered) ? offered : crypto.randomUUID();
+    c.set("requestId", requestId);
+    await next();
+    c.res.headers.set("x-request-id", requestId);
+    logger.log("info", "request", {
+      requestId,
+      method: c.req.method,
+      route: c.req.routePath,
+      status: c.res.status,
+      durationMs: Math.round((performance.now() - started) * 10) / 10,
+    });
+  };
+}

@@ -1,0 +1,18 @@
+// The KV cache port: a best-effort, eventually consistent key-value store (Workers KV, Fastly KV
+// Store, Deno KV, or memory). Never the judge of anything: callers treat every failure as a miss.
+
+export interface KvListPage {
+  keys: string[];
+  /** Present when there are more keys to list. */
+  cursor?: string;
+}
+
+export interface KvCache {
+  get(key: string): Promise<string | null>;
+  /** `ttlSeconds` is at least 60, the smallest lifetime every store accepts. */
+  put(key: string, value: string, options: { ttlSeconds: number }): Promise<void>;
+  delete(key: string): Promise<void>;
+  list(prefix: string, options?: { cursor?: string; limit?: number }): Promise<KvListPage>;
+}
+
+export const MIN_KV_TTL_SECONDS = 60;

@@ -1,0 +1,295 @@
+// A local stand-in for Neon's SQL-over-HTTP proxy: the real @neondatabase/serverless driver,
+// pointed here with neonConfig.fetchEndpoint, cannot tell the difference. Requests and answers
+// follow Neon's proxy (proxy/src/serverless/sql_over_http.rs); the database is whatever backend
+// it was started with, whichever database the connection string names.
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import {
+  PostgresError,
+  type BatchOptions,
+  type IsolationLevel,
+  type PostgresErrorFields,
+  type QueryResult,
+  type SqlBackend,
+  type Statement,
+} from "./backend.ts";
+
+export interface NeonEndpointOptions {
+  backend: SqlBackend;
+  /** 0 (default) picks a free port. */
+  port?: number;
+  host?: string;
+  /** Largest request body accepted (default 10 MB, like Neon). */
+  maxBodyBytes?: number;
+}
+
+export interface NeonEndpoint {
+  /** What neonConfig.fetchEndpoint is set to: http://127.0.0.1:PORT/sql */
+  url: string;
+  port: number;
+  /** Statements handed to the backend since start or the last reset (a batch of 3 counts 3). */
+  statements(): number;
+  resetStatements(): void;
+  /** Stops listening; the backend stays open (its owner closes it). */
+  close(): Promise<void>;
+}
+
+/** An answer other than 200, with Neon's message for it. */
+class HttpError extends Error {
+  constructor(readonly status: number, message: string) {
+    super(message);
+  }
+}
+
+interface Query extends Statement {
+  arrayMode?: boolean;
+}
+
+interface Headers {
+  rawOutput: boolean;
+  arrayMode: boolean;
+  batch: BatchOptions;
+}
+
+const ISOLATION_LEVELS: readonly IsolationLevel[] = ["ReadUncommitted", "ReadCommitted", "RepeatableRead", "Serializable"];
+const ERROR_KEYS = [
+  "code", "detail", "hint", "position", "internalPosition", "internalQuery", "severity", "where",
+  "table", "column", "schema", "dataType", "constraint", "file", "line", "routine",
+] as const;
+
+export async function startNeonEndpoint(options: NeonEndpointOptions): Promise<NeonEndpoint> {
+  const { backend } = options;
+  const maxBodyBytes = options.maxBodyBytes ?? 10 * 1024 * 1024;
+  let statements = 0;
+
+  async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = (req.url ?? "/").split("?")[0];
+    if (path !== "/sql") throw new HttpError(404, "not found");
+    if (req.method !== "POST") throw new HttpError(405, "method not allowed: only POST /sql");
+    const headers = readHeaders(req);
+    const payload = parsePayload(await readBody(req, maxBodyBytes));
+    if (Array.isArray(payload)) {
+      statements += payload.length;
+      const results = await backend.batch(payload, headers.batch);
+      const shaped = results.map((result, i) => shape(result, headers, payload[i]?.arrayMode));
+      sendJson(res, 200, { results: shaped }, batchHeaders(headers.batch));
+    } else {
+      statements += 1;
+      sendJson(res, 200, shape(await backend.query(payload), headers, payload.arrayMode));
+    }
+  }
+
+  const server = createServer((req, res) => {
+    serve(req, res).catch((error: unknown) => {
+      req.resume(); // an early refusal must not leave the body stuck in the socket
+      if (res.headersSent) return void res.destroy();
+      sendError(res, error);
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}/sql`,
+    port,
+    statements: () => statements,
+    resetStatements: () => void (statements = 0),
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections(); // the driver's keep-alive sockets would hold close() open
+      }),
+  };
+}
+
+/** Neon's request headers. The connection string is checked, never logged nor used to route. */
+function readHeaders(req: IncomingMessage): Headers {
+  checkConnectionString(req.headers["neon-connection-string"]);
+  const level = req.headers["neon-batch-isolation-level"];
+  if (level !== undefined && !ISOLATION_LEVELS.includes(level as IsolationLevel)) {
+    throw new HttpError(400, "invalid isolation level");
+  }
+  const isTrue = (name: string) => req.headers[name] === "true"; // anything else is false, as on Neon
+  return {
+    rawOutput: isTrue("neon-raw-text-output"),
+    arrayMode: isTrue("neon-array-mode"),
+    batch: {
+      isolationLevel: level as IsolationLevel | undefined,
+      // Neon only ever adds READ ONLY / DEFERRABLE; "false" leaves the server defaults.
+      readOnly: isTrue("neon-batch-read-only") || undefined,
+      deferrable: isTrue("neon-batch-deferrable") || undefined,
+    },
+  };
+}
+
+/** `postgres(ql)://user[:password]@host/db`, as Neon requires; messages never echo the value. */
+function checkConnectionString(value: string | string[] | undefined): void {
+  if (typeof value !== "string" || value === "") throw new HttpError(400, "missing connection string");
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new HttpError(400, "invalid connection string: relative URL without a base");
+  }
+  if (url.protocol !== "postgres:" && url.protocol !== "postgresql:") throw new HttpError(400, "incorrect scheme");
+  if (!url.hostname) throw new HttpError(400, "missing hostname");
+  if (!url.username) throw new HttpError(400, "missing username");
+  if (url.pathname.length <= 1) throw new HttpError(400, "missing database name");
+}
+
+/** The body, bounded: past the limit it is drained, not kept, and answered 413 as Neon does. */
+function readBody(req: IncomingMessage, limit: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) chunks.push(chunk);
+    });
+    req.on("end", () => {
+      if (size > limit) reject(new HttpError(413, `request is too large (max is ${limit} bytes)`));
+      else resolve(Buffer.concat(chunks).toString("utf8"));
+    });
+    req.on("error", (error) => reject(new HttpError(400, `could not read the HTTP request body: ${error.message}`)));
+  });
+}
+
+/** `{query, params}` → one statement; `{queries: [...]}` → a batch. */
+function parsePayload(body: string): Query | Query[] {
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch (error) {
+    throw new HttpError(400, `could not parse the HTTP request body: ${(error as Error).message}`);
+  }
+  if (isObject(json) && typeof json.query === "string") return toQuery(json);
+  if (isObject(json) && Array.isArray(json.queries)) {
+    return json.queries.map((q) => (isObject(q) && typeof q.query === "string" ? toQuery(q) : badShape()));
+  }
+  return badShape();
+}
+
+function toQuery(json: Record<string, unknown>): Query {
+  const params = json.params ?? [];
+  if (!Array.isArray(params)) return badShape();
+  const arrayMode = typeof json.arrayMode === "boolean" ? json.arrayMode : undefined;
+  return { query: json.query as string, params: params.map(toPgText), arrayMode };
+}
+
+function badShape(): never {
+  throw new HttpError(400, "could not parse the HTTP request body: expected {query, params} or {queries: [...]}");
+}
+
+/** JSON parameters become Postgres text, as Neon converts them (arrays → array literals). */
+function toPgText(value: unknown): string | null {
+  if (value === null || value === undefined) return null;
+  if (typeof value === "string") return value;
+  if (Array.isArray(value)) return toPgArray(value);
+  return JSON.stringify(value);
+}
+
+function toPgArray(value: unknown): string {
+  if (value === null || value === undefined) return "NULL";
+  if (Array.isArray(value)) return `{${value.map(toPgArray).join(",")}}`;
+  if (typeof value === "object") return JSON.stringify(JSON.stringify(value)); // quoted JSON text
+  return JSON.stringify(value); // strings quoted and escaped, numbers and booleans bare
+}
+
+/** Neon's per-statement answer: rows as arrays or as objects, values raw text or JSON-typed. */
+function shape(result: QueryResult, headers: Headers, arrayMode = headers.arrayMode) {
+  const { fields } = result;
+  const value = (text: string | null, i: number) =>
+    text === null || headers.rawOutput ? text : pgTextToJson(text, fields[i]?.dataTypeID ?? 0);
+  const rows = result.rows.map((row) =>
+    arrayMode ? row.map(value) : Object.fromEntries(row.map((text, i) => [fields[i]?.name ?? String(i), value(text, i)])),
+  );
+  return { fields, rows, command: result.command, rowCount: result.rowCount, rowAsArray: arrayMode };
+}
+
+/** Neon echoes a batch's transaction options in the response headers. */
+function batchHeaders(batch: BatchOptions): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (batch.isolationLevel) out["Neon-Batch-Isolation-Level"] = batch.isolationLevel;
+  if (batch.readOnly) out["Neon-Batch-Read-Only"] = "true";
+  if (batch.deferrable) out["Neon-Batch-Deferrable"] = "true";
+  return out;
+}
+
+/**
+ * Postgres errors → 400 with every field (the driver's NeonDbError copies them); our refusals →
+ * their status; anything else (backend down, pool exhausted) → 500. Always JSON: the driver
+ * JSON-parses a 400 and would otherwise throw a bare SyntaxError.
+ */
+function sendError(res: ServerResponse, error: unknown): void {
+  const fields: PostgresErrorFields =
+    error instanceof PostgresError ? error.fields : { message: error instanceof Error ? error.message : String(error) };
+  const status = error instanceof PostgresError ? 400 : error instanceof HttpError ? error.status : 500;
+  const body: Record<string, string | null> = { message: fields.message };
+  for (const key of ERROR_KEYS) body[key] = fields[key] ?? null;
+  sendJson(res, status, body, status === 405 ? { Allow: "POST" } : {});
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, {
+    "Content-Type": "application/json",
+    "Access-Control-Allow-Origin": "*",
+    ...headers,
+  });
+  res.end(JSON.stringify(body));
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+// Without Neon-Raw-Text-Output: true, Neon types a few values in JSON (the driver never asks).
+const ARRAY_ELEMENT: Record<number, number> = {
+  1000: 16, 1005: 21, 1007: 23, 1021: 700, 1022: 701, 199: 114, 3807: 3802, 1009: 25, 1015: 1043,
+  1016: 20, 1231: 1700, 1185: 1184, 1115: 1114, 1182: 1082, 2951: 2950, 1014: 1042, 1028: 26,
+};
+
+function pgTextToJson(text: string, oid: number): unknown {
+  const element = ARRAY_ELEMENT[oid];
+  if (element !== undefined) return parsePgArray(text, element);
+  switch (oid) {
+    case 16: return text === "t";
+    case 21: case 23: return Number(text);
+    case 700: case 701: return Number.isFinite(Number(text)) ? Number(text) : text; // NaN, Infinity stay text
+    case 114: case 3802: return JSON.parse(text);
+    default: return text; // int8 and numeric too: JSON numbers would lose precision
+  }
+}
+
+/** `{1,2}`, `{{"a b",NULL}}`, `[0:1]={x,y}` → nested JSON arrays of typed elements. */
+function parsePgArray(text: string, element: number): unknown[] {
+  let i = text.startsWith("[") ? text.indexOf("=") + 1 : 0; // bounds decoration has no JSON form
+  const list = (): unknown[] => {
+    const out: unknown[] = [];
+    i++; // "{"
+    if (text[i] === "}") {
+      i++;
+      return out;
+    }
+    while (i < text.length) {
+      if (text[i] === "{") out.push(list());
+      else if (text[i] === '"') {
+        let item = "";
+        for (i++; i < text.length && text[i] !== '"'; i++) item += (text[i] === "\\" ? text[++i] : text[i]) ?? "";
+        i++;
+        out.push(pgTextToJson(item, element));
+      } else {
+        let end = i;
+        while (end < text.length && text[end] !== "," && text[end] !== "}") end++;
+        const item = text.slice(i, end).trim();
+        i = end;
+        out.push(item === "NULL" ? null : pgTextToJson(item, element));
+      }
+      if (text[i++] === "}") break;
+    }
+    return out;
+  };
+  return list();
+}

@@ -1,0 +1,36 @@
+import type { RuntimeName } from "../../core/deps.ts";
+import type { RawSettings } from "../../core/settings.ts";
+import { startNodeRuntime } from "../node/index.ts";
+
+export interface RunningRuntime {
+  runtime: RuntimeName;
+  url: string;
+  close(): Promise<void>;
+}
+
+export type RuntimeLauncher = (env: RawSettings, options: { port?: number }) => Promise<{
+  url: string;
+  close(): Promise<void>;
+}>;
+
+// Each runtime is started the way its users run it; the same launchers serve `npm start`,
+// the conformance suite and the benchmark.
+const launchers: Partial<Record<RuntimeName, RuntimeLauncher>> = {
+  node: startNodeRuntime,
+};
+
+export const runtimeNames: RuntimeName[] = ["node", "cloudflare", "deno", "fastly"];
+
+export async function launchRuntime(
+  runtime: RuntimeName,
+  env: RawSettings,
+  options: { port?: number } = {},
+): Promise<RunningRuntime> {
+  const launch = launchers[runtime];
+  if (!launch) throw new Error(`The ${runtime} runtime has no local launcher yet`);
+  return { runtime, ...(await launch(env, options)) };
+}
+
+export function isRuntimeName(value: string): value is RuntimeName {
+  return (runtimeNames as string[]).includes(value);
+}

@@ -1,0 +1,54 @@
+import { createPgBackend } from "./pg-backend.ts";
+import { createPgliteBackend } from "./pglite-backend.ts";
+import { migrate } from "./migrate.ts";
+import { startNeonEndpoint, type NeonEndpoint } from "./neon-endpoint.ts";
+import type { SqlBackend } from "./backend.ts";
+
+export interface LocalStackOptions {
+  /** A postgres:// URL selects the real PostgreSQL; otherwise embedded PGlite. */
+  databaseUrl?: string;
+  /** PGlite's data folder; omitted = in memory. */
+  dataDir?: string;
+  /** Bound on the PostgreSQL pool behind the endpoint. */
+  poolSize?: number;
+  endpointPort?: number;
+}
+
+export interface LocalStack {
+  backend: SqlBackend;
+  endpoint: NeonEndpoint;
+  /** What the Neon driver is configured with: the connection string and where it posts. */
+  databaseUrl: string;
+  neonFetchEndpoint: string;
+  close(): Promise<void>;
+}
+
+export const isPostgresUrl = (url: string | undefined): url is string => !!url && /^postgres(ql)?:\/\//.test(url);
+
+/** Database (migrated) + the Neon-compatible endpoint in front of it. */
+export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
+  const backend = isPostgresUrl(options.databaseUrl)
+    ? createPgBackend(options.databaseUrl, { max: options.poolSize })
+    : await createPgliteBackend(options.dataDir);
+  try {
+    await migrate(backend);
+    const endpoint = await startNeonEndpoint({ backend, port: options.endpointPort });
+    return {
+      backend,
+      endpoint,
+      // The endpoint serves one fixed database whatever the string names; the driver still
+      // needs a well-formed one, and a unique host:port keeps several stacks apart in one process.
+      databaseUrl: isPostgresUrl(options.databaseUrl)
+        ? options.databaseUrl
+        : `postgres://pglite:pglite@127.0.0.1:${endpoint.port}/pglite`,
+      neonFetchEndpoint: endpoint.url,
+      async close() {
+        await endpoint.close();
+        await backend.close();
+      },
+    };
+  } catch (error) {
+    await backend.close();
+    throw error;
+  }
+}

@@ -1,0 +1,99 @@
+import { afterAll, beforeAll, describe } from "vitest";
+import { createApp, type App } from "../../core/app.ts";
+import { createMemoryKv } from "../../core/kv/memory-kv.ts";
+import { silentLogger, type Logger } from "../../core/log.ts";
+import type { KvCache } from "../../core/ports/kv.ts";
+import type { Sql } from "../../core/ports/sql.ts";
+import { parseSettings } from "../../core/settings.ts";
+import { startLocalStack, type LocalStack } from "../../edge/local/stack.ts";
+import { createNeonSql } from "../../edge/neon/neon-sql.ts";
+import { createTestDatabase, describeWithPostgres } from "./postgres.ts";
+import { bearer, TEST_AUTH_SECRET, type TokenClaims } from "./tokens.ts";
+
+export type BackendName = "pglite" | "postgres";
+
+export interface HarnessOptions {
+  backend: BackendName;
+  kv?: KvCache;
+  poolSize?: number;
+  logger?: Logger;
+  env?: Record<string, string>;
+}
+
+export interface RequestOptions extends Omit<RequestInit, "body"> {
+  /** Claims of the caller's token; `null` sends no Authorization header. */
+  as?: TokenClaims | null;
+  /** A plain object is sent as JSON; a string as-is. */
+  body?: unknown;
+}
+
+export interface Harness {
+  app: App;
+  /** The SQL port the app uses: the real Neon driver → local endpoint → database. */
+  sql: Sql;
+  kv: KvCache;
+  stack: LocalStack;
+  request(path: string, options?: RequestOptions): Promise<Response>;
+  close(): Promise<void>;
+}
+
+/** The whole production path in one process: app → Neon driver → local endpoint → database. */
+export async function startHarness(options: HarnessOptions): Promise<Harness> {
+  const database = options.backend === "postgres" ? await createTestDatabase() : undefined;
+  const stack = await startLocalStack({ databaseUrl: database?.url, poolSize: options.poolSize });
+  const settings = parseSettings({ AUTH_SECRET: TEST_AUTH_SECRET, ...options.env });
+  const sql = createNeonSql({ databaseUrl: stack.databaseUrl, fetchEndpoint: stack.neonFetchEndpoint });
+  const kv = options.kv ?? createMemoryKv();
+  const app = createApp({ sql, kv, settings, runtime: "node", logger: options.logger ?? silentLogger });
+
+  return {
+    app,
+    sql,
+    kv,
+    stack,
+    request: async (path, requestOptions = {}) => app.fetch(await buildRequest(path, requestOptions)),
+    async close() {
+      await stack.close();
+      await database?.drop();
+    },
+  };
+}
+
+export async function buildRequest(path: string, { as = {}, body, headers, ...init }: RequestOptions = {}) {
+  const merged = new Headers(headers);
+  if (as !== null && !merged.has("authorization")) merged.set("authorization", (await bearer(as)).authorization);
+  let payload: string | undefined;
+  if (typeof body === "string") payload = body;
+  else if (body !== undefined) {
+    payload = JSON.stringify(body);
+    if (!merged.has("content-type")) merged.set("content-type", "application/json");
+  }
+  return new Request(new URL(path, "http://localhost"), { ...init, headers: merged, body: payload });
+}
+
+/**
+ * Runs `tests` once on embedded PGlite and once on the real PostgreSQL (skipped loudly without
+ * one, failing when CI=true). `harness()` gives the current backend's harness.
+ */
+export function describeOnBackends(
+  name: string,
+  tests: (harness: () => Harness, backend: BackendName) => void,
+  options: Omit<HarnessOptions, "backend"> = {},
+): void {
+  for (const backend of ["pglite", "postgres"] as const) {
+    const wrap = backend === "postgres" ? describeWithPostgres : describe;
+    wrap(`${name} [${backend}]`, () => {
+      let current: Harness | undefined;
+      beforeAll(async () => {
+        current = await startHarness({ ...options, backend });
+      }, 60_000);
+      afterAll(async () => {
+        await current?.close();
+      });
+      tests(() => {
+        if (!current) throw new Error("harness not started");
+        return current;
+      }, backend);
+    });
+  }
+}

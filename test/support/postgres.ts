@@ -1,0 +1,76 @@
+// Tests that need the real PostgreSQL (127.0.0.1:5432, user postgres, trust auth). Each suite
+// gets its own throwaway database. Without PostgreSQL the suites are skipped loudly, except in
+// CI, where they fail: CI must never go green by silently testing less.
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { describe, it } from "vitest";
+
+/** The maintenance database URL; new test databases are created next to it. */
+export const TEST_POSTGRES_URL = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+
+/** Whether PostgreSQL answers within a second (connect + SELECT 1). */
+export async function postgresAvailable(): Promise<boolean> {
+  const client = new pg.Client({ connectionString: TEST_POSTGRES_URL, connectionTimeoutMillis: 1_000 });
+  client.on("error", () => {}); // a failing connection must not become an uncaught error
+  try {
+    await client.connect();
+    await client.query("SELECT 1");
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+export interface TestDatabase {
+  /** Connection URL of the new database. */
+  url: string;
+  name: string;
+  /** Drops it, disconnecting whoever is still connected. */
+  drop(): Promise<void>;
+}
+
+/** A new, uniquely named, empty database (t_<random>). */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const name = `t_${randomBytes(6).toString("hex")}`;
+  await admin(`CREATE DATABASE ${name}`);
+  const url = new URL(TEST_POSTGRES_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    name,
+    drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+  };
+}
+
+async function admin(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: TEST_POSTGRES_URL, connectionTimeoutMillis: 5_000 });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+const available = await postgresAvailable();
+
+/** `describe` for suites that need PostgreSQL: skipped with a warning without it, failing in CI. */
+export function describeWithPostgres(name: string, fn: () => void): void {
+  if (available) return void describe(name, fn);
+  const where = new URL(TEST_POSTGRES_URL).host;
+  if (process.env.CI === "true") {
+    describe(name, () => {
+      it("needs PostgreSQL", () => {
+        throw new Error(`PostgreSQL is required in CI but ${where} is unreachable (set TEST_POSTGRES_URL)`);
+      });
+    });
+    return;
+  }
+  console.warn(
+    `\n!!! PostgreSQL at ${where} is unreachable: SKIPPING "${name}". ` +
+      "Start PostgreSQL (or set TEST_POSTGRES_URL) to run it. In CI this fails. !!!\n",
+  );
+  describe.skip(name, fn);
+}
