@@ -91,9 +91,12 @@ export async function startNeonEndpoint(options: NeonEndpointOptions): Promise<N
     server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => resolve());
   });
   const { port } = server.address() as AddressInfo;
+  const host = options.host ?? "127.0.0.1";
+  // Listening on every interface: clients on this machine still reach it through 127.0.0.1.
+  const urlHost = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host;
 
   return {
-    url: `http://127.0.0.1:${port}/sql`,
+    url: `http://${urlHost}:${port}/sql`,
     port,
     statements: () => statements,
     resetStatements: () => void (statements = 0),

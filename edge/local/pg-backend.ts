@@ -34,6 +34,9 @@ export function createPgBackend(connectionString: string, options: PgBackendOpti
   // An idle client dying (server restart) is reported here; unhandled it would crash the
   // process. The pool drops that client and the next checkout connects afresh.
   pool.on("error", () => {});
+  // The same for a checked-out client (the pool listens only while it is idle): its next query
+  // then fails with a plain Error, and that client is destroyed on release.
+  pool.on("connect", (client) => client.on("error", () => {}));
   let closed = false;
 
   async function checkout(): Promise<pg.PoolClient> {
@@ -52,17 +55,15 @@ export function createPgBackend(connectionString: string, options: PgBackendOpti
 
     async query(statement) {
       const client = await checkout();
-      let discard = true;
+      let failed = false;
       try {
-        const result = await run(client, statement);
-        // Like Neon: a connection left inside a transaction (a bare BEGIN) is not reused.
-        discard = client.getTransactionStatus() !== "I";
-        return result;
+        return await run(client, statement);
       } catch (error) {
-        discard = !(error instanceof PostgresError) || client.getTransactionStatus() !== "I";
+        failed = !(error instanceof PostgresError) || isFatal(error);
         throw error;
       } finally {
-        client.release(discard);
+        // Like Neon: a connection left inside a transaction (a bare BEGIN) is not reused.
+        client.release(failed || client.getTransactionStatus() !== "I");
       }
     },
 
@@ -149,6 +150,11 @@ async function rollback(client: pg.PoolClient): Promise<Error | undefined> {
   } catch (error) {
     return error instanceof Error ? error : new Error(String(error));
   }
+}
+
+/** FATAL/PANIC end the session (e.g. pg_terminate_backend): that client must not be pooled again. */
+function isFatal(error: PostgresError): boolean {
+  return error.fields.severity === "FATAL" || error.fields.severity === "PANIC";
 }
 
 function errorMessage(error: unknown): string {

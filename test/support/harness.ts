@@ -86,7 +86,7 @@ export function describeOnBackends(
       let current: Harness | undefined;
       beforeAll(async () => {
         current = await startHarness({ ...options, backend });
-      }, 60_000);
+      }, 120_000);
       afterAll(async () => {
         await current?.close();
       });

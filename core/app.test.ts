@@ -1,0 +1,86 @@
+import { describe, expect, it } from "vitest";
+import { bearer, TEST_AUTH_SECRET } from "../test/support/tokens.ts";
+import { createApp } from "./app.ts";
+import { createMemoryKv } from "./kv/memory-kv.ts";
+import { silentLogger } from "./log.ts";
+import { DatabaseUnavailableError, type Sql } from "./ports/sql.ts";
+import { problemCodes } from "./problem.ts";
+import { parseSettings } from "./settings.ts";
+
+const settings = parseSettings({ AUTH_SECRET: TEST_AUTH_SECRET });
+
+function appWith(sql: Partial<Sql>) {
+  const unused = () => Promise.reject(new Error("unexpected SQL"));
+  return createApp({
+    sql: { query: unused, transaction: unused, ...sql } as Sql,
+    kv: createMemoryKv(),
+    settings,
+    runtime: "node",
+    logger: silentLogger,
+  });
+}
+
+const down: Partial<Sql> = {
+  query: () => Promise.reject(new DatabaseUnavailableError("connection refused")),
+  transaction: () => Promise.reject(new DatabaseUnavailableError("connection refused")),
+};
+
+async function expectProblem(response: Response, status: number, code: string) {
+  expect(response.status).toBe(status);
+  expect(response.headers.get("content-type")).toBe("application/problem+json");
+  const body = (await response.json()) as Record<string, unknown>;
+  expect(body).toMatchObject({ status, code, title: expect.any(String), type: expect.any(String) });
+  expect(problemCodes).toContain(body.code);
+  return body;
+}
+
+describe("app", () => {
+  it("answers /healthz with the runtime, without touching the database", async () => {
+    const response = await appWith(down).request("/healthz");
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ status: "ok", runtime: "node" });
+  });
+
+  it("answers /readyz 200 when the database answers", async () => {
+    const app = appWith({ query: async () => [{ ok: 1 }] as never });
+    expect((await app.request("/readyz")).status).toBe(200);
+  });
+
+  it("answers /readyz 503 when it does not", async () => {
+    const response = await appWith(down).request("/readyz");
+    expect(response.status).toBe(503);
+    expect(response.headers.get("retry-after")).toBeTruthy();
+  });
+
+  it("answers an unknown route with a 404 problem", async () => {
+    await expectProblem(await appWith(down).request("/nope"), 404, "not_found");
+  });
+
+  it("requires a token under /v1", async () => {
+    const body = await expectProblem(await appWith(down).request("/v1/me/links"), 401, "unauthorized");
+    expect(JSON.stringify(body)).not.toContain("stack");
+  });
+
+  it("maps an unreachable database to 503 database_unavailable with Retry-After", async () => {
+    const response = await appWith(down).request("/v1/me/links", { headers: await bearer() });
+    await expectProblem(response, 503, "database_unavailable");
+    expect(Number(response.headers.get("retry-after"))).toBeGreaterThan(0);
+  });
+
+  it("hides internals of an unexpected error behind a 500 problem", async () => {
+    const secret = "postgres://user:hunter2@db/prod";
+    const app = appWith({ query: () => Promise.reject(new Error(`boom ${secret}`)) });
+    const response = await app.request("/v1/me/links", { headers: await bearer() });
+    const body = await expectProblem(response, 500, "internal_error");
+    expect(JSON.stringify(body)).not.toContain("hunter2");
+  });
+
+  it("echoes a sane X-Request-Id and replaces an unsafe one", async () => {
+    const app = appWith(down);
+    expect((await app.request("/healthz", { headers: { "x-request-id": "abc-123" } })).headers.get("x-request-id")).toBe(
+      "abc-123",
+    );
+    const replaced = (await app.request("/healthz", { headers: { "x-request-id": "a b\tc" } })).headers.get("x-request-id");
+    expect(replaced).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});

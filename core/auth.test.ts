@@ -1,0 +1,78 @@
+import { base64url, SignJWT, UnsecuredJWT } from "jose";
+import { describe, expect, it } from "vitest";
+import { createAuthenticator } from "./auth.ts";
+import { ProblemError } from "./problem.ts";
+
+const SECRET = "unit-test-secret-with-at-least-32-bytes";
+const key = new TextEncoder().encode(SECRET);
+const authenticate = createAuthenticator(SECRET);
+
+const sign = (claims: Record<string, unknown>, { alg = "HS256", exp = "1h" as string | number, secret = key } = {}) =>
+  new SignJWT(claims).setProtectedHeader({ alg }).setIssuedAt().setExpirationTime(exp).sign(secret);
+
+async function rejection(header: string | undefined): Promise<ProblemError> {
+  const error = await authenticate(header).catch((e: unknown) => e);
+  expect(error).toBeInstanceOf(ProblemError);
+  return error as ProblemError;
+}
+
+describe("authenticate", () => {
+  it("accepts a valid HS256 token and defaults the role to user", async () => {
+    const token = await sign({ sub: "alice", tid: "acme" });
+    expect(await authenticate(`Bearer ${token}`)).toEqual({ userId: "alice", tenantId: "acme", role: "user" });
+  });
+
+  it("keeps a service or admin role", async () => {
+    const token = await sign({ sub: "ops", tid: "acme", role: "admin" });
+    expect((await authenticate(`bearer ${token}`)).role).toBe("admin");
+  });
+
+  it.each([
+    ["no header", undefined],
+    ["an empty header", ""],
+    ["a Basic scheme", "Basic YWxpY2U6c2VjcmV0"],
+    ["a bearer without token", "Bearer "],
+    ["garbage", "Bearer not.a.jwt"],
+  ])("answers 401 unauthorized for %s", async (_label, header) => {
+    const problem = await rejection(header);
+    expect(problem.status).toBe(401);
+    expect(problem.code).toBe("unauthorized");
+  });
+
+  it("refuses an expired token", async () => {
+    const token = await sign({ sub: "alice", tid: "acme" }, { exp: Math.floor(Date.now() / 1000) - 60 });
+    expect((await rejection(`Bearer ${token}`)).code).toBe("unauthorized");
+  });
+
+  it("refuses a token signed with another key", async () => {
+    const token = await sign({ sub: "alice", tid: "acme" }, { secret: new TextEncoder().encode("x".repeat(40)) });
+    expect((await rejection(`Bearer ${token}`)).status).toBe(401);
+  });
+
+  it("refuses alg none", async () => {
+    const token = new UnsecuredJWT({ sub: "alice", tid: "acme" }).setExpirationTime("1h").encode();
+    expect((await rejection(`Bearer ${token}`)).status).toBe(401);
+  });
+
+  it("refuses HS512 even with the right key", async () => {
+    const token = await sign({ sub: "alice", tid: "acme" }, { alg: "HS512" });
+    expect((await rejection(`Bearer ${token}`)).status).toBe(401);
+  });
+
+  it("refuses a tampered payload", async () => {
+    const [header, , signature] = (await sign({ sub: "alice", tid: "acme" })).split(".");
+    const forged = base64url.encode(JSON.stringify({ sub: "mallory", tid: "acme", exp: 4_000_000_000 }));
+    expect((await rejection(`Bearer ${header}.${forged}.${signature}`)).status).toBe(401);
+  });
+
+  it.each([
+    ["a missing sub", { tid: "acme" }],
+    ["a missing tid", { sub: "alice" }],
+    ["an over-long sub", { sub: "a".repeat(129), tid: "acme" }],
+    ["a tid with a slash", { sub: "alice", tid: "ac/me" }],
+    ["an unknown role", { sub: "alice", tid: "acme", role: "root" }],
+  ])("refuses %s", async (_label, claims) => {
+    const token = await sign(claims);
+    expect((await rejection(`Bearer ${token}`)).status).toBe(401);
+  });
+});

@@ -1,0 +1,80 @@
+import * as v from "valibot";
+import { describe, expect, it } from "vitest";
+import { ProblemError } from "../problem.ts";
+import { MAX_BODY_BYTES, readBodyText, readJson } from "./body.ts";
+
+const Schema = v.strictObject({ name: v.pipe(v.string(), v.minLength(1)) });
+
+const post = (body: BodyInit | null, contentType?: string) =>
+  new Request("http://x/", {
+    method: "POST",
+    body,
+    headers: contentType ? { "content-type": contentType } : {},
+  });
+
+async function problemOf(promise: Promise<unknown>): Promise<ProblemError> {
+  const error = await promise.catch((e: unknown) => e);
+  expect(error).toBeInstanceOf(ProblemError);
+  return error as ProblemError;
+}
+
+describe("readJson", () => {
+  it("parses and validates a JSON body", async () => {
+    expect(await readJson(post('{"name":"x"}', "application/json; charset=utf-8"), Schema)).toEqual({ name: "x" });
+  });
+
+  it("accepts listed extra media types", async () => {
+    const request = post('{"name":"x"}', "application/merge-patch+json");
+    expect(await readJson(request, Schema, { mediaTypes: ["application/merge-patch+json"] })).toEqual({ name: "x" });
+  });
+
+  it("answers 415 for another content type", async () => {
+    const problem = await problemOf(readJson(post('{"name":"x"}', "text/plain"), Schema));
+    expect([problem.status, problem.code]).toEqual([415, "unsupported_media_type"]);
+  });
+
+  it("answers 400 for malformed JSON", async () => {
+    const problem = await problemOf(readJson(post('{"name":', "application/json"), Schema));
+    expect([problem.status, problem.code]).toEqual([400, "malformed_request"]);
+  });
+
+  it("answers 400 for invalid UTF-8", async () => {
+    const problem = await problemOf(readJson(post(new Uint8Array([0x7b, 0xff, 0x7d]), "application/json"), Schema));
+    expect(problem.code).toBe("malformed_request");
+  });
+
+  it("answers 422 listing the failing fields", async () => {
+    const problem = await problemOf(readJson(post('{"name":"","extra":1}', "application/json"), Schema));
+    expect([problem.status, problem.code]).toEqual([422, "validation_failed"]);
+    const fields = (problem.extensions.errors as { field: string }[]).map((e) => e.field).sort();
+    expect(fields).toEqual(["extra", "name"]);
+  });
+
+  it("reads an empty body as the given default", async () => {
+    expect(await readJson(post(null), v.object({}), { whenEmpty: {} })).toEqual({});
+  });
+
+  it("refuses an empty body without a default", async () => {
+    expect((await problemOf(readJson(post(null), Schema))).status).toBe(415);
+    expect((await problemOf(readJson(post("", "application/json"), Schema))).status).toBe(400);
+  });
+});
+
+describe("readBodyText", () => {
+  it("answers 413 past the limit, declared or streamed", async () => {
+    const big = "x".repeat(MAX_BODY_BYTES + 1);
+    expect((await problemOf(readBodyText(post(big, "text/plain")))).status).toBe(413);
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let i = 0; i < 70; i++) controller.enqueue(new Uint8Array(1024));
+        controller.close();
+      },
+    });
+    const streamed = new Request("http://x/", { method: "POST", body: stream, duplex: "half" } as RequestInit);
+    expect((await problemOf(readBodyText(streamed))).code).toBe("payload_too_large");
+  });
+
+  it("reads a body of exactly the limit", async () => {
+    expect((await readBodyText(post("y".repeat(MAX_BODY_BYTES)))).length).toBe(MAX_BODY_BYTES);
+  });
+});

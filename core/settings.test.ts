@@ -1,0 +1,40 @@
+import { describe, expect, it } from "vitest";
+import { DEFAULT_LINK_CACHE_TTL_SECONDS, parseSettings, SettingsError } from "./settings.ts";
+
+const AUTH_SECRET = "s".repeat(32);
+
+describe("parseSettings", () => {
+  it("applies the contract's defaults", () => {
+    expect(parseSettings({ AUTH_SECRET })).toEqual({
+      authSecret: AUTH_SECRET,
+      linkCacheTtlSeconds: DEFAULT_LINK_CACHE_TTL_SECONDS,
+      databaseUrl: undefined,
+      neonFetchEndpoint: undefined,
+    });
+  });
+
+  it("reads every setting", () => {
+    const settings = parseSettings({
+      AUTH_SECRET,
+      LINK_CACHE_TTL_SECONDS: "120",
+      DATABASE_URL: "postgres://u:p@h/db",
+      NEON_FETCH_ENDPOINT: "http://127.0.0.1:1/sql",
+    });
+    expect(settings.linkCacheTtlSeconds).toBe(120);
+    expect(settings.databaseUrl).toBe("postgres://u:p@h/db");
+    expect(settings.neonFetchEndpoint).toBe("http://127.0.0.1:1/sql");
+  });
+
+  it("never lets the cache TTL fall below 60 seconds", () => {
+    expect(parseSettings({ AUTH_SECRET, LINK_CACHE_TTL_SECONDS: "5" }).linkCacheTtlSeconds).toBe(60);
+  });
+
+  it("refuses a TTL that is not a whole number", () => {
+    expect(() => parseSettings({ AUTH_SECRET, LINK_CACHE_TTL_SECONDS: "soon" })).toThrow(SettingsError);
+  });
+
+  it("refuses an AUTH_SECRET under 32 bytes", () => {
+    expect(() => parseSettings({ AUTH_SECRET: "short" })).toThrow(/at least 32 bytes/);
+    expect(() => parseSettings({})).toThrow(SettingsError);
+  });
+});
