@@ -21,8 +21,9 @@ const authSecret = process.env.AUTH_SECRET ?? randomBytes(32).toString("base64ur
 if (!process.env.AUTH_SECRET) console.log(`AUTH_SECRET not set; generated a development key: ${authSecret}`);
 
 const databaseUrl = process.env.DATABASE_URL;
-const stack = await startLocalStack({ databaseUrl, dataDir: process.env.PGLITE_DATA_DIR ?? ".data/pglite" });
-console.log(`Database: ${isPostgresUrl(databaseUrl) ? "PostgreSQL (DATABASE_URL)" : "embedded PGlite (.data/pglite)"}`);
+const dataDir = process.env.PGLITE_DATA_DIR ?? ".data/pglite";
+const stack = await startLocalStack({ databaseUrl, dataDir });
+console.log(`Database: ${isPostgresUrl(databaseUrl) ? "PostgreSQL (DATABASE_URL)" : `embedded PGlite (${dataDir})`}`);
 console.log(`Neon-compatible endpoint: ${stack.neonFetchEndpoint}`);
 
 const server = await launchRuntime(
