@@ -1,0 +1,100 @@
+import { describe, expect, it } from "vitest";
+import { ProblemError } from "../problem.ts";
+import { MAX_IMPORT_ROWS, parseImport } from "./csv-import.ts";
+
+const parseText = (text: string) => parseImport(text).rows;
+const HEADER = "id,name,material,source_etag";
+
+function problemOf(text: string) {
+  try {
+    parseText(text);
+  } catch (error) {
+    if (error instanceof ProblemError) return { status: error.status, code: error.code, ...error.extensions };
+    throw error;
+  }
+  throw new Error("expected a problem");
+}
+
+describe("parseImport", () => {
+  it("reads quoted fields, doubled quotes, CRLF and line breaks inside quotes, with their line numbers", () => {
+    const rows = parseText(
+      `\ufeff${HEADER}\r\n` +
+        `a1,"Chair, oak","say ""hi""",e1\r\n` +
+        `a2,"two\r\nlines",steel,e2\r\n` +
+        `\r\n` +
+        `a3,plain,wood,e3`,
+    );
+    expect(rows).toEqual([
+      { valid: { line: 2, id: "a1", name: "Chair, oak", material: 'say "hi"', sourceEtag: "e1" } },
+      { valid: { line: 3, id: "a2", name: "two\r\nlines", material: "steel", sourceEtag: "e2" } },
+      { valid: { line: 6, id: "a3", name: "plain", material: "wood", sourceEtag: "e3" } },
+    ]);
+  });
+
+  it("counts lines of LF and CR files too", () => {
+    expect(parseText(`${HEADER}\n\na,"x\ny",m,e\nb,n,m,e\n`).map((r) => ("valid" in r ? r.valid.line : 0))).toEqual([3, 5]);
+    expect(parseText(`${HEADER}\ra,n,m,e\rb,n,m,e`).map((r) => ("valid" in r ? r.valid.line : 0))).toEqual([2, 3]);
+    const lines = parseText(`${HEADER}\r\nä,"öü\r\n€",m,e\r\nb,n,m,e`).map((r) => ("valid" in r ? r.valid.line : r.invalid.line));
+    expect(lines).toEqual([2, 4]);
+  });
+
+  it("maps columns by header name, in any order and case", () => {
+    const [row] = parseText("Source_Etag, material ,NAME,id\ne1,wood,Chair,a1\n");
+    expect(row).toEqual({ valid: { line: 2, id: "a1", name: "Chair", material: "wood", sourceEtag: "e1" } });
+  });
+
+  it("marks rows that fail validation invalid, with the reasons", () => {
+    const rows = parseText(
+      [
+        HEADER,
+        "ok,Chair,wood,e1",
+        "bad id!,Chair,wood,e1",
+        "a2,,wood,e1",
+        `a3,${"x".repeat(201)},wood,e1`,
+        'a4,Chair,wood,"""quoted"""',
+        "a5,Chair,wood",
+        "a6,Chair,wood,e1,extra",
+        "a7,Chair,wood,",
+      ].join("\n"),
+    );
+    expect(rows[0]).toHaveProperty("valid");
+    const invalid = rows.slice(1).map((r) => ("invalid" in r ? [r.invalid.line, r.invalid.id, r.invalid.errors[0]!.field] : r));
+    expect(invalid).toEqual([
+      [3, "bad id!", "id"],
+      [4, "a2", "name"],
+      [5, "a3", "name"],
+      [6, "a4", "source_etag"],
+      [7, "a5", "row"],
+      [8, "a6", "row"],
+      [9, "a7", "source_etag"],
+    ]);
+  });
+
+  it("refuses a missing or wrong header with 422", () => {
+    expect(problemOf("")).toMatchObject({ status: 422, code: "validation_failed" });
+    expect(problemOf("a1,Chair,wood,e1\n")).toMatchObject({ status: 422, errors: [{ field: "header" }] });
+    expect(problemOf("id,name,material\n")).toMatchObject({ status: 422 });
+    expect(problemOf("id,name,material,source_etag,extra\n")).toMatchObject({ status: 422 });
+    expect(problemOf("id,id,material,source_etag\n")).toMatchObject({ status: 422 });
+  });
+
+  it("refuses broken quoting as a whole with 400, naming the line", () => {
+    expect(problemOf(`${HEADER}\na1,"open,wood,e1\na2,n,m,e\n`)).toMatchObject({ status: 400, code: "malformed_request" });
+    expect(problemOf(`${HEADER}\na1,x"y,wood,e1\n`)).toMatchObject({ status: 400, line: 2 });
+  });
+
+  it(`accepts ${MAX_IMPORT_ROWS} rows and refuses one more with 413`, () => {
+    const csv = (n: number) => [HEADER, ...Array.from({ length: n }, (_, i) => `a${i},n,m,e`)].join("\n");
+    expect(parseText(csv(MAX_IMPORT_ROWS))).toHaveLength(MAX_IMPORT_ROWS);
+    expect(problemOf(csv(MAX_IMPORT_ROWS + 1))).toMatchObject({ status: 413, code: "payload_too_large", maxRows: MAX_IMPORT_ROWS });
+  });
+
+  it("skips rows with nothing in them, as spreadsheets export them", () => {
+    const rows = parseText(`${HEADER}\n,,,\n  \n"",""\na1,n,m,e\n`);
+    expect(rows).toEqual([{ valid: { line: 5, id: "a1", name: "n", material: "m", sourceEtag: "e" } }]);
+  });
+
+  it("reads a header-only file as no rows", () => {
+    expect(parseText(`${HEADER}\r\n`)).toEqual([]);
+  });
+});

@@ -1,0 +1,139 @@
+// Reads an asset import (`text/csv`, header `id,name,material,source_etag`) into rows that are
+// either valid or `invalid` with reasons. Parsing is csv-parse's (RFC 4180: quoted fields,
+// doubled quotes, line breaks inside quotes, CRLF/LF/CR, BOM). Its browser build is used: it
+// carries its own Buffer, so core stays free of Node built-ins.
+import { parse, type CsvError } from "csv-parse/browser/esm/sync";
+import * as v from "valibot";
+import { validate, type FieldError } from "../http/body.ts";
+import { ProblemError } from "../problem.ts";
+import { AssetFieldsSchema, AssetIdSchema } from "./model.ts";
+import type { ImportRow } from "./repository.ts";
+
+export const MAX_IMPORT_ROWS = 1000;
+export const IMPORT_COLUMNS = ["id", "name", "material", "source_etag"] as const;
+
+type Column = (typeof IMPORT_COLUMNS)[number];
+
+export interface InvalidRow {
+  line: number;
+  /** The id as written, when the row has one. */
+  id: string | null;
+  errors: FieldError[];
+}
+
+export interface ParsedImport {
+  /** In input order. */
+  rows: Array<{ valid: ImportRow } | { invalid: InvalidRow }>;
+}
+
+// The opaque-tag of an ETag without its quotes: visible ASCII except DQUOTE.
+const SourceEtagSchema = v.pipe(v.string(), v.trim(), v.regex(/^[\x21\x23-\x7E]{1,256}$/, "must be an ETag's opaque-tag, without quotes"));
+const RowSchema = v.object({
+  id: v.pipe(v.string(), v.trim(), AssetIdSchema),
+  ...AssetFieldsSchema.entries,
+  source_etag: SourceEtagSchema,
+});
+
+interface CsvRecord {
+  fields: string[];
+  line: number;
+}
+
+export function parseImport(text: string): ParsedImport {
+  const [header, ...records] = readRecords(text);
+  if (!header) throw headerProblem("The CSV is empty.");
+  const columns = readHeader(header.fields);
+  if (records.length > MAX_IMPORT_ROWS) {
+    throw new ProblemError(
+      413,
+      "payload_too_large",
+      `An import holds at most ${MAX_IMPORT_ROWS} rows; this one has ${records.length}. Split it.`,
+      { maxRows: MAX_IMPORT_ROWS },
+    );
+  }
+  return { rows: records.map((record) => readRow(record, columns)) };
+}
+
+function readRecords(text: string): CsvRecord[] {
+  let parsed: Array<{ record: string[]; info: { bytes: number } }>;
+  try {
+    const options = { bom: true, info: true, relax_column_count: true, skip_empty_lines: true };
+    parsed = parse(text, options) as unknown as typeof parsed;
+  } catch (error) {
+    if (!isCsvError(error)) throw error;
+    // A broken quote leaves no way to know where the following rows start: nothing is guessed.
+    throw new ProblemError(400, "malformed_request", `The CSV cannot be parsed: ${error.message}`, { line: error.lines });
+  }
+  // csv-parse reports where each record ends as a UTF-8 byte offset; lines are counted here
+  // because its own line count is off after a CRLF inside quotes.
+  const bytes = new TextEncoder().encode(text);
+  const lineAt = lineCounter(bytes);
+  let end = 0;
+  const records = parsed.map(({ record, info }) => {
+    // A record starts where the previous one ended, past any empty lines.
+    const start = skipLineBreaks(bytes, end);
+    end = info.bytes;
+    return { fields: record, line: lineAt(start) };
+  });
+  // Spreadsheets export formatted but empty rows as ",,,": they are not rows.
+  return records.filter(({ fields }) => fields.some((field) => field.trim() !== ""));
+}
+
+function readHeader(fields: string[]): Map<Column, number> {
+  const names = fields.map((field) => field.trim().toLowerCase());
+  const columns = new Map<Column, number>();
+  names.forEach((name, index) => {
+    if ((IMPORT_COLUMNS as readonly string[]).includes(name) && !columns.has(name as Column)) {
+      columns.set(name as Column, index);
+    }
+  });
+  if (columns.size !== IMPORT_COLUMNS.length || names.length !== IMPORT_COLUMNS.length) {
+    throw headerProblem(`The header row is "${fields.join(",")}".`);
+  }
+  return columns;
+}
+
+const isCsvError = (error: unknown): error is CsvError =>
+  error instanceof Error && typeof (error as CsvError).code === "string" && "lines" in error;
+
+const headerProblem = (detail: string) =>
+  new ProblemError(422, "validation_failed", `${detail} The first row must name the columns ${IMPORT_COLUMNS.join(",")}.`, {
+    errors: [{ field: "header", message: `must be ${IMPORT_COLUMNS.join(",")}` }],
+  });
+
+function readRow({ fields, line }: CsvRecord, columns: Map<Column, number>): ParsedImport["rows"][number] {
+  const value = (column: Column) => fields[columns.get(column)!];
+  const id = value("id") ?? null;
+  if (fields.length !== IMPORT_COLUMNS.length) {
+    const message = `expected ${IMPORT_COLUMNS.length} fields, found ${fields.length}`;
+    return { invalid: { line, id, errors: [{ field: "row", message }] } };
+  }
+  try {
+    const row = validate(RowSchema, Object.fromEntries(IMPORT_COLUMNS.map((column) => [column, value(column)])));
+    return { valid: { line, id: row.id, name: row.name, material: row.material, sourceEtag: row.source_etag } };
+  } catch (error) {
+    if (!(error instanceof ProblemError)) throw error;
+    return { invalid: { line, id, errors: error.extensions.errors as FieldError[] } };
+  }
+}
+
+const LF = 0x0a;
+const CR = 0x0d;
+
+function skipLineBreaks(bytes: Uint8Array, offset: number): number {
+  while (bytes[offset] === LF || bytes[offset] === CR) offset++;
+  return offset;
+}
+
+/** Line number (1-based) of byte offsets asked in increasing order; CRLF, LF and CR each end a line. */
+function lineCounter(bytes: Uint8Array): (offset: number) => number {
+  let position = 0;
+  let line = 1;
+  return (offset) => {
+    for (; position < offset; position++) {
+      const byte = bytes[position];
+      if (byte === LF || (byte === CR && bytes[position + 1] !== LF)) line++;
+    }
+    return line;
+  };
+}

@@ -1,0 +1,107 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { ProblemError } from "../problem.ts";
+import { formatEtag, parseEtagList, strongMatch, weakMatch } from "./etag.ts";
+import { evaluateRead, putMode, readPreconditions, requireIfMatch } from "./preconditions.ts";
+
+const malformed = (value: string) => {
+  try {
+    parseEtagList("If-Match", value);
+  } catch (error) {
+    return error instanceof ProblemError && error.status === 400 && error.code === "malformed_request";
+  }
+  return false;
+};
+
+describe("parseEtagList", () => {
+  it("reads *, single tags, weak tags and lists", () => {
+    expect(parseEtagList("If-Match", "*")).toBe("*");
+    expect(parseEtagList("If-Match", " * ")).toBe("*");
+    expect(parseEtagList("If-Match", '"abc"')).toEqual([{ weak: false, opaque: "abc" }]);
+    expect(parseEtagList("If-Match", 'W/"abc"')).toEqual([{ weak: true, opaque: "abc" }]);
+    expect(parseEtagList("If-Match", '"a", W/"b" ,"c"')).toEqual([
+      { weak: false, opaque: "a" },
+      { weak: true, opaque: "b" },
+      { weak: false, opaque: "c" },
+    ]);
+    expect(parseEtagList("If-Match", '""')).toEqual([{ weak: false, opaque: "" }]);
+  });
+
+  it("keeps commas inside a tag and skips empty list elements", () => {
+    expect(parseEtagList("If-Match", '"a,b"')).toEqual([{ weak: false, opaque: "a,b" }]);
+    expect(parseEtagList("If-Match", ' , "a",, "b" ,')).toEqual([
+      { weak: false, opaque: "a" },
+      { weak: false, opaque: "b" },
+    ]);
+  });
+
+  it.each(["", " ", ",", "abc", '"abc', 'abc"', 'w/"abc"', 'W/ "abc"', '"a" "b"', '*, "a"', '"a", *', '"a\\"b"', '"a b"', '"a"x'])(
+    "refuses %j with 400 malformed_request",
+    (value) => {
+      expect(malformed(value)).toBe(true);
+    },
+  );
+
+  it("round-trips any list of formatted tags", () => {
+    const opaque = fc.stringMatching(/^[\x21\x23-\x7E]{0,40}$/);
+    fc.assert(
+      fc.property(fc.array(fc.record({ weak: fc.boolean(), opaque }), { minLength: 1, maxLength: 8 }), (tags) => {
+        const header = tags.map((t) => (t.weak ? "W/" : "") + formatEtag(t.opaque)).join(", ");
+        expect(parseEtagList("If-Match", header)).toEqual(tags);
+      }),
+    );
+  });
+});
+
+describe("comparison", () => {
+  const list = parseEtagList("If-Match", 'W/"weak", "strong"');
+  it("strong comparison ignores weak tags", () => {
+    expect(strongMatch(list, "strong")).toBe(true);
+    expect(strongMatch(list, "weak")).toBe(false);
+    expect(strongMatch("*", "anything")).toBe(true);
+  });
+  it("weak comparison matches either form", () => {
+    expect(weakMatch(list, "weak")).toBe(true);
+    expect(weakMatch(list, "strong")).toBe(true);
+    expect(weakMatch(list, "other")).toBe(false);
+  });
+});
+
+const headers = (init: Record<string, string>) => readPreconditions(new Headers(init));
+const status = (fn: () => unknown) => {
+  try {
+    fn();
+  } catch (error) {
+    return error instanceof ProblemError ? `${error.status} ${error.code}` : "not a problem";
+  }
+  return "no error";
+};
+
+describe("preconditions", () => {
+  it("requireIfMatch: 428 without If-Match, 400 with both headers", () => {
+    expect(status(() => requireIfMatch(headers({})))).toBe("428 precondition_required");
+    expect(status(() => requireIfMatch(headers({ "if-none-match": "*" })))).toBe("428 precondition_required");
+    expect(status(() => requireIfMatch(headers({ "if-match": '"a"', "if-none-match": "*" })))).toBe("400 malformed_request");
+    expect(status(() => headers({ "if-none-match": "nope" }))).toBe("400 malformed_request");
+    expect(requireIfMatch(headers({ "if-match": '"a", W/"b"' }))).toEqual({ any: false, tags: ["a"] });
+    expect(requireIfMatch(headers({ "if-match": "*" }))).toEqual({ any: true, tags: [] });
+  });
+
+  it("putMode: create with If-None-Match: *, replace with If-Match, else 428", () => {
+    expect(putMode(headers({ "if-none-match": "*" }))).toEqual({ kind: "create" });
+    expect(putMode(headers({ "if-match": '"a"' }))).toEqual({ kind: "replace", condition: { any: false, tags: ["a"] } });
+    expect(status(() => putMode(headers({})))).toBe("428 precondition_required");
+    expect(status(() => putMode(headers({ "if-none-match": '"a"' })))).toBe("428 precondition_required");
+    expect(status(() => putMode(headers({ "if-match": "*", "if-none-match": "*" })))).toBe("400 malformed_request");
+  });
+
+  it("evaluateRead: If-Match first, then If-None-Match with weak comparison", () => {
+    expect(evaluateRead(headers({}), "v1")).toBe("ok");
+    expect(evaluateRead(headers({ "if-none-match": 'W/"v1"' }), "v1")).toBe("not_modified");
+    expect(evaluateRead(headers({ "if-none-match": '"v0", "v1"' }), "v1")).toBe("not_modified");
+    expect(evaluateRead(headers({ "if-none-match": "*" }), "v1")).toBe("not_modified");
+    expect(evaluateRead(headers({ "if-none-match": '"v0"' }), "v1")).toBe("ok");
+    expect(evaluateRead(headers({ "if-match": 'W/"v1"' }), "v1")).toBe("precondition_failed");
+    expect(evaluateRead(headers({ "if-match": '"v0"', "if-none-match": '"v1"' }), "v1")).toBe("precondition_failed");
+  });
+});

@@ -1,0 +1,62 @@
+// What an asset is, what a client may send, and what it gets back.
+import * as v from "valibot";
+
+export const ASSET_ID_PATTERN = /^[A-Za-z0-9._~-]{1,128}$/;
+export const MAX_TEXT_LENGTH = 200;
+
+export type AssetStatus = "draft" | "approved";
+
+/** A stored asset; `etag` is the opaque version token (the HTTP ETag without quotes). */
+export interface Asset {
+  id: string;
+  name: string;
+  material: string;
+  status: AssetStatus;
+  etag: string;
+  updatedAt: string;
+}
+
+/** The JSON representation of the contract: the version travels in the ETag header only. */
+export interface AssetRepresentation {
+  id: string;
+  name: string;
+  material: string;
+  status: AssetStatus;
+  updatedAt: string;
+}
+
+export const representation = ({ id, name, material, status, updatedAt }: Asset): AssetRepresentation => ({
+  id,
+  name,
+  material,
+  status,
+  updatedAt,
+});
+
+export const isAssetId = (id: string): boolean => ASSET_ID_PATTERN.test(id);
+
+export const AssetIdSchema = v.pipe(
+  v.string(),
+  v.regex(ASSET_ID_PATTERN, "must be 1-128 characters of A-Z a-z 0-9 . _ ~ -"),
+);
+
+// Surrounding whitespace is never meaningful in a name or material; blank is not a value.
+const TextSchema = v.pipe(
+  v.string(),
+  v.trim(),
+  v.minLength(1, "must not be blank"),
+  v.maxLength(MAX_TEXT_LENGTH, `must be at most ${MAX_TEXT_LENGTH} characters`),
+);
+
+/** POST and PUT: the full set of client-writable fields. Unknown fields are refused. */
+export const AssetFieldsSchema = v.strictObject({ name: TextSchema, material: TextSchema });
+
+export type AssetFields = v.InferOutput<typeof AssetFieldsSchema>;
+
+/** PATCH (JSON merge patch): a subset of the fields, at least one; `null` cannot remove a required field. */
+export const AssetPatchSchema = v.pipe(
+  v.strictObject({ name: v.optional(TextSchema), material: v.optional(TextSchema) }),
+  v.check((patch) => patch.name !== undefined || patch.material !== undefined, "a patch must set name and/or material"),
+);
+
+export type AssetPatch = v.InferOutput<typeof AssetPatchSchema>;

@@ -1,0 +1,64 @@
+// Which precondition a request carries, and what each asset route requires (RFC 9110 §13, RFC 6585 §3).
+import { ProblemError } from "../problem.ts";
+import { parseEtagList, strongMatch, strongTags, weakMatch, type EtagList } from "./etag.ts";
+
+export interface Preconditions {
+  ifMatch?: EtagList;
+  ifNoneMatch?: EtagList;
+}
+
+/** What a conditional write sends to SQL: `*`, or the strong opaque-tags that may match. */
+export interface MatchCondition {
+  any: boolean;
+  tags: string[];
+}
+
+export function readPreconditions(headers: Headers): Preconditions {
+  const ifMatch = headers.get("if-match");
+  const ifNoneMatch = headers.get("if-none-match");
+  return {
+    ...(ifMatch === null ? {} : { ifMatch: parseEtagList("If-Match", ifMatch) }),
+    ...(ifNoneMatch === null ? {} : { ifNoneMatch: parseEtagList("If-None-Match", ifNoneMatch) }),
+  };
+}
+
+const required = (detail: string) => new ProblemError(428, "precondition_required", detail);
+
+// Together they can never both hold for a write (If-Match needs the asset, If-None-Match: * its
+// absence); such a request is a client bug, answered as one rather than as a certain 412.
+function refuseBoth(p: Preconditions): void {
+  if (p.ifMatch !== undefined && p.ifNoneMatch !== undefined) {
+    throw new ProblemError(400, "malformed_request", "Send either If-Match or If-None-Match, not both.");
+  }
+}
+
+const toCondition = (list: EtagList): MatchCondition =>
+  list === "*" ? { any: true, tags: [] } : { any: false, tags: strongTags(list) };
+
+/** PATCH, DELETE and approve: If-Match is required (428 without it). */
+export function requireIfMatch(p: Preconditions): MatchCondition {
+  refuseBoth(p);
+  if (p.ifMatch === undefined) {
+    throw required('This request needs If-Match with the asset\'s current ETag (or "*").');
+  }
+  return toCondition(p.ifMatch);
+}
+
+export type PutMode = { kind: "create" } | { kind: "replace"; condition: MatchCondition };
+
+/** PUT: `If-None-Match: *` creates, `If-Match` replaces; anything else could overwrite blindly. */
+export function putMode(p: Preconditions): PutMode {
+  refuseBoth(p);
+  if (p.ifMatch !== undefined) return { kind: "replace", condition: toCondition(p.ifMatch) };
+  if (p.ifNoneMatch === "*") return { kind: "create" };
+  throw required('PUT needs If-None-Match: "*" to create or If-Match with the current ETag to replace.');
+}
+
+export type ReadOutcome = "ok" | "not_modified" | "precondition_failed";
+
+/** GET of an existing asset, in RFC 9110 §13.2.2 order: If-Match, then If-None-Match. */
+export function evaluateRead(p: Preconditions, opaque: string): ReadOutcome {
+  if (p.ifMatch !== undefined && !strongMatch(p.ifMatch, opaque)) return "precondition_failed";
+  if (p.ifNoneMatch !== undefined && weakMatch(p.ifNoneMatch, opaque)) return "not_modified";
+  return "ok";
+}

@@ -1,0 +1,142 @@
+// Lost updates under real concurrency: only the real PostgreSQL has concurrent sessions (PGlite
+// runs one statement at a time and could never show a race). Requests go through the whole
+// production path: app → Neon driver → local endpoint → PostgreSQL pool.
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { updateAsset, type FetchLike } from "../../core/assets/client.ts";
+import { startHarness, type Harness } from "../support/harness.ts";
+import { describeWithPostgres } from "../support/postgres.ts";
+import { signToken } from "../support/tokens.ts";
+import { createAsset, freshId, getAsset, patchAsset } from "./helpers.ts";
+
+const CONCURRENCY = 50;
+const POOL_SIZE = 20;
+const ROUNDS = 3;
+
+const statusCounts = (responses: Response[]) =>
+  responses.reduce<Record<number, number>>((counts, r) => ({ ...counts, [r.status]: (counts[r.status] ?? 0) + 1 }), {});
+
+describeWithPostgres("assets races [postgres]", () => {
+  let harness: Harness;
+  const h = () => harness;
+  beforeAll(async () => {
+    harness = await startHarness({ backend: "postgres", poolSize: POOL_SIZE });
+    // Open every pooled connection first: while connections are still being opened, requests
+    // reach PostgreSQL one after another and would race far less than they do in production.
+    await Promise.all(Array.from({ length: 2 * POOL_SIZE }, () => harness.sql.query("SELECT pg_sleep(0.05)")));
+  }, 60_000);
+  afterAll(async () => {
+    await harness?.close();
+  });
+
+  it(`${CONCURRENCY} concurrent PATCHes with the same ETag: exactly one 200, the rest 412, the winner's change intact`, async () => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const { id, etag } = await createAsset(h());
+      const responses = await Promise.all(
+        Array.from({ length: CONCURRENCY }, (_, i) => patchAsset(h(), id, etag, { name: `writer ${i}` })),
+      );
+      expect(statusCounts(responses)).toEqual({ 200: 1, 412: CONCURRENCY - 1 });
+      const winner = responses.find((r) => r.status === 200)!;
+      const won = await winner.json();
+      expect(await getAsset(h(), id)).toEqual({ status: 200, etag: winner.headers.get("etag"), body: won });
+      expect(won.name).toMatch(/^writer \d+$/);
+    }
+  });
+
+  it("the article's A/B scenario: B's material change survives A's stale name change", async () => {
+    const { id } = await createAsset(h(), { name: "Chair", material: "oak" });
+    const a = await getAsset(h(), id);
+    const b = await getAsset(h(), id);
+    expect(a.etag).toBe(b.etag);
+
+    const bWrites = await patchAsset(h(), id, b.etag, { material: "steel" });
+    expect(bWrites.status).toBe(200);
+    const aWrites = await patchAsset(h(), id, a.etag, { name: "Armchair" });
+    expect(aWrites.status).toBe(412);
+    expect((await getAsset(h(), id)).body).toMatchObject({ name: "Chair", material: "steel" });
+
+    // A recovers as documented: fetch the latest, merge, retry with its ETag.
+    const fetchFn: FetchLike = async (request) => h().app.fetch(request);
+    const recovered = await updateAsset(fetchFn, "http://api.test", id, () => ({ name: "Armchair" }), { token: await signToken() });
+    expect(recovered.asset).toMatchObject({ name: "Armchair", material: "steel" });
+  });
+
+  it(`${CONCURRENCY} concurrent PUTs with If-None-Match: * for one id: exactly one 201, the rest 412`, async () => {
+    const id = freshId("put");
+    const responses = await Promise.all(
+      Array.from({ length: CONCURRENCY }, (_, i) =>
+        h().request(`/v1/assets/${id}`, { method: "PUT", body: { name: `creator ${i}`, material: "oak" }, headers: { "if-none-match": "*" } }),
+      ),
+    );
+    expect(statusCounts(responses)).toEqual({ 201: 1, 412: CONCURRENCY - 1 });
+    const created = await responses.find((r) => r.status === 201)!.json();
+    expect((await getAsset(h(), id)).body).toEqual(created);
+  });
+
+  it("PATCH, approve and DELETE racing on one ETag: exactly one wins, the others 412 (or 404 after a delete)", async () => {
+    for (let round = 0; round < 5; round++) {
+      const { id, etag } = await createAsset(h());
+      const headers = { "if-match": etag };
+      const [patched, approved, deleted] = await Promise.all([
+        patchAsset(h(), id, etag, { name: "patched" }),
+        h().request(`/v1/assets/${id}/approve`, { method: "POST", headers }),
+        h().request(`/v1/assets/${id}`, { method: "DELETE", headers }),
+      ]);
+      const statuses = [patched.status, approved.status, deleted.status];
+      expect(statuses.filter((s) => s === 200 || s === 204)).toHaveLength(1);
+      // A loser that ran entirely after the winning DELETE finds nothing: 404 rather than 412.
+      const losers = deleted.status === 204 ? [412, 404] : [412];
+      expect(statuses.filter((s) => losers.includes(s))).toHaveLength(2);
+      const final = await getAsset(h(), id);
+      if (deleted.status === 204) expect(final.status).toBe(404);
+      if (approved.status === 200) expect(final.body).toMatchObject({ name: "Chair", status: "approved" });
+      if (patched.status === 200) expect(final.body).toMatchObject({ name: "patched", status: "draft" });
+    }
+  });
+
+  it("concurrent imports of the same rows: each asset is written by exactly one row", async () => {
+    const assets = await Promise.all(Array.from({ length: 20 }, () => createAsset(h())));
+    const uploads = 10;
+    const responses = await Promise.all(
+      Array.from({ length: uploads }, (_, u) => {
+        const rows = assets.map((a) => `${a.id},upload ${u},oak,${a.etag.slice(1, -1)}`);
+        const body = ["id,name,material,source_etag", ...rows].join("\n");
+        return h().request("/v1/assets/import", { method: "POST", body, headers: { "content-type": "text/csv" } });
+      }),
+    );
+    const results = await Promise.all(responses.map(async (r) => (await r.json()).results as Array<{ id: string; outcome: string; etag?: string }>));
+    for (const asset of assets) {
+      const rows = results.map((rs, u) => ({ u, row: rs.find((r) => r.id === asset.id)! }));
+      const winners = rows.filter(({ row }) => row.outcome === "updated");
+      expect(winners).toHaveLength(1);
+      expect(rows.filter(({ row }) => row.outcome === "conflict")).toHaveLength(uploads - 1);
+      const final = await getAsset(h(), asset.id);
+      expect(final.body.name).toBe(`upload ${winners[0]!.u}`);
+      expect(final.etag).toBe(`"${winners[0]!.row.etag}"`);
+    }
+  });
+
+  it("concurrent clients using the recovery helper lose no update", async () => {
+    const { id } = await createAsset(h(), { name: "Shared", material: "base" });
+    const fetchFn: FetchLike = async (request) => h().app.fetch(request);
+    const token = await signToken();
+    const clients = 10;
+    // Every client reads before any writes, so all but one lose the first round for sure.
+    let firstReads = 0;
+    let allRead!: () => void;
+    const everyoneHasRead = new Promise<void>((resolve) => (allRead = resolve));
+    const merge = (c: number) => async (latest: { material: string }) => {
+      if (latest.material === "base" && ++firstReads === clients) allRead();
+      await everyoneHasRead;
+      return { material: `${latest.material}+${c}` };
+    };
+    // A client loses a round only to another client's write, and each writes once: `clients`
+    // rounds always suffice.
+    const results = await Promise.all(
+      Array.from({ length: clients }, (_, c) => updateAsset(fetchFn, "http://api.test", id, merge(c), { token, maxAttempts: clients })),
+    );
+    const material: string = (await getAsset(h(), id)).body.material;
+    const marks = material.split("+").slice(1).map(Number).sort((x, y) => x - y);
+    expect(marks).toEqual(Array.from({ length: clients }, (_, c) => c));
+    expect(results.filter((r) => r.attempts === 1)).toHaveLength(1);
+  });
+});
