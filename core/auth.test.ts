@@ -70,6 +70,7 @@ describe("authenticate", () => {
     ["a missing tid", { sub: "alice" }],
     ["an over-long sub", { sub: "a".repeat(129), tid: "acme" }],
     ["a tid with a slash", { sub: "alice", tid: "ac/me" }],
+    ["a sub with a NUL", { sub: "al\u0000ice", tid: "acme" }],
     ["an unknown role", { sub: "alice", tid: "acme", role: "root" }],
   ])("refuses %s", async (_label, claims) => {
     const token = await sign(claims);

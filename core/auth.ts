@@ -11,7 +11,8 @@ export interface Principal {
 }
 
 const ClaimsSchema = v.object({
-  sub: v.pipe(v.string(), v.minLength(1), v.maxLength(128)),
+  // Control characters (NUL above all) cannot be stored in Postgres text: refuse them here.
+  sub: v.pipe(v.string(), v.minLength(1), v.maxLength(128), v.regex(/^[^\u0000-\u001f\u007f]+$/)),
   tid: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,64}$/)),
   role: v.optional(v.picklist(["user", "service", "admin"]), "user"),
 });

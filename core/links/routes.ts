@@ -1,7 +1,95 @@
 import { Hono } from "hono";
+import type { Context } from "hono";
 import type { AppDeps, AppEnv } from "../deps.ts";
+import { readJson, validate } from "../http/body.ts";
+import { silentLogger, type Logger } from "../log.ts";
+import { notFound, ProblemError } from "../problem.ts";
+import { createLinkCache, DEFAULT_KV_TIMEOUT_MS } from "./cache.ts";
+import { canSee, LinkBodySchema, linkLocation, LookupQuerySchema, readTarget, type Link } from "./link.ts";
+import { findLink, linkAccount, listUserLinks, unlinkAccount, type LinkConflictCode } from "./repository.ts";
+import { DEFAULT_RESYNC_BATCH_SIZE, resyncLinkCache } from "./resync.ts";
 
-// Work in progress: the links routes of the HTTP contract.
-export function linkRoutes(_deps: AppDeps) {
-  return new Hono<AppEnv>();
+export const LINK_SOURCE_HEADER = "x-link-source";
+
+export interface LinkRouteOptions {
+  kvTimeoutMs?: number;
+  resyncBatchSize?: number;
+  now?: () => number;
+}
+
+const conflictDetails: Record<LinkConflictCode, string> = {
+  external_account_already_linked: "This external account is linked to another user.",
+  provider_already_linked: "You already have another account of this provider linked; unlink it first.",
+};
+
+/** The link routes of docs/API.md. Postgres decides every outcome; KV only serves reads. */
+export function linkRoutes(deps: AppDeps, options: LinkRouteOptions = {}) {
+  const { sql } = deps;
+  // Looked up on every call, not captured: a test that fakes the clock moves it for us too.
+  const now = options.now ?? (() => Date.now());
+  const cacheFor = (c: Context<AppEnv>) =>
+    createLinkCache(deps.kv, {
+      ttlSeconds: deps.settings.linkCacheTtlSeconds,
+      timeoutMs: options.kvTimeoutMs ?? DEFAULT_KV_TIMEOUT_MS,
+      logger: withRequestId(deps.logger ?? silentLogger, c.get("requestId")),
+      now,
+    });
+
+  return new Hono<AppEnv>()
+    .put("/links/:provider/:externalAccountId", async (c) => {
+      const target = readTarget(c);
+      const body = await readJson(c.req.raw, LinkBodySchema, { whenEmpty: {} });
+      const readAt = now();
+      const result = await linkAccount(sql, {
+        ...target,
+        userId: c.get("principal").userId,
+        displayName: body.displayName ?? null,
+        replaceDisplayName: body.displayName !== undefined,
+      });
+      if (result.outcome === "conflict") throw new ProblemError(409, result.code, conflictDetails[result.code]);
+      // After the commit, and only as a copy: a failed write leaves a miss, never a wrong answer.
+      await cacheFor(c).write(result.link, readAt);
+      if (result.outcome === "existing") return c.json(result.link, 200);
+      return c.json(result.link, 201, { location: linkLocation(result.link) });
+    })
+    .get("/links/:provider/:externalAccountId", async (c) => {
+      const target = readTarget(c);
+      const { consistency } = validate(LookupQuerySchema, { consistency: c.req.query("consistency") });
+      const principal = c.get("principal");
+      const cache = cacheFor(c);
+      if (consistency === "eventual") {
+        const cached = await cache.read(target);
+        // Someone else's cached link goes to Postgres too: a user's 404 is never decided by KV,
+        // and is sent without X-Link-Source, so it cannot tell a cached link from an absent one.
+        if (cached && canSee(principal, cached)) return found(c, cached, "kv");
+      }
+      const readAt = now();
+      const link = await findLink(sql, target);
+      // A strong read leaves the cache alone: it answers one client, repair is resync's job.
+      if (link && consistency === "eventual") await cache.write(link, readAt);
+      if (!link || !canSee(principal, link)) throw notFound("No such link.");
+      return found(c, link, "db");
+    })
+    .delete("/links/:provider/:externalAccountId", async (c) => {
+      const target = readTarget(c);
+      if (!(await unlinkAccount(sql, target, c.get("principal").userId))) throw notFound("No such link.");
+      await cacheFor(c).remove(target);
+      return c.body(null, 204);
+    })
+    .get("/me/links", async (c) => c.json({ items: await listUserLinks(sql, c.get("principal").userId) }))
+    .post("/admin/links/resync", async (c) => {
+      if (c.get("principal").role !== "admin") {
+        throw new ProblemError(403, "forbidden", "Only admin tokens may resync the link cache.");
+      }
+      const batchSize = options.resyncBatchSize ?? DEFAULT_RESYNC_BATCH_SIZE;
+      return c.json(await resyncLinkCache(sql, cacheFor(c), { batchSize, now }));
+    });
+}
+
+function found(c: Context<AppEnv>, link: Link, source: "kv" | "db"): Response {
+  return c.json(link, 200, { [LINK_SOURCE_HEADER]: source });
+}
+
+function withRequestId(logger: Logger, requestId: string): Logger {
+  return { log: (level, event, fields) => logger.log(level, event, { requestId, ...fields }) };
 }

@@ -1,0 +1,145 @@
+import { beforeEach, describe, expect, it } from "vitest";
+import { createMemoryKv } from "../kv/memory-kv.ts";
+import type { Logger } from "../log.ts";
+import type { KvCache } from "../ports/kv.ts";
+import { createLinkCache, decodeEntry } from "./cache.ts";
+import { linkKey } from "./keys.ts";
+import type { Link } from "./link.ts";
+
+const TTL_SECONDS = 300;
+const link: Link = {
+  provider: "github",
+  externalAccountId: "42",
+  userId: "alice",
+  displayName: null,
+  linkedAt: "2026-01-01T00:00:00.000Z",
+};
+
+let clock = 1_000_000;
+const now = () => clock;
+let events: { event: string; fields: Record<string, unknown> }[] = [];
+const logger: Logger = { log: (_level, event, fields = {}) => events.push({ event, fields }) };
+
+beforeEach(() => {
+  clock = 1_000_000;
+  events = [];
+});
+
+const cacheOver = (kv: KvCache, timeoutMs = 50) => createLinkCache(kv, { ttlSeconds: TTL_SECONDS, logger, timeoutMs, now });
+
+/** A store that remembers every put and never expires anything. */
+function recordingKv() {
+  const values = new Map<string, string>();
+  const puts: { key: string; ttlSeconds: number }[] = [];
+  const kv: KvCache = {
+    get: async (key) => values.get(key) ?? null,
+    put: async (key, value, { ttlSeconds }) => {
+      puts.push({ key, ttlSeconds });
+      values.set(key, value);
+    },
+    delete: async (key) => void values.delete(key),
+    list: async () => ({ keys: [...values.keys()] }),
+  };
+  return { kv, values, puts };
+}
+
+describe("link cache", () => {
+  it("serves what was written, until readAt + TTL even when the store keeps it longer", async () => {
+    const { kv } = recordingKv();
+    const cache = cacheOver(kv);
+    expect(await cache.write(link, clock)).toBe(true);
+    expect(await cache.read(link)).toEqual(link);
+    clock += TTL_SECONDS * 1000 - 1;
+    expect(await cache.read(link)).toEqual(link);
+    clock += 1;
+    expect(await cache.read(link)).toBeUndefined();
+    expect(await kv.get(await linkKey(link))).not.toBeNull(); // the store still holds it
+  });
+
+  it("gives the store only the lifetime left since the read, never less than 60 s", async () => {
+    const { kv, puts } = recordingKv();
+    const cache = cacheOver(kv);
+    const readAt = clock;
+    clock += 100_000;
+    await cache.write(link, readAt);
+    clock = readAt + 280_000;
+    await cache.write(link, readAt);
+    expect(puts.map((p) => p.ttlSeconds)).toEqual([200, 60]);
+  });
+
+  it("skips a write whose lifetime is already over", async () => {
+    const { kv, puts } = recordingKv();
+    const cache = cacheOver(kv);
+    const readAt = clock;
+    clock += TTL_SECONDS * 1000;
+    expect(await cache.write(link, readAt)).toBe(false);
+    expect(puts).toEqual([]);
+  });
+
+  it("works with the memory store's own expiry", async () => {
+    const kv = createMemoryKv(now);
+    const cache = cacheOver(kv);
+    await cache.write(link, clock);
+    expect(await cache.read(link)).toEqual(link);
+    clock += TTL_SECONDS * 1000;
+    expect(await cache.read(link)).toBeUndefined();
+  });
+
+  it("removes entries", async () => {
+    const { kv, values } = recordingKv();
+    const cache = cacheOver(kv);
+    await cache.write(link, clock);
+    expect(await cache.remove(link)).toBe(true);
+    expect(values.size).toBe(0);
+    expect(await cache.read(link)).toBeUndefined();
+  });
+
+  it("treats unreadable entries and entries of another target as misses", async () => {
+    const { kv, values } = recordingKv();
+    const cache = cacheOver(kv);
+    const key = await linkKey(link);
+    values.set(key, "not json");
+    expect(await cache.read(link)).toBeUndefined();
+    values.set(key, JSON.stringify({ link: { ...link, userId: 7 }, readAt: clock }));
+    expect(await cache.read(link)).toBeUndefined();
+    values.set(key, JSON.stringify({ link: { ...link, externalAccountId: "43" }, readAt: clock }));
+    expect(await cache.read(link)).toBeUndefined();
+    expect(events.filter((e) => e.event === "link_cache_unreadable")).toHaveLength(2);
+  });
+
+  describe("when the store fails", () => {
+    const failing = (how: "reject" | "throw" | "hang"): KvCache => {
+      const fail = () => {
+        if (how === "throw") throw new Error("kv down");
+        return how === "reject" ? Promise.reject(new Error("kv down")) : new Promise<never>(() => {});
+      };
+      return { get: fail, put: fail, delete: fail, list: fail } as unknown as KvCache;
+    };
+
+    for (const how of ["reject", "throw", "hang"] as const) {
+      it(`reports a miss or a failed write when every call ${how}s, and logs each`, async () => {
+        const cache = cacheOver(failing(how));
+        expect(await cache.read(link)).toBeUndefined();
+        expect(await cache.write(link, clock)).toBe(false);
+        expect(await cache.remove(link)).toBe(false);
+        expect(await cache.listEntries(undefined, 10)).toEqual({ ok: false });
+        expect(events.map((e) => [e.event, e.fields.operation])).toEqual([
+          ["link_cache_failed", "get"],
+          ["link_cache_failed", "put"],
+          ["link_cache_failed", "delete"],
+          ["link_cache_failed", "list"],
+        ]);
+        const expected = how === "hang" ? /no answer within 50 ms/ : /kv down/;
+        for (const { fields } of events) expect(fields.error).toMatch(expected);
+      });
+    }
+  });
+});
+
+describe("decodeEntry", () => {
+  it("round-trips what the cache writes and refuses anything else", () => {
+    expect(decodeEntry(JSON.stringify({ link, readAt: 5 }))).toEqual({ link, readAt: 5 });
+    expect(decodeEntry(JSON.stringify({ link }))).toBeUndefined();
+    expect(decodeEntry("{")).toBeUndefined();
+  });
+});

@@ -1,0 +1,142 @@
+// The KV read cache of links: best-effort and bounded in staleness.
+//
+// Best-effort: every KV call has a deadline and a catch; a failure is logged and reads as a miss
+// (or a skipped write). The request it belongs to succeeds regardless.
+//
+// Bounded staleness: an entry carries `readAt`, a time no later than the Postgres snapshot it was
+// copied from (taken before the query was sent). The link existed at that snapshot, so it ended
+// after `readAt`; an entry trusted only until `readAt + TTL` therefore never outlives its link by
+// more than the TTL, even when a lookup's write-back lands after a concurrent unlink removed the
+// entry. Readers enforce that limit themselves; the store's own expiry (at least 60 s, Workers
+// KV's floor, which could otherwise exceed the remaining lifetime) only collects the garbage.
+import * as v from "valibot";
+import { errorMessage, type Logger } from "../log.ts";
+import { MIN_KV_TTL_SECONDS, type KvCache, type KvListPage } from "../ports/kv.ts";
+import { linkKey, LINK_KEY_PREFIX } from "./keys.ts";
+import { sameTarget, type Link, type LinkTarget } from "./link.ts";
+
+export const DEFAULT_KV_TIMEOUT_MS = 1_000;
+
+export interface LinkCacheOptions {
+  ttlSeconds: number;
+  logger: Logger;
+  /** Deadline of each KV call; a store that hangs costs a request at most this long per call. */
+  timeoutMs?: number;
+  now?: () => number;
+}
+
+export interface CacheEntry {
+  link: Link;
+  /** Epoch milliseconds, taken before the Postgres read the link came from. */
+  readAt: number;
+}
+
+export type EntryRead =
+  | { state: "present"; entry: CacheEntry }
+  | { state: "absent" }
+  | { state: "unreadable" }
+  | { state: "failed" };
+
+export type Attempt<T> = { ok: true; value: T } | { ok: false };
+
+const EntrySchema = v.object({
+  link: v.object({
+    provider: v.string(),
+    externalAccountId: v.string(),
+    userId: v.string(),
+    displayName: v.nullable(v.string()),
+    linkedAt: v.string(),
+  }),
+  readAt: v.pipe(v.number(), v.finite()),
+});
+
+export type LinkCache = ReturnType<typeof createLinkCache>;
+
+export function createLinkCache(kv: KvCache, options: LinkCacheOptions) {
+  const { logger, timeoutMs = DEFAULT_KV_TIMEOUT_MS, now = () => Date.now() } = options;
+  const ttlMs = options.ttlSeconds * 1000;
+
+  async function attempt<T>(operation: string, key: string, call: () => Promise<T>): Promise<Attempt<T>> {
+    try {
+      return { ok: true, value: await withDeadline(call, timeoutMs) };
+    } catch (error) {
+      logger.log("warn", "link_cache_failed", { operation, key, error: errorMessage(error) });
+      return { ok: false };
+    }
+  }
+
+  const isFresh = (entry: CacheEntry) => now() - entry.readAt < ttlMs;
+
+  async function readEntry(key: string): Promise<EntryRead> {
+    const got = await attempt("get", key, () => kv.get(key));
+    if (!got.ok) return { state: "failed" };
+    if (got.value === null) return { state: "absent" };
+    const entry = decodeEntry(got.value);
+    if (entry) return { state: "present", entry };
+    logger.log("warn", "link_cache_unreadable", { key });
+    return { state: "unreadable" };
+  }
+
+  /** Caches `link` as read at `readAt`; false when its lifetime is already over or KV failed. */
+  async function writeEntry(key: string, link: Link, readAt: number): Promise<boolean> {
+    const remainingMs = readAt + ttlMs - now();
+    if (remainingMs <= 0) return false;
+    const ttlSeconds = Math.max(MIN_KV_TTL_SECONDS, Math.ceil(remainingMs / 1000));
+    const value = JSON.stringify({ link, readAt } satisfies CacheEntry);
+    return (await attempt("put", key, () => kv.put(key, value, { ttlSeconds }))).ok;
+  }
+
+  const deleteEntry = async (key: string) => (await attempt("delete", key, () => kv.delete(key))).ok;
+
+  const listEntries = (cursor: string | undefined, limit: number): Promise<Attempt<KvListPage>> =>
+    attempt("list", LINK_KEY_PREFIX, () => kv.list(LINK_KEY_PREFIX, cursor === undefined ? { limit } : { cursor, limit }));
+
+  return {
+    isFresh,
+    readEntry,
+    writeEntry,
+    deleteEntry,
+    listEntries,
+
+    /** The cached link of `target` when one is fresh; undefined on a miss of any kind. */
+    async read(target: LinkTarget): Promise<Link | undefined> {
+      const read = await readEntry(await linkKey(target));
+      if (read.state !== "present") return undefined;
+      const { entry } = read;
+      return sameTarget(entry.link, target) && isFresh(entry) ? entry.link : undefined;
+    },
+
+    async write(link: Link, readAt: number): Promise<boolean> {
+      return writeEntry(await linkKey(link), link, readAt);
+    },
+
+    async remove(target: LinkTarget): Promise<boolean> {
+      return deleteEntry(await linkKey(target));
+    },
+  };
+}
+
+export function decodeEntry(text: string): CacheEntry | undefined {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const parsed = v.safeParse(EntrySchema, data);
+  return parsed.success ? parsed.output : undefined;
+}
+
+/** `call()` or a rejection after `ms`; the timer never outlives the call. */
+async function withDeadline<T>(call: () => Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  try {
+    // Through a promise, so a store that throws synchronously is caught like one that rejects.
+    return await Promise.race([Promise.resolve().then(call), deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

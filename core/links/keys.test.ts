@@ -1,0 +1,63 @@
+import { createHash } from "node:crypto";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { linkKey, LINK_KEY_PREFIX } from "./keys.ts";
+import { normalizeTarget } from "./link.ts";
+
+const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
+
+// Fastly KV Store key rules (FACTS.md); Workers KV allows 512 bytes.
+const FASTLY_FORBIDDEN = /[#;?^|\n\r]/;
+function legalOnEveryStore(key: string): boolean {
+  return (
+    key.length > 0 &&
+    new TextEncoder().encode(key).length <= 512 &&
+    !FASTLY_FORBIDDEN.test(key) &&
+    key !== "." &&
+    key !== ".." &&
+    !key.startsWith(".well-known/acme-challenge/")
+  );
+}
+
+const validTarget = fc.record({
+  provider: fc.stringMatching(/^[a-z0-9][a-z0-9._-]{0,63}$/),
+  externalAccountId: fc
+    .string({ unit: "grapheme", minLength: 1, maxLength: 256 })
+    .filter((id) => id.trim() !== "" && !/[\p{Cc}\p{Cs}]/u.test(id)),
+});
+
+describe("linkKey", () => {
+  it("is the prefix plus SHA-256 hex of provider, newline, external id", async () => {
+    expect(await linkKey({ provider: "github", externalAccountId: "123456" })).toBe(
+      `${LINK_KEY_PREFIX}${sha256("github\n123456")}`,
+    );
+  });
+
+  it("is a legal key on every store for any valid target, however hostile the id", async () => {
+    const hostile = ["#?;^|", "../..", ".", "a/b/c", "é".repeat(256), "😀".repeat(256), ".well-known/acme-challenge/x"];
+    for (const externalAccountId of hostile) {
+      const key = await linkKey({ provider: "github", externalAccountId });
+      expect(key).toMatch(/^links\/v1\/[0-9a-f]{64}$/);
+      expect(legalOnEveryStore(key)).toBe(true);
+    }
+    await fc.assert(
+      fc.asyncProperty(validTarget, async (target) => {
+        const key = await linkKey(normalizeTarget(target));
+        expect(key).toMatch(/^links\/v1\/[0-9a-f]{64}$/);
+        expect(legalOnEveryStore(key)).toBe(true);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("gives every spelling of one account the same key, and different accounts different keys", async () => {
+    const canonical = await linkKey({ provider: "github", externalAccountId: "42" });
+    for (const spelling of [{ provider: "GitHub", externalAccountId: "42" }, { provider: " GITHUB ", externalAccountId: "  42\t" }]) {
+      expect(await linkKey(normalizeTarget(spelling))).toBe(canonical);
+    }
+    expect(await linkKey({ provider: "github", externalAccountId: "420" })).not.toBe(canonical);
+    expect(await linkKey({ provider: "gitlab", externalAccountId: "42" })).not.toBe(canonical);
+    // The separator cannot be forged: a provider never contains "\n".
+    expect(await linkKey({ provider: "git", externalAccountId: "hub\n42" })).not.toBe(canonical);
+  });
+});

@@ -1,0 +1,117 @@
+// What a link is, and how a request names one. Normalization happens here, once: everything
+// downstream (SQL, KV keys, responses) sees the canonical provider and external account id.
+import type { Context } from "hono";
+import * as v from "valibot";
+import type { Principal } from "../auth.ts";
+import type { AppEnv } from "../deps.ts";
+import { validate } from "../http/body.ts";
+import { ProblemError } from "../problem.ts";
+
+export interface Link {
+  provider: string;
+  externalAccountId: string;
+  userId: string;
+  displayName: string | null;
+  linkedAt: string;
+}
+
+/** The canonical name of an external account: lower-case provider, trimmed id. */
+export interface LinkTarget {
+  provider: string;
+  externalAccountId: string;
+}
+
+export const MAX_EXTERNAL_ACCOUNT_ID_LENGTH = 256;
+export const MAX_DISPLAY_NAME_LENGTH = 200;
+
+// Checked before lower-casing, so only ASCII qualifies: "\u212A" (Kelvin sign) lower-cases to
+// "k" and must not become a second spelling of a provider.
+const PROVIDER = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+// NUL cannot be stored in Postgres text and lone surrogates do not survive UTF-8: both would
+// fail in the database (a 5xx for bad input), so they are refused here with every other control.
+const UNPRINTABLE = /[\p{Cc}\p{Cs}]/u;
+
+/** Length in code points, as Postgres' char_length counts it. */
+const codePoints = (text: string) => [...text].length;
+
+const printable = (field: string) =>
+  v.check((text: string) => !UNPRINTABLE.test(text), `${field} must not contain control characters`);
+
+const TargetSchema = v.object({
+  provider: v.pipe(
+    v.string(),
+    v.trim(),
+    v.regex(PROVIDER, "provider must be 1-64 of A-Z a-z 0-9 . _ - starting with a letter or digit"),
+    v.toLowerCase(),
+  ),
+  externalAccountId: v.pipe(
+    v.string(),
+    v.trim(),
+    v.check((id: string) => id !== "", "externalAccountId must not be blank"),
+    v.check(
+      (id: string) => codePoints(id) <= MAX_EXTERNAL_ACCOUNT_ID_LENGTH,
+      `externalAccountId must be at most ${MAX_EXTERNAL_ACCOUNT_ID_LENGTH} characters`,
+    ),
+    printable("externalAccountId"),
+  ),
+});
+
+/** PUT body. Unknown fields are refused so a misspelt `displayName` is not silently dropped. */
+export const LinkBodySchema = v.pipe(
+  // valibot's object schemas take arrays too; with every field optional, `[]` would pass.
+  v.unknown(),
+  v.check((body) => !Array.isArray(body), "the body must be a JSON object"),
+  v.strictObject({
+    displayName: v.optional(
+      v.nullable(
+        v.pipe(
+          v.string(),
+          v.check(
+            (name: string) => codePoints(name) <= MAX_DISPLAY_NAME_LENGTH,
+            `displayName must be at most ${MAX_DISPLAY_NAME_LENGTH} characters`,
+          ),
+          printable("displayName"),
+        ),
+      ),
+    ),
+  }),
+);
+
+export const LookupQuerySchema = v.object({
+  consistency: v.optional(v.picklist(["strong", "eventual"], "consistency must be strong or eventual"), "eventual"),
+});
+
+export function normalizeTarget(input: { provider: string; externalAccountId: string }): LinkTarget {
+  return validate(TargetSchema, input);
+}
+
+/**
+ * The target named by the last two path segments, decoded here rather than by the router: a
+ * malformed escape is a 400 instead of being taken literally, and `%2F` may appear in an id.
+ */
+export function readTarget(c: Context<AppEnv>): LinkTarget {
+  const segments = new URL(c.req.url).pathname.split("/");
+  const [provider = "", externalAccountId = ""] = segments.slice(-2).map(decodeSegment);
+  return normalizeTarget({ provider, externalAccountId });
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new ProblemError(400, "malformed_request", "The path is not valid percent-encoded UTF-8.");
+  }
+}
+
+export const linkLocation = (target: LinkTarget) =>
+  `/v1/links/${encodeURIComponent(target.provider)}/${encodeURIComponent(target.externalAccountId)}`;
+
+/** `service` and `admin` tokens see every link; a `user` token only its own. */
+export const canSee = (principal: Principal, link: Link) => principal.role !== "user" || link.userId === principal.userId;
+
+export const sameTarget = (a: LinkTarget, b: LinkTarget) =>
+  a.provider === b.provider && a.externalAccountId === b.externalAccountId;
+
+export const sameLink = (a: Link, b: Link) =>
+  sameTarget(a, b) && a.userId === b.userId && a.displayName === b.displayName && a.linkedAt === b.linkedAt;

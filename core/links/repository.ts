@@ -1,0 +1,133 @@
+// Links in Postgres. The unique indexes of sql/0001_links.sql decide who owns what; every write
+// is one statement, and no answer depends on a read made before it.
+import { isUniqueViolation, type Row, type Sql } from "../ports/sql.ts";
+import type { Link, LinkTarget } from "./link.ts";
+
+export interface NewLink extends LinkTarget {
+  userId: string;
+  displayName: string | null;
+  /** Whether an existing link of the same user takes `displayName` (the body carried the field). */
+  replaceDisplayName: boolean;
+}
+
+export type LinkConflictCode = "external_account_already_linked" | "provider_already_linked";
+
+export type LinkResult =
+  | { outcome: "created" | "existing"; link: Link }
+  | { outcome: "conflict"; code: LinkConflictCode };
+
+/** The index names are part of the schema's contract; a 23505 on any other one is a bug. */
+export const CONFLICTS_BY_INDEX: Readonly<Record<string, LinkConflictCode>> = {
+  linked_external_accounts_external_account_key: "external_account_already_linked",
+  linked_external_accounts_user_provider_key: "provider_already_linked",
+};
+
+const COLUMNS = "provider, external_account_id, user_id, display_name, linked_at";
+
+// The external-account index is the arbiter: a conflict with the caller's own row updates it
+// (idempotent re-link, 200), a conflict with another user's row fails the WHERE and returns no
+// row (409). Because the arbiter is checked first, re-linking one's own account is never
+// mistaken for `provider_already_linked`, and an account held by someone else is reported as such
+// even when the caller also has another account of that provider. The user-provider index is not
+// an arbiter, so it raises 23505. Under READ COMMITTED ON CONFLICT waits for a concurrent insert
+// and then takes one of the two branches: at most one statement creates the link.
+// `xmax = 0` holds only for a freshly inserted row version.
+const LINK = `
+INSERT INTO linked_external_accounts AS linked (provider, external_account_id, user_id, display_name)
+VALUES ($1, $2, $3, $4)
+ON CONFLICT ((lower(provider)), external_account_id) DO UPDATE
+  SET display_name = CASE WHEN $5::boolean THEN excluded.display_name ELSE linked.display_name END
+  WHERE linked.user_id = excluded.user_id
+RETURNING ${COLUMNS}, (xmax = 0) AS created`;
+
+// lower(provider) lets these use the unique indexes (providers are stored lower-case anyway).
+const BY_TARGET = `SELECT ${COLUMNS} FROM linked_external_accounts WHERE lower(provider) = $1 AND external_account_id = $2`;
+
+const BY_USER = `SELECT ${COLUMNS} FROM linked_external_accounts WHERE user_id = $1 ORDER BY lower(provider)`;
+
+const UNLINK = `
+DELETE FROM linked_external_accounts
+WHERE lower(provider) = $1 AND external_account_id = $2 AND user_id = $3
+RETURNING 1`;
+
+const PAGE = `SELECT id, ${COLUMNS} FROM linked_external_accounts WHERE id > $1 ORDER BY id LIMIT $2`;
+
+const BY_TARGETS = `
+SELECT l.provider, l.external_account_id, l.user_id, l.display_name, l.linked_at
+FROM linked_external_accounts AS l
+JOIN unnest($1::text[], $2::text[]) AS wanted (provider, external_account_id)
+  ON lower(l.provider) = wanted.provider AND l.external_account_id = wanted.external_account_id`;
+
+export async function linkAccount(sql: Sql, link: NewLink): Promise<LinkResult> {
+  let rows: Row[];
+  try {
+    rows = await sql.query(LINK, [
+      link.provider,
+      link.externalAccountId,
+      link.userId,
+      link.displayName,
+      link.replaceDisplayName,
+    ]);
+  } catch (error) {
+    const code = isUniqueViolation(error) ? CONFLICTS_BY_INDEX[error.constraint ?? ""] : undefined;
+    if (code) return { outcome: "conflict", code };
+    throw error;
+  }
+  const [row] = rows;
+  if (!row) return { outcome: "conflict", code: "external_account_already_linked" };
+  return { outcome: row.created === true ? "created" : "existing", link: toLink(row) };
+}
+
+export async function findLink(sql: Sql, target: LinkTarget): Promise<Link | undefined> {
+  const [row] = await sql.query(BY_TARGET, [target.provider, target.externalAccountId]);
+  return row && toLink(row);
+}
+
+export async function listUserLinks(sql: Sql, userId: string): Promise<Link[]> {
+  return (await sql.query(BY_USER, [userId])).map(toLink);
+}
+
+/** Deletes the link only when `userId` owns it; false when there was nothing of theirs. */
+export async function unlinkAccount(sql: Sql, target: LinkTarget, userId: string): Promise<boolean> {
+  const rows = await sql.query(UNLINK, [target.provider, target.externalAccountId, userId]);
+  return rows.length > 0;
+}
+
+export interface LinkPage {
+  links: Link[];
+  /** Where the next page starts; undefined after the last one. */
+  next: string | undefined;
+}
+
+/** Keyset pagination in insertion order, for resync: `after` is "0" or a page's `next`. */
+export async function pageLinks(sql: Sql, after: string, limit: number): Promise<LinkPage> {
+  const rows = await sql.query(PAGE, [after, String(limit)]);
+  const last = rows.at(-1);
+  return { links: rows.map(toLink), next: rows.length === limit && last ? String(last.id) : undefined };
+}
+
+/** The links among `targets` that exist, in one round trip. */
+export async function findLinks(sql: Sql, targets: readonly LinkTarget[]): Promise<Link[]> {
+  if (targets.length === 0) return [];
+  const rows = await sql.query(BY_TARGETS, [
+    targets.map((t) => t.provider),
+    targets.map((t) => t.externalAccountId),
+  ]);
+  return rows.map(toLink);
+}
+
+function toLink(row: Row): Link {
+  return {
+    provider: String(row.provider),
+    externalAccountId: String(row.external_account_id),
+    userId: String(row.user_id),
+    displayName: row.display_name === null ? null : String(row.display_name),
+    linkedAt: toIsoTimestamp(row.linked_at),
+  };
+}
+
+function toIsoTimestamp(value: unknown): string {
+  const date = value instanceof Date ? value : new Date(String(value));
+  if (Number.isNaN(date.getTime())) throw new Error(`linked_at ${String(value)} is not a timestamp`);
+  return date.toISOString();
+}

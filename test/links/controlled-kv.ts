@@ -1,0 +1,60 @@
+// A KV store whose calls a test can make fail, hang, or pause at a chosen moment.
+import type { KvCache } from "../../core/ports/kv.ts";
+
+export type KvBehaviour = "ok" | "throw" | "hang";
+type Operation = keyof KvCache;
+
+export interface HeldPut {
+  /** Resolves once the held put has been called (its ttl is already decided). */
+  entered: Promise<void>;
+  /** Lets the held put reach the store. */
+  release(): void;
+  /** Resolves once the held put is in the store, even if its caller gave up waiting. */
+  landed: Promise<void>;
+}
+
+export interface ControlledKv extends KvCache {
+  behaviour: Record<Operation, KvBehaviour>;
+  /** Every operation back to "ok". */
+  heal(): void;
+  /** Pauses the next put until `release()`. */
+  holdNextPut(): HeldPut;
+}
+
+export function controlledKv(inner: KvCache): ControlledKv {
+  const behaviour: Record<Operation, KvBehaviour> = { get: "ok", put: "ok", delete: "ok", list: "ok" };
+  let hold: { enter(): void; gate: Promise<void>; land(): void } | undefined;
+
+  async function gate(operation: Operation): Promise<void> {
+    if (behaviour[operation] === "throw") throw new Error(`injected ${operation} failure`);
+    if (behaviour[operation] === "hang") await new Promise<never>(() => {});
+  }
+
+  return {
+    behaviour,
+    heal: () => void Object.assign(behaviour, { get: "ok", put: "ok", delete: "ok", list: "ok" }),
+    holdNextPut() {
+      let enter!: () => void;
+      let release!: () => void;
+      let land!: () => void;
+      const entered = new Promise<void>((resolve) => (enter = resolve));
+      const released = new Promise<void>((resolve) => (release = resolve));
+      const landed = new Promise<void>((resolve) => (land = resolve));
+      hold = { enter, gate: released, land };
+      return { entered, release, landed };
+    },
+    get: async (key) => (await gate("get"), inner.get(key)),
+    async put(key, value, options) {
+      await gate("put");
+      const held = hold;
+      hold = undefined;
+      if (!held) return inner.put(key, value, options);
+      held.enter();
+      await held.gate;
+      await inner.put(key, value, options);
+      held.land();
+    },
+    delete: async (key) => (await gate("delete"), inner.delete(key)),
+    list: async (prefix, options) => (await gate("list"), inner.list(prefix, options)),
+  };
+}

@@ -1,0 +1,87 @@
+// The races of the Links issue, on real PostgreSQL (PGlite is one session and cannot race):
+// many requests at once through the whole production path, and the table judged afterwards.
+import { afterAll, beforeAll, expect, it } from "vitest";
+import type { Link } from "../../core/links/link.ts";
+import { startHarness, type Harness } from "../support/harness.ts";
+import { describeWithPostgres } from "../support/postgres.ts";
+import type { TokenClaims } from "../support/tokens.ts";
+import { linkPath, linkRows } from "./support.ts";
+
+const CONCURRENCY = 120;
+
+interface Outcome {
+  status: number;
+  code?: string;
+  userId?: string;
+}
+
+async function outcome(response: Response): Promise<Outcome> {
+  const body = (await response.json()) as { code?: string; userId?: string };
+  return { status: response.status, code: body.code, userId: body.userId };
+}
+
+const tally = (outcomes: Outcome[]) =>
+  outcomes.reduce<Record<string, number>>((counts, { status, code }) => {
+    const label = code ? `${status} ${code}` : String(status);
+    counts[label] = (counts[label] ?? 0) + 1;
+    return counts;
+  }, {});
+
+describeWithPostgres("link races on PostgreSQL", () => {
+  let harness: Harness;
+  beforeAll(async () => {
+    harness = await startHarness({ backend: "postgres", poolSize: 20 });
+  });
+  afterAll(async () => {
+    await harness?.close();
+  });
+
+  const putAll = (requests: { path: string; as: TokenClaims }[]) =>
+    Promise.all(requests.map(({ path, as }) => harness.request(path, { method: "PUT", as }).then(outcome)));
+
+  const users = (label: string) => Array.from({ length: CONCURRENCY }, (_, i) => ({ sub: `${label}-${i}` }));
+
+  it(`${CONCURRENCY} users linking one account at once: one 201, every other 409, one row`, async () => {
+    const outcomes = await putAll(users("same").map((as) => ({ path: linkPath("github", "contested-1"), as })));
+    expect(tally(outcomes)).toEqual({ "201": 1, "409 external_account_already_linked": CONCURRENCY - 1 });
+    const winner = outcomes.find((o) => o.status === 201)!.userId;
+    expect(await linkRows(harness.sql, { provider: "github", externalAccountId: "contested-1" })).toEqual([
+      { provider: "github", external_account_id: "contested-1", user_id: winner, display_name: null },
+    ]);
+  });
+
+  it("the same with every request spelling provider and id differently", async () => {
+    const spellings = ["github", "GitHub", "GITHUB", " gitHub", "Github\t"];
+    const requests = users("cased").map((as, i) => ({
+      path: linkPath(spellings[i % spellings.length]!, `${" ".repeat(i % 3)}contested-2${" ".repeat(i % 2)}`),
+      as,
+    }));
+    const outcomes = await putAll(requests);
+    expect(tally(outcomes)).toEqual({ "201": 1, "409 external_account_already_linked": CONCURRENCY - 1 });
+    const rows = await harness.sql.query(
+      "SELECT provider, external_account_id FROM linked_external_accounts WHERE external_account_id LIKE '%contested-2%'",
+    );
+    expect(rows).toEqual([{ provider: "github", external_account_id: "contested-2" }]);
+  });
+
+  it("one user linking one account many times at once: one 201, the rest 200 with the same link", async () => {
+    const as = { sub: "eager" };
+    const responses = await Promise.all(
+      Array.from({ length: CONCURRENCY }, () => harness.request(linkPath("gitlab", "mine"), { method: "PUT", as })),
+    );
+    const links = await Promise.all(responses.map((r) => r.json() as Promise<Link>));
+    expect(tally(responses.map((r) => ({ status: r.status })))).toEqual({ "201": 1, "200": CONCURRENCY - 1 });
+    expect(new Set(links.map((link) => JSON.stringify(link))).size).toBe(1);
+    expect(await linkRows(harness.sql, { provider: "gitlab", externalAccountId: "mine" })).toHaveLength(1);
+  });
+
+  it("one user linking many accounts of one provider at once: one 201, the rest provider_already_linked", async () => {
+    const as = { sub: "greedy" };
+    const outcomes = await putAll(
+      Array.from({ length: CONCURRENCY }, (_, i) => ({ path: linkPath("Bitbucket", `greedy-${i}`), as })),
+    );
+    expect(tally(outcomes)).toEqual({ "201": 1, "409 provider_already_linked": CONCURRENCY - 1 });
+    const rows = await harness.sql.query("SELECT 1 FROM linked_external_accounts WHERE user_id = 'greedy'");
+    expect(rows).toHaveLength(1);
+  });
+});

@@ -1,0 +1,47 @@
+// Shared helpers of the link suites: paths, what Postgres and the KV store hold, problems.
+import { expect } from "vitest";
+import { decodeEntry, type CacheEntry } from "../../core/links/cache.ts";
+import { linkKey, LINK_KEY_PREFIX } from "../../core/links/keys.ts";
+import type { LinkTarget } from "../../core/links/link.ts";
+import type { KvCache } from "../../core/ports/kv.ts";
+import type { Row, Sql } from "../../core/ports/sql.ts";
+import { PROBLEM_CONTENT_TYPE, type Problem } from "../../core/problem.ts";
+
+export const linkPath = (provider: string, externalAccountId: string) =>
+  `/v1/links/${encodeURIComponent(provider)}/${encodeURIComponent(externalAccountId)}`;
+
+/** Every row of the table (or of one account), straight from the database. */
+export async function linkRows(sql: Sql, target?: LinkTarget): Promise<Row[]> {
+  if (!target) return sql.query("SELECT provider, external_account_id, user_id, display_name FROM linked_external_accounts ORDER BY id");
+  return sql.query(
+    "SELECT provider, external_account_id, user_id, display_name FROM linked_external_accounts WHERE lower(provider) = $1 AND external_account_id = $2",
+    [target.provider, target.externalAccountId],
+  );
+}
+
+export async function cachedEntry(kv: KvCache, target: LinkTarget): Promise<CacheEntry | undefined> {
+  const text = await kv.get(await linkKey(target));
+  return text === null ? undefined : decodeEntry(text);
+}
+
+/** Every key under the links prefix, all pages. */
+export async function cacheKeys(kv: KvCache): Promise<string[]> {
+  const keys: string[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await kv.list(LINK_KEY_PREFIX, cursor === undefined ? {} : { cursor });
+    keys.push(...page.keys);
+    cursor = page.cursor;
+  } while (cursor !== undefined);
+  return keys;
+}
+
+/** Asserts a problem+json answer with this status (and code) and returns its body. */
+export async function expectProblem(response: Response, status: number, code?: string): Promise<Problem> {
+  expect(response.status).toBe(status);
+  expect(response.headers.get("content-type")).toBe(PROBLEM_CONTENT_TYPE);
+  const body = (await response.json()) as Problem;
+  expect(body.status).toBe(status);
+  if (code !== undefined) expect(body.code).toBe(code);
+  return body;
+}
