@@ -1,0 +1,21 @@
+import { parseSettings, type Settings } from "../../core/settings.ts";
+import type { WorkersKvNamespace } from "../kv/workers-kv.ts";
+
+/** The worker's bindings (wrangler.toml): the KV namespace, vars and secrets. */
+export interface Bindings {
+  LINKS: WorkersKvNamespace;
+  AUTH_SECRET?: string;
+  DATABASE_URL?: string;
+  NEON_FETCH_ENDPOINT?: string;
+  LINK_CACHE_TTL_SECONDS?: string;
+}
+
+/** Settings from vars and secrets: the same object every runtime builds. */
+export function settingsFromBindings(env: Bindings): Settings {
+  return parseSettings({
+    AUTH_SECRET: env.AUTH_SECRET,
+    DATABASE_URL: env.DATABASE_URL,
+    NEON_FETCH_ENDPOINT: env.NEON_FETCH_ENDPOINT,
+    LINK_CACHE_TTL_SECONDS: env.LINK_CACHE_TTL_SECONDS,
+  });
+}

@@ -1,0 +1,30 @@
+import type { KvCache, KvListPage } from "../../core/ports/kv.ts";
+
+/** The part of a Workers KV namespace binding the cache uses (structural, so no global types). */
+export interface WorkersKvNamespace {
+  get(key: string): Promise<string | null>;
+  put(key: string, value: string, options?: { expirationTtl?: number }): Promise<void>;
+  delete(key: string): Promise<void>;
+  list(options?: { prefix?: string; cursor?: string; limit?: number }): Promise<{
+    keys: { name: string }[];
+    list_complete: boolean;
+    cursor?: string;
+  }>;
+}
+
+/** Workers KV is at most 1000 keys a page. */
+const MAX_LIST_LIMIT = 1000;
+
+/** The KV cache port over a Workers KV namespace (eventually consistent, expiry enforced by KV). */
+export function createWorkersKv(namespace: WorkersKvNamespace): KvCache {
+  return {
+    get: (key) => namespace.get(key),
+    put: (key, value, { ttlSeconds }) => namespace.put(key, value, { expirationTtl: ttlSeconds }),
+    delete: (key) => namespace.delete(key),
+    async list(prefix, { cursor, limit = MAX_LIST_LIMIT } = {}): Promise<KvListPage> {
+      const page = await namespace.list({ prefix, limit: Math.min(limit, MAX_LIST_LIMIT), ...(cursor ? { cursor } : {}) });
+      const keys = page.keys.map((key) => key.name);
+      return !page.list_complete && page.cursor ? { keys, cursor: page.cursor } : { keys };
+    },
+  };
+}

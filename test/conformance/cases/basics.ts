@@ -1,0 +1,114 @@
+// Operations, authentication and the request-handling conventions every route shares.
+import { SignJWT } from "jose";
+import { describe, expect, it } from "vitest";
+import type { RuntimeName } from "../../../core/deps.ts";
+import { TEST_AUTH_SECRET } from "../../support/tokens.ts";
+import { expectProblem, expectStatus, freshTenant, type Call } from "../client.ts";
+
+const base64url = (value: object) => Buffer.from(JSON.stringify(value)).toString("base64url");
+const inAnHour = () => Math.floor(Date.now() / 1000) + 3600;
+
+/** A token the server must refuse, for each reason API.md names. */
+const refusedTokens: Record<string, () => Promise<string>> = {
+  "a malformed bearer value": async () => "Bearer not.a.jwt",
+  "another scheme": async () => `Basic ${Buffer.from("alice:secret").toString("base64")}`,
+  "a token signed with another key": () => sign({ tid: "acme" }, "HS256", "another-secret-that-is-at-least-32-bytes!"),
+  "an expired token": () => sign({ tid: "acme" }, "HS256", TEST_AUTH_SECRET, Math.floor(Date.now() / 1000) - 60),
+  'alg "none"': async () =>
+    `Bearer ${base64url({ alg: "none", typ: "JWT" })}.${base64url({ sub: "alice", tid: "acme", exp: inAnHour() })}.`,
+  "alg HS512 with the right key": () => sign({ tid: "acme" }, "HS512", TEST_AUTH_SECRET.repeat(2)),
+  "a token without tid": () => sign({}, "HS256", TEST_AUTH_SECRET),
+  "a token with an invalid tid": () => sign({ tid: "has space" }, "HS256", TEST_AUTH_SECRET),
+  "a token with an unknown role": () => sign({ tid: "acme", role: "root" }, "HS256", TEST_AUTH_SECRET),
+};
+
+async function sign(claims: Record<string, unknown>, alg: string, secret: string, exp = inAnHour()) {
+  const jwt = await new SignJWT(claims).setProtectedHeader({ alg }).setSubject("alice").setExpirationTime(exp)
+    .sign(new TextEncoder().encode(secret));
+  return `Bearer ${jwt}`;
+}
+
+export function basicCases(call: Call, runtime: RuntimeName) {
+  describe("operations", () => {
+    it("GET /healthz answers 200 and names the runtime", async () => {
+      const answer = await call("GET", "/healthz", { as: null });
+      expectStatus(answer, 200);
+      expect(answer.json).toEqual({ status: "ok", runtime });
+    });
+
+    it("GET /readyz answers 200 when Postgres answers", async () => {
+      expectStatus(await call("GET", "/readyz", { as: null }), 200);
+    });
+
+    it("an unknown route is a 404 problem", async () => {
+      expectProblem(await call("GET", "/no/such/route"), 404, "not_found");
+      expectProblem(await call("GET", "/v1/no-such-collection"), 404, "not_found");
+    });
+  });
+
+  describe("authentication", () => {
+    it("no Authorization header: 401 unauthorized", async () => {
+      expectProblem(await call("GET", "/v1/me/links", { as: null }), 401, "unauthorized");
+    });
+
+    for (const [reason, token] of Object.entries(refusedTokens)) {
+      it(`${reason}: 401 unauthorized`, async () => {
+        expectProblem(await call("GET", "/v1/me/links", { as: await token() }), 401, "unauthorized");
+      });
+    }
+
+    it("every /v1 route asks for a token before anything else", async () => {
+      const routes: [string, string][] = [
+        ["PUT", "/v1/links/github/1"], ["GET", "/v1/links/github/1"], ["DELETE", "/v1/links/github/1"],
+        ["POST", "/v1/admin/links/resync"], ["POST", "/v1/assets"], ["GET", "/v1/assets/a"],
+        ["PUT", "/v1/assets/a"], ["PATCH", "/v1/assets/a"], ["DELETE", "/v1/assets/a"],
+        ["POST", "/v1/assets/a/approve"], ["POST", "/v1/assets/import"], ["POST", "/v1/documents"],
+        ["GET", "/v1/documents"], ["GET", "/v1/documents/1"],
+      ];
+      for (const [method, path] of routes) {
+        const body = method === "GET" || method === "DELETE" ? undefined : "{}";
+        expectProblem(await call(method, path, { as: null, body }), 401, "unauthorized");
+      }
+    });
+
+    it("a valid HS256 token is accepted", async () => {
+      expectStatus(await call("GET", "/v1/me/links", { as: { sub: "alice", tid: "acme" } }), 200);
+    });
+  });
+
+  describe("request bodies", () => {
+    it("a body over 64 KiB: 413 payload_too_large", async () => {
+      const body = JSON.stringify({ contractId: "c", title: "x".repeat(70 * 1024) });
+      const answer = await call("POST", "/v1/documents", { body, headers: { "content-type": "application/json" } });
+      expectProblem(answer, 413, "payload_too_large");
+    });
+
+    it("a wrong content type: 415 unsupported_media_type", async () => {
+      const answer = await call("POST", "/v1/documents", { body: '{"contractId":"c"}', headers: { "content-type": "text/plain" } });
+      expectProblem(answer, 415, "unsupported_media_type");
+    });
+
+    it("malformed JSON: 400 malformed_request", async () => {
+      const answer = await call("POST", "/v1/documents", { body: '{"contractId":', headers: { "content-type": "application/json" } });
+      expectProblem(answer, 400, "malformed_request");
+    });
+
+    it("a well-formed body that fails validation: 422 validation_failed listing the fields", async () => {
+      const problem = expectProblem(await call("POST", "/v1/documents", { body: { title: 7 } }), 422, "validation_failed");
+      const fields = (problem.errors as { field: string }[]).map((error) => error.field);
+      expect(fields).toEqual(expect.arrayContaining(["contractId", "title"]));
+    });
+
+    it("a refused body writes nothing: the tenant's first document is still number 1", async () => {
+      const as = { sub: "alice", tid: freshTenant() };
+      const headers = { "content-type": "application/json" };
+      expectProblem(await call("POST", "/v1/documents", { as, body: "{", headers }), 400, "malformed_request");
+      expectProblem(await call("POST", "/v1/documents", { as, body: { contractId: "" } }), 422, "validation_failed");
+      const big = JSON.stringify({ contractId: "c", title: "x".repeat(70 * 1024) });
+      expectProblem(await call("POST", "/v1/documents", { as, body: big, headers }), 413, "payload_too_large");
+      const created = await call("POST", "/v1/documents", { as, body: { contractId: "c" } });
+      expectStatus(created, 201);
+      expect(created.json.docNumber).toBe(1);
+    });
+  });
+}

@@ -1,0 +1,33 @@
+// With Postgres out of reach: 503, never a half-answer, and liveness unaffected.
+import { describe, expect, it } from "vitest";
+import type { RuntimeName } from "../../../core/deps.ts";
+import { expectProblem, expectStatus, freshTenant, type Call } from "../client.ts";
+
+export function unavailableCases(call: Call, runtime: RuntimeName) {
+  describe("database unreachable", () => {
+    it("GET /healthz still answers 200; GET /readyz answers 503", async () => {
+      expect((await call("GET", "/healthz", { as: null })).json).toEqual({ status: "ok", runtime });
+      expectStatus(await call("GET", "/readyz", { as: null }), 503);
+    });
+
+    it("reads and writes answer 503 database_unavailable with Retry-After", async () => {
+      const as = { sub: "alice", tid: freshTenant() };
+      const answers = [
+        await call("POST", "/v1/documents", { as, body: { contractId: "c" } }),
+        await call("PUT", "/v1/links/github/unreachable", { as }),
+        await call("GET", "/v1/links/github/unreachable?consistency=strong", { as }),
+        await call("POST", "/v1/assets", { as, body: { name: "Chair", material: "oak" } }),
+      ];
+      for (const answer of answers) {
+        expectProblem(answer, 503, "database_unavailable");
+        expect(Number(answer.headers.get("retry-after"))).toBeGreaterThan(0);
+      }
+    });
+
+    it("a request refused for what it sent is still a 4xx, not a 503", async () => {
+      const as = { sub: "alice", tid: freshTenant() };
+      expectProblem(await call("POST", "/v1/documents", { as, body: { title: 1 } }), 422, "validation_failed");
+      expectProblem(await call("GET", "/v1/me/links", { as: null }), 401, "unauthorized");
+    });
+  });
+}

@@ -1,0 +1,4 @@
+// The conformance suite on the cloudflare runtime, started by its local launcher as a real server.
+import { runConformance } from "./run.ts";
+
+runConformance("cloudflare");

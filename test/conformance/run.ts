@@ -1,0 +1,63 @@
+// Starts the local stack and one runtime the way `npm start -- --runtime X` does, then runs the
+// conformance suite against it over HTTP.
+import { createServer } from "node:net";
+import { afterAll, beforeAll, describe } from "vitest";
+import type { RuntimeName } from "../../core/deps.ts";
+import type { RawSettings } from "../../core/settings.ts";
+import { launchRuntime, type RunningRuntime } from "../../edge/local/runtimes.ts";
+import { startLocalStack, type LocalStack } from "../../edge/local/stack.ts";
+import { TEST_AUTH_SECRET } from "../support/tokens.ts";
+import { conformanceSuite, unavailableSuite } from "./suite.ts";
+
+// Starting PGlite, then workerd or Deno, on two shared cores takes a while.
+const STARTUP_TIMEOUT_MS = 180_000;
+
+export function runConformance(runtime: RuntimeName): void {
+  describe(`conformance [${runtime}]`, () => {
+    let stack: LocalStack | undefined;
+    const server = serve(runtime, async () => {
+      // Embedded PGlite behind the Neon-compatible endpoint: the suite checks behaviour over
+      // HTTP only (races are proven on PostgreSQL by the capability suites).
+      stack = await startLocalStack();
+      return { DATABASE_URL: stack.databaseUrl, NEON_FETCH_ENDPOINT: stack.neonFetchEndpoint };
+    });
+    afterAll(async () => {
+      await stack?.close();
+    });
+    conformanceSuite(runtime, server);
+  });
+
+  describe(`conformance [${runtime}], database unreachable`, () => {
+    const server = serve(runtime, async () => {
+      const port = await closedPort();
+      return { DATABASE_URL: `postgres://app:pw@127.0.0.1:${port}/app`, NEON_FETCH_ENDPOINT: `http://127.0.0.1:${port}/sql` };
+    });
+    unavailableSuite(runtime, server);
+  });
+}
+
+/** Launches `runtime` before the cases of the enclosing describe; answers its URL. */
+function serve(runtime: RuntimeName, database: () => Promise<RawSettings>): () => string {
+  let running: RunningRuntime | undefined;
+  beforeAll(async () => {
+    running = await launchRuntime(runtime, { AUTH_SECRET: TEST_AUTH_SECRET, ...(await database()) }, { port: 0 });
+  }, STARTUP_TIMEOUT_MS);
+  afterAll(async () => {
+    await running?.close();
+  });
+  return () => {
+    if (!running) throw new Error(`the ${runtime} runtime did not start`);
+    return running.url;
+  };
+}
+
+/** A local port nothing listens on: connections to it are refused at once. */
+function closedPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+    probe.once("error", reject);
+  });
+}
