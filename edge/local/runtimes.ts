@@ -17,6 +17,10 @@ export type RuntimeLauncher = (env: RawSettings, options: { port?: number }) => 
 // the conformance suite and the benchmark.
 const launchers: Partial<Record<RuntimeName, RuntimeLauncher>> = {
   node: startNodeRuntime,
+  // Loaded on demand: Miniflare is heavy, and a node run should not pay for it.
+  cloudflare: async (env, options) => (await import("../cloudflare/launcher.ts")).startCloudflareRuntime(env, options),
+  deno: async (env, options) => (await import("../deno/launcher.ts")).startDenoRuntime(env, options),
+  fastly: async (env, options) => (await import("../fastly/launch.ts")).startFastlyRuntime(env, options),
 };
 
 export const runtimeNames: RuntimeName[] = ["node", "cloudflare", "deno", "fastly"];

@@ -1,0 +1,14 @@
+// The names that tie the Fastly service to its resources. fastly.toml declares the same names for
+// the local server ([local_server]) and for the first deploy ([setup]).
+
+/** The KV Store behind the KvCache port. */
+export const KV_STORE = "edge_cache";
+/** Config Store: the settings that are not secret. */
+export const CONFIG_STORE = "settings";
+/** Secret Store: the HS256 key and the connection string (it carries the database password). */
+export const SECRET_STORE = "secrets";
+/** The backend every Neon HTTP request goes to (Compute allows no request without a backend). */
+export const NEON_BACKEND = "neon";
+
+export const CONFIG_KEYS = ["LINK_CACHE_TTL_SECONDS", "NEON_FETCH_ENDPOINT"] as const;
+export const SECRET_KEYS = ["AUTH_SECRET", "DATABASE_URL"] as const;

@@ -1,0 +1,40 @@
+// Fastly KV keys may not contain `#;?^|`, CR or LF, may not be "", "." or "..", have `.`/`..`
+// path segments, start with `.well-known/acme-challenge`, or exceed 1024 UTF-8 bytes. The KvCache
+// port takes any string, so keys are escaped on the way in and unescaped when listed.
+//
+// The escape is percent-encoding of `%`, the forbidden characters, control characters and space,
+// and of a `.` that starts a segment. It looks at one character and the one before it only, so the
+// escape of a prefix is a prefix of the escape of every key starting with it: listing by prefix
+// still works.
+
+const MAX_KEY_BYTES = 1024;
+const ALWAYS_ESCAPED = /[%#;?^|\u0000-\u0020\u007f\ufffe\uffff]/;
+
+export function encodeKvKey(key: string): string {
+  let out = "";
+  for (let i = 0; i < key.length; i++) {
+    const c = key[i]!;
+    const startsSegment = i === 0 || key[i - 1] === "/";
+    out += ALWAYS_ESCAPED.test(c) || (c === "." && startsSegment) ? percent(c) : c;
+  }
+  return out;
+}
+
+export function decodeKvKey(key: string): string {
+  return decodeURIComponent(key);
+}
+
+/** The escaped key, or an error Fastly would otherwise answer with (the port treats it as a miss). */
+export function fastlyKey(key: string): string {
+  const encoded = encodeKvKey(key);
+  if (encoded === "") throw new RangeError("a Fastly KV key cannot be empty");
+  if (new TextEncoder().encode(encoded).length > MAX_KEY_BYTES) {
+    throw new RangeError(`a Fastly KV key is at most ${MAX_KEY_BYTES} bytes once escaped`);
+  }
+  return encoded;
+}
+
+function percent(c: string): string {
+  const code = c.charCodeAt(0);
+  return code < 0x80 ? `%${code.toString(16).toUpperCase().padStart(2, "0")}` : encodeURIComponent(c);
+}

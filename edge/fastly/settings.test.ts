@@ -1,0 +1,30 @@
+import { describe, expect, it } from "vitest";
+import { parseSettings } from "../../core/settings.ts";
+import { readFastlySettings } from "./settings.ts";
+
+const configStore = (items: Record<string, string>) => ({ get: (key: string) => items[key] ?? null });
+const secretStore = (items: Record<string, string>) => ({
+  get: async (key: string) => (key in items ? { plaintext: () => items[key]! } : null),
+});
+
+describe("settings from Fastly stores", () => {
+  it("reads plain settings from the config store and secrets from the secret store", async () => {
+    const raw = await readFastlySettings(
+      configStore({ LINK_CACHE_TTL_SECONDS: "120", NEON_FETCH_ENDPOINT: "http://127.0.0.1:4444/sql", AUTH_SECRET: "not here" }),
+      secretStore({ AUTH_SECRET: "s".repeat(32), DATABASE_URL: "postgres://u:p@h/db" }),
+    );
+    expect(raw).toEqual({
+      LINK_CACHE_TTL_SECONDS: "120",
+      NEON_FETCH_ENDPOINT: "http://127.0.0.1:4444/sql",
+      AUTH_SECRET: "s".repeat(32),
+      DATABASE_URL: "postgres://u:p@h/db",
+    });
+    expect(parseSettings(raw).linkCacheTtlSeconds).toBe(120);
+  });
+
+  it("a secret only ever comes from the secret store", async () => {
+    const raw = await readFastlySettings(configStore({ AUTH_SECRET: "s".repeat(40) }), secretStore({}));
+    expect(raw.AUTH_SECRET).toBeUndefined();
+    expect(() => parseSettings(raw)).toThrow(/AUTH_SECRET/);
+  });
+});

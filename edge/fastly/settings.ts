@@ -1,0 +1,18 @@
+import type { RawSettings } from "../../core/settings.ts";
+import { CONFIG_KEYS, SECRET_KEYS } from "./bindings.ts";
+
+/** What is used of `ConfigStore` (fastly:config-store) and `SecretStore` (fastly:secret-store). */
+export interface ConfigSource {
+  get(key: string): string | null;
+}
+export interface SecretSource {
+  get(key: string): Promise<{ plaintext(): string } | null>;
+}
+
+/** The raw settings of core/settings.ts, from a Config Store and a Secret Store. */
+export async function readFastlySettings(config: ConfigSource, secrets: SecretSource): Promise<RawSettings> {
+  const raw: RawSettings = {};
+  for (const key of CONFIG_KEYS) raw[key] = config.get(key) ?? undefined;
+  for (const key of SECRET_KEYS) raw[key] = (await secrets.get(key))?.plaintext();
+  return raw;
+}

@@ -1,0 +1,130 @@
+import { readFile } from "node:fs/promises";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { sendBackendRequest } from "./backend-fetch.ts";
+import { GuestPool, type GuestEvents } from "./guest-pool.ts";
+import { KvStores } from "./kv-stores.ts";
+import type { LocalServerConfig } from "./manifest.ts";
+import type { HostReply, HostRequest } from "./rpc.ts";
+
+// A minimal Fastly Compute host for Node: serves HTTP on loopback and runs each request in a
+// fresh instance of the compiled service (bin/main.wasm), with the Fastly host calls the service
+// uses. It stands in for Viceroy where Viceroy cannot be installed; production runs on Fastly.
+
+export interface FastlyHostOptions {
+  wasmPath: string;
+  config: LocalServerConfig;
+  port?: number;
+  hostname?: string;
+  /** Requests served at once, each in its own instance. */
+  concurrency?: number;
+  /** Where the guest's stdout/stderr and log endpoints go. */
+  log?: (stream: string, text: string) => void;
+}
+
+export interface FastlyHost {
+  url: string;
+  kv: KvStores;
+  close(): Promise<void>;
+}
+
+const defaultLog = (stream: string, text: string) => {
+  if (stream === "stdout") process.stdout.write(text);
+  else if (stream === "stderr") process.stderr.write(text);
+  else process.stdout.write(`[${stream}] ${text}\n`);
+};
+
+export async function startFastlyHost(options: FastlyHostOptions): Promise<FastlyHost> {
+  const { config, log = defaultLog } = options;
+  const module = await WebAssembly.compile(new Uint8Array(await readFile(options.wasmPath)));
+  const kv = seededKv(config);
+  const pool = await GuestPool.start({
+    module,
+    config,
+    size: options.concurrency ?? 4,
+    answer: (request) => answerHostRequest(kv, request),
+    log,
+  });
+  const server = createServer((req, res) => {
+    serve(pool, req, res).catch((error: unknown) => {
+      log("stderr", `[fastly-host] ${error instanceof Error ? error.message : String(error)}\n`);
+      if (!res.headersSent) res.writeHead(502).end();
+      else res.destroy();
+    });
+  });
+  const hostname = options.hostname ?? "127.0.0.1";
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, hostname, resolve);
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://${hostname}:${port}`,
+    kv,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await pool.close();
+    },
+  };
+}
+
+async function serve(pool: GuestPool, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const headers: [string, string][] = [];
+  for (let i = 0; i < req.rawHeaders.length; i += 2) headers.push([req.rawHeaders[i]!, req.rawHeaders[i + 1]!]);
+  const host = req.headers.host ?? "localhost";
+  const request = { method: req.method ?? "GET", url: `http://${host}${req.url ?? "/"}`, headers, body: Buffer.concat(chunks) };
+  await pool.run(request, responder(res));
+}
+
+/** Writes what the guest sends downstream to the client, streaming or whole. */
+function responder(res: ServerResponse): GuestEvents {
+  return {
+    response(status, headers, body) {
+      res.statusCode = status;
+      for (const [name, values] of groupHeaders(headers)) res.setHeader(name, values);
+      if (body) res.end(body);
+      else res.flushHeaders();
+    },
+    chunk: (data) => void res.write(data),
+    end: (complete) => (complete ? res.end() : res.destroy()),
+  };
+}
+
+// Framing is the host's job ("automatic" framing mode): the guest's own framing headers go.
+const FRAMING = new Set(["content-length", "transfer-encoding", "connection"]);
+
+function groupHeaders(headers: [string, string][]): Map<string, string[]> {
+  const grouped = new Map<string, string[]>();
+  for (const [name, value] of headers) {
+    if (!FRAMING.has(name)) grouped.set(name, [...(grouped.get(name) ?? []), value]);
+  }
+  return grouped;
+}
+
+function seededKv(config: LocalServerConfig): KvStores {
+  const kv = new KvStores(Object.keys(config.kvStores));
+  for (const [store, seeds] of Object.entries(config.kvStores)) {
+    for (const { key, data, metadata } of seeds) kv.insert(store, key, { body: Buffer.from(data), mode: "overwrite", metadata });
+  }
+  return kv;
+}
+
+async function answerHostRequest(kv: KvStores, request: HostRequest): Promise<HostReply> {
+  switch (request.op) {
+    case "kv.lookup":
+      return { entry: kv.lookup(request.store, request.key) };
+    case "kv.insert":
+      return { code: kv.insert(request.store, request.key, request.put) };
+    case "kv.delete":
+      return { code: kv.delete(request.store, request.key) };
+    case "kv.list": {
+      const listing = kv.list(request.store, request.query);
+      return typeof listing === "string" ? { listing } : { code: listing };
+    }
+    case "backend.send":
+      return sendBackendRequest(request.request);
+  }
+}
