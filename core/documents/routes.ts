@@ -1,7 +1,88 @@
 import { Hono } from "hono";
+import type { Context } from "hono";
+import * as v from "valibot";
 import type { AppDeps, AppEnv } from "../deps.ts";
+import { readJson, validate } from "../http/body.ts";
+import { notFound, ProblemError } from "../problem.ts";
+import {
+  IDEMPOTENCY_KEY_HEADER,
+  IDEMPOTENT_REPLAYED_HEADER,
+  parseIdempotencyKey,
+  requestFingerprint,
+} from "./idempotency.ts";
+import { createDocument, findDocument, listDocuments, type Document } from "./repository.ts";
 
-// Work in progress: the documents routes of the HTTP contract.
-export function documentRoutes(_deps: AppDeps) {
-  return new Hono<AppEnv>();
+export const DEFAULT_PAGE_SIZE = 20;
+export const MAX_PAGE_SIZE = 100;
+
+// Control characters and lone surrogates cannot be stored as Postgres text (NUL) or round-trip
+// through UTF-8 unchanged: refused as invalid input rather than failing in the database.
+const printable = (what: string) =>
+  v.check((value: string) => !/[\p{Cc}\p{Cs}]/u.test(value), `${what} must not contain control characters`);
+
+const NewDocumentSchema = v.strictObject({
+  contractId: v.pipe(v.string(), v.minLength(1), v.maxLength(128), printable("contractId")),
+  title: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(200), printable("title")))),
+});
+
+// Query values are text: canonical decimal integers only, within what a JSON number holds exactly.
+const integerText = (min: number, max: number) =>
+  v.pipe(
+    v.string(),
+    v.regex(/^(0|[1-9][0-9]{0,15})$/, "must be a decimal integer"),
+    v.transform(Number),
+    v.minValue(min),
+    v.maxValue(max),
+  );
+
+const PageQuerySchema = v.object({
+  after: v.optional(integerText(0, Number.MAX_SAFE_INTEGER), "0"),
+  limit: v.optional(integerText(1, MAX_PAGE_SIZE), String(DEFAULT_PAGE_SIZE)),
+});
+
+const DOC_NUMBER = /^[1-9][0-9]{0,15}$/;
+
+export function documentRoutes({ sql }: AppDeps) {
+  return new Hono<AppEnv>()
+    .post("/documents", async (c) => {
+      const key = parseIdempotencyKey(c.req.header(IDEMPOTENCY_KEY_HEADER));
+      const body = await readJson(c.req.raw, NewDocumentSchema);
+      const title = body.title ?? null;
+      const idempotency = key === undefined
+        ? undefined
+        : { key, fingerprint: await requestFingerprint([body.contractId, title]) };
+      const { tenantId } = c.get("principal");
+      const result = await createDocument(sql, { tenantId, contractId: body.contractId, title, idempotency });
+      if (result.outcome === "key_reused") {
+        throw new ProblemError(
+          422,
+          "idempotency_key_reused",
+          "This Idempotency-Key was already used with a different request body.",
+        );
+      }
+      return created(c, result.document, result.outcome === "replayed");
+    })
+    .get("/documents", async (c) => {
+      const { after, limit } = validate(PageQuerySchema, { after: c.req.query("after"), limit: c.req.query("limit") });
+      return c.json(await listDocuments(sql, c.get("principal").tenantId, after, limit));
+    })
+    .get("/documents/:docNumber", async (c) => {
+      const docNumber = parseDocNumber(c.req.param("docNumber"));
+      const document = docNumber && (await findDocument(sql, c.get("principal").tenantId, docNumber));
+      if (!document) throw notFound("No such document.");
+      return c.json(document);
+    });
+}
+
+function created(c: Context<AppEnv>, document: Document, replayed: boolean): Response {
+  const headers: Record<string, string> = { location: `/v1/documents/${document.docNumber}` };
+  if (replayed) headers[IDEMPOTENT_REPLAYED_HEADER] = "true";
+  return c.json(document, 201, headers);
+}
+
+/** A path that cannot name a document (0, -1, 1.5, 007, beyond 2^53 - 1) is simply not found. */
+function parseDocNumber(text: string): number | undefined {
+  if (!DOC_NUMBER.test(text)) return undefined;
+  const number = Number(text);
+  return Number.isSafeInteger(number) ? number : undefined;
 }

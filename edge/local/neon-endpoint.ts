@@ -86,6 +86,9 @@ export async function startNeonEndpoint(options: NeonEndpointOptions): Promise<N
       sendError(res, error);
     });
   });
+  // Node closes idle keep-alive sockets after 5 s, racing clients that reuse them (ECONNRESET,
+  // seen as 503 under load). Outliving fetch's own 4 s idle timeout lets the client close first.
+  server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => resolve());

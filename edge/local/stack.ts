@@ -11,6 +11,8 @@ export interface LocalStackOptions {
   dataDir?: string;
   /** Bound on the PostgreSQL pool behind the endpoint. */
   poolSize?: number;
+  /** How long a statement may wait for a pooled PostgreSQL connection. */
+  connectionTimeoutMillis?: number;
   endpointPort?: number;
 }
 
@@ -19,6 +21,8 @@ export interface LocalStack {
   endpoint: NeonEndpoint;
   /** What the Neon driver is configured with: the connection string and where it posts. */
   databaseUrl: string;
+  /** The real PostgreSQL behind the endpoint (undefined for PGlite), for direct sessions. */
+  postgresUrl: string | undefined;
   neonFetchEndpoint: string;
   close(): Promise<void>;
 }
@@ -28,7 +32,10 @@ export const isPostgresUrl = (url: string | undefined): url is string => !!url &
 /** Database (migrated) + the Neon-compatible endpoint in front of it. */
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
   const backend = isPostgresUrl(options.databaseUrl)
-    ? createPgBackend(options.databaseUrl, { max: options.poolSize })
+    ? createPgBackend(options.databaseUrl, {
+        max: options.poolSize,
+        connectionTimeoutMillis: options.connectionTimeoutMillis,
+      })
     : await createPgliteBackend(options.dataDir);
   try {
     await migrate(backend);
@@ -37,10 +44,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       backend,
       endpoint,
       // The endpoint serves one fixed database whatever the string names; the driver still
-      // needs a well-formed one, and a unique host:port keeps several stacks apart in one process.
-      databaseUrl: isPostgresUrl(options.databaseUrl)
-        ? options.databaseUrl
-        : `postgres://pglite:pglite@127.0.0.1:${endpoint.port}/pglite`,
+      // needs a well-formed one. Naming the endpoint's own host:port keeps several stacks apart
+      // in one process, and the real password never travels to the endpoint.
+      databaseUrl: `postgres://local:local@127.0.0.1:${endpoint.port}/${backend.kind}`,
+      postgresUrl: isPostgresUrl(options.databaseUrl) ? options.databaseUrl : undefined,
       neonFetchEndpoint: endpoint.url,
       async close() {
         await endpoint.close();

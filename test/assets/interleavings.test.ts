@@ -26,7 +26,7 @@ describeWithPostgres("assets interleavings [postgres]", () => {
   const h = () => harness;
   beforeAll(async () => {
     harness = await startHarness({ backend: "postgres" });
-    pool = new pg.Pool({ connectionString: harness.stack.databaseUrl, max: 3 });
+    pool = new pg.Pool({ connectionString: harness.stack.postgresUrl, max: 3 });
   }, 60_000);
   afterAll(async () => {
     await pool?.end();

@@ -16,6 +16,12 @@ export interface HarnessOptions {
   backend: BackendName;
   kv?: KvCache;
   poolSize?: number;
+  /** How long a statement may wait for a pooled connection behind the endpoint. */
+  connectionTimeoutMillis?: number;
+  /** The driver's per-round-trip deadline. */
+  queryTimeoutMs?: number;
+  /** Replaces the driver's `fetch` (process-wide: later harnesses of the file share it). */
+  fetchFunction?: typeof fetch;
   logger?: Logger;
   env?: Record<string, string>;
 }
@@ -40,9 +46,18 @@ export interface Harness {
 /** The whole production path in one process: app → Neon driver → local endpoint → database. */
 export async function startHarness(options: HarnessOptions): Promise<Harness> {
   const database = options.backend === "postgres" ? await createTestDatabase() : undefined;
-  const stack = await startLocalStack({ databaseUrl: database?.url, poolSize: options.poolSize });
+  const stack = await startLocalStack({
+    databaseUrl: database?.url,
+    poolSize: options.poolSize,
+    connectionTimeoutMillis: options.connectionTimeoutMillis,
+  });
   const settings = parseSettings({ AUTH_SECRET: TEST_AUTH_SECRET, ...options.env });
-  const sql = createNeonSql({ databaseUrl: stack.databaseUrl, fetchEndpoint: stack.neonFetchEndpoint });
+  const sql = createNeonSql({
+    databaseUrl: stack.databaseUrl,
+    fetchEndpoint: stack.neonFetchEndpoint,
+    fetchFunction: options.fetchFunction,
+    timeoutMs: options.queryTimeoutMs,
+  });
   const kv = options.kv ?? createMemoryKv();
   const app = createApp({ sql, kv, settings, runtime: "node", logger: options.logger ?? silentLogger });
 

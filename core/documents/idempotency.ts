@@ -1,0 +1,35 @@
+// Idempotency-Key (IETF httpapi draft): the key names one logical request of a tenant; the
+// fingerprint tells a retry of that request (same body) from a reuse of its key (other body).
+import { ProblemError } from "../problem.ts";
+
+export const IDEMPOTENCY_KEY_HEADER = "idempotency-key";
+export const IDEMPOTENT_REPLAYED_HEADER = "idempotent-replayed";
+
+// 1–255 visible ASCII characters (0x21–0x7E): no spaces, no control characters.
+const IDEMPOTENCY_KEY = /^[\x21-\x7E]{1,255}$/;
+
+/**
+ * The request's key, taken verbatim (a quoted `"abc"` is the key `"abc"`), or undefined when the
+ * header is absent. A present but unusable header is a malformed request (400): nothing is written.
+ */
+export function parseIdempotencyKey(value: string | null | undefined): string | undefined {
+  if (value === null || value === undefined) return undefined;
+  if (!IDEMPOTENCY_KEY.test(value)) {
+    throw new ProblemError(
+      400,
+      "malformed_request",
+      "Idempotency-Key must be 1 to 255 visible ASCII characters (no spaces).",
+    );
+  }
+  return value;
+}
+
+/**
+ * SHA-256 (hex) of the request's meaning, not its bytes: `parts` are the validated fields in a
+ * fixed order, so key order, whitespace and an absent vs null optional field do not matter.
+ */
+export async function requestFingerprint(parts: readonly unknown[]): Promise<string> {
+  const canonical = new TextEncoder().encode(JSON.stringify(parts));
+  const digest = await crypto.subtle.digest("SHA-256", canonical);
+  return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+}

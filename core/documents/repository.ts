@@ -1,0 +1,107 @@
+// Documents in Postgres. The number is allocated by the BEFORE INSERT trigger of
+// sql/0003_documents.sql, inside the INSERT itself: one statement, one round trip, no gap.
+import type { Row, Sql } from "../ports/sql.ts";
+
+export interface Document {
+  id: string;
+  tenantId: string;
+  docNumber: number;
+  contractId: string;
+  title: string | null;
+  createdAt: string;
+}
+
+export interface NewDocument {
+  tenantId: string;
+  contractId: string;
+  title: string | null;
+  /** Both or neither: the key and the fingerprint of the request it names. */
+  idempotency?: { key: string; fingerprint: string };
+}
+
+export type CreateResult =
+  | { outcome: "created" | "replayed"; document: Document }
+  /** The key already names a request with another body; nothing was written. */
+  | { outcome: "key_reused" };
+
+export interface DocumentPage {
+  items: Document[];
+  next: number | null;
+}
+
+const COLUMNS = "id, tenant_id, doc_number, contract_id, title, created_at, request_fingerprint";
+
+// The trigger skips the insert (allocating nothing) when the tenant already has the key; the
+// second branch then answers the stored document. Both branches read one snapshot, so a first
+// use of the key committed while this statement waited for the tenant's lock is not seen here.
+const CREATE = `
+WITH inserted AS (
+  INSERT INTO documents (tenant_id, contract_id, title, idempotency_key, request_fingerprint)
+  VALUES ($1, $2, $3, $4, $5)
+  RETURNING ${COLUMNS}, true AS created
+)
+SELECT * FROM inserted
+UNION ALL
+SELECT ${COLUMNS}, false FROM documents
+WHERE tenant_id = $1 AND idempotency_key = $4 AND NOT EXISTS (SELECT 1 FROM inserted)`;
+
+const BY_KEY = `SELECT ${COLUMNS} FROM documents WHERE tenant_id = $1 AND idempotency_key = $2`;
+
+const BY_NUMBER = `SELECT ${COLUMNS} FROM documents WHERE tenant_id = $1 AND doc_number = $2`;
+
+const PAGE = `
+SELECT ${COLUMNS} FROM documents
+WHERE tenant_id = $1 AND doc_number > $2
+ORDER BY doc_number
+LIMIT $3`;
+
+/** Creates the document, or answers the one its Idempotency-Key already names. */
+export async function createDocument(sql: Sql, input: NewDocument): Promise<CreateResult> {
+  const { key, fingerprint } = input.idempotency ?? { key: null, fingerprint: null };
+  const [row] = await sql.query(CREATE, [input.tenantId, input.contractId, input.title, key, fingerprint]);
+  if (row?.created === true) return { outcome: "created", document: toDocument(row) };
+  if (key === null) throw new Error("the document insert returned no row");
+  // Only when a concurrent first use of the key committed after this statement's snapshot.
+  const stored = row ?? (await sql.query(BY_KEY, [input.tenantId, key]))[0];
+  if (!stored) throw new Error("the insert was skipped for a key that no document holds");
+  if (stored.request_fingerprint !== fingerprint) return { outcome: "key_reused" };
+  return { outcome: "replayed", document: toDocument(stored) };
+}
+
+export async function findDocument(sql: Sql, tenantId: string, docNumber: number): Promise<Document | undefined> {
+  const [row] = await sql.query(BY_NUMBER, [tenantId, String(docNumber)]);
+  return row && toDocument(row);
+}
+
+/** Keyset pagination: the documents numbered after `after`, in order. */
+export async function listDocuments(sql: Sql, tenantId: string, after: number, limit: number): Promise<DocumentPage> {
+  // One row more than asked tells whether another page follows, without a count.
+  const rows = await sql.query(PAGE, [tenantId, String(after), String(limit + 1)]);
+  const items = rows.slice(0, limit).map(toDocument);
+  const next = rows.length > limit ? items[items.length - 1]!.docNumber : null;
+  return { items, next };
+}
+
+function toDocument(row: Row): Document {
+  return {
+    id: String(row.id),
+    tenantId: String(row.tenant_id),
+    docNumber: toDocNumber(row.doc_number),
+    contractId: String(row.contract_id),
+    title: row.title === null ? null : String(row.title),
+    createdAt: toIsoTimestamp(row.created_at),
+  };
+}
+
+/** bigint arrives as text (JSON numbers would lose precision); a number is safe up to 2^53 - 1. */
+function toDocNumber(value: unknown): number {
+  const number = Number(value);
+  if (!Number.isSafeInteger(number)) throw new Error(`doc_number ${String(value)} is not a safe integer`);
+  return number;
+}
+
+function toIsoTimestamp(value: unknown): string {
+  const date = value instanceof Date ? value : new Date(String(value));
+  if (Number.isNaN(date.getTime())) throw new Error(`created_at ${String(value)} is not a timestamp`);
+  return date.toISOString();
+}
