@@ -1,0 +1,221 @@
+// `npm run bench`: the same workload on every runtime, against the same database and from the
+// same cache state, measured side by side in one run: throughput, latency percentiles, errors,
+// database round trips and KV operations per request. Writes bench.json, bench.md, bench.svg.
+import { randomBytes } from "node:crypto";
+import { parseArgs } from "node:util";
+import type { RuntimeName } from "../core/deps.ts";
+import { runtimeNames, type RunningRuntime } from "../edge/local/runtimes.ts";
+import { createNeonSql } from "../edge/neon/neon-sql.ts";
+import { signToken } from "../test/support/tokens.ts";
+import { DEFAULT_RESULTS_DIR, machineInfo, muteStdout, positiveInt, progress, selection, UsageError, writeResults } from "./lib/cli.ts";
+import { fixed } from "./lib/format.ts";
+import { percentile } from "./lib/stats.ts";
+import { latencyChart } from "./load/chart.ts";
+import { closeRuntimes, guardProcess, launchRuntimes, openBenchDatabase, type BenchDatabase } from "./load/environment.ts";
+import { probeKvOperations } from "./load/kv-probe.ts";
+import { startLoadGenerator, type LoadGenerator } from "./load/load-generator.ts";
+import { operationNames, operations, type OperationContext, type OperationName } from "./load/operations.ts";
+import { benchMarkdown, benchText, notes as reportNotes, summarize, type Measured } from "./load/report.ts";
+
+const USAGE = `npm run bench -- [options]
+  --requests N      requests per runtime, operation and round (default 200)
+  --concurrency N   requests in flight at once (default 4: two cores serve client and servers)
+  --rounds N        measured rounds; the spread between them is reported (default 3)
+  --warmup N        unmeasured requests per runtime and operation first (default 20)
+  --runtimes LIST   ${runtimeNames.join(",")} (default: all)
+  --operations LIST ${operationNames.join(",")} (default: all)
+  --time-limit MS   no new request in a phase after this long (default 6000)
+  --out DIR         where bench.json, bench.md and bench.svg go (default bench/results)
+Database: DATABASE_URL (postgres://…, a scratch schema is used and dropped), else embedded PGlite.`;
+
+function options() {
+  const { values } = parseArgs({
+    options: {
+      requests: { type: "string" },
+      concurrency: { type: "string" },
+      rounds: { type: "string" },
+      warmup: { type: "string" },
+      runtimes: { type: "string" },
+      operations: { type: "string" },
+      "time-limit": { type: "string" },
+      out: { type: "string", default: DEFAULT_RESULTS_DIR },
+      help: { type: "boolean", default: false },
+    },
+  });
+  return {
+    help: values.help,
+    requests: positiveInt("requests", values.requests, 200),
+    concurrency: positiveInt("concurrency", values.concurrency, 4),
+    rounds: positiveInt("rounds", values.rounds, 3),
+    warmup: positiveInt("warmup", values.warmup, 20, 0),
+    runtimes: selection<RuntimeName>("runtimes", values.runtimes, runtimeNames),
+    operations: selection<OperationName>("operations", values.operations, operationNames),
+    timeLimitMs: positiveInt("time-limit", values["time-limit"], 6_000),
+    out: values.out,
+  };
+}
+
+type Options = ReturnType<typeof options>;
+
+interface Session {
+  opts: Options;
+  db: BenchDatabase;
+  secret: string;
+  load: LoadGenerator;
+  /** Per runtime: its assets' current ETags. */
+  etags: Map<string, Map<string, string>>;
+}
+
+function contextFor(session: Session, runtime: RunningRuntime, tag: string, count: number): OperationContext {
+  return {
+    owner: runtime.runtime,
+    tag: `${runtime.runtime}-${tag}`,
+    count,
+    concurrency: session.opts.concurrency,
+    token: (claims) => signToken(claims, session.secret),
+    seed: session.db.seed,
+    call: (planned) => fetch(new URL(planned.path, runtime.url), { method: planned.method, headers: planned.headers, body: planned.body }),
+    etags: session.etags.get(runtime.runtime)!,
+  };
+}
+
+/** Plans (seeds, primes) a phase, then runs it on the load-generator thread and counts statements. */
+async function measure(session: Session, runtime: RunningRuntime, operation: OperationName, tag: string, count: number) {
+  const context = contextFor(session, runtime, tag, count);
+  let requests;
+  try {
+    requests = await operations[operation].plan(context);
+  } catch (error) {
+    // A runtime that cannot even be primed (it died, say) shows as failed requests, not a crash.
+    const reason = `setup failed: ${error instanceof Error ? error.message : String(error)}`;
+    return { result: { latencies: [], errors: { [reason]: count }, wallMs: 0, etags: [...context.etags] }, statements: 0 };
+  }
+  await session.db.resetStatements();
+  const result = await session.load.run({
+    baseUrl: runtime.url,
+    requests,
+    expect: operations[operation].expect,
+    concurrency: session.opts.concurrency,
+    timeLimitMs: session.opts.timeLimitMs,
+    etags: [...context.etags],
+  });
+  const statements = await session.db.statements();
+  context.etags.clear();
+  for (const [path, etag] of result.etags) context.etags.set(path, etag);
+  return { result, statements };
+}
+
+async function runRounds(session: Session, running: readonly RunningRuntime[]): Promise<Measured[]> {
+  const { opts } = session;
+  for (const runtime of running) {
+    session.etags.set(runtime.runtime, new Map());
+    for (const operation of opts.operations) {
+      await operations[operation].setup?.(contextFor(session, runtime, "setup", 0)).catch((error: unknown) => {
+        progress(`${runtime.runtime}: setup of ${operation} failed (its requests will fail): ${String(error)}`);
+      });
+    }
+    if (opts.warmup > 0) {
+      for (const operation of opts.operations) await measure(session, runtime, operation, "warm", opts.warmup);
+      progress(`warmed up ${runtime.runtime}`);
+    }
+  }
+  const measured: Measured[] = [];
+  for (let round = 1; round <= opts.rounds; round++) {
+    // Rotated each round: no runtime always goes first, on a cooler or busier machine.
+    const order = running.map((_, i) => running[(i + round - 1) % running.length]!);
+    for (const runtime of order) {
+      for (const operation of opts.operations) {
+        const { result, statements } = await measure(session, runtime, operation, `r${round}`, opts.requests);
+        measured.push({ runtime: runtime.runtime, operation, round, result, statements });
+        const done = result.latencies.length;
+        const errors = Object.values(result.errors).reduce((sum, n) => sum + n, 0);
+        progress(
+          `round ${round}/${opts.rounds}  ${runtime.runtime.padEnd(10)} ${operations[operation].label.padEnd(22)} ` +
+            `${String(done).padStart(5)} req  ${fixed(done / (result.wallMs / 1000), 0).padStart(6)} req/s  ` +
+            `p50 ${fixed(percentile(result.latencies, 50), 1)} ms  errors ${errors}  round trips/req ${fixed(statements / Math.max(done, 1), 2)}`,
+        );
+      }
+    }
+  }
+  return measured;
+}
+
+async function main(): Promise<number> {
+  const opts = options();
+  if (opts.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}`;
+  const db = await openBenchDatabase(process.env.DATABASE_URL || undefined);
+  progress(`Database: ${db.description}`);
+  const secret = randomBytes(32).toString("base64url");
+  // The runtimes log one line per request, as in production; printed, 10 000 lines would bury
+  // the progress and time the terminal. They are produced, and dropped here.
+  const unmute = muteStdout();
+  const running: RunningRuntime[] = [];
+  let load: LoadGenerator | undefined;
+  let cleaned: Promise<void> | undefined;
+  const cleanup = () =>
+    (cleaned ??= (async () => {
+      try {
+        await load?.close();
+        await closeRuntimes(running);
+        await db.close();
+      } finally {
+        unmute();
+      }
+    })());
+  const guard = guardProcess(cleanup, running);
+  try {
+    const sql = createNeonSql({ databaseUrl: db.databaseUrl, fetchEndpoint: db.neonFetchEndpoint });
+    const kv = await probeKvOperations(sql, opts.operations, db.seed, secret);
+    const env = {
+      ...process.env,
+      AUTH_SECRET: secret,
+      DATABASE_URL: db.databaseUrl,
+      NEON_FETCH_ENDPOINT: db.neonFetchEndpoint,
+      LINK_CACHE_TTL_SECONDS: "3600", // no entry expires during the run: the same cache state for all
+    };
+    const launched = await launchRuntimes(opts.runtimes, env, running, (status) => {
+      guard.takeOver();
+      progress(status.available ? `${status.runtime}: started in ${status.startMs} ms` : `${status.runtime}: UNAVAILABLE — ${status.reason}`);
+    });
+    load = startLoadGenerator();
+    const measured = await runRounds({ opts, db, secret, load, etags: new Map() }, running);
+    await cleanup();
+
+    const summaries = summarize(measured, kv);
+    const notes = reportNotes(summaries, launched.statuses);
+    console.log(benchText(summaries, launched.statuses));
+    for (const note of notes) console.log(note);
+    const machine = await machineInfo();
+    const settings = { requests: opts.requests, concurrency: opts.concurrency, rounds: opts.rounds, warmup: opts.warmup, timeLimitMs: opts.timeLimitMs };
+    const title = `Latency per runtime and operation (${db.description.split(",")[0]}, concurrency ${opts.concurrency})`;
+    const markdown = [
+      `Command: \`${command}\` — database: ${db.description}; ${machine.cpus} × ${machine.cpuModel}, Node ${machine.node}.`,
+      "",
+      benchMarkdown(summaries, launched.statuses),
+      "",
+      ...notes.map((note) => `- ${note}`),
+      "",
+    ].join("\n");
+    const files = await writeResults(opts.out, {
+      "bench.json": `${JSON.stringify({ command, finishedAt: new Date().toISOString(), machine, database: db.description, settings, runtimes: launched.statuses, kvProbe: kv, results: summaries }, null, 2)}\n`,
+      "bench.md": markdown,
+      "bench.svg": latencyChart(summaries, title, launched.statuses),
+    });
+    progress(`Results: ${files.join(", ")}`);
+    return 0;
+  } finally {
+    await cleanup().catch(() => {});
+    guard.release();
+  }
+}
+
+try {
+  process.exitCode = await main();
+} catch (error) {
+  console.error(error instanceof UsageError ? `${error.message}\n\n${USAGE}` : error);
+  process.exitCode = error instanceof UsageError ? 2 : 1;
+}

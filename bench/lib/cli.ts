@@ -1,0 +1,63 @@
+// Small helpers for the two command-line entry points.
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const DEFAULT_RESULTS_DIR = fileURLToPath(new URL("../results", import.meta.url));
+
+/** A whole number ≥ min from an option, or a usage error naming the option. */
+export function positiveInt(name: string, value: string | undefined, fallback: number, min = 1): number {
+  if (value === undefined) return fallback;
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < min) throw new UsageError(`--${name} must be a whole number ≥ ${min}`);
+  return number;
+}
+
+/** A comma-separated selection checked against what exists. */
+export function selection<T extends string>(name: string, value: string | undefined, known: readonly T[]): T[] {
+  if (value === undefined) return [...known];
+  const picked = value.split(",").map((item) => item.trim()).filter(Boolean);
+  const unknown = picked.filter((item) => !(known as readonly string[]).includes(item));
+  if (unknown.length > 0 || picked.length === 0) {
+    throw new UsageError(`--${name}: unknown ${unknown.join(", ") || "(empty)"}; choose from ${known.join(", ")}`);
+  }
+  return picked as T[];
+}
+
+export class UsageError extends Error {
+  override name = "UsageError";
+}
+
+/** Writes name → content files into dir; returns their paths. */
+export async function writeResults(dir: string, files: Record<string, string>): Promise<string[]> {
+  await mkdir(dir, { recursive: true });
+  const paths = Object.keys(files).map((name) => join(dir, name));
+  await Promise.all(Object.entries(files).map(([name, content]) => writeFile(join(dir, name), content)));
+  return paths;
+}
+
+/** Drops everything written to stdout until the returned function restores it. */
+export function muteStdout(): () => void {
+  const write = process.stdout.write;
+  process.stdout.write = ((...args: unknown[]) => {
+    const done = args.find((arg) => typeof arg === "function") as (() => void) | undefined;
+    if (done) queueMicrotask(done);
+    return true;
+  }) as typeof process.stdout.write;
+  return () => void (process.stdout.write = write);
+}
+
+/** Progress goes to stderr so stdout stays the report. */
+export const progress = (line: string) => void process.stderr.write(`${line}\n`);
+
+/** What the machine was, so a reader can weigh the numbers. */
+export async function machineInfo() {
+  const os = await import("node:os");
+  return {
+    node: process.versions.node,
+    cpus: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model ?? "unknown",
+    memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+    loadAverage: os.loadavg().map((value) => Math.round(value * 100) / 100),
+  };
+}

@@ -1,0 +1,126 @@
+// What the benchmark runs against: one database (PGlite, or a scratch schema in DATABASE_URL's
+// PostgreSQL) behind one Neon-compatible endpoint, in a thread of their own, and every selected
+// runtime launched the way `npm start` launches it. A runtime that cannot start is reported with
+// the reason, not dropped.
+import type { RuntimeName } from "../../core/deps.ts";
+import { launchRuntime, type RunningRuntime } from "../../edge/local/runtimes.ts";
+import { isPostgresUrl } from "../../edge/local/stack.ts";
+import { createScratchSchema, serverVersion } from "../lib/scratch-schema.ts";
+import { channel, startTsWorker } from "../lib/ts-worker.ts";
+import type { DatabaseRequest } from "./database-thread.ts";
+import type { RuntimeStatus } from "./report.ts";
+
+export interface BenchDatabase {
+  /** What the runtimes are configured with. */
+  databaseUrl: string;
+  neonFetchEndpoint: string;
+  description: string;
+  /** Statements the endpoint served since the last reset: database round trips. */
+  statements(): Promise<number>;
+  resetStatements(): Promise<void>;
+  /** A statement straight to the database, never counted. */
+  seed(query: string, params: string[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function openBenchDatabase(databaseUrl: string | undefined): Promise<BenchDatabase> {
+  if (databaseUrl === undefined) return startDatabaseThread(undefined, "embedded PGlite (in memory)");
+  if (!isPostgresUrl(databaseUrl)) throw new Error("DATABASE_URL must be a postgres:// or postgresql:// URL");
+  const version = await serverVersion(databaseUrl);
+  if (version instanceof Error) throw new Error(`PostgreSQL (DATABASE_URL) is unreachable: ${version.message}`);
+  const schema = await createScratchSchema(databaseUrl, "bench");
+  try {
+    const db = await startDatabaseThread(schema.url, `PostgreSQL ${version} (DATABASE_URL), ${schema.description}`);
+    return { ...db, close: () => db.close().finally(() => schema.drop()) };
+  } catch (error) {
+    await schema.drop();
+    throw error;
+  }
+}
+
+/** The local stack (migrated database + Neon endpoint) in bench/load/database-thread.ts. */
+async function startDatabaseThread(databaseUrl: string | undefined, description: string): Promise<BenchDatabase> {
+  const worker = startTsWorker(new URL("./database-thread.ts", import.meta.url), { databaseUrl });
+  const ready = await new Promise<{ databaseUrl: string; neonFetchEndpoint: string }>((resolve, reject) => {
+    worker.once("error", reject);
+    worker.once("message", (message: { ready: { databaseUrl: string; neonFetchEndpoint: string } }) => resolve(message.ready));
+  }).catch(async (error: unknown) => {
+    await worker.terminate();
+    throw error;
+  });
+  const call = channel<DatabaseRequest>(worker);
+  return {
+    ...ready,
+    description,
+    statements: () => call<number>({ op: "statements" }),
+    resetStatements: () => call<void>({ op: "reset" }),
+    seed: (query, params) => call<void>({ op: "seed", query, params }),
+    async close() {
+      await call<void>({ op: "close" }).catch(() => {});
+      await worker.terminate();
+    },
+  };
+}
+
+/**
+ * Launches each runtime in turn into `running` (filled as they start, so a cleanup during the
+ * launches closes those already up); a failure becomes an "unavailable" status with its reason.
+ */
+export async function launchRuntimes(
+  names: readonly RuntimeName[],
+  env: Record<string, string | undefined>,
+  running: RunningRuntime[],
+  onStatus: (status: RuntimeStatus) => void,
+): Promise<{ statuses: RuntimeStatus[] }> {
+  const statuses: RuntimeStatus[] = [];
+  for (const name of names) {
+    const started = performance.now();
+    let status: RuntimeStatus;
+    try {
+      running.push(await launchRuntime(name, env, { port: 0 }));
+      status = { runtime: name, available: true, startMs: Math.round(performance.now() - started) };
+    } catch (error) {
+      const reason = (error instanceof Error ? error.message : String(error)).split("\n")[0]!.slice(0, 200);
+      status = { runtime: name, available: false, reason };
+    }
+    statuses.push(status);
+    onStatus(status);
+  }
+  return { statuses };
+}
+
+/** Closes every runtime even when one of them fails to close. */
+export async function closeRuntimes(running: readonly RunningRuntime[]): Promise<void> {
+  await Promise.allSettled(running.map((runtime) => runtime.close()));
+}
+
+const SIGNALS = ["SIGINT", "SIGTERM"] as const;
+
+/**
+ * Ctrl-C and SIGTERM end the run through `cleanup`, and no runtime process outlives the bench.
+ * Miniflare installs signal handlers that exit at once, after stopping only workerd: that would
+ * orphan the deno process and leave a DATABASE_URL scratch schema behind. So `takeOver()` (called
+ * after each launch) puts the bench's handler back in sole charge; and on any exit, every
+ * runtime's close() is started, whose first, synchronous step signals its child process.
+ */
+export function guardProcess(cleanup: () => Promise<void>, running: readonly RunningRuntime[]) {
+  const onSignal = () => void cleanup().finally(() => process.exit(130));
+  const onExit = () => {
+    for (const runtime of running) void runtime.close().catch(() => {});
+  };
+  const takeOver = () => {
+    for (const signal of SIGNALS) {
+      process.removeAllListeners(signal);
+      process.on(signal, onSignal);
+    }
+  };
+  takeOver();
+  process.on("exit", onExit);
+  return {
+    takeOver,
+    release() {
+      for (const signal of SIGNALS) process.off(signal, onSignal);
+      process.off("exit", onExit);
+    },
+  };
+}

@@ -1,0 +1,86 @@
+// KV operations per request. Each runtime's KV lives inside it (memory in node, Workers KV in
+// workerd, Deno KV in the deno process) and none of them can be counted from outside without
+// changing the runtime. The KV calls are made by core, which every runtime runs unchanged, so
+// they are counted once, here: the same planned requests, sent in-process to createApp with a
+// counting KV over the same database.
+import { createApp } from "../../core/app.ts";
+import { createMemoryKv } from "../../core/kv/memory-kv.ts";
+import { silentLogger } from "../../core/log.ts";
+import type { KvCache } from "../../core/ports/kv.ts";
+import type { Sql } from "../../core/ports/sql.ts";
+import { parseSettings } from "../../core/settings.ts";
+import { signToken } from "../../test/support/tokens.ts";
+import { operations, type OperationContext, type OperationName } from "./operations.ts";
+import { send } from "./request.ts";
+
+export type KvCounts = Record<keyof KvCache, number>;
+
+const PROBE_REQUESTS = 4;
+
+function countingKv(inner: KvCache): { kv: KvCache; counts: KvCounts } {
+  const counts: KvCounts = { get: 0, put: 0, delete: 0, list: 0 };
+  const kv: KvCache = {
+    get: (key) => (counts.get++, inner.get(key)),
+    put: (key, value, options) => (counts.put++, inner.put(key, value, options)),
+    delete: (key) => (counts.delete++, inner.delete(key)),
+    list: (prefix, options) => (counts.list++, inner.list(prefix, options)),
+  };
+  return { kv, counts };
+}
+
+/** KV calls per request of each operation, or an error message when the probe failed. */
+export async function probeKvOperations(
+  sql: Sql,
+  names: readonly OperationName[],
+  seed: OperationContext["seed"],
+  secret: string,
+): Promise<Partial<Record<OperationName, KvCounts | string>>> {
+  const { kv, counts } = countingKv(createMemoryKv());
+  const app = createApp({ sql, kv, settings: parseSettings({ AUTH_SECRET: secret }), runtime: "node", logger: silentLogger });
+  const fetcher = async (request: Request) => app.fetch(request);
+  const base = "http://probe.local";
+  const result: Partial<Record<OperationName, KvCounts | string>> = {};
+  for (const name of names) {
+    const operation = operations[name];
+    const context: OperationContext = {
+      owner: "probe",
+      tag: `probe-${name}`,
+      count: PROBE_REQUESTS,
+      concurrency: 1,
+      token: (claims) => signToken(claims, secret),
+      seed,
+      call: (planned) => fetcher(new Request(new URL(planned.path, base), { ...planned })),
+      etags: new Map(),
+    };
+    try {
+      await operation.setup?.(context);
+      const requests = await operation.plan(context);
+      const before = { ...counts };
+      const failures: string[] = [];
+      for (const planned of requests) {
+        const failure = await send(fetcher, base, planned, operation.expect, context.etags);
+        if (failure) failures.push(failure);
+      }
+      // Counts of requests that went wrong would describe an error path, not the operation.
+      result[name] = failures.length > 0 ? `probe failed: ${failures[0]}` : perRequest(counts, before, requests.length);
+    } catch (error) {
+      result[name] = `probe failed: ${error instanceof Error ? error.message : String(error)}`;
+    }
+  }
+  return result;
+}
+
+function perRequest(after: KvCounts, before: KvCounts, requests: number): KvCounts {
+  const delta = (kind: keyof KvCounts) => (after[kind] - before[kind]) / requests;
+  return { get: delta("get"), put: delta("put"), delete: delta("delete"), list: delta("list") };
+}
+
+/** "1 get + 1 put", "none". */
+export function describeKvCounts(counts: KvCounts | string | undefined): string {
+  if (counts === undefined) return "n/a";
+  if (typeof counts === "string") return "n/a";
+  const parts = Object.entries(counts)
+    .filter(([, n]) => n > 0)
+    .map(([kind, n]) => `${Number.isInteger(n) ? n : n.toFixed(2)} ${kind}`);
+  return parts.length > 0 ? parts.join(" + ") : "0";
+}

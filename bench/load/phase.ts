@@ -1,0 +1,41 @@
+// One measured phase: `concurrency` lanes send their share of the planned requests back to back;
+// lane k sends requests k, k + concurrency, … (so a PATCH chain stays on one lane). Latency is
+// from just before fetch to the end of the body; nothing new starts after the time limit.
+import { send, type Expectation, type Failure, type PlannedRequest } from "./request.ts";
+
+export interface Phase {
+  baseUrl: string;
+  requests: PlannedRequest[];
+  expect: Expectation;
+  concurrency: number;
+  timeLimitMs: number;
+  /** Current ETags of the chained paths. */
+  etags: [string, string][];
+}
+
+export interface PhaseResult {
+  /** One per completed request, in ms. */
+  latencies: number[];
+  /** Requests not answered as expected, by reason. */
+  errors: Record<string, number>;
+  wallMs: number;
+  etags: [string, string][];
+}
+
+export async function runPhase(phase: Phase, fetcher: (request: Request) => Promise<Response>): Promise<PhaseResult> {
+  const etags = new Map(phase.etags);
+  const latencies: number[] = [];
+  const errors: Record<string, number> = {};
+  const started = performance.now();
+  const deadline = started + phase.timeLimitMs;
+  const lane = async (first: number) => {
+    for (let i = first; i < phase.requests.length && performance.now() < deadline; i += phase.concurrency) {
+      const sent = performance.now();
+      const failure: Failure = await send(fetcher, phase.baseUrl, phase.requests[i]!, phase.expect, etags);
+      latencies.push(performance.now() - sent);
+      if (failure) errors[failure] = (errors[failure] ?? 0) + 1;
+    }
+  };
+  await Promise.all(Array.from({ length: phase.concurrency }, (_, k) => lane(k)));
+  return { latencies, errors, wallMs: performance.now() - started, etags: [...etags] };
+}

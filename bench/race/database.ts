@@ -1,0 +1,92 @@
+// Where the races run: a scratch schema (bench/lib/scratch-schema.ts) in a real PostgreSQL.
+// Requests reach it the production way: the Neon driver → the local Neon-compatible endpoint →
+// PostgreSQL (`sql`). The numbering throughput comparison and the checks after each race use
+// plain connections (`pool`).
+import pg from "pg";
+import type { Sql } from "../../core/ports/sql.ts";
+import { isPostgresUrl, startLocalStack, type LocalStack } from "../../edge/local/stack.ts";
+import { createNeonSql } from "../../edge/neon/neon-sql.ts";
+import { createScratchSchema, serverVersion } from "../lib/scratch-schema.ts";
+
+/** Where `npm run race` looks when DATABASE_URL is unset (the tests' PostgreSQL). */
+export const LOCAL_POSTGRES_URL = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+
+export interface RaceDatabase {
+  /** The SQL port over the Neon driver and the local endpoint, as the app uses it. */
+  sql: Sql;
+  stack: LocalStack;
+  /** Plain connections pinned to the scratch schema. */
+  pool: pg.Pool;
+  /** Where it runs, password-free, for the report. */
+  description: string;
+  serverVersion: string;
+  /** Ends the connections and drops the schema with everything the run wrote. */
+  close(): Promise<void>;
+}
+
+/** Tables of the naive and alternative strategies, next to the app's own (from sql/). */
+const RACE_TABLES = `
+CREATE TABLE race_naive_links (
+  provider text NOT NULL, external_account_id text NOT NULL, user_id text NOT NULL,
+  linked_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE race_naive_documents (
+  tenant_id text NOT NULL, doc_number bigint NOT NULL, contract_id text NOT NULL,
+  UNIQUE (tenant_id, doc_number)
+);
+CREATE TABLE race_advisory_documents (LIKE race_naive_documents INCLUDING ALL);
+CREATE TABLE race_serializable_documents (LIKE race_naive_documents INCLUDING ALL);
+CREATE TABLE race_counters (tenant_id text PRIMARY KEY, n bigint NOT NULL DEFAULT 0);
+`;
+
+export type OpenResult = { database: RaceDatabase } | { unavailable: string };
+
+/**
+ * The PostgreSQL in `databaseUrl`, else the local one when it answers. Only an explicit
+ * DATABASE_URL that fails is an error; a missing local server is reported as `unavailable`.
+ */
+export async function openRaceDatabase(
+  databaseUrl: string | undefined,
+  sizes: { endpointPool: number; directPool: number },
+): Promise<OpenResult> {
+  if (databaseUrl !== undefined && !isPostgresUrl(databaseUrl)) {
+    throw new Error("DATABASE_URL must be a postgres:// or postgresql:// URL");
+  }
+  const target = databaseUrl ?? LOCAL_POSTGRES_URL;
+  const version = await serverVersion(target);
+  if (version instanceof Error) {
+    const where = `${new URL(target).host}${databaseUrl ? " (DATABASE_URL)" : ""}`;
+    if (databaseUrl) throw new Error(`PostgreSQL at ${where} is unreachable: ${version.message}`);
+    return { unavailable: `no PostgreSQL answers at ${where}` };
+  }
+
+  const schema = await createScratchSchema(target, "race");
+  let stack: LocalStack | undefined;
+  try {
+    stack = await startLocalStack({ databaseUrl: schema.url, poolSize: sizes.endpointPool }); // migrates
+    await stack.backend.exec(RACE_TABLES);
+  } catch (error) {
+    await stack?.close();
+    await schema.drop();
+    throw error;
+  }
+  const { neonFetchEndpoint, databaseUrl: stackUrl } = stack;
+
+  const sql = createNeonSql({ databaseUrl: stackUrl, fetchEndpoint: neonFetchEndpoint });
+  const pool = new pg.Pool({ connectionString: schema.url, max: sizes.directPool, connectionTimeoutMillis: 10_000 });
+  pool.on("error", () => {}); // an idle client dying must not crash the run; the next checkout reconnects
+  return {
+    database: {
+      sql,
+      stack,
+      pool,
+      description: `${schema.description}${databaseUrl ? " (DATABASE_URL)" : ""}`,
+      serverVersion: version,
+      async close() {
+        await pool.end();
+        await stack?.close();
+        await schema.drop();
+      },
+    },
+  };
+}

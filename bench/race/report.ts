@@ -1,0 +1,108 @@
+// What `npm run race` prints and writes: the violation table and the numbering throughput table.
+import { fixed, markdownTable, percent, textTable } from "../lib/format.ts";
+import { median, range } from "../lib/stats.ts";
+import type { ProblemResult } from "./problems.ts";
+import { strategyHow, type NumberingRun, type ScenarioName, type StrategyName } from "./numbering.ts";
+
+export interface NumberingSummary {
+  scenario: ScenarioName;
+  strategy: StrategyName;
+  how: string;
+  rounds: number[];
+  medianPerSecond: number;
+  minPerSecond: number;
+  maxPerSecond: number;
+  /** Median throughput over the ceiling's median, same scenario. */
+  ratioToCeiling: number;
+  retriesPerAllocation: number;
+  errors: number;
+  /** Tenants with a gap or duplicate afterwards (null for the ceiling, which writes no document). */
+  brokenTenants: number | null;
+}
+
+export function summarizeNumbering(
+  runs: readonly NumberingRun[],
+  violations: Partial<Record<StrategyName, number>>,
+): NumberingSummary[] {
+  const groups = new Map<string, NumberingRun[]>();
+  for (const run of runs) {
+    const key = `${run.scenario}|${run.strategy}`;
+    groups.set(key, [...(groups.get(key) ?? []), run]);
+  }
+  const summaries = [...groups.values()].map((group) => {
+    const first = group[0]!;
+    const rates = group.map((run) => run.perSecond);
+    const allocations = group.reduce((sum, run) => sum + run.allocations, 0);
+    return {
+      scenario: first.scenario,
+      strategy: first.strategy,
+      how: strategyHow(first.strategy),
+      rounds: rates,
+      medianPerSecond: median(rates),
+      minPerSecond: range(rates).min,
+      maxPerSecond: range(rates).max,
+      ratioToCeiling: Number.NaN,
+      retriesPerAllocation: allocations > 0 ? group.reduce((sum, run) => sum + run.retries, 0) / allocations : 0,
+      errors: group.reduce((sum, run) => sum + run.errors, 0),
+      brokenTenants: violations[first.strategy] ?? null,
+    };
+  });
+  for (const summary of summaries) {
+    const ceiling = summaries.find((s) => s.scenario === summary.scenario && s.strategy === "ceiling");
+    summary.ratioToCeiling = ceiling ? summary.medianPerSecond / ceiling.medianPerSecond : Number.NaN;
+  }
+  return summaries;
+}
+
+const PROBLEM_HEADER = ["problem", "variant", "how", "requests", "done", "refused", "failed", "violations"];
+
+function problemRows(results: readonly ProblemResult[]): string[][] {
+  return results.map((r) => [
+    r.problem,
+    r.variant,
+    r.how,
+    String(r.attempts),
+    String(r.succeeded),
+    String(r.refused),
+    String(r.failed),
+    `${r.violations} ${r.violation}`,
+  ]);
+}
+
+const NUMBERING_HEADER = ["scenario", "strategy", "numbers/s (median)", "rounds min–max", "× ceiling", "retries/number", "errors", "gaps/dups"];
+
+function numberingRows(summaries: readonly NumberingSummary[]): string[][] {
+  return summaries.map((s) => [
+    s.scenario,
+    s.strategy,
+    fixed(s.medianPerSecond, 0),
+    `${fixed(s.minPerSecond, 0)}–${fixed(s.maxPerSecond, 0)}`,
+    percent(s.ratioToCeiling),
+    fixed(s.retriesPerAllocation, 2),
+    String(s.errors),
+    s.brokenTenants === null ? "n/a" : String(s.brokenTenants),
+  ]);
+}
+
+export function raceText(problems: readonly ProblemResult[], numbering: readonly NumberingSummary[]): string {
+  return [
+    "Races (same concurrent load for both variants):",
+    textTable(PROBLEM_HEADER, problemRows(problems)),
+    "",
+    "Numbering throughput (one round trip per number):",
+    textTable(NUMBERING_HEADER, numberingRows(numbering)),
+  ].join("\n");
+}
+
+export function raceMarkdown(problems: readonly ProblemResult[], numbering: readonly NumberingSummary[]): string {
+  return [
+    "#### Races: naive vs safe, same concurrent load",
+    "",
+    markdownTable(PROBLEM_HEADER, problemRows(problems)),
+    "",
+    "#### Numbering throughput",
+    "",
+    markdownTable(NUMBERING_HEADER, numberingRows(numbering)),
+    "",
+  ].join("\n");
+}

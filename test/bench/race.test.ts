@@ -1,0 +1,72 @@
+// `npm run race` with tiny settings: the naive versions must show their violations, the safe
+// ones none, and the throughput comparison must come out complete and correct.
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describeWithPostgres } from "../support/postgres.ts";
+import { runScript, type ScriptRun } from "./run-script.ts";
+
+interface RaceJson {
+  problems: { problem: string; variant: "naive" | "safe"; attempts: number; succeeded: number; failed: number; violations: number }[];
+  numbering: { scenario: string; strategy: string; medianPerSecond: number; ratioToCeiling: number; errors: number; brokenTenants: number | null }[];
+}
+
+describeWithPostgres("npm run race (tiny settings)", () => {
+  let out: string;
+  let run: ScriptRun;
+  let result: RaceJson;
+
+  beforeAll(async () => {
+    out = await mkdtemp(join(tmpdir(), "race-"));
+    const args = ["--targets", "4", "--contenders", "4", "--workers", "2", "--tenants", "4", "--duration", "150", "--rounds", "1", "--out", out];
+    run = await runScript("bench/race.ts", args, { DATABASE_URL: undefined });
+    if (run.code !== 0) throw new Error(`race exited ${run.code}:\n${run.stderr}`);
+    result = JSON.parse(await readFile(join(out, "race.json"), "utf8")) as RaceJson;
+  }, 240_000);
+
+  afterAll(async () => {
+    await rm(out, { recursive: true, force: true });
+  });
+
+  it.each(["links", "numbering", "assets"])("%s: the naive version breaks, the safe one holds", (problem) => {
+    const naive = result.problems.find((p) => p.problem === problem && p.variant === "naive")!;
+    const safe = result.problems.find((p) => p.problem === problem && p.variant === "safe")!;
+    expect(naive.attempts).toBe(16);
+    expect(safe.attempts).toBe(16);
+    expect(naive.violations).toBeGreaterThan(0);
+    expect(safe.violations).toBe(0);
+    expect(safe.failed).toBe(0);
+  });
+
+  it("numbers with every strategy in both scenarios, gapless, as a ratio to the ceiling", () => {
+    expect(result.numbering).toHaveLength(8);
+    for (const summary of result.numbering) {
+      expect(summary.medianPerSecond).toBeGreaterThan(0);
+      expect(summary.errors).toBe(0);
+      expect(summary.brokenTenants).toBe(summary.strategy === "ceiling" ? null : 0);
+      expect(summary.ratioToCeiling).toBeGreaterThan(0);
+    }
+    const ceilings = result.numbering.filter((s) => s.strategy === "ceiling");
+    expect(ceilings.map((s) => s.ratioToCeiling)).toEqual([1, 1]);
+  });
+
+  it("prints the tables and writes them as Markdown", async () => {
+    expect(run.stdout).toMatch(/duplicate owners/);
+    expect(run.stdout).toMatch(/lost updates/);
+    expect(await readFile(join(out, "race.md"), "utf8")).toMatch(/\| scenario \| strategy \|/);
+  });
+});
+
+describe("npm run race without PostgreSQL", () => {
+  it("says that races need a real PostgreSQL and runs nothing", async () => {
+    // Port 1 on loopback: nothing listens there.
+    const run = await runScript("bench/race.ts", ["--out", join(tmpdir(), "race-never-written")], {
+      DATABASE_URL: undefined,
+      TEST_POSTGRES_URL: "postgres://postgres@127.0.0.1:1/postgres",
+    });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/needs a real PostgreSQL/);
+    expect(run.stdout).toMatch(/Nothing was run/);
+  }, 60_000);
+});

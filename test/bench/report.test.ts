@@ -1,0 +1,59 @@
+// The summary arithmetic and the reporting of runtimes that could not run.
+import { describe, expect, it } from "vitest";
+import { latencyChart } from "../../bench/load/chart.ts";
+import { benchMarkdown, notes, summarize, type Measured } from "../../bench/load/report.ts";
+import { median, percentile } from "../../bench/lib/stats.ts";
+
+describe("stats", () => {
+  it("takes nearest-rank percentiles from the raw samples", () => {
+    const samples = Array.from({ length: 100 }, (_, i) => 100 - i); // 100 … 1, unsorted
+    expect(percentile(samples, 50)).toBe(50);
+    expect(percentile(samples, 95)).toBe(95);
+    expect(percentile(samples, 99)).toBe(99);
+    expect(percentile(samples, 100)).toBe(100);
+    expect(percentile([7], 99)).toBe(7);
+    expect(percentile([], 50)).toBeNaN();
+  });
+
+  it("takes the median of an even count as the mean of the middle two", () => {
+    expect(median([4, 1, 3, 2])).toBe(2.5);
+    expect(median([3, 1, 2])).toBe(2);
+  });
+});
+
+describe("report", () => {
+  const phase = (round: number, latencies: number[], statements: number): Measured => ({
+    runtime: "node",
+    operation: "document-create",
+    round,
+    result: { latencies, errors: round === 2 ? { "HTTP 503": 1 } : {}, wallMs: 1000, etags: [] },
+    statements,
+  });
+  const summaries = summarize([phase(1, [1, 2, 3, 4], 4), phase(2, [5, 6, 7, 8], 5)], {
+    "document-create": { get: 0, put: 0, delete: 0, list: 0 },
+  });
+  const statuses = [
+    { runtime: "node", available: true },
+    { runtime: "fastly", available: false, reason: "The fastly runtime has no local launcher yet" },
+  ];
+
+  it("pools latencies over rounds and keeps each round's figures for the spread", () => {
+    expect(summaries).toHaveLength(1);
+    const [summary] = summaries;
+    expect(summary!.requests).toBe(8);
+    expect(summary!.perSecond).toEqual({ median: 4, min: 4, max: 4 });
+    expect(summary!.latencyMs).toEqual({ p50: 4, p95: 8, p99: 8 });
+    expect(summary!.p50Range).toEqual({ min: 2, max: 6 });
+    expect(summary!.roundTripsPerRequest).toBe(9 / 8);
+    expect(summary!.errors).toBe(1);
+  });
+
+  it("lists an unavailable runtime with its reason instead of dropping it", () => {
+    expect(benchMarkdown(summaries, statuses)).toMatch(/\| fastly \| unavailable \(see below\) \|/);
+    expect(notes(summaries, statuses)).toEqual([
+      "fastly unavailable: The fastly runtime has no local launcher yet",
+      "node document create errors: 1× HTTP 503",
+    ]);
+    expect(latencyChart(summaries, "t", statuses)).toContain("not measured (unavailable): fastly");
+  });
+});
