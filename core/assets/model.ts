@@ -46,9 +46,9 @@ const TextSchema = v.pipe(
   v.trim(),
   v.minLength(1, "must not be blank"),
   v.maxLength(MAX_TEXT_LENGTH, `must be at most ${MAX_TEXT_LENGTH} characters`),
-  // NUL cannot be stored in Postgres text (a 500 otherwise) and a lone surrogate would be stored
-  // as U+FFFD: refused with every other control character, as links and documents do.
-  v.check((text: string) => !/[\p{Cc}\p{Cs}]/u.test(text), "must not contain control characters"),
+  // NUL cannot be stored in Postgres text (a 500 otherwise) and a lone surrogate would silently
+  // become U+FFFD; other characters, line breaks included, are kept as sent.
+  v.check((text: string) => !/[\u0000\p{Cs}]/u.test(text), "must not contain NUL or unpaired surrogates"),
 );
 
 /** POST and PUT: the full set of client-writable fields. Unknown fields are refused. */

@@ -9,6 +9,7 @@
 //   conflict (412), approved → locked (409). A write that matched the snapshot but lost the race
 //   to a concurrent change is a conflict too: the version it named is no longer current.
 import type { Row, Sql } from "../ports/sql.ts";
+import { toIsoTimestamp } from "../rows.ts";
 import type { Asset, AssetFields, AssetPatch, AssetStatus } from "./model.ts";
 import type { MatchCondition } from "./preconditions.ts";
 
@@ -25,7 +26,7 @@ export function toAsset(row: Row): Asset {
     material: row.material as string,
     status: row.status as AssetStatus,
     etag: row.etag as string,
-    updatedAt: new Date(row.updated_at as string | Date).toISOString(),
+    updatedAt: toIsoTimestamp(row.updated_at),
   };
 }
 

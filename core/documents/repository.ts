@@ -1,6 +1,7 @@
 // Documents in Postgres. The number is allocated by the BEFORE INSERT trigger of
 // sql/0003_documents.sql, inside the INSERT itself: one statement, one round trip, no gap.
 import type { Row, Sql } from "../ports/sql.ts";
+import { toIsoTimestamp } from "../rows.ts";
 
 export interface Document {
   id: string;
@@ -100,8 +101,3 @@ function toDocNumber(value: unknown): number {
   return number;
 }
 
-function toIsoTimestamp(value: unknown): string {
-  const date = value instanceof Date ? value : new Date(String(value));
-  if (Number.isNaN(date.getTime())) throw new Error(`created_at ${String(value)} is not a timestamp`);
-  return date.toISOString();
-}

@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import type { Context } from "hono";
 import * as v from "valibot";
+import { printable } from "../validation.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { readJson, validate } from "../http/body.ts";
 import { notFound, ProblemError } from "../problem.ts";
@@ -14,11 +15,6 @@ import { createDocument, findDocument, listDocuments, type Document } from "./re
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
-
-// Control characters and lone surrogates cannot be stored as Postgres text (NUL) or round-trip
-// through UTF-8 unchanged: refused as invalid input rather than failing in the database.
-const printable = (what: string) =>
-  v.check((value: string) => !/[\p{Cc}\p{Cs}]/u.test(value), `${what} must not contain control characters`);
 
 const NewDocumentSchema = v.strictObject({
   contractId: v.pipe(v.string(), v.minLength(1), v.maxLength(128), printable("contractId")),

@@ -2,6 +2,7 @@
 // downstream (SQL, KV keys, responses) sees the canonical provider and external account id.
 import type { Context } from "hono";
 import * as v from "valibot";
+import { printable } from "../validation.ts";
 import type { Principal } from "../auth.ts";
 import type { AppEnv } from "../deps.ts";
 import { validate } from "../http/body.ts";
@@ -28,15 +29,8 @@ export const MAX_DISPLAY_NAME_LENGTH = 200;
 // "k" and must not become a second spelling of a provider.
 const PROVIDER = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
-// NUL cannot be stored in Postgres text and lone surrogates do not survive UTF-8: both would
-// fail in the database (a 5xx for bad input), so they are refused here with every other control.
-const UNPRINTABLE = /[\p{Cc}\p{Cs}]/u;
-
 /** Length in code points, as Postgres' char_length counts it. */
 const codePoints = (text: string) => [...text].length;
-
-const printable = (field: string) =>
-  v.check((text: string) => !UNPRINTABLE.test(text), `${field} must not contain control characters`);
 
 const TargetSchema = v.object({
   provider: v.pipe(

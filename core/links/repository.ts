@@ -2,6 +2,7 @@
 // is one statement, and no answer depends on a read made before it.
 import { isUniqueViolation, type Row, type Sql } from "../ports/sql.ts";
 import type { Link, LinkTarget } from "./link.ts";
+import { toIsoTimestamp } from "../rows.ts";
 
 export interface NewLink extends LinkTarget {
   userId: string;
@@ -124,10 +125,4 @@ function toLink(row: Row): Link {
     displayName: row.display_name === null ? null : String(row.display_name),
     linkedAt: toIsoTimestamp(row.linked_at),
   };
-}
-
-function toIsoTimestamp(value: unknown): string {
-  const date = value instanceof Date ? value : new Date(String(value));
-  if (Number.isNaN(date.getTime())) throw new Error(`linked_at ${String(value)} is not a timestamp`);
-  return date.toISOString();
 }

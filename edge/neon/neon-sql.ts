@@ -34,13 +34,14 @@ export function createNeonSql(options: NeonSqlOptions): Sql {
   const timeoutMs = options.timeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
   const driver = neon(options.databaseUrl);
   const fetchOptions = () => ({ signal: AbortSignal.timeout(timeoutMs) });
+  const redact = redactor(options.databaseUrl);
 
   return {
     async query<T extends Row = Row>(text: string, params: readonly unknown[] = []) {
       try {
         return (await driver.query(text, [...params], { fetchOptions: fetchOptions() })) as T[];
       } catch (error) {
-        throw toPortError(error);
+        throw toPortError(error, redact);
       }
     },
     async transaction(statements: readonly SqlStatement[], options: TransactionOptions = {}) {
@@ -48,22 +49,45 @@ export function createNeonSql(options: NeonSqlOptions): Sql {
         const queries = statements.map((s) => driver.query(s.text, [...(s.params ?? [])]));
         return (await driver.transaction(queries, { ...options, fetchOptions: fetchOptions() })) as Row[][];
       } catch (error) {
-        throw toPortError(error);
+        throw toPortError(error, redact);
       }
     },
   };
 }
 
-/** Postgres' refusals keep their SQLSTATE; everything else means the database was not reached. */
-export function toPortError(error: unknown): Error {
-  if (error instanceof NeonDbError && error.code) {
-    return new DatabaseError(error.message, {
+// SQLSTATE classes that mean "not reachable right now", not "refused": connection exceptions,
+// too many connections / out of resources, and a server shutting down or starting up.
+const UNAVAILABLE_SQLSTATE = /^(08|53|57P0)/;
+
+/**
+ * Postgres' refusals keep their SQLSTATE; everything else means the database was not reached.
+ * Messages end up in logs, so the connection string and its password are blanked out of them
+ * (a proxy's error page may repeat them); the driver's raw error is not kept as the cause.
+ */
+export function toPortError(error: unknown, redact: (text: string) => string = (text) => text): Error {
+  if (error instanceof NeonDbError && error.code && !UNAVAILABLE_SQLSTATE.test(error.code)) {
+    return new DatabaseError(redact(error.message), {
       code: error.code,
       constraint: error.constraint,
-      detail: error.detail,
+      detail: error.detail === undefined ? undefined : redact(error.detail),
       table: error.table,
     });
   }
   const reason = error instanceof Error ? error.message : String(error);
-  return new DatabaseUnavailableError(`Database request failed: ${reason}`, { cause: error });
+  return new DatabaseUnavailableError(redact(`Database request failed: ${reason}`));
+}
+
+/** Blanks the connection string and its password (as written and decoded) out of a text. */
+function redactor(databaseUrl: string): (text: string) => string {
+  const { password } = new URL(databaseUrl);
+  const secrets = [databaseUrl, password, safeDecode(password)].filter((secret) => secret.length > 0);
+  return (text) => secrets.reduce((out, secret) => out.replaceAll(secret, "[redacted]"), text);
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }

@@ -1,0 +1,184 @@
+// The database endpoint down, hanging, slow, failing or talking nonsense: every request that
+// needs it answers 503 database_unavailable with Retry-After, in bounded time, writes nothing
+// (or, when only the answer was lost, something whole), and the first request after recovery
+// succeeds. The app talks to the database through the real Neon driver and a faulty endpoint
+// that relays to the real local one; the suite reads the database behind it directly.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApp, type App } from "../../core/app.ts";
+import { createMemoryKv } from "../../core/kv/memory-kv.ts";
+import { silentLogger } from "../../core/log.ts";
+import { parseSettings } from "../../core/settings.ts";
+import { createNeonSql } from "../../edge/neon/neon-sql.ts";
+import { startFaultyEndpoint, type Fault, type FaultyEndpoint } from "../support/faulty-endpoint.ts";
+import { buildRequest, startHarness, type Harness, type RequestOptions } from "../support/harness.ts";
+import { TEST_AUTH_SECRET } from "../support/tokens.ts";
+import { numberingGaps } from "./soak.ts";
+import { expectKnownProblem, snapshotter, type DatabaseSnapshot } from "./support.ts";
+
+// Short, so hanging faults cost little (the point is that the driver gives up at all), yet
+// long enough for a healthy round trip on a busy machine.
+const TIMEOUT_MS = 1_000;
+const ADMIN = { sub: "ops", tid: "acme", role: "admin" } as const;
+
+let harness: Harness;
+let faulty: FaultyEndpoint;
+let app: App;
+let snapshot: () => Promise<DatabaseSnapshot>;
+
+beforeAll(async () => {
+  harness = await startHarness({ backend: "pglite" });
+  faulty = await startFaultyEndpoint(harness.stack.neonFetchEndpoint);
+  const sql = createNeonSql({ databaseUrl: faulty.databaseUrl(), fetchEndpoint: faulty.url, timeoutMs: TIMEOUT_MS });
+  const settings = parseSettings({ AUTH_SECRET: TEST_AUTH_SECRET });
+  app = createApp({ sql, kv: createMemoryKv(), settings, runtime: "node", logger: silentLogger });
+  snapshot = await snapshotter(harness.sql);
+  // Something to read and change through the faulty path.
+  expect((await harness.request("/v1/links/github/seeded", { method: "PUT" })).status).toBe(201);
+  const seeded = { name: "Seed", material: "oak" };
+  const asset = await harness.request("/v1/assets/seed", { method: "PUT", headers: { "if-none-match": "*" }, body: seeded });
+  expect(asset.status).toBe(201);
+});
+
+afterAll(async () => {
+  await faulty?.close();
+  await harness?.close();
+});
+
+const call = async (path: string, options: RequestOptions = {}) => app.fetch(await buildRequest(path, options));
+
+/** One request per kind of database work the API does; `n` keeps each run's writes apart. */
+const probes = (n: string): Array<[string, string, RequestOptions]> => [
+  // A user of its own: a user holds one account per provider.
+  ["link", `/v1/links/github/fault-${n}`, { method: "PUT", as: { sub: `user-${n}` }, body: { displayName: `Fault ${n}` } }],
+  ["strong lookup", "/v1/links/github/seeded?consistency=strong", {}],
+  ["my links", "/v1/me/links", {}],
+  ["resync", "/v1/admin/links/resync", { method: "POST", as: ADMIN }],
+  ["asset create", "/v1/assets", { method: "POST", body: { name: `Asset ${n}`, material: "steel" } }],
+  ["asset read", "/v1/assets/seed", {}],
+  ["asset patch", "/v1/assets/seed", { method: "PATCH", headers: { "if-match": "*" }, body: { material: `m-${n}` } }],
+  [
+    "asset import",
+    "/v1/assets/import",
+    { method: "POST", headers: { "content-type": "text/csv" }, body: `id,name,material,source_etag\nnone-${n},a,b,abc\n` },
+  ],
+  ["document create", "/v1/documents", { method: "POST", headers: { "idempotency-key": `k-${n}` }, body: { contractId: `c-${n}` } }],
+  ["document list", "/v1/documents?limit=5", {}],
+  ["document read", "/v1/documents/1", {}],
+];
+
+async function expectUnavailable(response: Response) {
+  await expectKnownProblem(response, 503, "database_unavailable");
+  expect(response.headers.get("retry-after")).toMatch(/^[1-9][0-9]*$/);
+}
+
+const faultsBeforeTheDatabase: Array<[string, Fault]> = [
+  ["refuses connections", "down"],
+  ["drops the connection", { answer: "reset" }],
+  ["never answers", { answer: "hang" }],
+  ["sends half a body, then stalls", { answer: "slow-body" }],
+  ["answers 500", { answer: { status: 500, text: "internal server error" } }],
+  ["answers 502", { answer: { status: 502, text: "bad gateway" } }],
+  ["answers 503", { answer: { status: 503, text: "" } }],
+  ["answers 200 with HTML", { answer: "not-json" }],
+  ["answers 400 with HTML", { answer: "not-json-400" }],
+  // Postgres itself saying it cannot serve now: SQLSTATE classes 57P0 and 53, not a refusal.
+  ["says the database is starting up", { answer: { status: 400, text: '{"message":"the database system is starting up","code":"57P03"}' } }],
+  ["says there are too many connections", { answer: { status: 400, text: '{"message":"sorry, too many clients already","code":"53300"}' } }],
+];
+
+describe.each(faultsBeforeTheDatabase)("when the database endpoint %s", (_, fault) => {
+  it("answers 503 database_unavailable with Retry-After to every request that needs it, writing nothing", async () => {
+    await faulty.setFault(fault);
+    const before = await snapshot();
+    const forwarded = faulty.forwarded();
+    // All at once: a hanging endpoint costs one timeout, and concurrency must not change the answer.
+    await Promise.all(
+      probes("down").map(async ([name, path, options]) => {
+        const response = await call(path, options);
+        await expectUnavailable(response).catch((error: Error) => {
+          throw new Error(`${name}: ${error.message}`);
+        });
+      }),
+    );
+    expect(faulty.forwarded()).toBe(forwarded);
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it("is not ready, but still alive", async () => {
+    await faulty.setFault(fault);
+    const ready = await call("/readyz", { as: null });
+    expect(ready.status).toBe(503);
+    expect(ready.headers.get("retry-after")).toBeTruthy();
+    expect((await call("/healthz", { as: null })).status).toBe(200);
+  });
+
+  it("serves the very first request after recovery, then everything else", async () => {
+    await faulty.setFault(fault);
+    await expectUnavailable(await call("/v1/me/links"));
+    await faulty.setFault("none");
+    const tag = `after-${Math.random().toString(36).slice(2, 8)}`;
+    for (const [name, path, options] of probes(tag)) {
+      const response = await call(path, options);
+      expect(response.status, `${name} after recovery`).toBeLessThan(300);
+    }
+  });
+});
+
+// The statement ran and committed; only its answer was lost on the way back. The client is told
+// 503 (it cannot know better), the write is whole, and a retry converges on the same result.
+const answersLostAfterCommit: Array<[string, Fault]> = [
+  ["is dropped", { answer: "reset", forward: true }],
+  ["never comes", { answer: "hang", forward: true }],
+  ["stalls half-way", { answer: "slow-body", forward: true }],
+  ["is replaced by a 502", { answer: { status: 502, text: "bad gateway" }, forward: true }],
+  ["is replaced by HTML", { answer: "not-json", forward: true }],
+];
+
+describe.each(answersLostAfterCommit)("when the answer to a committed write %s", (_, fault) => {
+  const tag = () => Math.random().toString(36).slice(2, 10);
+
+  it("a retried document with its Idempotency-Key replays the one document, leaving no gap", async () => {
+    const key = `lost-${tag()}`;
+    const request = { method: "POST", headers: { "idempotency-key": key }, body: { contractId: key } };
+    await faulty.setFault(fault);
+    await expectUnavailable(await call("/v1/documents", request));
+    await faulty.setFault("none");
+    const retry = await call("/v1/documents", request);
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get("idempotent-replayed")).toBe("true");
+    const rows = await harness.sql.query("SELECT doc_number FROM documents WHERE tenant_id = 'acme' AND idempotency_key = $1", [key]);
+    expect(rows).toHaveLength(1);
+    expect(((await retry.json()) as { docNumber: number }).docNumber).toBe(Number(rows[0]!.doc_number));
+    expect(await numberingGaps(harness.sql, "%")).toEqual([]);
+  });
+
+  it("a retried link finds the whole link already made for the caller", async () => {
+    const account = `lost-${tag()}`;
+    const request = { method: "PUT", as: { sub: account }, body: { displayName: "Whole" } };
+    await faulty.setFault(fault);
+    await expectUnavailable(await call(`/v1/links/github/${account}`, request));
+    await faulty.setFault("none");
+    const retry = await call(`/v1/links/github/${account}`, request);
+    expect(retry.status).toBe(200);
+    expect(await retry.json()).toMatchObject({ userId: account, displayName: "Whole" });
+  });
+
+  it("an import is applied to every row or to none", async () => {
+    const ids = [`imp-${tag()}`, `imp-${tag()}`, `imp-${tag()}`];
+    const etags: string[] = [];
+    for (const id of ids) {
+      const created = await harness.request(`/v1/assets/${id}`, {
+        method: "PUT",
+        headers: { "if-none-match": "*" },
+        body: { name: "before", material: "clay" },
+      });
+      etags.push(created.headers.get("etag")!.replaceAll('"', ""));
+    }
+    const csv = ["id,name,material,source_etag", ...ids.map((id, i) => `${id},after,clay,${etags[i]}`)].join("\n");
+    await faulty.setFault(fault);
+    await expectUnavailable(await call("/v1/assets/import", { method: "POST", headers: { "content-type": "text/csv" }, body: csv }));
+    await faulty.setFault("none");
+    const names = await harness.sql.query("SELECT name FROM assets WHERE tenant_id = 'acme' AND id = ANY ($1::text[])", [ids]);
+    expect(names.map((row) => row.name)).toEqual(["after", "after", "after"]);
+  });
+});

@@ -1,0 +1,92 @@
+// Property-based: whatever a client sends to any route, the API never answers 5xx; every error
+// is problem+json with a code of the contract; and a rejected request changes nothing, in any
+// table (row counts and contents) or, for writes, in the KV cache. Runs on PGlite for breadth.
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createMemoryKv } from "../../core/kv/memory-kv.ts";
+import type { KvCache } from "../../core/ports/kv.ts";
+import { PROBLEM_CONTENT_TYPE, problemCodes } from "../../core/problem.ts";
+import { buildRequest, startHarness, type Harness } from "../support/harness.ts";
+import { bearer } from "../support/tokens.ts";
+import { CURRENT_ETAG, CURRENT_OPAQUE, routeRequests, SEEDED_ASSET, type HostileRequest } from "./arbitraries.ts";
+import { snapshotter, type DatabaseSnapshot } from "./support.ts";
+import { cacheKeys } from "../links/support.ts";
+
+// Moderate: the whole file stays well under a minute on a busy two-core machine; PROPERTY_RUNS
+// raises it for a longer search. Failures print fast-check's seed and path; rerun with them to
+// replay the exact requests.
+const RUNS_PER_ROUTE = Number(process.env.PROPERTY_RUNS ?? 60);
+
+let harness: Harness;
+let snapshot: () => Promise<DatabaseSnapshot>;
+const kv = createMemoryKv();
+
+beforeAll(async () => {
+  harness = await startHarness({ backend: "pglite", kv });
+  snapshot = await snapshotter(harness.sql);
+  expect((await harness.request("/v1/links/github/alice-account", { method: "PUT" })).status).toBe(201);
+  expect((await harness.request("/v1/documents", { method: "POST", body: { contractId: "seed" } })).status).toBe(201);
+});
+
+afterAll(async () => {
+  await harness?.close();
+});
+
+/** The seeded asset exists (random requests may delete it) and its current opaque-tag. */
+async function seededEtag(): Promise<string> {
+  await harness.sql.query(
+    "INSERT INTO assets (tenant_id, id, name, material) VALUES ('acme', $1, 'Seed', 'oak') ON CONFLICT DO NOTHING",
+    [SEEDED_ASSET],
+  );
+  const [existing] = await harness.sql.query<{ etag: string }>("SELECT etag FROM assets WHERE tenant_id = 'acme' AND id = $1", [SEEDED_ASSET]);
+  return existing!.etag;
+}
+
+async function toRequest(hostile: HostileRequest, opaque: string): Promise<Request> {
+  const fill = (text: string) => text.replaceAll(CURRENT_ETAG, `"${opaque}"`).replaceAll(CURRENT_OPAQUE, opaque);
+  const headers = Object.fromEntries(Object.entries(hostile.headers).map(([name, value]) => [name, fill(value)]));
+  if ("claims" in hostile.auth) headers.authorization = (await bearer(hostile.auth.claims)).authorization;
+  else if ("raw" in hostile.auth) headers.authorization = hostile.auth.raw;
+  return buildRequest(hostile.path, {
+    method: hostile.method,
+    as: null,
+    headers,
+    ...(hostile.body === undefined ? {} : { body: fill(hostile.body) }),
+  });
+}
+
+async function kvContents(store: KvCache): Promise<Record<string, string | null>> {
+  const keys = await cacheKeys(store);
+  return Object.fromEntries(await Promise.all(keys.map(async (key) => [key, await store.get(key)] as const)));
+}
+
+/** Sends one hostile request and checks every invariant of the contract on its answer. */
+async function sendAndCheck(hostile: HostileRequest): Promise<void> {
+  const opaque = await seededEtag();
+  const before = await snapshot();
+  const cacheBefore = await kvContents(kv);
+  const response = await harness.app.fetch(await toRequest(hostile, opaque));
+  const text = await response.text();
+  const context = `${hostile.method} ${hostile.path} → ${response.status} ${text.slice(0, 300)}`;
+  expect(response.status, context).toBeLessThan(500);
+  if (response.status < 400) return;
+
+  expect(response.headers.get("content-type"), context).toBe(PROBLEM_CONTENT_TYPE);
+  if (hostile.method !== "HEAD") {
+    const problem = JSON.parse(text) as { status: unknown; code: unknown; type: unknown; title: unknown };
+    expect(problemCodes, context).toContain(problem.code);
+    expect(problem.status, context).toBe(response.status);
+    expect(typeof problem.type === "string" && typeof problem.title === "string", context).toBe(true);
+  }
+  expect(await snapshot(), `${context}: a rejected request changed the database`).toEqual(before);
+  // A refused lookup may still fill the read cache with what Postgres holds; a refused write may not touch it.
+  if (hostile.method !== "GET" && hostile.method !== "HEAD") {
+    expect(await kvContents(kv), `${context}: a rejected request changed the KV cache`).toEqual(cacheBefore);
+  }
+}
+
+describe.each(Object.entries(routeRequests))("hostile requests to %s", (_, requests) => {
+  it("never answer 5xx, always answer errors as problem+json with a known code, and write nothing when rejected", async () => {
+    await fc.assert(fc.asyncProperty(requests, sendAndCheck), { numRuns: RUNS_PER_ROUTE });
+  }, 180_000);
+});
