@@ -159,6 +159,14 @@ describeOnBackends("links API", (harness) => {
     expect(bodies[1]).toEqual(bodies[2]);
   });
 
+  it("writes no cache entry for a lookup it refuses", async () => {
+    const target = { provider: "github", externalAccountId: fresh("uncached") };
+    await put(linkPath(target.provider, target.externalAccountId), alice);
+    await harness().kv.delete(await linkKey(target));
+    await expectProblem(await get(linkPath(target.provider, target.externalAccountId), bob), 404, "not_found");
+    expect(await cachedEntry(harness().kv, target)).toBeUndefined();
+  });
+
   it("lets only the owner unlink: 204, row and KV entry gone; others 404", async () => {
     const id = fresh("unlink");
     const link = (await (await put(linkPath("github", id), alice)).json()) as Link;

@@ -65,9 +65,10 @@ export function linkRoutes(deps: AppDeps, options: LinkRouteOptions = {}) {
       }
       const readAt = now();
       const link = await findLink(sql, target);
-      // A strong read leaves the cache alone: it answers one client, repair is resync's job.
-      if (link && consistency === "eventual") await cache.write(link, readAt);
+      // A refused lookup writes nothing, not even a cache copy.
       if (!link || !canSee(principal, link)) throw notFound("No such link.");
+      // A strong read leaves the cache alone: it answers one client, repair is resync's job.
+      if (consistency === "eventual") await cache.write(link, readAt);
       return found(c, link, "db");
     })
     .delete("/links/:provider/:externalAccountId", async (c) => {
