@@ -15,7 +15,7 @@ export type RuntimeLauncher = (env: RawSettings, options: { port?: number }) => 
 
 // Each runtime is started the way its users run it; the same launchers serve `npm start`,
 // the conformance suite and the benchmark.
-const launchers: Partial<Record<RuntimeName, RuntimeLauncher>> = {
+const launchers: Record<RuntimeName, RuntimeLauncher> = {
   node: startNodeRuntime,
   // Loaded on demand: Miniflare is heavy, and a node run should not pay for it.
   cloudflare: async (env, options) => (await import("../cloudflare/launcher.ts")).startCloudflareRuntime(env, options),
@@ -23,16 +23,14 @@ const launchers: Partial<Record<RuntimeName, RuntimeLauncher>> = {
   fastly: async (env, options) => (await import("../fastly/launch.ts")).startFastlyRuntime(env, options),
 };
 
-export const runtimeNames: RuntimeName[] = ["node", "cloudflare", "deno", "fastly"];
+export const runtimeNames = Object.keys(launchers) as RuntimeName[];
 
 export async function launchRuntime(
   runtime: RuntimeName,
   env: RawSettings,
   options: { port?: number } = {},
 ): Promise<RunningRuntime> {
-  const launch = launchers[runtime];
-  if (!launch) throw new Error(`The ${runtime} runtime has no local launcher yet`);
-  return { runtime, ...(await launch(env, options)) };
+  return { runtime, ...(await launchers[runtime](env, options)) };
 }
 
 export function isRuntimeName(value: string): value is RuntimeName {
