@@ -57,5 +57,9 @@ async function stop(signal: string) {
   await stack.close();
   process.exit(0);
 }
+// Miniflare registers handlers that exit at once; this process stops its runtime itself, in
+// order, so the database is closed cleanly whatever the runtime.
+process.removeAllListeners("SIGINT");
+process.removeAllListeners("SIGTERM");
 process.on("SIGINT", () => void stop("SIGINT"));
 process.on("SIGTERM", () => void stop("SIGTERM"));
