@@ -1,7 +1,6 @@
 import { Hono } from "hono";
 import type { Context } from "hono";
 import * as v from "valibot";
-import { printable } from "../validation.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { readJson, validate } from "../http/body.ts";
 import { notFound, ProblemError } from "../problem.ts";
@@ -12,6 +11,7 @@ import {
   requestFingerprint,
 } from "./idempotency.ts";
 import { createDocument, findDocument, listDocuments, type Document } from "./repository.ts";
+import { printable } from "../validation.ts";
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;

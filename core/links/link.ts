@@ -2,11 +2,11 @@
 // downstream (SQL, KV keys, responses) sees the canonical provider and external account id.
 import type { Context } from "hono";
 import * as v from "valibot";
-import { printable } from "../validation.ts";
 import type { Principal } from "../auth.ts";
 import type { AppEnv } from "../deps.ts";
 import { validate } from "../http/body.ts";
 import { ProblemError } from "../problem.ts";
+import { printable } from "../validation.ts";
 
 export interface Link {
   provider: string;

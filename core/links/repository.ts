@@ -1,8 +1,8 @@
 // Links in Postgres. The unique indexes of sql/0001_links.sql decide who owns what; every write
 // is one statement, and no answer depends on a read made before it.
 import { isUniqueViolation, type Row, type Sql } from "../ports/sql.ts";
-import type { Link, LinkTarget } from "./link.ts";
 import { toIsoTimestamp } from "../rows.ts";
+import type { Link, LinkTarget } from "./link.ts";
 
 export interface NewLink extends LinkTarget {
   userId: string;
