@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_LINK_CACHE_TTL_SECONDS, parseSettings, SettingsError } from "./settings.ts";
+import { DEFAULT_LINK_CACHE_TTL_SECONDS, parseSettings, readSettings, SETTING_NAMES, SettingsError } from "./settings.ts";
 
 const AUTH_SECRET = "s".repeat(32);
 
@@ -36,5 +36,16 @@ describe("parseSettings", () => {
   it("refuses an AUTH_SECRET under 32 bytes", () => {
     expect(() => parseSettings({ AUTH_SECRET: "short" })).toThrow(/at least 32 bytes/);
     expect(() => parseSettings({})).toThrow(SettingsError);
+  });
+
+  it("reads every setting, and only those, through a runtime's lookup", () => {
+    const asked: string[] = [];
+    const values: Record<string, string> = { AUTH_SECRET, LINK_CACHE_TTL_SECONDS: "90", PORT: "1" };
+    const settings = readSettings((name) => {
+      asked.push(name);
+      return values[name];
+    });
+    expect(asked.sort()).toEqual([...SETTING_NAMES].sort());
+    expect(settings).toMatchObject({ authSecret: AUTH_SECRET, linkCacheTtlSeconds: 90 });
   });
 });

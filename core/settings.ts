@@ -10,6 +10,11 @@ export interface Settings {
 
 export type RawSettings = Record<string, string | undefined>;
 
+/** The names every runtime reads, whatever holds them (environment, bindings, stores). */
+export const SETTING_NAMES = ["AUTH_SECRET", "DATABASE_URL", "NEON_FETCH_ENDPOINT", "LINK_CACHE_TTL_SECONDS"] as const;
+
+export type SettingName = (typeof SETTING_NAMES)[number];
+
 export const DEFAULT_LINK_CACHE_TTL_SECONDS = 300;
 export const MIN_AUTH_SECRET_BYTES = 32;
 
@@ -28,6 +33,11 @@ export function parseSettings(raw: RawSettings): Settings {
     databaseUrl: nonEmpty(raw.DATABASE_URL),
     neonFetchEndpoint: nonEmpty(raw.NEON_FETCH_ENDPOINT),
   };
+}
+
+/** Settings from a runtime's own lookup: the same names, the same object, on every runtime. */
+export function readSettings(read: (name: SettingName) => string | undefined): Settings {
+  return parseSettings(Object.fromEntries(SETTING_NAMES.map((name) => [name, read(name)])));
 }
 
 function parseTtl(value: string | undefined): number {

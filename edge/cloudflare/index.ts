@@ -1,7 +1,7 @@
 // The Cloudflare Workers entry: a module worker. Bindings → settings → ports → the core app.
 import { createApp, type App } from "../../core/app.ts";
 import { createWorkersKv } from "../kv/workers-kv.ts";
-import { createNeonSql } from "../neon/neon-sql.ts";
+import { neonSqlFromSettings } from "../neon/neon-sql.ts";
 import { settingsFromBindings, type Bindings } from "./settings.ts";
 
 // One app per isolate and bindings object: building it (settings, key import, driver) is not
@@ -12,9 +12,7 @@ function appFor(env: Bindings): App {
   let app = apps.get(env);
   if (!app) {
     const settings = settingsFromBindings(env);
-    if (!settings.databaseUrl) throw new Error("DATABASE_URL is required");
-    const sql = createNeonSql({ databaseUrl: settings.databaseUrl, fetchEndpoint: settings.neonFetchEndpoint });
-    app = createApp({ sql, kv: createWorkersKv(env.LINKS), settings, runtime: "cloudflare" });
+    app = createApp({ sql: neonSqlFromSettings(settings), kv: createWorkersKv(env.LINKS), settings, runtime: "cloudflare" });
     apps.set(env, app);
   }
   return app;

@@ -1,4 +1,4 @@
-import { parseSettings, type Settings } from "../../core/settings.ts";
+import { readSettings, type Settings } from "../../core/settings.ts";
 import type { WorkersKvNamespace } from "../kv/workers-kv.ts";
 
 /** The worker's bindings (wrangler.toml): the KV namespace, vars and secrets. */
@@ -12,10 +12,5 @@ export interface Bindings {
 
 /** Settings from vars and secrets: the same object every runtime builds. */
 export function settingsFromBindings(env: Bindings): Settings {
-  return parseSettings({
-    AUTH_SECRET: env.AUTH_SECRET,
-    DATABASE_URL: env.DATABASE_URL,
-    NEON_FETCH_ENDPOINT: env.NEON_FETCH_ENDPOINT,
-    LINK_CACHE_TTL_SECONDS: env.LINK_CACHE_TTL_SECONDS,
-  });
+  return readSettings((name) => env[name]);
 }

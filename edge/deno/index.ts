@@ -2,7 +2,7 @@
 // served by Deno.serve with Deno KV as the link cache.
 import { createApp } from "../../core/app.ts";
 import { createDenoKv, type DenoKv } from "../kv/deno-kv.ts";
-import { createNeonSql } from "../neon/neon-sql.ts";
+import { neonSqlFromSettings } from "../neon/neon-sql.ts";
 import { settingsFromEnv } from "./settings.ts";
 
 // Only what this file uses of the Deno namespace, so the project's tsc needs no Deno types.
@@ -17,8 +17,7 @@ interface DenoGlobal {
 const deno = (globalThis as unknown as { Deno: DenoGlobal }).Deno;
 
 const settings = settingsFromEnv((name) => deno.env.get(name));
-if (!settings.databaseUrl) throw new Error("DATABASE_URL is required");
-const sql = createNeonSql({ databaseUrl: settings.databaseUrl, fetchEndpoint: settings.neonFetchEndpoint });
+const sql = neonSqlFromSettings(settings);
 // No path: Deno Deploy's KV, or a local database in Deno's cache. DENO_KV_PATH=:memory: for tests.
 const kv = createDenoKv(await deno.openKv(deno.env.get("DENO_KV_PATH") || undefined));
 const app = createApp({ sql, kv, settings, runtime: "deno" });

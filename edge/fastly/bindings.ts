@@ -10,5 +10,8 @@ export const SECRET_STORE = "secrets";
 /** The backend every Neon HTTP request goes to (Compute allows no request without a backend). */
 export const NEON_BACKEND = "neon";
 
-export const CONFIG_KEYS = ["LINK_CACHE_TTL_SECONDS", "NEON_FETCH_ENDPOINT"] as const;
-export const SECRET_KEYS = ["AUTH_SECRET", "DATABASE_URL"] as const;
+import type { SettingName } from "../../core/settings.ts";
+
+/** core's settings, split between the two stores. */
+export const CONFIG_KEYS = ["LINK_CACHE_TTL_SECONDS", "NEON_FETCH_ENDPOINT"] as const satisfies readonly SettingName[];
+export const SECRET_KEYS = ["AUTH_SECRET", "DATABASE_URL"] as const satisfies readonly SettingName[];

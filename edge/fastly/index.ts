@@ -9,7 +9,7 @@ import { createApp, type App } from "../../core/app.ts";
 import { consoleLogger, errorMessage } from "../../core/log.ts";
 import { ProblemError, problemResponse } from "../../core/problem.ts";
 import { parseSettings } from "../../core/settings.ts";
-import { createNeonSql } from "../neon/neon-sql.ts";
+import { neonSqlFromSettings } from "../neon/neon-sql.ts";
 import { installAbortSignal } from "./abort-signal.ts";
 import { CONFIG_STORE, KV_STORE, NEON_BACKEND, SECRET_STORE } from "./bindings.ts";
 import { createFastlyKv } from "./kv-store.ts";
@@ -35,12 +35,7 @@ function fastlyApp(): Promise<App> {
 async function createFastlyApp(): Promise<App> {
   const raw = await readFastlySettings(new ConfigStore(CONFIG_STORE), new SecretStore(SECRET_STORE));
   const settings = parseSettings(raw);
-  if (!settings.databaseUrl) throw new Error(`DATABASE_URL is missing from the ${SECRET_STORE} secret store`);
-  const sql = createNeonSql({
-    databaseUrl: settings.databaseUrl,
-    fetchEndpoint: settings.neonFetchEndpoint,
-    fetchFunction: fetchThroughBackend(NEON_BACKEND),
-  });
+  const sql = neonSqlFromSettings(settings, { fetchFunction: fetchThroughBackend(NEON_BACKEND) });
   return createApp({ sql, kv: createFastlyKv(new KVStore(KV_STORE)), settings, runtime: "fastly" });
 }
 

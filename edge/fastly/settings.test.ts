@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { parseSettings } from "../../core/settings.ts";
+import { parseSettings, SETTING_NAMES } from "../../core/settings.ts";
+import { CONFIG_KEYS, SECRET_KEYS } from "./bindings.ts";
 import { readFastlySettings } from "./settings.ts";
 
 const configStore = (items: Record<string, string>) => ({ get: (key: string) => items[key] ?? null });
@@ -8,6 +9,10 @@ const secretStore = (items: Record<string, string>) => ({
 });
 
 describe("settings from Fastly stores", () => {
+  it("splits every setting of core between the two stores, each once", () => {
+    expect([...CONFIG_KEYS, ...SECRET_KEYS].sort()).toEqual([...SETTING_NAMES].sort());
+  });
+
   it("reads plain settings from the config store and secrets from the secret store", async () => {
     const raw = await readFastlySettings(
       configStore({ LINK_CACHE_TTL_SECONDS: "120", NEON_FETCH_ENDPOINT: "http://127.0.0.1:4444/sql", AUTH_SECRET: "not here" }),
