@@ -1,6 +1,7 @@
 // Idempotency-Key (IETF httpapi draft): the key names one logical request of a tenant; the
 // fingerprint tells a retry of that request (same body) from a reuse of its key (other body).
 import { ProblemError } from "../problem.ts";
+import { sha256Hex } from "../sha256.ts";
 
 export const IDEMPOTENCY_KEY_HEADER = "idempotency-key";
 export const IDEMPOTENT_REPLAYED_HEADER = "idempotent-replayed";
@@ -28,8 +29,6 @@ export function parseIdempotencyKey(value: string | null | undefined): string | 
  * SHA-256 (hex) of the request's meaning, not its bytes: `parts` are the validated fields in a
  * fixed order, so key order, whitespace and an absent vs null optional field do not matter.
  */
-export async function requestFingerprint(parts: readonly unknown[]): Promise<string> {
-  const canonical = new TextEncoder().encode(JSON.stringify(parts));
-  const digest = await crypto.subtle.digest("SHA-256", canonical);
-  return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+export function requestFingerprint(parts: readonly unknown[]): Promise<string> {
+  return sha256Hex(JSON.stringify(parts));
 }

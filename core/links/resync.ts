@@ -2,8 +2,8 @@
 // page of the table at a time, each checked with one SQL round trip and parallel KV calls.
 import type { Sql } from "../ports/sql.ts";
 import type { LinkCache } from "./cache.ts";
-import { linkKey } from "./keys.ts";
-import { sameLink, type Link, type LinkTarget } from "./link.ts";
+import { linkKey, targetText } from "./keys.ts";
+import { sameLink, type Link } from "./link.ts";
 import { findLinks, pageLinks } from "./repository.ts";
 
 export const DEFAULT_RESYNC_BATCH_SIZE = 100;
@@ -66,8 +66,8 @@ async function orphans(sql: Sql, cache: LinkCache, keys: string[], counts: Resyn
       }
     }),
   );
-  const live = new Set((await findLinks(sql, filed.map((entry) => entry.link))).map(targetId));
-  return [...doomed, ...filed.filter((entry) => !live.has(targetId(entry.link))).map((entry) => entry.key)];
+  const live = new Set((await findLinks(sql, filed.map((entry) => entry.link))).map(targetText));
+  return [...doomed, ...filed.filter((entry) => !live.has(targetText(entry.link))).map((entry) => entry.key)];
 }
 
 /** Postgres → KV: writes every link whose entry is missing, stale or different. */
@@ -93,4 +93,3 @@ async function writeLinks(sql: Sql, cache: LinkCache, batchSize: number, now: ()
   }
 }
 
-const targetId = (target: LinkTarget) => `${target.provider}\n${target.externalAccountId}`;
