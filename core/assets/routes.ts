@@ -4,6 +4,7 @@
 import { Hono, type Context } from "hono";
 import * as v from "valibot";
 import type { AppDeps, AppEnv } from "../deps.ts";
+import { allowOnly } from "../http/allow-only.ts";
 import { readBodyText, readJson, requireMediaType, validate } from "../http/body.ts";
 import { notFound, ProblemError } from "../problem.ts";
 import { parseImport } from "./csv-import.ts";
@@ -88,16 +89,15 @@ export function assetRoutes({ sql }: AppDeps) {
   });
 
   app.put("/assets/:id", async (c) => {
-    const id = c.req.param("id");
     const mode = putMode(readPreconditions(c.req.raw.headers));
     if (mode.kind === "create") {
-      validate(NewIdSchema, { id });
+      const { id } = validate(NewIdSchema, { id: c.req.param("id") });
       const fields = await readJson(c.req.raw, AssetFieldsSchema);
       const asset = await insertAsset(sql, tenantOf(c), id, fields);
       if (!asset) throw new ProblemError(412, "precondition_failed", "An asset with this id already exists.");
       return answerAsset(c, asset, 201);
     }
-    if (!isAssetId(id)) throw noSuchAsset();
+    const id = existingId(c);
     const fields = await readJson(c.req.raw, AssetFieldsSchema);
     return answerWrite(c, await updateAsset(sql, tenantOf(c), id, mode.condition, fields));
   });
@@ -127,12 +127,4 @@ export function assetRoutes({ sql }: AppDeps) {
   allowOnly(app, "/assets/:id", ["GET", "HEAD", "PUT", "PATCH", "DELETE"]);
   allowOnly(app, "/assets/:id/approve", ["POST"]);
   return app;
-}
-
-/** Registered after the real handlers: any other method on a known path is a 405. */
-function allowOnly(app: Hono<AppEnv>, path: string, methods: string[]) {
-  const allow = methods.join(", ");
-  app.all(path, () => {
-    throw new ProblemError(405, "method_not_allowed", `Allowed: ${allow}.`, {}, { allow });
-  });
 }

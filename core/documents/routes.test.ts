@@ -205,6 +205,21 @@ describeOnBackends("documents", (harness) => {
       expect(await response.json()).toMatchObject({ code: "validation_failed" });
     },
   );
+
+  it("answers unknown methods on document paths with 405 and Allow, numbering nothing", async () => {
+    const tid = newTenant();
+    const cases = [
+      ["/v1/documents", "DELETE", "GET, HEAD, POST"],
+      ["/v1/documents/1", "PUT", "GET, HEAD"],
+    ] as const;
+    for (const [path, method, allow] of cases) {
+      const response = await harness().request(path, { method, as: { tid }, body: { contractId: "C-1" } });
+      expect(response.status).toBe(405);
+      expect(response.headers.get("allow")).toBe(allow);
+      expect(await response.json()).toMatchObject({ code: "method_not_allowed" });
+    }
+    expect(await numbersOf(tid)).toEqual([]);
+  });
 });
 
 interface Page {

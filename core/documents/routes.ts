@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import type { Context } from "hono";
 import * as v from "valibot";
 import type { AppDeps, AppEnv } from "../deps.ts";
+import { allowOnly } from "../http/allow-only.ts";
 import { readJson, validate } from "../http/body.ts";
 import { notFound, ProblemError } from "../problem.ts";
 import {
@@ -39,7 +40,7 @@ const PageQuerySchema = v.object({
 const DOC_NUMBER = /^[1-9][0-9]{0,15}$/;
 
 export function documentRoutes({ sql }: AppDeps) {
-  return new Hono<AppEnv>()
+  const app = new Hono<AppEnv>()
     .post("/documents", async (c) => {
       const key = parseIdempotencyKey(c.req.header(IDEMPOTENCY_KEY_HEADER));
       const body = await readJson(c.req.raw, NewDocumentSchema);
@@ -68,6 +69,9 @@ export function documentRoutes({ sql }: AppDeps) {
       if (!document) throw notFound("No such document.");
       return c.json(document);
     });
+  allowOnly(app, "/documents", ["GET", "HEAD", "POST"]);
+  allowOnly(app, "/documents/:docNumber", ["GET", "HEAD"]);
+  return app;
 }
 
 function created(c: Context<AppEnv>, document: Document, replayed: boolean): Response {

@@ -159,6 +159,21 @@ describeOnBackends("links API", (harness) => {
     expect(bodies[1]).toEqual(bodies[2]);
   });
 
+  it("answers unknown methods on link paths with 405 and Allow, writing nothing", async () => {
+    const path = linkPath("github", fresh("method"));
+    const cases = [
+      [path, "POST", "GET, HEAD, PUT, DELETE"],
+      ["/v1/me/links", "DELETE", "GET, HEAD"],
+      ["/v1/admin/links/resync", "GET", "POST"],
+    ] as const;
+    for (const [target, method, allow] of cases) {
+      const response = await harness().request(target, { method, as: admin });
+      await expectProblem(response, 405, "method_not_allowed");
+      expect(response.headers.get("allow")).toBe(allow);
+    }
+    expect(await linkRows(harness().sql, { provider: "github", externalAccountId: path.split("/").at(-1)! })).toEqual([]);
+  });
+
   it("writes no cache entry for a lookup it refuses", async () => {
     const target = { provider: "github", externalAccountId: fresh("uncached") };
     await put(linkPath(target.provider, target.externalAccountId), alice);

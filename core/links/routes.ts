@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import type { Context } from "hono";
 import type { AppDeps, AppEnv } from "../deps.ts";
+import { allowOnly } from "../http/allow-only.ts";
 import { readJson, validate } from "../http/body.ts";
 import { silentLogger, type Logger } from "../log.ts";
 import { notFound, ProblemError } from "../problem.ts";
@@ -35,7 +36,7 @@ export function linkRoutes(deps: AppDeps, options: LinkRouteOptions = {}) {
       now,
     });
 
-  return new Hono<AppEnv>()
+  const app = new Hono<AppEnv>()
     .put("/links/:provider/:externalAccountId", async (c) => {
       const target = readTarget(c);
       const body = await readJson(c.req.raw, LinkBodySchema, { whenEmpty: {} });
@@ -85,6 +86,10 @@ export function linkRoutes(deps: AppDeps, options: LinkRouteOptions = {}) {
       const batchSize = options.resyncBatchSize ?? DEFAULT_RESYNC_BATCH_SIZE;
       return c.json(await resyncLinkCache(sql, cacheFor(c), { batchSize, now }));
     });
+  allowOnly(app, "/links/:provider/:externalAccountId", ["GET", "HEAD", "PUT", "DELETE"]);
+  allowOnly(app, "/me/links", ["GET", "HEAD"]);
+  allowOnly(app, "/admin/links/resync", ["POST"]);
+  return app;
 }
 
 function found(c: Context<AppEnv>, link: Link, source: "kv" | "db"): Response {
