@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
+import { expectProblem } from "../test/support/problems.ts";
 import { bearer, TEST_AUTH_SECRET } from "../test/support/tokens.ts";
 import { createApp } from "./app.ts";
 import { createMemoryKv } from "./kv/memory-kv.ts";
 import { silentLogger } from "./log.ts";
 import { DatabaseUnavailableError, type Sql } from "./ports/sql.ts";
-import { problemCodes } from "./problem.ts";
 import { parseSettings } from "./settings.ts";
 
 const settings = parseSettings({ AUTH_SECRET: TEST_AUTH_SECRET });
@@ -24,15 +24,6 @@ const down: Partial<Sql> = {
   query: () => Promise.reject(new DatabaseUnavailableError("connection refused")),
   transaction: () => Promise.reject(new DatabaseUnavailableError("connection refused")),
 };
-
-async function expectProblem(response: Response, status: number, code: string) {
-  expect(response.status).toBe(status);
-  expect(response.headers.get("content-type")).toBe("application/problem+json");
-  const body = (await response.json()) as Record<string, unknown>;
-  expect(body).toMatchObject({ status, code, title: expect.any(String), type: expect.any(String) });
-  expect(problemCodes).toContain(body.code);
-  return body;
-}
 
 describe("app", () => {
   it("answers /healthz with the runtime, without touching the database", async () => {

@@ -1,7 +1,8 @@
 // POST /v1/assets/import through the production path, on PGlite and on the real PostgreSQL.
 import { expect, it } from "vitest";
 import { describeOnBackends, type Harness } from "../../test/support/harness.ts";
-import { createAsset, expectProblem, freshId, getAsset, OTHER_TENANT, statementsOf } from "../../test/assets/helpers.ts";
+import { createAsset, freshId, getAsset, OTHER_TENANT, statementsOf } from "../../test/assets/helpers.ts";
+import { expectProblem } from "../../test/support/problems.ts";
 import { MAX_BODY_BYTES } from "../http/body.ts";
 
 const HEADER = "id,name,material,source_etag";

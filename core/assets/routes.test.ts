@@ -2,7 +2,8 @@
 // production path (app → Neon driver → local endpoint → database).
 import { expect, it } from "vitest";
 import { describeOnBackends } from "../../test/support/harness.ts";
-import { createAsset, expectProblem, freshId, getAsset, OTHER_TENANT, patchAsset } from "../../test/assets/helpers.ts";
+import { createAsset, freshId, getAsset, OTHER_TENANT, patchAsset } from "../../test/assets/helpers.ts";
+import { expectProblem } from "../../test/support/problems.ts";
 
 const STRONG_ETAG = /^"[0-9a-f]{32}"$/;
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { describeOnBackends } from "../../test/support/harness.ts";
-import { expectProblem, linkPath, linkRows } from "../../test/links/support.ts";
+import { linkPath, linkRows } from "../../test/links/support.ts";
+import { expectProblem } from "../../test/support/problems.ts";
 import type { Logger } from "../log.ts";
 import { DatabaseError, type Sql } from "../ports/sql.ts";
 import { findLinks, linkAccount, pageLinks, type NewLink } from "./repository.ts";

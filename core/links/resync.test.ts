@@ -1,5 +1,6 @@
 import { expect, it } from "vitest";
-import { cachedEntry, cacheKeys, expectProblem, linkPath } from "../../test/links/support.ts";
+import { cachedEntry, cacheKeys, linkPath } from "../../test/links/support.ts";
+import { expectProblem } from "../../test/support/problems.ts";
 import { describeOnBackends } from "../../test/support/harness.ts";
 import type { TokenClaims } from "../../test/support/tokens.ts";
 import { DEFAULT_LINK_CACHE_TTL_SECONDS } from "../settings.ts";

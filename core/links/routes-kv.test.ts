@@ -2,7 +2,8 @@
 // request, and a stale entry is never served for longer than the TTL after its link's last read.
 import { afterEach, beforeEach, expect, it, vi } from "vitest";
 import { controlledKv } from "../../test/links/controlled-kv.ts";
-import { cachedEntry, expectProblem, linkPath, linkRows } from "../../test/links/support.ts";
+import { cachedEntry, linkPath, linkRows } from "../../test/links/support.ts";
+import { expectProblem } from "../../test/support/problems.ts";
 import { describeOnBackends } from "../../test/support/harness.ts";
 import type { TokenClaims } from "../../test/support/tokens.ts";
 import { createMemoryKv } from "../kv/memory-kv.ts";

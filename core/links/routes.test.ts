@@ -1,7 +1,8 @@
 import { beforeEach, expect, it } from "vitest";
 import { describeOnBackends } from "../../test/support/harness.ts";
 import type { TokenClaims } from "../../test/support/tokens.ts";
-import { cachedEntry, cacheKeys, expectProblem, linkPath, linkRows } from "../../test/links/support.ts";
+import { cachedEntry, cacheKeys, linkPath, linkRows } from "../../test/links/support.ts";
+import { expectProblem } from "../../test/support/problems.ts";
 import { linkKey } from "./keys.ts";
 import type { Link } from "./link.ts";
 

@@ -35,13 +35,6 @@ export function patchAsset(h: Harness, id: string, ifMatch: string | null, body:
   return h.request(`/v1/assets/${id}`, { method: "PATCH", as, body, headers });
 }
 
-export async function expectProblem(response: Response, status: number, code: string) {
-  expect(response.headers.get("content-type")).toMatch(/^application\/problem\+json/);
-  const problem = await response.json();
-  expect({ status: response.status, code: problem.code }).toEqual({ status, code });
-  return problem;
-}
-
 /** Runs `action` and answers how many SQL statements reached the database meanwhile. */
 export async function statementsOf<T>(h: Harness, action: () => Promise<T>): Promise<{ result: T; statements: number }> {
   const before = h.stack.endpoint.statements();

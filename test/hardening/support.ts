@@ -5,7 +5,7 @@ import type { Logger, LogLevel } from "../../core/log.ts";
 import type { Sql } from "../../core/ports/sql.ts";
 import { problemCodes, type Problem } from "../../core/problem.ts";
 import type { KvCache } from "../../core/ports/kv.ts";
-import { expectProblem } from "../links/support.ts";
+import { expectProblem } from "../support/problems.ts";
 import { kvMismatches } from "./soak.ts";
 
 /** Per table: row count and a digest of every row, so an UPDATE shows as well as an INSERT. */

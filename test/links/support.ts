@@ -1,11 +1,9 @@
-// Shared helpers of the link suites: paths, what Postgres and the KV store hold, problems.
-import { expect } from "vitest";
+// Shared helpers of the link suites: paths, and what Postgres and the KV store hold.
 import { decodeEntry, type CacheEntry } from "../../core/links/cache.ts";
 import { linkKey, LINK_KEY_PREFIX } from "../../core/links/keys.ts";
 import type { LinkTarget } from "../../core/links/link.ts";
 import type { KvCache } from "../../core/ports/kv.ts";
 import type { Row, Sql } from "../../core/ports/sql.ts";
-import { PROBLEM_CONTENT_TYPE, type Problem } from "../../core/problem.ts";
 
 export const linkPath = (provider: string, externalAccountId: string) =>
   `/v1/links/${encodeURIComponent(provider)}/${encodeURIComponent(externalAccountId)}`;
@@ -36,12 +34,4 @@ export async function cacheKeys(kv: KvCache): Promise<string[]> {
   return keys;
 }
 
-/** Asserts a problem+json answer with this status (and code) and returns its body. */
-export async function expectProblem(response: Response, status: number, code?: string): Promise<Problem> {
-  expect(response.status).toBe(status);
-  expect(response.headers.get("content-type")).toBe(PROBLEM_CONTENT_TYPE);
-  const body = (await response.json()) as Problem;
-  expect(body.status).toBe(status);
-  if (code !== undefined) expect(body.code).toBe(code);
-  return body;
-}
+
