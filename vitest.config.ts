@@ -2,7 +2,7 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    include: ["core/**/*.test.ts", "edge/**/*.test.ts", "test/**/*.test.ts"],
+    include: ["core/**/*.test.ts", "edge/**/*.test.ts", "dev/**/*.test.ts", "test/**/*.test.ts"],
     testTimeout: 30_000,
     hookTimeout: 120_000,
     // Two cores: race suites saturate PostgreSQL on their own, so files run two at a time.

@@ -3,8 +3,8 @@
 // database round trips and KV operations per request. Writes bench.json, bench.md, bench.svg.
 import { randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
-import type { RuntimeName } from "../core/deps.ts";
-import { runtimeNames, type RunningRuntime } from "../edge/local/runtimes.ts";
+import type { RuntimeName } from "../dev/launchers/index.ts";
+import { runtimeNames, type RunningRuntime } from "../dev/launchers/index.ts";
 import { createNeonSql } from "../edge/neon/neon-sql.ts";
 import { signToken } from "../test/support/tokens.ts";
 import { DEFAULT_RESULTS_DIR, machineInfo, muteStdout, positiveInt, progress, selection, UsageError, writeResults } from "./lib/cli.ts";

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { expectProblem } from "../test/support/problems.ts";
 import { bearer, TEST_AUTH_SECRET } from "../test/support/tokens.ts";
 import { createApp } from "./app.ts";
-import { createMemoryKv } from "./kv/memory-kv.ts";
+import { createMemoryKv } from "../edge/kv/memory.ts";
 import { silentLogger } from "./log.ts";
 import { DatabaseUnavailableError, type Sql } from "./ports/sql.ts";
 import { parseSettings } from "./settings.ts";

@@ -11,7 +11,7 @@ import { assetRoutes } from "./assets/routes.ts";
 import { documentRoutes } from "./documents/routes.ts";
 import { linkRoutes } from "./links/routes.ts";
 
-export type { AppDeps, AppEnv, RuntimeName } from "./deps.ts";
+export type { AppDeps, AppEnv } from "./deps.ts";
 
 /** The whole API as one Web-standard handler: `createApp(deps).fetch(request)`. */
 export function createApp(deps: AppDeps) {

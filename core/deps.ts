@@ -4,14 +4,13 @@ import type { KvCache } from "./ports/kv.ts";
 import type { Sql } from "./ports/sql.ts";
 import type { Settings } from "./settings.ts";
 
-export type RuntimeName = "node" | "cloudflare" | "deno" | "fastly";
-
 /** What every runtime hands to core: the two ports, settings, and where logs go. */
 export interface AppDeps {
   sql: Sql;
   kv: KvCache;
   settings: Settings;
-  runtime: RuntimeName;
+  /** The name `/healthz` reports: core does not know which runtimes exist. */
+  runtime: string;
   logger?: Logger;
 }
 

@@ -2,9 +2,9 @@
 // PostgreSQL) behind one Neon-compatible endpoint, in a thread of their own, and every selected
 // runtime launched the way `npm start` launches it. A runtime that cannot start is reported with
 // the reason, not dropped.
-import type { RuntimeName } from "../../core/deps.ts";
-import { launchRuntime, type RunningRuntime } from "../../edge/local/runtimes.ts";
-import { isPostgresUrl } from "../../edge/local/stack.ts";
+import type { RuntimeName } from "../../dev/launchers/index.ts";
+import { launchRuntime, type RunningRuntime } from "../../dev/launchers/index.ts";
+import { isPostgresUrl } from "../../dev/stack.ts";
 import { createScratchSchema, serverVersion } from "../lib/scratch-schema.ts";
 import { channel, startTsWorker } from "../lib/ts-worker.ts";
 import type { DatabaseRequest } from "./database-thread.ts";

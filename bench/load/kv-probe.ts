@@ -4,7 +4,7 @@
 // they are counted once, here: the same planned requests, sent in-process to createApp with a
 // counting KV over the same database.
 import { createApp } from "../../core/app.ts";
-import { createMemoryKv } from "../../core/kv/memory-kv.ts";
+import { createMemoryKv } from "../../edge/kv/memory.ts";
 import { silentLogger } from "../../core/log.ts";
 import type { KvCache } from "../../core/ports/kv.ts";
 import type { Sql } from "../../core/ports/sql.ts";

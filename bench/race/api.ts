@@ -2,7 +2,7 @@
 // HTTP handlers, not a copy of its statements.
 import { randomBytes } from "node:crypto";
 import { createApp } from "../../core/app.ts";
-import { createMemoryKv } from "../../core/kv/memory-kv.ts";
+import { createMemoryKv } from "../../edge/kv/memory.ts";
 import { silentLogger } from "../../core/log.ts";
 import type { Sql } from "../../core/ports/sql.ts";
 import { parseSettings } from "../../core/settings.ts";

@@ -3,7 +3,7 @@
 // PostgreSQL), one statement per round trip. The naive versions are raw statements; the safe
 // versions are the app's own HTTP handlers (createApp), so what is counted is what ships.
 import type pg from "pg";
-import { createMemoryKv } from "../../core/kv/memory-kv.ts";
+import { createMemoryKv } from "../../edge/kv/memory.ts";
 import type { Sql } from "../../core/ports/sql.ts";
 import type { Api } from "./api.ts";
 

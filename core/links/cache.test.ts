@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { createMemoryKv } from "../kv/memory-kv.ts";
+import { createMemoryKv } from "../../edge/kv/memory.ts";
 import type { Logger } from "../log.ts";
 import type { KvCache } from "../ports/kv.ts";
 import { createLinkCache, decodeEntry } from "./cache.ts";

@@ -6,7 +6,7 @@ import { cachedEntry, linkPath, linkRows } from "../../test/links/support.ts";
 import { expectProblem } from "../../test/support/problems.ts";
 import { describeOnBackends } from "../../test/support/harness.ts";
 import type { TokenClaims } from "../../test/support/tokens.ts";
-import { createMemoryKv } from "../kv/memory-kv.ts";
+import { createMemoryKv } from "../../edge/kv/memory.ts";
 import type { Logger } from "../log.ts";
 import { linkKey } from "./keys.ts";
 import type { Link } from "./link.ts";

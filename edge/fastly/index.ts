@@ -12,7 +12,7 @@ import { parseSettings } from "../../core/settings.ts";
 import { neonSqlFromSettings } from "../neon/neon-sql.ts";
 import { installAbortSignal } from "./abort-signal.ts";
 import { CONFIG_STORE, KV_STORE, NEON_BACKEND, SECRET_STORE } from "./bindings.ts";
-import { createFastlyKv } from "./kv-store.ts";
+import { createFastlyKv } from "../kv/fastly-kv.ts";
 import { fetchThroughBackend } from "./neon-fetch.ts";
 import { readFastlySettings } from "./settings.ts";
 

@@ -1,7 +1,7 @@
-// Runs under `deno test --unstable-kv` only (edge/deno/core-tests.ts): real Deno KV, in memory.
+// Runs under `deno test --unstable-kv` only (dev/deno/core-tests.ts): real Deno KV, in memory.
 import { describe, expect, it } from "vitest";
 import { createDenoKv, type DenoKv } from "./deno-kv.ts";
-import { kvCacheContract } from "./kv-contract.ts";
+import { kvCacheContract } from "../../test/ports/kv-contract.ts";
 
 const deno = (globalThis as unknown as { Deno: { openKv(path: string): Promise<DenoKv & { close(): void }> } }).Deno;
 

@@ -1,6 +1,6 @@
 import { Miniflare } from "miniflare";
 import { createWorkersKv, type WorkersKvNamespace } from "./workers-kv.ts";
-import { kvCacheContract } from "./kv-contract.ts";
+import { kvCacheContract } from "../../test/ports/kv-contract.ts";
 
 // The adapter over a real Workers KV namespace, served by workerd.
 kvCacheContract("Workers KV (Miniflare)", async () => {

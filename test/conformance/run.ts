@@ -2,10 +2,10 @@
 // conformance suite against it over HTTP.
 import { createServer } from "node:net";
 import { afterAll, beforeAll, describe } from "vitest";
-import type { RuntimeName } from "../../core/deps.ts";
+import type { RuntimeName } from "../../dev/launchers/index.ts";
 import type { RawSettings } from "../../core/settings.ts";
-import { launchRuntime, type RunningRuntime } from "../../edge/local/runtimes.ts";
-import { startLocalStack, type LocalStack } from "../../edge/local/stack.ts";
+import { launchRuntime, type RunningRuntime } from "../../dev/launchers/index.ts";
+import { startLocalStack, type LocalStack } from "../../dev/stack.ts";
 import { TEST_AUTH_SECRET } from "../support/tokens.ts";
 import { conformanceSuite, unavailableSuite } from "./suite.ts";
 

@@ -1,6 +1,6 @@
 // The conformance suite: every route and status of docs/API.md, over HTTP, against a server
 // already running. Every runtime runs exactly these cases; a runtime that differs fails.
-import type { RuntimeName } from "../../core/deps.ts";
+import type { RuntimeName } from "../../dev/launchers/index.ts";
 import { assetCases } from "./cases/assets.ts";
 import { basicCases } from "./cases/basics.ts";
 import { documentCases } from "./cases/documents.ts";

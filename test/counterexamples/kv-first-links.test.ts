@@ -2,7 +2,7 @@
 // several users "own" one account (so the race is real and this load exposes it), ours lets
 // exactly one (so the quiet result of our race test means something).
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { createMemoryKv } from "../../core/kv/memory-kv.ts";
+import { createMemoryKv } from "../../edge/kv/memory.ts";
 import { linkKey } from "../../core/links/keys.ts";
 import { buildRequest, startHarness, type Harness } from "../support/harness.ts";
 import { describeWithPostgres } from "../support/postgres.ts";

@@ -5,7 +5,7 @@
 // that relays to the real local one; the suite reads the database behind it directly.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp, type App } from "../../core/app.ts";
-import { createMemoryKv } from "../../core/kv/memory-kv.ts";
+import { createMemoryKv } from "../../edge/kv/memory.ts";
 import { silentLogger } from "../../core/log.ts";
 import { parseSettings } from "../../core/settings.ts";
 import { createNeonSql } from "../../edge/neon/neon-sql.ts";

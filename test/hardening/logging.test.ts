@@ -3,7 +3,7 @@
 // when a request carries them or a database error would repeat them.
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createApp, type App } from "../../core/app.ts";
-import { createMemoryKv } from "../../core/kv/memory-kv.ts";
+import { createMemoryKv } from "../../edge/kv/memory.ts";
 import { consoleLogger } from "../../core/log.ts";
 import { parseSettings } from "../../core/settings.ts";
 import { createNeonSql } from "../../edge/neon/neon-sql.ts";

@@ -3,7 +3,7 @@
 // table (row counts and contents) or, for writes, in the KV cache. Runs on PGlite for breadth.
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createMemoryKv } from "../../core/kv/memory-kv.ts";
+import { createMemoryKv } from "../../edge/kv/memory.ts";
 import type { KvCache } from "../../core/ports/kv.ts";
 import { PROBLEM_CONTENT_TYPE, problemCodes } from "../../core/problem.ts";
 import { buildRequest, startHarness, type Harness } from "../support/harness.ts";

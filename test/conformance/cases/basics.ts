@@ -1,7 +1,7 @@
 // Operations, authentication and the request-handling conventions every route shares.
 import { SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
-import type { RuntimeName } from "../../../core/deps.ts";
+import type { RuntimeName } from "../../../dev/launchers/index.ts";
 import { TEST_AUTH_SECRET } from "../../support/tokens.ts";
 import { expectProblem, expectStatus, freshTenant, type Call } from "../client.ts";
 

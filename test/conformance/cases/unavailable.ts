@@ -1,6 +1,6 @@
 // With Postgres out of reach: 503, never a half-answer, and liveness unaffected.
 import { describe, expect, it } from "vitest";
-import type { RuntimeName } from "../../../core/deps.ts";
+import type { RuntimeName } from "../../../dev/launchers/index.ts";
 import { expectProblem, expectStatus, freshTenant, type Call } from "../client.ts";
 
 export function unavailableCases(call: Call, runtime: RuntimeName) {

@@ -1,0 +1,21 @@
+import { describe, expect, it } from "vitest";
+import { bundleWorker } from "./cloudflare.ts";
+import { workerCompatibility } from "../launchers/cloudflare.ts";
+
+describe("cloudflare worker bundle", () => {
+  it("is one ES module exporting the fetch handler, with no import left to resolve", async () => {
+    const bundle = await bundleWorker();
+    console.log(`worker bundle: ${bundle.bytes} bytes raw, ${bundle.gzipBytes} bytes gzipped`);
+    expect(bundle.code).toMatch(/export\s*\{[^}]*\bas default\b[^}]*\}/);
+    // No nodejs_compat in wrangler.toml, so nothing may reach for Node built-ins or packages.
+    expect(bundle.code).not.toMatch(/\bimport\s*[\w{},*\s]*from\s*["']|\bimport\s*\(\s*["']|\brequire\s*\(\s*["']/);
+    expect(bundle.code).not.toMatch(/["']node:/);
+    expect(bundle.gzipBytes).toBeLessThan(bundle.bytes);
+  });
+
+  it("is deployed without nodejs_compat, on the compatibility date it is tested with", async () => {
+    const { date, flags } = await workerCompatibility();
+    expect(date).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    expect(flags).not.toContain("nodejs_compat");
+  });
+});

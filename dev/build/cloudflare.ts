@@ -1,0 +1,49 @@
+// Bundles the worker into one ES module, as deployed (wrangler.toml uploads it unbundled).
+// `npx tsx dev/build/cloudflare.ts` writes dist/cloudflare/worker.js and prints its size.
+import { build } from "esbuild";
+import { writeFile, mkdir } from "node:fs/promises";
+import { dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
+
+export const WORKER_ENTRY = fileURLToPath(new URL("../../edge/cloudflare/index.ts", import.meta.url));
+export const WORKER_OUTFILE = fileURLToPath(new URL("../../dist/cloudflare/worker.js", import.meta.url));
+
+export interface WorkerBundle {
+  code: string;
+  bytes: number;
+  gzipBytes: number;
+}
+
+/** The worker as one minified ES module, in memory. */
+export async function bundleWorker(): Promise<WorkerBundle> {
+  const result = await build({
+    entryPoints: [WORKER_ENTRY],
+    bundle: true,
+    write: false,
+    format: "esm",
+    // The package conditions wrangler resolves with; no Node built-ins (no nodejs_compat).
+    platform: "browser",
+    conditions: ["workerd", "worker", "browser"],
+    target: "es2022",
+    minify: true,
+    legalComments: "none",
+    logLevel: "silent",
+  });
+  const file = result.outputFiles[0];
+  if (!file) throw new Error("esbuild produced no output");
+  return { code: file.text, bytes: file.contents.byteLength, gzipBytes: gzipSync(file.contents).byteLength };
+}
+
+export async function writeWorkerBundle(outfile = WORKER_OUTFILE): Promise<WorkerBundle> {
+  const bundle = await bundleWorker();
+  await mkdir(dirname(outfile), { recursive: true });
+  await writeFile(outfile, bundle.code);
+  return bundle;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const bundle = await writeWorkerBundle();
+  const kib = (n: number) => `${(n / 1024).toFixed(1)} KiB`;
+  console.log(`${WORKER_OUTFILE}: ${kib(bundle.bytes)} raw, ${kib(bundle.gzipBytes)} gzipped`);
+}

@@ -1,0 +1,100 @@
+import { createServer } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CONFIG_STORE, KV_STORE, NEON_BACKEND, SECRET_STORE } from "../../edge/fastly/bindings.ts";
+import { ensureFastlyWasm } from "../build/fastly.ts";
+import { MANIFEST_PATH, runOverrides } from "../launchers/fastly.ts";
+import { startLocalStack, type LocalStack } from "../stack.ts";
+import { bearer, TEST_AUTH_SECRET } from "../../test/support/tokens.ts";
+import { startFastlyHost, type FastlyHost } from "./host.ts";
+import { applyOverrides, readLocalServer, type LocalServerConfig } from "./manifest.ts";
+
+// The service as compiled for Compute (bin/main.wasm), run by the test host.
+
+let wasmPath: string;
+const hosts: FastlyHost[] = [];
+
+beforeAll(async () => {
+  wasmPath = await ensureFastlyWasm();
+}, 300_000);
+afterAll(async () => {
+  await Promise.all(hosts.map((host) => host.close()));
+});
+
+function localServer(env: Record<string, string>): LocalServerConfig {
+  return applyOverrides(readLocalServer(MANIFEST_PATH, { AUTH_SECRET: "", DATABASE_URL: "", ...env }), runOverrides(env));
+}
+
+async function start(config: LocalServerConfig, concurrency = 2) {
+  const logs: string[] = [];
+  const host = await startFastlyHost({ wasmPath, config, concurrency, log: (stream, text) => logs.push(`${stream}: ${text}`) });
+  hosts.push(host);
+  return { host, logs };
+}
+
+/** A port nothing listens on: the backend is down. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe("the Fastly test host running the service", () => {
+  it("serves /healthz from the wasm; more requests than instances wait their turn", async () => {
+    const { host, logs } = await start(localServer({ AUTH_SECRET: TEST_AUTH_SECRET, DATABASE_URL: "postgres://u:p@127.0.0.1:9/db" }), 2);
+    const responses = await Promise.all(Array.from({ length: 5 }, () => fetch(`${host.url}/healthz`)));
+    for (const response of responses) expect(await response.json()).toEqual({ status: "ok", runtime: "fastly" });
+    expect(logs.filter((line) => line.includes('"event":"request"'))).toHaveLength(5);
+  });
+
+  it("a database backend that cannot be reached: /readyz 503, an API call 503 database_unavailable", async () => {
+    const endpoint = `http://127.0.0.1:${await closedPort()}/sql`;
+    const { host } = await start(
+      localServer({ AUTH_SECRET: TEST_AUTH_SECRET, DATABASE_URL: "postgres://u:p@127.0.0.1:9/db", NEON_FETCH_ENDPOINT: endpoint }),
+    );
+    expect((await fetch(`${host.url}/readyz`)).status).toBe(503);
+    const response = await fetch(`${host.url}/v1/me/links`, { headers: await bearer() });
+    expect(response.status).toBe(503);
+    expect(response.headers.get("retry-after")).toBe("2");
+    expect(await response.json()).toMatchObject({ code: "database_unavailable" });
+  });
+
+  it("a secret missing from the secret store: 500 internal_error, and the log says which", async () => {
+    const config = localServer({ AUTH_SECRET: TEST_AUTH_SECRET, DATABASE_URL: "x" });
+    delete config.secretStores[SECRET_STORE]!.DATABASE_URL;
+    const { host, logs } = await start(config);
+    const response = await fetch(`${host.url}/healthz`);
+    expect(response.status).toBe(500);
+    expect(await response.json()).toMatchObject({ code: "internal_error" });
+    expect(logs.join("")).toMatch(/startup_failed.*DATABASE_URL is missing/);
+  });
+
+  describe("with a database", () => {
+    let stack: LocalStack;
+    let host: FastlyHost;
+
+    beforeAll(async () => {
+      stack = await startLocalStack();
+      const env = { AUTH_SECRET: TEST_AUTH_SECRET, DATABASE_URL: stack.databaseUrl, NEON_FETCH_ENDPOINT: stack.neonFetchEndpoint };
+      const config = localServer(env);
+      expect(config.backends[NEON_BACKEND]!.url).toBe(new URL(stack.neonFetchEndpoint).origin);
+      expect(config.configStores[CONFIG_STORE]!.NEON_FETCH_ENDPOINT).toBe(stack.neonFetchEndpoint);
+      ({ host } = await start(config));
+    }, 120_000);
+    afterAll(async () => {
+      await stack?.close();
+    });
+
+    it("the service caches links in the host's KV store, and reads them from there", async () => {
+      const headers = await bearer({ sub: "kv-user" });
+      const path = `${host.url}/v1/links/github/kv-42`;
+      expect((await fetch(path, { method: "PUT", headers })).status).toBe(201);
+      const listing = JSON.parse(host.kv.list(KV_STORE, { prefix: "links/v1/" }) as string) as { data: string[] };
+      expect(listing.data).toHaveLength(1);
+      expect((await fetch(path, { headers })).headers.get("x-link-source")).toBe("kv");
+      host.kv.delete(KV_STORE, listing.data[0]!);
+      expect((await fetch(path, { headers })).headers.get("x-link-source")).toBe("db");
+    });
+  });
+});

@@ -1,0 +1,42 @@
+// `npm start -- --runtime fastly` and the conformance suite: the compiled service (bin/main.wasm,
+// built here when missing or stale) served by Viceroy when it is on PATH, otherwise by the Fastly
+// test host (dev/fastly-host/), with fastly.toml's [local_server] pointed at this run's database.
+import { access, constants } from "node:fs/promises";
+import { delimiter, join } from "node:path";
+import type { RawSettings } from "../../core/settings.ts";
+import { startFastlyHost } from "../fastly-host/host.ts";
+import { applyOverrides, readLocalServer, type LocalServerOverrides } from "../fastly-host/manifest.ts";
+import { CONFIG_KEYS, CONFIG_STORE, NEON_BACKEND, SECRET_KEYS, SECRET_STORE } from "../../edge/fastly/bindings.ts";
+import { ensureFastlyWasm, ROOT } from "../build/fastly.ts";
+import { startViceroy } from "../fastly-host/viceroy.ts";
+
+export const MANIFEST_PATH = join(ROOT, "fastly.toml");
+
+export async function startFastlyRuntime(env: RawSettings, { port = 8787 }: { port?: number } = {}) {
+  const wasmPath = await ensureFastlyWasm();
+  const config = applyOverrides(readLocalServer(MANIFEST_PATH, env), runOverrides(env));
+  const viceroy = await findExecutable("viceroy");
+  if (viceroy) return startViceroy({ executable: viceroy, wasmPath, config, port });
+  const host = await startFastlyHost({ wasmPath, config, port });
+  return { url: host.url, close: () => host.close() };
+}
+
+/** This run's settings over the manifest's: stores get the values, the backend the endpoint. */
+export function runOverrides(env: RawSettings): LocalServerOverrides {
+  const pick = (keys: readonly string[]) =>
+    Object.fromEntries(keys.flatMap((key) => (env[key] === undefined ? [] : [[key, env[key]!]])));
+  const endpoint = env.NEON_FETCH_ENDPOINT;
+  return {
+    backends: endpoint ? { [NEON_BACKEND]: { url: new URL(endpoint).origin } } : {},
+    configStores: { [CONFIG_STORE]: pick(CONFIG_KEYS) },
+    secretStores: { [SECRET_STORE]: pick(SECRET_KEYS) },
+  };
+}
+
+async function findExecutable(name: string): Promise<string | undefined> {
+  for (const dir of (process.env.PATH ?? "").split(delimiter).filter(Boolean)) {
+    const candidate = join(dir, name);
+    if (await access(candidate, constants.X_OK).then(() => true, () => false)) return candidate;
+  }
+  return undefined;
+}

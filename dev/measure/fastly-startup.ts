@@ -1,0 +1,31 @@
+// `npx tsx dev/measure/fastly-startup.ts [runs]`: the compiled service's size, and the time from
+// launching the Fastly runtime (wasm already built) to its first /healthz answer, then one more.
+// /healthz needs no database, so none is started.
+import { stat } from "node:fs/promises";
+import { TEST_AUTH_SECRET } from "../../test/support/tokens.ts";
+import { ensureFastlyWasm } from "../build/fastly.ts";
+import { startFastlyRuntime } from "../launchers/fastly.ts";
+
+const runs = Number(process.argv[2] ?? 5);
+const env = { AUTH_SECRET: TEST_AUTH_SECRET, DATABASE_URL: "postgres://u:p@127.0.0.1:9/db", NEON_FETCH_ENDPOINT: "http://127.0.0.1:9/sql" };
+
+const wasmPath = await ensureFastlyWasm();
+console.log(`bin/main.wasm: ${((await stat(wasmPath)).size / 1e6).toFixed(1)} MB`);
+
+const healthz = async (url: string) => (await fetch(`${url}/healthz`)).text();
+const firsts: number[] = [];
+const seconds: number[] = [];
+for (let i = 0; i < runs; i++) {
+  const started = performance.now();
+  const runtime = await startFastlyRuntime(env, { port: 0 });
+  await healthz(runtime.url);
+  firsts.push(performance.now() - started);
+  const again = performance.now();
+  await healthz(runtime.url);
+  seconds.push(performance.now() - again);
+  await runtime.close();
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+console.log(`launch → first /healthz answer: median ${median(firsts).toFixed(0)} ms over ${runs} runs (${firsts.map((v) => v.toFixed(0)).join(", ")})`);
+console.log(`next /healthz (a fresh instance per request): median ${median(seconds).toFixed(0)} ms`);

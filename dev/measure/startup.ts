@@ -1,0 +1,47 @@
+// `npx tsx dev/measure/startup.ts [runs]`: the Cloudflare bundle's size, and per runtime the
+// time from launching it (as `npm start -- --runtime X` does) until /healthz first answers 200.
+// The database stack is started once, before any clock runs: only the runtime is timed.
+import { gzipSync } from "node:zlib";
+import type { RuntimeName } from "../launchers/index.ts";
+import { bundleWorker } from "../build/cloudflare.ts";
+import { launchRuntime } from "../launchers/index.ts";
+import { startLocalStack } from "../stack.ts";
+import { TEST_AUTH_SECRET } from "../../test/support/tokens.ts";
+
+const RUNTIMES: RuntimeName[] = ["node", "cloudflare", "deno"];
+const runs = Number(process.argv[2] ?? 5);
+
+async function firstHealthy(url: string): Promise<void> {
+  for (;;) {
+    const answer = await fetch(`${url}/healthz`).catch(() => undefined);
+    if (answer?.status === 200) return void (await answer.text());
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+const buildStarted = performance.now();
+const bundle = await bundleWorker();
+const buildMs = performance.now() - buildStarted;
+const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
+console.log(`Cloudflare bundle: ${kib(bundle.bytes)} raw, ${kib(gzipSync(bundle.code).byteLength)} gzipped (esbuild, minified; built in ${buildMs.toFixed(0)} ms)`);
+
+const stack = await startLocalStack();
+const env = { AUTH_SECRET: TEST_AUTH_SECRET, DATABASE_URL: stack.databaseUrl, NEON_FETCH_ENDPOINT: stack.neonFetchEndpoint };
+try {
+  console.log(`\nstart → first /healthz 200, median of ${runs} (min–max), ms`);
+  for (const runtime of RUNTIMES) {
+    const times: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      const started = performance.now();
+      const server = await launchRuntime(runtime, env, { port: 0 });
+      await firstHealthy(server.url);
+      times.push(performance.now() - started);
+      await server.close();
+    }
+    console.log(`${runtime.padEnd(11)} ${median(times).toFixed(0).padStart(6)}  (${Math.min(...times).toFixed(0)}–${Math.max(...times).toFixed(0)})`);
+  }
+} finally {
+  await stack.close();
+}

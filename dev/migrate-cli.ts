@@ -1,0 +1,62 @@
+// `npm run migrate`: applies sql/ to DATABASE_URL (a postgres:// URL) or, when it is unset, to
+// the embedded PGlite data folder .data/pglite. Never prints the password.
+import { fileURLToPath } from "node:url";
+import type { SqlBackend } from "./neon/backend.ts";
+import { migrate } from "./migrate.ts";
+import { createPgBackend } from "./neon/pg-backend.ts";
+import { createPgliteBackend } from "./neon/pglite-backend.ts";
+
+const PGLITE_DIR = fileURLToPath(new URL("../../.data/pglite", import.meta.url));
+
+/** The URL as it may be shown: password replaced. */
+function redact(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = "***";
+    return parsed.toString();
+  } catch {
+    return "(unparseable URL)";
+  }
+}
+
+async function openBackend(databaseUrl: string | undefined): Promise<{ backend: SqlBackend; target: string }> {
+  if (!databaseUrl) {
+    return { backend: await createPgliteBackend(PGLITE_DIR), target: `PGlite at ${PGLITE_DIR}` };
+  }
+  if (!/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new Error("DATABASE_URL must be a postgres:// or postgresql:// URL (or unset, for PGlite)");
+  }
+  return { backend: createPgBackend(databaseUrl, { max: 1 }), target: redact(databaseUrl) };
+}
+
+async function main(): Promise<number> {
+  const databaseUrl = process.env.DATABASE_URL || undefined;
+  // Whatever goes wrong, the password must not reach the terminal, even inside an error message.
+  const password = databaseUrl ? safePassword(databaseUrl) : "";
+  const scrub = (text: string) => (password ? text.replaceAll(password, "***") : text);
+  let backend: SqlBackend | undefined;
+  try {
+    const opened = await openBackend(databaseUrl);
+    backend = opened.backend;
+    console.log(`Migrating ${opened.target}`);
+    const applied = await migrate(backend);
+    if (applied.length === 0) console.log("Nothing to apply: the database is up to date.");
+    for (const name of applied) console.log(`applied ${name}`);
+    return 0;
+  } catch (error) {
+    console.error(scrub(`Migration failed: ${error instanceof Error ? error.message : String(error)}`));
+    return 1;
+  } finally {
+    await backend?.close();
+  }
+}
+
+function safePassword(url: string): string {
+  try {
+    return decodeURIComponent(new URL(url).password);
+  } catch {
+    return "";
+  }
+}
+
+process.exitCode = await main();

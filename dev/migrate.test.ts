@@ -1,0 +1,111 @@
+// migrate() against both backends, with a throwaway folder of tiny migrations.
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase, describeWithPostgres, type TestDatabase } from "../test/support/postgres.ts";
+import type { SqlBackend } from "./neon/backend.ts";
+import { migrate, MigrationError } from "./migrate.ts";
+import { createPgBackend } from "./neon/pg-backend.ts";
+import { createPgliteBackend } from "./neon/pglite-backend.ts";
+
+const FIRST = `CREATE TABLE a (id int PRIMARY KEY);
+-- a trailing comment without a newline must not swallow the COMMIT`;
+const SECOND = `CREATE FUNCTION a_count() RETURNS bigint LANGUAGE plpgsql AS $$
+BEGIN
+  RETURN (SELECT count(*) FROM a);
+END;
+$$;
+INSERT INTO a VALUES (1), (2);`;
+
+async function migrationsDir(files: Record<string, string>): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), "migrations-"));
+  for (const [name, sql] of Object.entries(files)) await writeFile(join(dir, name), sql);
+  return dir;
+}
+
+const scalar = async (backend: SqlBackend, query: string) =>
+  (await backend.query({ query, params: [] })).rows[0]?.[0] ?? null;
+
+function migrateSuite(open: () => Promise<SqlBackend>) {
+  return () => {
+    let backend: SqlBackend;
+    let dir: string;
+    beforeAll(async () => {
+      backend = await open();
+      dir = await migrationsDir({ "0001_a.sql": FIRST, "0002_fn.sql": SECOND, "notes.md": "not a migration" });
+    });
+    afterAll(async () => {
+      await backend?.close();
+      await rm(dir, { recursive: true, force: true });
+    });
+
+    it("applies pending migrations once, in order", async () => {
+      expect(await migrate(backend, dir)).toEqual(["0001_a.sql", "0002_fn.sql"]);
+      expect(await scalar(backend, "SELECT a_count()")).toBe("2");
+      expect(await migrate(backend, dir)).toEqual([]);
+      const names = await backend.query({ query: "SELECT name FROM schema_migrations ORDER BY name", params: [] });
+      expect(names.rows).toEqual([["0001_a.sql"], ["0002_fn.sql"]]);
+    });
+
+    it("leaves no trace of a failing migration and stays usable", async () => {
+      await writeFile(join(dir, "0003_bad.sql"), "CREATE TABLE c (id int);\nSELECT 1/0;");
+      const error = await migrate(backend, dir).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(MigrationError);
+      expect((error as Error).message).toMatch(/0003_bad\.sql.*division by zero/);
+      expect(await scalar(backend, "SELECT to_regclass('c')::text")).toBeNull();
+      expect(await scalar(backend, "SELECT count(*) FROM schema_migrations")).toBe("2");
+      await writeFile(join(dir, "0003_bad.sql"), "CREATE TABLE c (id int);");
+      expect(await migrate(backend, dir)).toEqual(["0003_bad.sql"]);
+    });
+  };
+}
+
+describe("migrate on PGlite", () => {
+  describe("in memory", migrateSuite(() => createPgliteBackend()));
+
+  it("persists to a data folder it creates", async () => {
+    const root = await mkdtemp(join(tmpdir(), "pglite-"));
+    const dir = await migrationsDir({ "0001_a.sql": FIRST });
+    const dataDir = join(root, "nested", "pglite");
+    try {
+      const first = await createPgliteBackend(dataDir);
+      expect(await migrate(first, dir)).toEqual(["0001_a.sql"]);
+      await first.close();
+      const second = await createPgliteBackend(dataDir);
+      expect(await migrate(second, dir)).toEqual([]);
+      expect(await scalar(second, "SELECT to_regclass('a')::text")).toBe("a");
+      await second.close();
+    } finally {
+      await rm(root, { recursive: true, force: true });
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 120_000); // two PGlite boots: slow on a busy machine
+});
+
+describeWithPostgres("migrate on PostgreSQL", () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await db?.drop();
+  });
+
+  describe("one migrator", migrateSuite(async () => createPgBackend(db.url, { max: 2 })));
+
+  it("lets concurrent migrators apply each file exactly once", async () => {
+    const fresh = await createTestDatabase();
+    const dir = await migrationsDir({ "0001_a.sql": FIRST, "0002_fn.sql": SECOND });
+    const backends = [createPgBackend(fresh.url), createPgBackend(fresh.url), createPgBackend(fresh.url)];
+    try {
+      const applied = await Promise.all(backends.map((backend) => migrate(backend, dir)));
+      expect(applied.flat().sort()).toEqual(["0001_a.sql", "0002_fn.sql"]);
+      expect(await scalar(backends[0]!, "SELECT a_count()")).toBe("2");
+    } finally {
+      await Promise.all(backends.map((backend) => backend.close()));
+      await rm(dir, { recursive: true, force: true });
+      await fresh.drop();
+    }
+  });
+});

@@ -1,0 +1,38 @@
+import type { KvCache, KvListPage } from "../../core/ports/kv.ts";
+import { decodeKvKey, encodeKvKey, fastlyKey } from "./fastly-keys.ts";
+
+/** What the adapter uses of `KVStore` from `fastly:kv-store` (a fake stands in for unit tests). */
+export interface FastlyKvStore {
+  get(key: string): Promise<{ text(): Promise<string> } | null>;
+  put(key: string, value: string, options: { ttl?: number }): Promise<unknown>;
+  delete(key: string): Promise<unknown>;
+  list(options: { prefix?: string; cursor?: string; limit?: number }): Promise<{ list: string[]; cursor?: string | undefined }>;
+}
+
+/**
+ * The KvCache port over a Fastly KV Store. Values are strings, so every put sends a buffered body
+ * (a streamed one would make the store ignore `mode` and `gen`).
+ */
+export function createFastlyKv(store: FastlyKvStore): KvCache {
+  return {
+    async get(key) {
+      const entry = await store.get(fastlyKey(key));
+      return entry ? entry.text() : null;
+    },
+    async put(key, value, { ttlSeconds }) {
+      await store.put(fastlyKey(key), value, { ttl: ttlSeconds });
+    },
+    async delete(key) {
+      await store.delete(fastlyKey(key));
+    },
+    async list(prefix, { cursor, limit } = {}): Promise<KvListPage> {
+      const page = await store.list({
+        ...(prefix === "" ? {} : { prefix: encodeKvKey(prefix) }),
+        ...(cursor === undefined ? {} : { cursor }),
+        ...(limit === undefined ? {} : { limit }),
+      });
+      const keys = page.list.map(decodeKvKey);
+      return page.cursor ? { keys, cursor: page.cursor } : { keys };
+    },
+  };
+}
