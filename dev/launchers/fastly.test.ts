@@ -44,7 +44,7 @@ describe("the Fastly launcher", () => {
       await ensureFastlyWasm();
       // A `viceroy` that takes Viceroy's arguments and serves with the test host.
       const dir = await mkdtemp(join(tmpdir(), "viceroy-bin-"));
-      const standIn = join(ROOT, "test", "fastly-host", "viceroy-stand-in.ts");
+      const standIn = join(ROOT, "dev", "fastly-host", "viceroy-stand-in.ts");
       await writeFile(join(dir, "viceroy"), `#!/bin/sh\nexec "${join(ROOT, "node_modules", ".bin", "tsx")}" "${standIn}" "$@"\n`);
       await chmod(join(dir, "viceroy"), 0o755);
       process.env.PATH = `${dir}${delimiter}${path}`;
