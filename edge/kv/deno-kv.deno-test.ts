@@ -1,27 +1,41 @@
-// Runs under `deno test --unstable-kv` only (dev/deno/core-tests.ts): real Deno KV, in memory.
-import { describe, expect, it } from "vitest";
+// Runs under `deno test --unstable-kv` only (dev/deno/deno-tests.ts): real Deno KV, in memory.
+import assert from "node:assert/strict";
 import { createDenoKv, type DenoKv } from "./deno-kv.ts";
-import { kvCacheContract } from "../../test/ports/kv-contract.ts";
+import { kvContract } from "../../test/ports/kv-contract.ts";
 
-const deno = (globalThis as unknown as { Deno: { openKv(path: string): Promise<DenoKv & { close(): void }> } }).Deno;
+interface DenoTestContext {
+  step(name: string, run: () => Promise<void>): Promise<boolean>;
+}
 
-kvCacheContract("Deno KV", async () => {
+const deno = (globalThis as unknown as {
+  Deno: {
+    openKv(path: string): Promise<DenoKv & { close(): void }>;
+    test(name: string, run: (t: DenoTestContext) => Promise<void>): void;
+  };
+}).Deno;
+
+deno.test("KV cache contract: Deno KV", async (t) => {
   const store = await deno.openKv(":memory:");
-  return { kv: createDenoKv(store), close: async () => store.close() };
+  try {
+    for (const [name, run] of kvContract) await t.step(name, () => run(createDenoKv(store)));
+  } finally {
+    store.close();
+  }
 });
 
-describe("Deno KV expiry", () => {
-  it("a value is gone once its lifetime is over, even before Deno KV collects it", async () => {
-    const store = await deno.openKv(":memory:");
+deno.test("Deno KV expiry: a value is gone once its lifetime is over, even before Deno KV collects it", async () => {
+  const store = await deno.openKv(":memory:");
+  try {
     let now = 1_000_000;
     const kv = createDenoKv(store, () => now);
     await kv.put("ttl/a", "v", { ttlSeconds: 60 });
     now += 59_000;
-    expect(await kv.get("ttl/a")).toBe("v");
-    expect((await kv.list("ttl/")).keys).toEqual(["ttl/a"]);
+    assert.equal(await kv.get("ttl/a"), "v");
+    assert.deepEqual((await kv.list("ttl/")).keys, ["ttl/a"]);
     now += 1_000;
-    expect(await kv.get("ttl/a")).toBeNull();
-    expect((await kv.list("ttl/")).keys).toEqual([]);
+    assert.equal(await kv.get("ttl/a"), null);
+    assert.deepEqual((await kv.list("ttl/")).keys, []);
+  } finally {
     store.close();
-  });
+  }
 });

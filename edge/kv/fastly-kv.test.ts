@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { KvStores, kvKeyProblem } from "../../dev/fastly-host/kv-stores.ts";
+import { kvContract } from "../../test/ports/kv-contract.ts";
+import { describeContract } from "../../test/ports/describe-contract.ts";
 import { createFastlyKv, type FastlyKvStore } from "./fastly-kv.ts";
 
 /** A KVStore with Fastly's rules (the test host's store), refusing bad keys like js-compute does. */
@@ -34,6 +36,11 @@ function fastlyLikeStore(now: () => number = Date.now) {
   };
   return { store, puts };
 }
+
+describeContract("KV cache contract: Fastly KV Store (the test host's store)", kvContract, async () => ({
+  port: createFastlyKv(fastlyLikeStore().store),
+  close: async () => {},
+}));
 
 describe("KvCache over a Fastly KV Store", () => {
   it("stores, reads and deletes, with the TTL passed on", async () => {

@@ -1,53 +1,12 @@
 import { NeonDbError } from "@neondatabase/serverless";
 import { describe, expect, it } from "vitest";
-import { DatabaseError, DatabaseUnavailableError, isUniqueViolation } from "../../core/ports/sql.ts";
+import { DatabaseUnavailableError } from "../../core/ports/sql.ts";
+import { sqlContract } from "../../test/ports/sql-contract.ts";
 import { describeOnBackends } from "../../test/support/harness.ts";
 import { createNeonSql, toPortError } from "./neon-sql.ts";
 
-const insertLink = `INSERT INTO linked_external_accounts (provider, external_account_id, user_id)
-                   VALUES ($1, $2, $3) RETURNING id`;
-
 describeOnBackends("SQL port over the Neon driver", (harness) => {
-  it("runs a parameterized statement and returns row objects", async () => {
-    const rows = await harness().sql.query<{ n: string; t: string }>("SELECT $1::int8 AS n, $2::text AS t", [42, "x"]);
-    expect(rows).toEqual([{ n: "42", t: "x" }]);
-  });
-
-  it("reports a unique violation as 23505 with the index's name", async () => {
-    const { sql } = harness();
-    await sql.query(insertLink, ["github", "unique-1", "alice"]);
-    const error = await sql.query(insertLink, ["github", "unique-1", "bob"]).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(DatabaseError);
-    expect(error).toMatchObject({ code: "23505", constraint: "linked_external_accounts_external_account_key" });
-    expect(isUniqueViolation(error, "linked_external_accounts_external_account_key")).toBe(true);
-    expect(isUniqueViolation(error, "linked_external_accounts_user_provider_key")).toBe(false);
-  });
-
-  it("refuses an un-normalized provider in the database itself", async () => {
-    const error = await harness().sql.query(insertLink, [" GitHub", "unique-2", "carol"]).catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: "23514" });
-  });
-
-  it("rolls a transaction back entirely when a statement fails midway", async () => {
-    const { sql } = harness();
-    const failing = sql.transaction([
-      { text: insertLink, params: ["gitlab", "batch-1", "dave"] },
-      { text: insertLink, params: ["gitlab", "batch-1", "erin"] },
-    ]);
-    await expect(failing).rejects.toMatchObject({ code: "23505" });
-    const rows = await sql.query("SELECT count(*)::int AS n FROM linked_external_accounts WHERE external_account_id = $1", [
-      "batch-1",
-    ]);
-    expect(rows).toEqual([{ n: 0 }]);
-  });
-
-  it("honours the transaction's isolation level", async () => {
-    const [rows] = await harness().sql.transaction(
-      [{ text: "SELECT current_setting('transaction_isolation') AS level" }],
-      { isolationLevel: "Serializable" },
-    );
-    expect(rows).toEqual([{ level: "serializable" }]);
-  });
+  for (const [name, run] of sqlContract) it(`contract: ${name}`, () => run(harness().sql));
 
   it("costs one endpoint round trip per statement", async () => {
     const { sql, stack } = harness();

@@ -1,13 +1,9 @@
-// What every KV cache adapter must do, run against the real store of each (Workers KV in
-// workerd through Miniflare, Deno KV under `deno test`). Written with vitest's API only, so it
-// runs in both test runners.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+// What every KV cache adapter must do (core/ports/kv.ts), run against each store: memory, Workers
+// KV in workerd through Miniflare, the Fastly KV Store of the test host, and real Deno KV under
+// `deno test`. Keys of each case have their own prefix, so cases share one opened store.
+import assert from "node:assert/strict";
 import type { KvCache } from "../../core/ports/kv.ts";
-
-export interface OpenedKv {
-  kv: KvCache;
-  close(): Promise<void>;
-}
+import type { ContractCase } from "./contract.ts";
 
 async function listAll(kv: KvCache, prefix: string, limit: number): Promise<{ keys: string[]; pages: number }> {
   const keys: string[] = [];
@@ -22,40 +18,32 @@ async function listAll(kv: KvCache, prefix: string, limit: number): Promise<{ ke
   return { keys, pages };
 }
 
-export function kvCacheContract(name: string, open: () => Promise<OpenedKv>): void {
-  describe(`KV cache contract: ${name}`, () => {
-    let opened: OpenedKv | undefined;
-    const kv = () => opened!.kv;
-
-    beforeAll(async () => {
-      opened = await open();
-    });
-    afterAll(async () => {
-      await opened?.close();
-    });
-
-    it("gets what was put, and null once deleted or never put", async () => {
-      expect(await kv().get("contract/absent")).toBeNull();
-      await kv().put("contract/a", '{"x":1}', { ttlSeconds: 60 });
-      expect(await kv().get("contract/a")).toBe('{"x":1}');
-      await kv().put("contract/a", "second", { ttlSeconds: 300 });
-      expect(await kv().get("contract/a")).toBe("second");
-      await kv().delete("contract/a");
-      expect(await kv().get("contract/a")).toBeNull();
-      await kv().delete("contract/a"); // deleting an absent key is no error
-    });
-
-    it("lists keys by string prefix, in order, page by page, each key once", async () => {
-      const keys = ["list/b", "list/a", "list/c/1", "list/c/2", "list/é"];
-      for (const key of [...keys, "lis", "listing", "other/list/a"]) await kv().put(key, "v", { ttlSeconds: 60 });
-      const whole = await kv().list("list/");
-      expect(whole.keys).toEqual([...keys].sort());
-      expect(whole.cursor).toBeUndefined();
-      const paged = await listAll(kv(), "list/", 2);
-      expect(paged.keys).toEqual([...keys].sort());
-      expect(paged.pages).toBe(3);
-      expect((await kv().list("list/c/")).keys).toEqual(["list/c/1", "list/c/2"]);
-      expect((await kv().list("nothing-here/")).keys).toEqual([]);
-    });
-  });
-}
+export const kvContract: readonly ContractCase<KvCache>[] = [
+  ["gets what was put, and null once deleted or never put", async (kv) => {
+    assert.equal(await kv.get("contract/absent"), null);
+    await kv.put("contract/a", '{"x":1}', { ttlSeconds: 60 });
+    assert.equal(await kv.get("contract/a"), '{"x":1}');
+    await kv.put("contract/a", "second", { ttlSeconds: 300 });
+    assert.equal(await kv.get("contract/a"), "second");
+    await kv.delete("contract/a");
+    assert.equal(await kv.get("contract/a"), null);
+    await kv.delete("contract/a"); // deleting an absent key is no error
+  }],
+  ["lists keys by string prefix, in order, page by page, each key once", async (kv) => {
+    const keys = ["list/b", "list/a", "list/c/1", "list/c/2", "list/é"];
+    for (const key of [...keys, "lis", "listing", "other/list/a"]) await kv.put(key, "v", { ttlSeconds: 60 });
+    const whole = await kv.list("list/");
+    assert.deepEqual(whole.keys, [...keys].sort());
+    assert.equal(whole.cursor, undefined);
+    const paged = await listAll(kv, "list/", 2);
+    assert.deepEqual(paged.keys, [...keys].sort());
+    assert.equal(paged.pages, 3);
+    assert.deepEqual((await kv.list("list/c/")).keys, ["list/c/1", "list/c/2"]);
+    assert.deepEqual((await kv.list("nothing-here/")).keys, []);
+  }],
+  ["keeps a value byte for byte, whatever it holds", async (kv) => {
+    const value = `{"name":"é😀\\u0000","n":${"9".repeat(30)}}`;
+    await kv.put("bytes/a", value, { ttlSeconds: 60 });
+    assert.equal(await kv.get("bytes/a"), value);
+  }],
+];

@@ -1,0 +1,155 @@
+// The layout's directions, enforced: what ships (core/, edge/) never reaches into what only runs
+// it here (dev/, test/, bench/), and core/ stays Web-standard and runtime-blind.
+//
+// The rules, exactly (source = a .ts file that is not a test, *.test.ts or *.deno-test.ts):
+// 1. A core/ source imports only core/ files and the runtime dependencies of package.json,
+//    never a driver or server; it uses no Node, Deno or Fastly API and names no runtime in code.
+// 2. An edge/ source imports only core/ and edge/ files, runtime dependencies and runtime
+//    built-in modules (node:, cloudflare:, fastly:): never dev/, test/, bench/ or a dev tool.
+// 3. edge/<runtime>/ (every folder of edge/ but kv/ and neon/, which hold one port adapter per
+//    file) is flat and holds only its entry (index.ts, or server.ts for Node's listener), its
+//    settings reader (settings.ts), its bindings (bindings.ts), and the modules those import;
+//    next to them only their tests, type declarations (*.d.ts) and tsconfig.json.
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import ts from "typescript";
+import { describe, expect, it } from "vitest";
+
+const ROOT = resolve(import.meta.dirname, "..");
+const RUNTIME_DEPENDENCIES = Object.keys(
+  (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { dependencies: Record<string, string> }).dependencies,
+);
+/** Runtime dependencies that tie code to one runtime or driver: edge/ only. */
+const EDGE_ONLY_DEPENDENCIES = ["@hono/node-server", "@neondatabase/serverless"];
+const PORT_ADAPTER_DIRS = ["kv", "neon"];
+const RUNTIME_ROOT_FILES = ["index.ts", "server.ts", "settings.ts", "bindings.ts"];
+
+const isTest = (file: string) => /\.(test|deno-test)\.ts$/.test(file);
+const isSource = (file: string) => file.endsWith(".ts") && !file.endsWith(".d.ts") && !isTest(file);
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? filesUnder(path) : [path];
+  });
+}
+
+const rel = (file: string) => relative(ROOT, file);
+const importsOf = (file: string) => ts.preProcessFile(readFileSync(file, "utf8"), true, true).importedFiles.map((i) => i.fileName);
+const packageOf = (specifier: string) => specifier.split("/").slice(0, specifier.startsWith("@") ? 2 : 1).join("/");
+
+/** Where a relative import lands, project-relative; undefined for a bare specifier. */
+function target(file: string, specifier: string): string | undefined {
+  return specifier.startsWith(".") ? rel(resolve(dirname(file), specifier)) : undefined;
+}
+
+/** What a file's imports break: relative ones outside `allowedDirs`, bare ones outside `allowedBare`. */
+function importViolations(file: string, allowedDirs: string[], allowedBare: (specifier: string) => boolean): string[] {
+  return importsOf(file).flatMap((specifier) => {
+    const landing = target(file, specifier);
+    if (landing === undefined) return allowedBare(specifier) ? [] : [`imports ${specifier}`];
+    return allowedDirs.some((dir) => landing.startsWith(`${dir}/`)) ? [] : [`imports ${landing}`];
+  });
+}
+
+// Identifiers and string literals only: comments (not part of the syntax tree) may explain which
+// runtime a choice was made for.
+const RUNTIME_WORDS = /^(node|cloudflare|workerd|miniflare|wrangler|deno|fastly|viceroy)$|^(Deno|Bun)$|^process$|^Buffer$|^require$/i;
+
+function codeWords(source: string): string[] {
+  const words: string[] = [];
+  const visit = (node: ts.Node) => {
+    if (ts.isIdentifier(node)) words.push(node.text);
+    else if (ts.isStringLiteralLike(node) || ts.isTemplateLiteralToken(node)) words.push(...node.text.split(/[^A-Za-z]+/));
+    ts.forEachChild(node, visit);
+  };
+  visit(ts.createSourceFile("file.ts", source, ts.ScriptTarget.Latest, true));
+  return words;
+}
+
+function runtimeNamesIn(source: string): string[] {
+  return [...new Set(codeWords(source).filter((word) => RUNTIME_WORDS.test(word)))];
+}
+
+const coreBare = (specifier: string) =>
+  RUNTIME_DEPENDENCIES.includes(packageOf(specifier)) && !EDGE_ONLY_DEPENDENCIES.includes(packageOf(specifier));
+const edgeBare = (specifier: string) =>
+  RUNTIME_DEPENDENCIES.includes(packageOf(specifier)) || /^(node|cloudflare|fastly):/.test(specifier);
+
+describe("core/ is Web-standard and runtime-blind", () => {
+  const files = filesUnder(join(ROOT, "core")).filter(isSource);
+
+  it("has source files to check", () => {
+    expect(files.length).toBeGreaterThan(10);
+  });
+
+  it.each(files.map((file) => [rel(file), file]))("%s imports only core/ and runtime dependencies", (_name, file) => {
+    expect(importViolations(file, ["core"], coreBare)).toEqual([]);
+  });
+
+  it.each(files.map((file) => [rel(file), file]))("%s names no runtime and uses no runtime API", (_name, file) => {
+    expect(runtimeNamesIn(readFileSync(file, "utf8"))).toEqual([]);
+  });
+});
+
+describe("edge/ ships alone", () => {
+  const files = filesUnder(join(ROOT, "edge")).filter(isSource);
+
+  it.each(files.map((file) => [rel(file), file]))("%s imports nothing from dev/, test/ or bench/", (_name, file) => {
+    expect(importViolations(file, ["core", "edge"], edgeBare)).toEqual([]);
+  });
+
+  const runtimeDirs = readdirSync(join(ROOT, "edge")).filter(
+    (name) => !PORT_ADAPTER_DIRS.includes(name) && statSync(join(ROOT, "edge", name)).isDirectory(),
+  );
+
+  it("has the four runtimes' folders", () => {
+    expect(runtimeDirs.sort()).toEqual(["cloudflare", "deno", "fastly", "node"]);
+  });
+
+  it.each(runtimeDirs)("edge/%s/ holds only its entry, settings reader, bindings and what they import", (runtime) => {
+    const dir = join(ROOT, "edge", runtime);
+    const names = readdirSync(dir);
+    const reached = reachableFrom(RUNTIME_ROOT_FILES.map((name) => join(dir, name)).filter(existsSync), dir);
+    const strays = names.filter((name) => {
+      const path = join(dir, name);
+      if (statSync(path).isDirectory()) return true;
+      if (name === "tsconfig.json" || name.endsWith(".d.ts") || isTest(name)) return false;
+      return !reached.has(path);
+    });
+    expect(strays).toEqual([]);
+  });
+});
+
+/** Files of `dir` reached from `roots` through relative imports that stay in `dir`. */
+function reachableFrom(roots: string[], dir: string): Set<string> {
+  const seen = new Set<string>();
+  const visit = (file: string) => {
+    if (seen.has(file) || !existsSync(file)) return;
+    seen.add(file);
+    for (const specifier of importsOf(file)) {
+      const landing = specifier.startsWith(".") ? resolve(dirname(file), specifier) : undefined;
+      if (landing && dirname(landing) === dir) visit(landing);
+    }
+  };
+  roots.forEach(visit);
+  return seen;
+}
+
+describe("the checks themselves", () => {
+  it("catch a runtime API, a runtime's name and a driver, but not a comment", () => {
+    const sample = 'import { x } from "node:fs";\n// on Deno too\nprocess.env.X; const r = "fastly"; Deno.env;';
+    expect(runtimeNamesIn(sample)).toEqual(["node", "process", "fastly", "Deno"]);
+    expect(coreBare("node:fs")).toBe(false);
+    expect(coreBare("@neondatabase/serverless")).toBe(false);
+    expect(coreBare("hono/http-exception")).toBe(true);
+    expect(coreBare("miniflare")).toBe(false);
+  });
+
+  it("catch an edge file reaching into dev/", () => {
+    const file = join(ROOT, "edge", "deno", "index.ts");
+    expect(target(file, "../../dev/stack.ts")).toBe("dev/stack.ts");
+    expect(edgeBare("fastly:kv-store")).toBe(true);
+    expect(edgeBare("miniflare")).toBe(false);
+  });
+});
