@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import type { Context } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { createAuthenticator } from "./auth.ts";
 import type { AppDeps, AppEnv } from "./deps.ts";
 import { healthRoutes } from "./health.ts";
@@ -21,6 +21,7 @@ export function createApp(deps: AppDeps) {
   const app = new Hono<AppEnv>();
 
   app.use(requestLogging(logger));
+  app.use(recognizedMethodsOnly);
   app.route("/", healthRoutes(routeDeps));
 
   app.use("/v1/*", async (c, next) => {
@@ -37,6 +38,19 @@ export function createApp(deps: AppDeps) {
 }
 
 export type App = ReturnType<typeof createApp>;
+
+/**
+ * The methods the API recognizes; on a route that does not serve one it answers 405 with `Allow`.
+ * Any other method (PROPFIND, BREW…) no route implements: 501 (RFC 9110 §15.6.2).
+ */
+export const RECOGNIZED_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
+
+const recognizedMethodsOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (!(RECOGNIZED_METHODS as readonly string[]).includes(c.req.method)) {
+    throw new ProblemError(501, "not_implemented", `No route implements ${c.req.method}.`);
+  }
+  await next();
+};
 
 function answerError(error: unknown, c: Context<AppEnv>, logger: Logger): Response {
   if (error instanceof ProblemError) return problemResponse(error);

@@ -6,7 +6,7 @@ import { bearer, type TokenClaims } from "../support/tokens.ts";
 export interface CallOptions {
   /** Claims of the caller's token (default alice@acme); a string is sent as the whole header; null: none. */
   as?: TokenClaims | string | null;
-  /** A plain object is sent as JSON; a string as-is (set content-type yourself). */
+  /** A plain object is sent as JSON; a string or bytes as-is (set content-type yourself). */
   body?: unknown;
   headers?: Record<string, string>;
 }
@@ -31,8 +31,8 @@ export function httpClient(baseUrl: () => string): Call {
     sent.set("connection", "close");
     if (typeof as === "string") sent.set("authorization", as);
     else if (as !== null) sent.set("authorization", (await bearer(as)).authorization);
-    let payload: string | undefined;
-    if (typeof body === "string") payload = body;
+    let payload: string | Uint8Array<ArrayBuffer> | undefined;
+    if (typeof body === "string" || body instanceof Uint8Array) payload = body as string | Uint8Array<ArrayBuffer>;
     else if (body !== undefined) {
       payload = JSON.stringify(body);
       if (!sent.has("content-type")) sent.set("content-type", "application/json");

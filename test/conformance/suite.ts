@@ -3,6 +3,7 @@
 import type { RuntimeName } from "../../dev/launchers/index.ts";
 import { assetCases } from "./cases/assets.ts";
 import { basicCases } from "./cases/basics.ts";
+import { conventionCases } from "./cases/conventions.ts";
 import { documentCases } from "./cases/documents.ts";
 import { linkCases } from "./cases/links.ts";
 import { unavailableCases } from "./cases/unavailable.ts";
@@ -12,6 +13,7 @@ import { httpClient } from "./client.ts";
 export function conformanceSuite(runtime: RuntimeName, baseUrl: () => string): void {
   const call = httpClient(baseUrl);
   basicCases(call, runtime);
+  conventionCases(call, runtime, baseUrl);
   linkCases(call);
   assetCases(call);
   documentCases(call);
