@@ -3,6 +3,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { createAuthenticator } from "./auth.ts";
 import type { AppDeps, AppEnv } from "./deps.ts";
 import { healthRoutes } from "./health.ts";
+import { allowOnly } from "./http/allow-only.ts";
 import { requestLogging } from "./http/request-id.ts";
 import { consoleLogger, errorMessage, type Logger } from "./log.ts";
 import { DatabaseUnavailableError } from "./ports/sql.ts";
@@ -10,6 +11,7 @@ import { ProblemError, problemResponse } from "./problem.ts";
 import { assetRoutes } from "./assets/routes.ts";
 import { documentRoutes } from "./documents/routes.ts";
 import { linkRoutes } from "./links/routes.ts";
+import { openApiDocument } from "./openapi/document.ts";
 
 export type { AppDeps, AppEnv } from "./deps.ts";
 
@@ -23,6 +25,10 @@ export function createApp(deps: AppDeps) {
   app.use(requestLogging(logger));
   app.use(recognizedMethodsOnly);
   app.route("/", healthRoutes(routeDeps));
+  // Generated from the route table on first request, when every route is registered.
+  let document: ReturnType<typeof openApiDocument> | undefined;
+  app.get("/openapi.json", (c) => c.json((document ??= openApiDocument(app.routes))));
+  allowOnly(app, "/openapi.json", ["GET", "HEAD"]);
 
   app.use("/v1/*", async (c, next) => {
     c.set("principal", await authenticate(c.req.header("authorization")));

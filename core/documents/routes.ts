@@ -17,7 +17,7 @@ import { maxCodePoints, printable } from "../validation.ts";
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
 
-const NewDocumentSchema = v.strictObject({
+export const NewDocumentSchema = v.strictObject({
   contractId: v.pipe(v.string(), v.minLength(1), maxCodePoints(128), printable("contractId")),
   title: v.optional(v.nullable(v.pipe(v.string(), maxCodePoints(200), printable("title")))),
 });
@@ -32,7 +32,7 @@ const integerText = (min: number, max: number) =>
     v.maxValue(max),
   );
 
-const PageQuerySchema = v.object({
+export const PageQuerySchema = v.object({
   after: v.optional(integerText(0, Number.MAX_SAFE_INTEGER), "0"),
   limit: v.optional(integerText(1, MAX_PAGE_SIZE), String(DEFAULT_PAGE_SIZE)),
 });

@@ -29,7 +29,7 @@ export const MAX_DISPLAY_NAME_LENGTH = 200;
 // "k" and must not become a second spelling of a provider.
 const PROVIDER = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
-const TargetSchema = v.object({
+export const TargetSchema = v.object({
   provider: v.pipe(
     v.string(),
     v.trim(),
