@@ -1,8 +1,9 @@
 import { Hono } from "hono";
-import type { Context } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { createAuthenticator } from "./auth.ts";
 import type { AppDeps, AppEnv } from "./deps.ts";
 import { healthRoutes } from "./health.ts";
+import { allowOnly } from "./http/allow-only.ts";
 import { requestLogging } from "./http/request-id.ts";
 import { consoleLogger, errorMessage, type Logger } from "./log.ts";
 import { DatabaseUnavailableError } from "./ports/sql.ts";
@@ -10,6 +11,7 @@ import { ProblemError, problemResponse } from "./problem.ts";
 import { assetRoutes } from "./assets/routes.ts";
 import { documentRoutes } from "./documents/routes.ts";
 import { linkRoutes } from "./links/routes.ts";
+import { openApiDocument } from "./openapi/document.ts";
 
 export type { AppDeps, AppEnv } from "./deps.ts";
 
@@ -21,7 +23,12 @@ export function createApp(deps: AppDeps) {
   const app = new Hono<AppEnv>();
 
   app.use(requestLogging(logger));
+  app.use(recognizedMethodsOnly);
   app.route("/", healthRoutes(routeDeps));
+  // Generated from the route table on first request, when every route is registered.
+  let document: ReturnType<typeof openApiDocument> | undefined;
+  app.get("/openapi.json", (c) => c.json((document ??= openApiDocument(app.routes))));
+  allowOnly(app, "/openapi.json", ["GET", "HEAD"]);
 
   app.use("/v1/*", async (c, next) => {
     c.set("principal", await authenticate(c.req.header("authorization")));
@@ -37,6 +44,19 @@ export function createApp(deps: AppDeps) {
 }
 
 export type App = ReturnType<typeof createApp>;
+
+/**
+ * The methods the API recognizes; on a route that does not serve one it answers 405 with `Allow`.
+ * Any other method (PROPFIND, BREW…) no route implements: 501 (RFC 9110 §15.6.2).
+ */
+export const RECOGNIZED_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
+
+const recognizedMethodsOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (!(RECOGNIZED_METHODS as readonly string[]).includes(c.req.method)) {
+    throw new ProblemError(501, "not_implemented", `No route implements ${c.req.method}.`);
+  }
+  await next();
+};
 
 function answerError(error: unknown, c: Context<AppEnv>, logger: Logger): Response {
   if (error instanceof ProblemError) return problemResponse(error);

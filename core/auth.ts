@@ -1,6 +1,7 @@
 import { jwtVerify } from "jose";
 import * as v from "valibot";
 import { ProblemError } from "./problem.ts";
+import { maxCodePoints } from "./validation.ts";
 
 export type Role = "user" | "service" | "admin";
 
@@ -11,16 +12,20 @@ export interface Principal {
 }
 
 const ClaimsSchema = v.object({
-  // Control characters (NUL above all) cannot be stored in Postgres text: refuse them here.
-  sub: v.pipe(v.string(), v.minLength(1), v.maxLength(128), v.regex(/^[^\u0000-\u001f\u007f]+$/)),
+  // Control characters (NUL above all) cannot be stored in Postgres text, and a lone surrogate would
+  // be stored as U+FFFD, merging two subjects into one user: refuse both here.
+  sub: v.pipe(v.string(), v.minLength(1), maxCodePoints(128), v.regex(/^[^\u0000-\u001f\u007f\p{Cs}]+$/u)),
   tid: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,64}$/)),
   role: v.optional(v.picklist(["user", "service", "admin"]), "user"),
 });
 
 const BEARER = /^Bearer[ ]+([A-Za-z0-9._~+/=-]+)[ ]*$/i;
 
-const unauthorized = (detail: string) =>
-  new ProblemError(401, "unauthorized", detail, {}, { "www-authenticate": 'Bearer realm="api"' });
+// RFC 6750 §3.1: a request without a bearer token gets no error code; a refused token gets invalid_token.
+const unauthorized = (detail: string, error?: "invalid_token") =>
+  new ProblemError(401, "unauthorized", detail, {}, {
+    "www-authenticate": error ? `Bearer realm="api", error="${error}", error_description="${detail}"` : 'Bearer realm="api"',
+  });
 
 /** Returns a verifier bound to one HS256 key; other algorithms, `alg: none` included, are refused. */
 export function createAuthenticator(secret: string) {
@@ -33,10 +38,10 @@ export function createAuthenticator(secret: string) {
     try {
       ({ payload } = await jwtVerify(token, key, { algorithms: ["HS256"] }));
     } catch {
-      throw unauthorized("The token is invalid or expired.");
+      throw unauthorized("The token is invalid or expired.", "invalid_token");
     }
     const claims = v.safeParse(ClaimsSchema, payload);
-    if (!claims.success) throw unauthorized("The token lacks valid sub/tid/role claims.");
+    if (!claims.success) throw unauthorized("The token lacks valid sub/tid/role claims.", "invalid_token");
     return { userId: claims.output.sub, tenantId: claims.output.tid, role: claims.output.role };
   };
 }

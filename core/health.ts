@@ -1,16 +1,23 @@
 import { Hono } from "hono";
 import type { AppDeps, AppEnv } from "./deps.ts";
+import { allowOnly } from "./http/allow-only.ts";
+import { ProblemError, problemResponse } from "./problem.ts";
 
 export function healthRoutes({ sql, runtime }: AppDeps) {
-  return new Hono<AppEnv>()
+  const app = new Hono<AppEnv>()
     .get("/healthz", (c) => c.json({ status: "ok", runtime }))
     .get("/readyz", async (c) => {
       try {
         await sql.query("SELECT 1 AS ok");
         return c.json({ status: "ready", runtime });
       } catch {
-        // Any failure means not ready; probes read the status, not a problem body.
-        return c.json({ status: "unavailable", runtime }, 503, { "retry-after": "5" });
+        // Any failure means not ready. Probes read the status code; the body is a problem like
+        // every other error, naming the runtime as /healthz does.
+        const problem = new ProblemError(503, "database_unavailable", "The database cannot be reached.", { runtime });
+        return problemResponse(problem, { "retry-after": "5" });
       }
     });
+  allowOnly(app, "/healthz", ["GET", "HEAD"]);
+  allowOnly(app, "/readyz", ["GET", "HEAD"]);
+  return app;
 }

@@ -8,3 +8,17 @@ const UNPRINTABLE = /[\p{Cc}\p{Cs}]/u;
 /** A valibot check refusing control characters and lone surrogates in a text field. */
 export const printable = (field: string) =>
   v.check((text: string) => !UNPRINTABLE.test(text), `${field} must not contain control characters`);
+
+/** Length in code points: what "characters" means to users, and what Postgres' char_length and JSON Schema's maxLength count. */
+export const codePointLength = (text: string) => {
+  let length = 0;
+  for (const _ of text) length++;
+  return length;
+};
+
+/**
+ * A valibot check that a text has at most `max` code points (valibot's own maxLength counts UTF-16
+ * units, so an emoji would count twice). `maxCodePoints` is kept on the action for the OpenAPI document.
+ */
+export const maxCodePoints = (max: number, message = `must be at most ${max} characters`) =>
+  Object.assign(v.check((text: string) => codePointLength(text) <= max, message), { maxCodePoints: max });

@@ -33,6 +33,8 @@ const server = await launchRuntime(
     AUTH_SECRET: authSecret,
     DATABASE_URL: stack.databaseUrl,
     NEON_FETCH_ENDPOINT: stack.neonFetchEndpoint,
+    // The interactive reference at /docs (the node runtime serves it): on here unless turned off.
+    API_DOCS: process.env.API_DOCS ?? "on",
   },
   { port },
 );
@@ -45,6 +47,8 @@ const token = (sub: string, role: string) =>
     .sign(new TextEncoder().encode(authSecret));
 
 console.log(`API (${runtime}) listening on ${server.url}`);
+console.log(`OpenAPI document: ${server.url}/openapi.json`);
+if (runtime === "node" && process.env.API_DOCS !== "off") console.log(`API reference: ${server.url}/docs`);
 console.log(`Development token (user "dev-user", tenant "dev"): ${await token("dev-user", "user")}`);
 console.log(`Admin token: ${await token("dev-admin", "admin")}`);
 

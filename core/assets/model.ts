@@ -1,5 +1,6 @@
 // What an asset is, what a client may send, and what it gets back.
 import * as v from "valibot";
+import { maxCodePoints } from "../validation.ts";
 
 export const ASSET_ID_PATTERN = /^[A-Za-z0-9._~-]{1,128}$/;
 export const MAX_TEXT_LENGTH = 200;
@@ -33,19 +34,24 @@ export const representation = ({ id, name, material, status, updatedAt }: Asset)
   updatedAt,
 });
 
-export const isAssetId = (id: string): boolean => ASSET_ID_PATTERN.test(id);
+// `.` and `..` are dot-segments: clients resolve them away (RFC 3986 §5.2.4), so an asset with such an id
+// could never be reached. `import` is the path of the CSV import, not an asset.
+const UNREACHABLE_IDS = [".", "..", "import"];
 
 export const AssetIdSchema = v.pipe(
   v.string(),
   v.regex(ASSET_ID_PATTERN, "must be 1-128 characters of A-Z a-z 0-9 . _ ~ -"),
+  v.check((id: string) => !UNREACHABLE_IDS.includes(id), `must not be ${UNREACHABLE_IDS.join(", ")}`),
 );
+
+export const isAssetId = (id: string): boolean => v.is(AssetIdSchema, id);
 
 // Surrounding whitespace is never meaningful in a name or material; blank is not a value.
 const TextSchema = v.pipe(
   v.string(),
   v.trim(),
   v.minLength(1, "must not be blank"),
-  v.maxLength(MAX_TEXT_LENGTH, `must be at most ${MAX_TEXT_LENGTH} characters`),
+  maxCodePoints(MAX_TEXT_LENGTH),
   // NUL cannot be stored in Postgres text (a 500 otherwise) and a lone surrogate would silently
   // become U+FFFD; other characters, line breaks included, are kept as sent.
   v.check((text: string) => !/[\u0000\p{Cs}]/u.test(text), "must not contain NUL or unpaired surrogates"),

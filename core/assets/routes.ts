@@ -69,6 +69,8 @@ export function assetRoutes({ sql }: AppDeps) {
     );
     return c.json({ results });
   });
+  // Before the `:id` routes, which would take `import` for an asset id.
+  allowOnly(app, "/assets/import", ["POST"]);
 
   app.post("/assets", async (c) => {
     const fields = await readJson(c.req.raw, AssetFieldsSchema);

@@ -7,7 +7,7 @@ export const IDEMPOTENCY_KEY_HEADER = "idempotency-key";
 export const IDEMPOTENT_REPLAYED_HEADER = "idempotent-replayed";
 
 // 1–255 visible ASCII characters (0x21–0x7E): no spaces, no control characters.
-const IDEMPOTENCY_KEY = /^[\x21-\x7E]{1,255}$/;
+export const IDEMPOTENCY_KEY = /^[\x21-\x7E]{1,255}$/;
 
 /**
  * The request's key, taken verbatim (a quoted `"abc"` is the key `"abc"`), or undefined when the

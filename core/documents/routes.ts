@@ -12,14 +12,14 @@ import {
   requestFingerprint,
 } from "./idempotency.ts";
 import { createDocument, findDocument, listDocuments, type Document } from "./repository.ts";
-import { printable } from "../validation.ts";
+import { maxCodePoints, printable } from "../validation.ts";
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
 
-const NewDocumentSchema = v.strictObject({
-  contractId: v.pipe(v.string(), v.minLength(1), v.maxLength(128), printable("contractId")),
-  title: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(200), printable("title")))),
+export const NewDocumentSchema = v.strictObject({
+  contractId: v.pipe(v.string(), v.minLength(1), maxCodePoints(128), printable("contractId")),
+  title: v.optional(v.nullable(v.pipe(v.string(), maxCodePoints(200), printable("title")))),
 });
 
 // Query values are text: canonical decimal integers only, within what a JSON number holds exactly.
@@ -32,7 +32,7 @@ const integerText = (min: number, max: number) =>
     v.maxValue(max),
   );
 
-const PageQuerySchema = v.object({
+export const PageQuerySchema = v.object({
   after: v.optional(integerText(0, Number.MAX_SAFE_INTEGER), "0"),
   limit: v.optional(integerText(1, MAX_PAGE_SIZE), String(DEFAULT_PAGE_SIZE)),
 });

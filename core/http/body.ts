@@ -7,6 +7,7 @@ const tooLarge = () => new ProblemError(413, "payload_too_large", `Request bodie
 
 /** Reads the body as UTF-8, refusing more than `limit` bytes without buffering past it. */
 export async function readBodyText(request: Request, limit = MAX_BODY_BYTES): Promise<string> {
+  refuseContentEncoding(request);
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > limit) throw tooLarge();
   if (!request.body) return "";
@@ -36,6 +37,22 @@ export async function readBodyText(request: Request, limit = MAX_BODY_BYTES): Pr
   }
 }
 
+/**
+ * Bodies are read as sent: a compressed one would be judged as bytes it is not (a gzip body is not
+ * UTF-8). A coding other than `identity` is refused (RFC 9110 §15.5.16), naming the one accepted.
+ */
+function refuseContentEncoding(request: Request): void {
+  const codings = (request.headers.get("content-encoding") ?? "").split(",").map((c) => c.trim().toLowerCase());
+  if (codings.every((coding) => coding === "" || coding === "identity")) return;
+  throw new ProblemError(
+    415,
+    "unsupported_media_type",
+    "Content-Encoding is not supported: send the body uncompressed.",
+    {},
+    { "accept-encoding": "identity" },
+  );
+}
+
 /** The media type without parameters, lower-cased ("" when absent). */
 export function mediaType(request: Request): string {
   return (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
@@ -43,7 +60,9 @@ export function mediaType(request: Request): string {
 
 export function requireMediaType(request: Request, accepted: readonly string[]): void {
   if (!accepted.includes(mediaType(request))) {
-    throw new ProblemError(415, "unsupported_media_type", `Send one of: ${accepted.join(", ")}.`);
+    // RFC 5789 §2.2: a PATCH refused for its media type says which patch formats are accepted.
+    const headers: Record<string, string> = request.method === "PATCH" ? { "accept-patch": accepted.join(", ") } : {};
+    throw new ProblemError(415, "unsupported_media_type", `Send one of: ${accepted.join(", ")}.`, {}, headers);
   }
 }
 

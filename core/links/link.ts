@@ -6,7 +6,7 @@ import type { Principal } from "../auth.ts";
 import type { AppEnv } from "../deps.ts";
 import { validate } from "../http/body.ts";
 import { ProblemError } from "../problem.ts";
-import { printable } from "../validation.ts";
+import { maxCodePoints, printable } from "../validation.ts";
 
 export interface Link {
   provider: string;
@@ -29,10 +29,7 @@ export const MAX_DISPLAY_NAME_LENGTH = 200;
 // "k" and must not become a second spelling of a provider.
 const PROVIDER = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
-/** Length in code points, as Postgres' char_length counts it. */
-const codePoints = (text: string) => [...text].length;
-
-const TargetSchema = v.object({
+export const TargetSchema = v.object({
   provider: v.pipe(
     v.string(),
     v.trim(),
@@ -43,10 +40,9 @@ const TargetSchema = v.object({
     v.string(),
     v.trim(),
     v.check((id: string) => id !== "", "externalAccountId must not be blank"),
-    v.check(
-      (id: string) => codePoints(id) <= MAX_EXTERNAL_ACCOUNT_ID_LENGTH,
-      `externalAccountId must be at most ${MAX_EXTERNAL_ACCOUNT_ID_LENGTH} characters`,
-    ),
+    // A dot-segment would be resolved away by every client (RFC 3986 §5.2.4): its Location could not name it.
+    v.check((id: string) => id !== "." && id !== "..", "externalAccountId must not be . or .."),
+    maxCodePoints(MAX_EXTERNAL_ACCOUNT_ID_LENGTH, `externalAccountId must be at most ${MAX_EXTERNAL_ACCOUNT_ID_LENGTH} characters`),
     printable("externalAccountId"),
   ),
 });
@@ -61,10 +57,7 @@ export const LinkBodySchema = v.pipe(
       v.nullable(
         v.pipe(
           v.string(),
-          v.check(
-            (name: string) => codePoints(name) <= MAX_DISPLAY_NAME_LENGTH,
-            `displayName must be at most ${MAX_DISPLAY_NAME_LENGTH} characters`,
-          ),
+          maxCodePoints(MAX_DISPLAY_NAME_LENGTH, `displayName must be at most ${MAX_DISPLAY_NAME_LENGTH} characters`),
           printable("displayName"),
         ),
       ),

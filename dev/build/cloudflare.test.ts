@@ -11,6 +11,8 @@ describe("cloudflare worker bundle", () => {
     expect(bundle.code).not.toMatch(/\bimport\s*[\w{},*\s]*from\s*["']|\bimport\s*\(\s*["']|\brequire\s*\(\s*["']/);
     expect(bundle.code).not.toMatch(/["']node:/);
     expect(bundle.gzipBytes).toBeLessThan(bundle.bytes);
+    // The API reference (/docs) is the Node server's, never deployed in a worker.
+    expect(bundle.code).not.toMatch(/scalar/i);
   });
 
   it("is deployed without nodejs_compat, on the compatibility date it is tested with", async () => {

@@ -6,7 +6,7 @@ import { bearer, type TokenClaims } from "../support/tokens.ts";
 export interface CallOptions {
   /** Claims of the caller's token (default alice@acme); a string is sent as the whole header; null: none. */
   as?: TokenClaims | string | null;
-  /** A plain object is sent as JSON; a string as-is (set content-type yourself). */
+  /** A plain object is sent as JSON; a string or bytes as-is (set content-type yourself). */
   body?: unknown;
   headers?: Record<string, string>;
 }
@@ -21,8 +21,11 @@ export interface Answer {
 
 export type Call = (method: string, path: string, options?: CallOptions) => Promise<Answer>;
 
+/** Called with every request and its answer (e.g. to check it against the API's document). */
+export type AnswerCheck = (exchange: { method: string; url: string } & Omit<Answer, "json">) => Promise<void>;
+
 /** A client bound to the server at `baseUrl()` (read per call: it is known only once started). */
-export function httpClient(baseUrl: () => string): Call {
+export function httpClient(baseUrl: () => string, checkAnswer?: AnswerCheck): Call {
   return async (method, path, { as = {}, body, headers = {} } = {}) => {
     const sent = new Headers(headers);
     // A fresh connection per request: a kept-alive socket that the local server (workerd, Deno)
@@ -31,14 +34,16 @@ export function httpClient(baseUrl: () => string): Call {
     sent.set("connection", "close");
     if (typeof as === "string") sent.set("authorization", as);
     else if (as !== null) sent.set("authorization", (await bearer(as)).authorization);
-    let payload: string | undefined;
-    if (typeof body === "string") payload = body;
+    let payload: string | Uint8Array<ArrayBuffer> | undefined;
+    if (typeof body === "string" || body instanceof Uint8Array) payload = body as string | Uint8Array<ArrayBuffer>;
     else if (body !== undefined) {
       payload = JSON.stringify(body);
       if (!sent.has("content-type")) sent.set("content-type", "application/json");
     }
-    const response = await fetch(new URL(path, baseUrl()), { method, headers: sent, body: payload, redirect: "manual" });
+    const url = new URL(path, baseUrl());
+    const response = await fetch(url, { method, headers: sent, body: payload, redirect: "manual" });
     const text = await response.text();
+    await checkAnswer?.({ method, url: url.href, status: response.status, headers: response.headers, text });
     return { status: response.status, headers: response.headers, text, json: parseJson(text) };
   };
 }

@@ -3,21 +3,27 @@
 import type { RuntimeName } from "../../dev/launchers/index.ts";
 import { assetCases } from "./cases/assets.ts";
 import { basicCases } from "./cases/basics.ts";
+import { conventionCases } from "./cases/conventions.ts";
 import { documentCases } from "./cases/documents.ts";
 import { linkCases } from "./cases/links.ts";
+import { openApiCases } from "./cases/openapi.ts";
 import { unavailableCases } from "./cases/unavailable.ts";
 import { httpClient } from "./client.ts";
+import { conformsToServedDocument } from "./openapi-check.ts";
 
 /** Registers every case against the server at `baseUrl()` (called once it is started). */
 export function conformanceSuite(runtime: RuntimeName, baseUrl: () => string): void {
-  const call = httpClient(baseUrl);
+  // Every answer of every case is checked against the document the server serves.
+  const call = httpClient(baseUrl, conformsToServedDocument(baseUrl));
   basicCases(call, runtime);
+  conventionCases(call, runtime, baseUrl);
   linkCases(call);
   assetCases(call);
   documentCases(call);
+  openApiCases(call);
 }
 
 /** Registers the cases of a server whose database cannot be reached. */
 export function unavailableSuite(runtime: RuntimeName, baseUrl: () => string): void {
-  unavailableCases(httpClient(baseUrl), runtime);
+  unavailableCases(httpClient(baseUrl, conformsToServedDocument(baseUrl)), runtime);
 }

@@ -7,7 +7,9 @@ export function unavailableCases(call: Call, runtime: RuntimeName) {
   describe("database unreachable", () => {
     it("GET /healthz still answers 200; GET /readyz answers 503", async () => {
       expect((await call("GET", "/healthz", { as: null })).json).toEqual({ status: "ok", runtime });
-      expectStatus(await call("GET", "/readyz", { as: null }), 503);
+      const notReady = await call("GET", "/readyz", { as: null });
+      expect(expectProblem(notReady, 503, "database_unavailable").runtime).toBe(runtime);
+      expect(Number(notReady.headers.get("retry-after"))).toBeGreaterThan(0);
     });
 
     it("reads and writes answer 503 database_unavailable with Retry-After", async () => {

@@ -1,0 +1,53 @@
+import { Hono } from "hono";
+import { describe, expect, it } from "vitest";
+import { createApp } from "../app.ts";
+import { createMemoryKv } from "../../edge/kv/memory.ts";
+import { silentLogger } from "../log.ts";
+import type { Sql } from "../ports/sql.ts";
+import { parseSettings } from "../settings.ts";
+import { TEST_AUTH_SECRET } from "../../test/support/tokens.ts";
+import { openApiDocument, openApiPath, routeKey, servedRoutes } from "./document.ts";
+import { operations } from "./operations.ts";
+
+const app = createApp({
+  sql: {} as Sql,
+  kv: createMemoryKv(),
+  settings: parseSettings({ AUTH_SECRET: TEST_AUTH_SECRET }),
+  runtime: "node",
+  logger: silentLogger,
+});
+
+const documentedOperations = (document: ReturnType<typeof openApiDocument>) =>
+  Object.entries(document.paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`));
+
+describe("the OpenAPI document", () => {
+  it("documents every route of the app's route table, and no route it does not serve", () => {
+    const served = servedRoutes(app.routes);
+    expect(served.length).toBeGreaterThan(15);
+    const expected = served.map((route) => `${route.method} ${openApiPath(route.path)}`);
+    expect(documentedOperations(openApiDocument(app.routes)).sort()).toEqual(expected.sort());
+    expect(Object.keys(operations).sort()).toEqual(served.map(routeKey).sort());
+  });
+
+  it("a route added without a description is missing from the document, so the comparison above fails", () => {
+    const extended = new Hono().route("/", app).get("/v1/undocumented", (c) => c.text("x"));
+    const document = openApiDocument(extended.routes);
+    expect(servedRoutes(extended.routes).map(routeKey)).toContain("GET /v1/undocumented");
+    expect(documentedOperations(document)).not.toContain("GET /v1/undocumented");
+  });
+
+  it("is served at /openapi.json, OpenAPI 3.1 with bearer security, public operations exempt", async () => {
+    const response = await app.request("/openapi.json");
+    expect(response.status).toBe(200);
+    const document = await response.json();
+    expect(document).toMatchObject({ openapi: "3.1.0", security: [{ bearer: [] }] });
+    expect(document.paths["/healthz"].get.security).toEqual([]);
+    expect(document.paths["/v1/me/links"].get.security).toBeUndefined();
+  });
+
+  it("counts characters in code points, as the routes do", () => {
+    const document = openApiDocument(app.routes);
+    const body = document.paths["/v1/documents"]!.post as { requestBody: { content: Record<string, { schema: any }> } };
+    expect(body.requestBody.content["application/json"]!.schema.properties.contractId.maxLength).toBe(128);
+  });
+});

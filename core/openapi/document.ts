@@ -1,0 +1,195 @@
+// The OpenAPI 3.1 document, generated from the app's own route table, the valibot schemas the routes
+// validate with (converted by @valibot/to-json-schema) and the descriptions of operations.ts.
+import { toJsonSchema, type ConversionConfig, type JsonSchema } from "@valibot/to-json-schema";
+import type * as v from "valibot";
+import { PROBLEM_CONTENT_TYPE, problemTitles, type ProblemCode } from "../problem.ts";
+import { operations, type HeaderSpec, type OperationSpec } from "./operations.ts";
+import { namedSchemas } from "./schemas.ts";
+
+export interface Route {
+  method: string;
+  path: string;
+}
+
+/** The methods operations are documented for; HEAD is GET without a body. */
+const DOCUMENTED_METHODS = ["GET", "PUT", "POST", "PATCH", "DELETE"];
+
+const conversion: ConversionConfig = {
+  target: "draft-2020-12",
+  // Checks JSON Schema cannot say (a lone surrogate, a blank after trimming) stay in the prose.
+  errorMode: "ignore",
+  // core/validation.ts's maxCodePoints counts what JSON Schema's maxLength counts: code points.
+  overrideAction: ({ valibotAction, jsonSchema }) =>
+    "maxCodePoints" in valibotAction ? { ...jsonSchema, maxLength: valibotAction.maxCodePoints as number } : undefined,
+};
+
+function schemaOf(schema: v.GenericSchema): JsonSchema {
+  const { $schema: _, ...rest } = toJsonSchema(schema, conversion);
+  return rest;
+}
+
+/** The routes of a Hono route table that serve requests: not middleware, not the 405 catch-alls. */
+export function servedRoutes(routes: readonly Route[]): Route[] {
+  const keys = new Set(routes.filter((r) => DOCUMENTED_METHODS.includes(r.method)).map((r) => routeKey(r)));
+  return [...keys].map((key) => {
+    const [method, path] = key.split(" ") as [string, string];
+    return { method, path };
+  });
+}
+
+export const routeKey = ({ method, path }: Route) => `${method} ${path}`;
+
+/** `/v1/assets/:id` → `/v1/assets/{id}`. */
+export const openApiPath = (path: string) => path.replace(/:([A-Za-z0-9_]+)/g, "{$1}");
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
+/** The document for these routes; a route operations.ts does not describe is left out (its test fails). */
+export function openApiDocument(routes: readonly Route[]) {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of servedRoutes(routes)) {
+    const spec = operations[routeKey(route)];
+    if (!spec) continue;
+    (paths[openApiPath(route.path)] ??= {})[route.method.toLowerCase()] = operation(route, spec);
+  }
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Edge functions: account links, assets with ETags, gapless documents",
+      version: "1",
+      description: "The HTTP contract of docs/API.md. Every error is application/problem+json (RFC 9457).",
+    },
+    jsonSchemaDialect: "https://json-schema.org/draft/2020-12/schema",
+    security: [{ bearer: [] }],
+    tags: [{ name: "operations" }, { name: "links" }, { name: "assets" }, { name: "documents" }],
+    paths,
+    components: {
+      schemas: Object.fromEntries(Object.entries(namedSchemas).map(([name, schema]) => [name, schemaOf(schema)])),
+      securitySchemes: {
+        bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "HS256; claims sub, tid, role." },
+      },
+      headers: {
+        RequestId: { description: "The request's id (the client's X-Request-Id when sane).", required: true, schema: { type: "string" } },
+      },
+    },
+  };
+}
+
+function operation(route: Route, spec: OperationSpec) {
+  return {
+    operationId: operationId(route),
+    summary: spec.summary,
+    tags: [spec.tag],
+    ...(spec.public ? { security: [] } : {}),
+    parameters: parameters(spec),
+    ...(spec.body ? { requestBody: requestBody(spec.body) } : {}),
+    responses: responses(route, spec),
+  };
+}
+
+function operationId({ method, path }: Route): string {
+  const words = path.split(/[^A-Za-z0-9]+/).filter(Boolean);
+  return method.toLowerCase() + words.map((word) => word[0]!.toUpperCase() + word.slice(1)).join("");
+}
+
+function parameters(spec: OperationSpec) {
+  const path = Object.entries(spec.path ?? {}).map(([name, p]) => ({
+    name,
+    in: "path",
+    required: true,
+    description: p.description,
+    schema: schemaOf(p.schema),
+  }));
+  const query = Object.entries(spec.query?.entries ?? {}).map(([name, schema]) => ({
+    name,
+    in: "query",
+    required: schema.type !== "optional",
+    schema: schemaOf(schema),
+  }));
+  const headers = Object.entries(spec.headers ?? {}).map(([name, header]) => ({
+    name,
+    in: "header",
+    required: header.required ?? false,
+    description: header.description,
+    schema: header.schema ? schemaOf(header.schema) : { type: "string" },
+  }));
+  const requestId = { name: "x-request-id", in: "header", required: false, schema: { type: "string", pattern: "^[A-Za-z0-9._:-]{1,128}$" } };
+  return [...path, ...query, ...headers, requestId];
+}
+
+function requestBody(body: NonNullable<OperationSpec["body"]>) {
+  const schema = schemaOf(body.schema);
+  return {
+    required: !body.optional,
+    ...(body.description ? { description: body.description } : {}),
+    content: Object.fromEntries(body.mediaTypes.map((media) => [media, { schema }])),
+  };
+}
+
+/** Problems every operation of a kind can answer, besides its own. */
+function sharedProblems(route: Route, spec: OperationSpec): Partial<Record<number, ProblemCode[]>> {
+  const shared: Partial<Record<number, ProblemCode[]>> = { 500: ["internal_error"] };
+  if (!spec.public) Object.assign(shared, { 401: ["unauthorized"], 503: ["database_unavailable"] });
+  if (spec.body) {
+    Object.assign(shared, {
+      400: ["malformed_request"],
+      413: ["payload_too_large"],
+      415: ["unsupported_media_type"],
+      422: ["validation_failed"],
+    });
+  }
+  return shared;
+}
+
+function sharedHeaders(route: Route, status: number): Record<string, HeaderSpec> {
+  if (status === 401) return { "www-authenticate": { description: "The Bearer challenge (RFC 6750).", required: true } };
+  if (status === 503) return { "retry-after": { description: "Seconds to wait.", required: true } };
+  if (status === 415) {
+    return {
+      "accept-encoding": { description: "`identity` when a Content-Encoding was refused." },
+      ...(route.method === "PATCH" ? { "accept-patch": { description: "The patch formats accepted.", required: true } } : {}),
+    };
+  }
+  return {};
+}
+
+function responses(route: Route, spec: OperationSpec) {
+  const problems: Partial<Record<number, ProblemCode[]>> = { ...sharedProblems(route, spec) };
+  for (const [status, codes = []] of Object.entries(spec.problems)) {
+    problems[Number(status)] = [...new Set([...(problems[Number(status)] ?? []), ...codes])];
+  }
+  const statuses = [...new Set([...Object.keys(spec.responses), ...Object.keys(problems)].map(Number))].sort();
+  return Object.fromEntries(
+    statuses.map((status) => {
+      const described = spec.responses[status];
+      const headers = headerObjects({ ...sharedHeaders(route, status), ...described?.headers });
+      const codes = problems[status];
+      if (codes) return [status, problemResponse(status, codes, headers)];
+      const content = described!.body ? { "application/json": { schema: ref(described!.body) } } : undefined;
+      return [status, { description: described!.description, headers, ...(content ? { content } : {}) }];
+    }),
+  );
+}
+
+function headerObjects(headers: Record<string, HeaderSpec>) {
+  const objects: Record<string, unknown> = { "x-request-id": { $ref: "#/components/headers/RequestId" } };
+  for (const [name, header] of Object.entries(headers)) {
+    objects[name] = {
+      description: header.description,
+      required: header.required ?? false,
+      schema: header.schema ? schemaOf(header.schema) : { type: "string" },
+    };
+  }
+  return objects;
+}
+
+function problemResponse(status: number, codes: ProblemCode[], headers: Record<string, unknown>) {
+  const schema = {
+    allOf: [ref("Problem"), { type: "object", properties: { status: { const: status }, code: { enum: codes } } }],
+  };
+  return {
+    description: codes.map((code) => `\`${code}\`: ${problemTitles[code]}`).join("; "),
+    headers,
+    content: { [PROBLEM_CONTENT_TYPE]: { schema } },
+  };
+}

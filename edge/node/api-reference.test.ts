@@ -1,0 +1,47 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { createApp } from "../../core/app.ts";
+import { silentLogger } from "../../core/log.ts";
+import type { Sql } from "../../core/ports/sql.ts";
+import { parseSettings } from "../../core/settings.ts";
+import { TEST_AUTH_SECRET } from "../../test/support/tokens.ts";
+import { createMemoryKv } from "../kv/memory.ts";
+import { apiReferenceEnabled, withApiReference } from "./api-reference.ts";
+import { listen, type RunningServer } from "./server.ts";
+
+const app = createApp({
+  sql: {} as Sql,
+  kv: createMemoryKv(),
+  settings: parseSettings({ AUTH_SECRET: TEST_AUTH_SECRET }),
+  runtime: "node",
+  logger: silentLogger,
+});
+
+describe("the API reference at /docs", () => {
+  const servers: RunningServer[] = [];
+  afterAll(() => Promise.all(servers.map((server) => server.close())));
+
+  it("is served over the app's /openapi.json when enabled; the app answers everything else", async () => {
+    const server = await listen(withApiReference(app.fetch), { port: 0 });
+    servers.push(server);
+    const docs = await fetch(`${server.url}/docs`);
+    expect(docs.status).toBe(200);
+    expect(docs.headers.get("content-type")).toMatch(/^text\/html/);
+    expect(await docs.text()).toContain("/openapi.json");
+    expect((await fetch(`${server.url}/openapi.json`)).status).toBe(200);
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+  });
+
+  it("is absent without it: /docs is the app's 404", async () => {
+    const server = await listen(app.fetch, { port: 0 });
+    servers.push(server);
+    const docs = await fetch(`${server.url}/docs`);
+    expect(docs.status).toBe(404);
+    expect(docs.headers.get("content-type")).toBe("application/problem+json");
+  });
+
+  it("API_DOCS is on or off (the default); anything else is refused by name", () => {
+    expect([undefined, "", "off"].map(apiReferenceEnabled)).toEqual([false, false, false]);
+    expect(apiReferenceEnabled("on")).toBe(true);
+    expect(() => apiReferenceEnabled("yes")).toThrow(/API_DOCS/);
+  });
+});

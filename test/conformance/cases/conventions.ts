@@ -1,0 +1,180 @@
+// HTTP conventions every route shares: methods, codings, patch formats, authentication challenges,
+// what "characters" means, and requests that are not valid HTTP at all.
+import { connect } from "node:net";
+import { gzipSync } from "node:zlib";
+import { describe, expect, it } from "vitest";
+import type { RuntimeName } from "../../../dev/launchers/index.ts";
+import { expectProblem, expectStatus, freshTenant, unique, type Call } from "../client.ts";
+
+const emoji = (count: number) => "😀".repeat(count);
+
+export function conventionCases(call: Call, runtime: RuntimeName, baseUrl: () => string) {
+  describe("methods", () => {
+    it("/healthz and /readyz answer other methods with 405 and Allow", async () => {
+      for (const [method, path] of [["POST", "/healthz"], ["DELETE", "/readyz"], ["PUT", "/healthz"]] as const) {
+        const answer = await call(method, path, { as: null, body: method === "DELETE" ? undefined : "" });
+        expectProblem(answer, 405, "method_not_allowed");
+        expect(answer.headers.get("allow")).toBe("GET, HEAD");
+      }
+    });
+
+    it("a method no route implements: 501 not_implemented, before authentication", async () => {
+      expectProblem(await call("PROPFIND", "/healthz", { as: null }), 501, "not_implemented");
+      expectProblem(await call("PROPFIND", "/v1/me/links", { as: null }), 501, "not_implemented");
+    });
+
+    it("/v1/assets/import is the import, never an asset: 405 with Allow: POST", async () => {
+      const as = { sub: "alice", tid: freshTenant() };
+      const fields = { name: "Chair", material: "oak" };
+      for (const method of ["GET", "PUT", "PATCH", "DELETE"]) {
+        const body = method === "GET" || method === "DELETE" ? undefined : fields;
+        const answer = await call(method, "/v1/assets/import", { as, body, headers: { "if-none-match": "*" } });
+        expectProblem(answer, 405, "method_not_allowed");
+        expect(answer.headers.get("allow")).toBe("POST");
+      }
+    });
+  });
+
+  describe("request bodies", () => {
+    it("a Content-Encoding other than identity: 415 naming identity, nothing written", async () => {
+      const as = { sub: "alice", tid: freshTenant() };
+      const body = gzipSync(JSON.stringify({ contractId: "c" }));
+      const headers = { "content-type": "application/json", "content-encoding": "gzip" };
+      const refused = await call("POST", "/v1/documents", { as, body, headers });
+      expectProblem(refused, 415, "unsupported_media_type");
+      expect(refused.headers.get("accept-encoding")).toBe("identity");
+      const identity = { "content-type": "application/json", "content-encoding": "identity" };
+      const created = await call("POST", "/v1/documents", { as, body: '{"contractId":"c"}', headers: identity });
+      expectStatus(created, 201);
+      expect(created.json.docNumber).toBe(1);
+    });
+
+    it("a PATCH in an unsupported media type: 415 with Accept-Patch", async () => {
+      const as = { sub: "alice", tid: freshTenant() };
+      const created = await call("POST", "/v1/assets", { as, body: { name: "Chair", material: "oak" } });
+      expectStatus(created, 201);
+      const headers = { "content-type": "text/plain", "if-match": created.headers.get("etag")! };
+      const answer = await call("PATCH", `/v1/assets/${created.json.id}`, { as, body: "name=Stool", headers });
+      expectProblem(answer, 415, "unsupported_media_type");
+      expect(answer.headers.get("accept-patch")).toBe("application/json, application/merge-patch+json");
+    });
+  });
+
+  describe("characters are code points", () => {
+    it("asset names and materials: 200 emoji pass, 201 do not", async () => {
+      const as = { sub: "alice", tid: freshTenant() };
+      expectStatus(await call("POST", "/v1/assets", { as, body: { name: emoji(200), material: emoji(200) } }), 201);
+      const tooLong = await call("POST", "/v1/assets", { as, body: { name: emoji(201), material: "oak" } });
+      expectProblem(tooLong, 422, "validation_failed");
+    });
+
+    it("contractId: 128 emoji pass, 129 do not; title: 200 pass, 201 do not", async () => {
+      const as = { sub: "alice", tid: freshTenant() };
+      expectStatus(await call("POST", "/v1/documents", { as, body: { contractId: emoji(128), title: emoji(200) } }), 201);
+      expectProblem(await call("POST", "/v1/documents", { as, body: { contractId: emoji(129) } }), 422, "validation_failed");
+      const longTitle = { contractId: "c", title: emoji(201) };
+      expectProblem(await call("POST", "/v1/documents", { as, body: longTitle }), 422, "validation_failed");
+    });
+
+    it("link display names: 200 emoji pass, 201 do not", async () => {
+      const as = { sub: unique("u"), tid: freshTenant() };
+      const path = `/v1/links/github/${unique("emoji")}`;
+      expectProblem(await call("PUT", path, { as, body: { displayName: emoji(201) } }), 422, "validation_failed");
+      expectStatus(await call("PUT", path, { as, body: { displayName: emoji(200) } }), 201);
+    });
+  });
+
+  describe("ids that could never be reached", () => {
+    it("a link id that trims to . or .. is refused (422): its Location would name another URL", async () => {
+      const as = { sub: unique("u"), tid: freshTenant() };
+      for (const id of ["%20.%20", "%20..", "%2E%20"]) {
+        expectProblem(await call("PUT", `/v1/links/github/${id}`, { as }), 422, "validation_failed");
+      }
+    });
+
+    it("asset ids ., .. and import are refused by the CSV import", async () => {
+      const as = { sub: "alice", tid: freshTenant() };
+      const csv = "id,name,material,source_etag\n.,A,oak,x\n..,B,oak,x\nimport,C,oak,x\n";
+      const answer = await call("POST", "/v1/assets/import", { as, body: csv, headers: { "content-type": "text/csv" } });
+      expectStatus(answer, 200);
+      expect(answer.json.results.map((row: { outcome: string }) => row.outcome)).toEqual(["invalid", "invalid", "invalid"]);
+    });
+  });
+
+  describe("authentication challenges (RFC 6750)", () => {
+    it("no token: a Bearer challenge without an error code", async () => {
+      const answer = await call("GET", "/v1/me/links", { as: null });
+      expectProblem(answer, 401, "unauthorized");
+      expect(answer.headers.get("www-authenticate")).toBe('Bearer realm="api"');
+    });
+
+    it('a refused token: error="invalid_token"', async () => {
+      const answer = await call("GET", "/v1/me/links", { as: "Bearer not.a.jwt" });
+      expectProblem(answer, 401, "unauthorized");
+      expect(answer.headers.get("www-authenticate")).toMatch(/^Bearer realm="api", error="invalid_token"/);
+    });
+
+    it("a sub with a lone surrogate is refused, not merged with another user", async () => {
+      const tid = freshTenant();
+      for (const sub of ["alice\ud800", "alice\udfff"]) {
+        const answer = await call("GET", "/v1/me/links", { as: { sub, tid } });
+        expectProblem(answer, 401, "unauthorized");
+        expect(answer.headers.get("www-authenticate")).toContain('error="invalid_token"');
+      }
+      expectStatus(await call("GET", "/v1/me/links", { as: { sub: "alice\ufffd", tid } }), 200);
+    });
+  });
+
+  describe("requests that are not valid HTTP", () => {
+    // On Node the API's own server parses HTTP and answers problem+json. Elsewhere the platform's
+    // front end (workerd, Deno, the Compute host) parses first and may answer in its own format;
+    // whatever it lets through reaches the app and is answered by the contract.
+    const ownServer = runtime === "node";
+    const malformed = {
+      "an unrecognized method token": { request: "BREW /healthz HTTP/1.1", status: 501, code: "not_implemented" },
+      "a control character in a header": { request: "GET /healthz HTTP/1.1\r\nX-Bad: a\u0001b", status: 400, code: "malformed_request" },
+      "a header section over 16 KiB": { request: `GET /healthz HTTP/1.1\r\nX-Big: ${"a".repeat(20_000)}`, status: 431, code: "headers_too_large" },
+    };
+    for (const [reason, { request, status, code }] of Object.entries(malformed)) {
+      it(`${reason}: ${ownServer ? `${status} ${code}` : "refused by the platform, or answered by the app"}`, async () => {
+        const answer = await rawRequest(baseUrl(), `${request}\r\nHost: localhost\r\nConnection: close\r\n\r\n`);
+        const reachedApp = answer.headers["x-request-id"] !== undefined;
+        if (ownServer || (reachedApp && answer.status >= 400)) {
+          expect(answer.status, answer.text).toBe(status);
+          expect(answer.headers["content-type"]).toBe("application/problem+json");
+          expect(JSON.parse(answer.body)).toMatchObject({ status, code });
+        } else if (!reachedApp) {
+          expect(answer.status, answer.text).toBeGreaterThanOrEqual(400);
+        }
+      });
+    }
+  });
+}
+
+interface RawAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+  text: string;
+}
+
+/** Sends bytes no fetch client would send, and reads the answer until the server closes. */
+function rawRequest(baseUrl: string, request: string): Promise<RawAnswer> {
+  const { hostname, port } = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => socket.write(request, "latin1"));
+    let text = "";
+    socket.setEncoding("latin1");
+    socket.on("data", (chunk: string) => (text += chunk));
+    socket.on("error", reject);
+    socket.on("close", () => {
+      const [head = "", body = ""] = text.split(/\r\n\r\n(.*)/s);
+      const [statusLine = "", ...lines] = head.split("\r\n");
+      const headers = Object.fromEntries(lines.map((line) => {
+        const colon = line.indexOf(":");
+        return [line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim()];
+      }));
+      resolve({ status: Number(statusLine.split(" ")[1]), headers, body, text });
+    });
+  });
+}
