@@ -59,9 +59,14 @@ function parseDatabaseUrl(value: string | undefined): string | undefined {
 }
 
 export function isPostgresUrl(value: string): boolean {
-  if (!/^postgres(ql)?:\/\//.test(value)) return false;
+  return /^postgres(ql)?:\/\//.test(value) && parsesAsUrl(value) && new URL(value).hostname !== "";
+}
+
+// Not URL.canParse: Fastly's runtime lacks it.
+function parsesAsUrl(value: string): boolean {
   try {
-    return new URL(value).hostname !== "";
+    new URL(value);
+    return true;
   } catch {
     return false;
   }
@@ -70,7 +75,7 @@ export function isPostgresUrl(value: string): boolean {
 function parseHttpUrl(setting: string, value: string | undefined): string | undefined {
   const url = nonEmpty(value);
   if (url === undefined) return undefined;
-  if (!/^https?:\/\//.test(url) || !URL.canParse(url)) throw new SettingsError(setting, "must be an http:// or https:// URL");
+  if (!/^https?:\/\//.test(url) || !parsesAsUrl(url)) throw new SettingsError(setting, "must be an http:// or https:// URL");
   return url;
 }
 
