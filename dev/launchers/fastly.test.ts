@@ -26,7 +26,7 @@ describe("the Fastly launcher", () => {
       [NEON_BACKEND]: { url: "http://127.0.0.1:4545" },
       [JWKS_BACKEND]: { url: "http://127.0.0.1:4646" },
     });
-    expect(overrides.configStores[CONFIG_STORE]).toMatchObject({ AUTH_JWKS_URL: "http://127.0.0.1:4646/.well-known/jwks.json" });
+    expect(overrides.configStores?.[CONFIG_STORE]).toMatchObject({ AUTH_JWKS_URL: "http://127.0.0.1:4646/.well-known/jwks.json" });
   });
 
   it("writes Viceroy a manifest without secret values: they go through its environment", () => {

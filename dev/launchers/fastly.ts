@@ -14,7 +14,9 @@ export const MANIFEST_PATH = join(ROOT, "fastly.toml");
 
 export async function startFastlyRuntime(env: RawSettings, { port = 8787 }: { port?: number } = {}) {
   const wasmPath = await ensureFastlyWasm();
-  const config = applyOverrides(readLocalServer(MANIFEST_PATH, env), runOverrides(env));
+  // A secret this run leaves unset (AUTH_SECRET when an identity provider signs) is an empty entry.
+  const unsetSecrets = Object.fromEntries(SECRET_KEYS.map((key) => [key, env[key] ?? ""]));
+  const config = applyOverrides(readLocalServer(MANIFEST_PATH, { ...env, ...unsetSecrets }), runOverrides(env));
   const viceroy = await findExecutable("viceroy");
   if (viceroy) return startViceroy({ executable: viceroy, wasmPath, config, port });
   const host = await startFastlyHost({ wasmPath, config, port });

@@ -12,7 +12,7 @@ interface Setup {
   config_stores: Record<string, { items: Record<string, { value: string }> }>;
   secret_stores: Record<string, { entries: Record<string, unknown> }>;
 }
-const setup = (parse(readFileSync(new URL("../../fastly.toml", import.meta.url), "utf8")) as { setup: Setup }).setup;
+const setup = (parse(readFileSync(new URL("../../fastly.toml", import.meta.url), "utf8")) as unknown as { setup: Setup }).setup;
 const SECRET = "s".repeat(32);
 
 describe("fastly.toml [setup]", () => {

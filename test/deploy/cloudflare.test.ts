@@ -52,7 +52,7 @@ describe("the uploaded worker with an unusable setting", () => {
       compatibilityFlags: compatibility.flags,
       kvNamespaces: ["LINKS"],
       bindings: { AUTH_SECRET: "short-secret-value", DATABASE_URL: "postgres://u:p@127.0.0.1:9/db" },
-      handleRuntimeStdio: (stdout, stderr) => {
+      handleRuntimeStdio: (stdout: Readable, stderr: Readable) => {
         collect(stdout);
         collect(stderr);
       },
