@@ -54,7 +54,7 @@ export function runConformance(runtime: RuntimeName): void {
     afterAll(async () => {
       await Promise.all([stack?.close(), provider?.close()]);
     });
-    identityProviderCases(httpClient(server), () => provider!);
+    identityProviderCases(httpClient(server), runtime, () => provider!);
   });
 }
 

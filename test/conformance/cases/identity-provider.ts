@@ -1,6 +1,7 @@
 // Production sign-in: the service trusts only the identity provider's keys (AUTH_JWKS_URL), its
 // issuer and audience, and reads the tenant and role from the provider's own claim names.
 import { SignJWT } from "jose";
+import type { RuntimeName } from "../../../dev/launchers/index.ts";
 import { describe, expect, it } from "vitest";
 import { TEST_AUTH_SECRET } from "../../support/tokens.ts";
 import { expectProblem, expectStatus, freshTenant, type Call } from "../client.ts";
@@ -9,9 +10,20 @@ import { PROVIDER_ALGORITHMS, type IdentityProvider } from "../identity-provider
 const hs256 = async (claims: Record<string, unknown>, key: Uint8Array) =>
   `Bearer ${await new SignJWT(claims).setProtectedHeader({ alg: "HS256" }).setSubject("alice").setExpirationTime("1h").sign(key)}`;
 
-export function identityProviderCases(call: Call, provider: () => IdentityProvider) {
+// Fastly Compute's WebCrypto has no Ed25519: an EdDSA token cannot be verified there, and is
+// refused like any token the service cannot check (docs/deploy.md). RS256 and ES256 work.
+const unverifiable = (runtime: RuntimeName): readonly string[] => (runtime === "fastly" ? ["EdDSA"] : []);
+
+export function identityProviderCases(call: Call, runtime: RuntimeName, provider: () => IdentityProvider) {
   describe("sign-in with the identity provider's keys", () => {
-    for (const alg of PROVIDER_ALGORITHMS) {
+    for (const alg of unverifiable(runtime)) {
+      it(`a ${alg} token cannot be verified on this runtime: 401 unauthorized, never accepted`, async () => {
+        const as = await provider().bearer({ alg: alg as "EdDSA" });
+        expectProblem(await call("GET", "/v1/me/links", { as }), 401, "unauthorized");
+      });
+    }
+
+    for (const alg of PROVIDER_ALGORITHMS.filter((candidate) => !unverifiable(runtime).includes(candidate))) {
       it(`a ${alg} token from the provider is accepted, its tenant taken from the provider's claim`, async () => {
         const org = freshTenant();
         const as = await provider().bearer({ alg, org });
@@ -48,9 +60,11 @@ export function identityProviderCases(call: Call, provider: () => IdentityProvid
       });
     }
 
-    it("the provider's JWKS was fetched, and not once per request", () => {
+    it("the provider's JWKS was fetched, and kept for later requests", () => {
       expect(provider().fetches()).toBeGreaterThan(0);
-      expect(provider().fetches()).toBeLessThan(PROVIDER_ALGORITHMS.length * 3);
+      // A Compute request may run in a fresh instance, whose memory starts empty: there the HTTP
+      // cache in front of the jwks backend keeps it (in production), not the instance.
+      if (runtime !== "fastly") expect(provider().fetches()).toBe(1);
     });
   });
 }
