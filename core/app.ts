@@ -18,7 +18,7 @@ export type { AppDeps, AppEnv } from "./deps.ts";
 /** The whole API as one Web-standard handler: `createApp(deps).fetch(request)`. */
 export function createApp(deps: AppDeps) {
   const logger = deps.logger ?? consoleLogger;
-  const authenticate = createAuthenticator(deps.settings.authSecret);
+  const authenticate = createAuthenticator(deps.settings.auth, { fetch: deps.jwksFetch });
   const routeDeps = { ...deps, logger };
   const app = new Hono<AppEnv>();
 

@@ -1,11 +1,12 @@
 import { base64url, SignJWT, UnsecuredJWT } from "jose";
 import { describe, expect, it } from "vitest";
 import { createAuthenticator } from "./auth.ts";
+import { parseAuthSettings } from "./auth-settings.ts";
 import { ProblemError } from "./problem.ts";
 
 const SECRET = "unit-test-secret-with-at-least-32-bytes";
 const key = new TextEncoder().encode(SECRET);
-const authenticate = createAuthenticator(SECRET);
+const authenticate = createAuthenticator(parseAuthSettings({ AUTH_SECRET: SECRET }));
 
 const sign = (claims: Record<string, unknown>, { alg = "HS256", exp = "1h" as string | number, secret = key } = {}) =>
   new SignJWT(claims).setProtectedHeader({ alg }).setIssuedAt().setExpirationTime(exp).sign(secret);

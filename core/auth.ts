@@ -1,7 +1,8 @@
-import { jwtVerify } from "jose";
 import * as v from "valibot";
+import type { AuthSettings } from "./auth-settings.ts";
 import { ProblemError } from "./problem.ts";
 import { maxCodePoints } from "./validation.ts";
+import { tokenVerifier, type TokenKeyOptions } from "./token-keys.ts";
 
 export type Role = "user" | "service" | "admin";
 
@@ -27,23 +28,31 @@ const unauthorized = (detail: string, error?: "invalid_token") =>
     "www-authenticate": error ? `Bearer realm="api", error="${error}", error_description="${detail}"` : 'Bearer realm="api"',
   });
 
-/** Returns a verifier bound to one HS256 key; other algorithms, `alg: none` included, are refused. */
-export function createAuthenticator(secret: string) {
-  const key = new TextEncoder().encode(secret);
+/**
+ * Returns a verifier bound to the configured keys (see token-keys.ts); other algorithms, `alg: none`
+ * included, are refused. The tenant and role are read from the claims the settings name.
+ */
+export function createAuthenticator(settings: AuthSettings, options: TokenKeyOptions = {}) {
+  const verify = tokenVerifier(settings, options);
 
   return async function authenticate(authorization: string | undefined): Promise<Principal> {
     const token = authorization?.match(BEARER)?.[1];
     if (!token) throw unauthorized("A Bearer token is required.");
     let payload: unknown;
     try {
-      ({ payload } = await jwtVerify(token, key, { algorithms: ["HS256"] }));
+      payload = await verify(token);
     } catch {
       throw unauthorized("The token is invalid or expired.", "invalid_token");
     }
-    const claims = v.safeParse(ClaimsSchema, payload);
+    const claims = v.safeParse(ClaimsSchema, standardClaims(payload as Record<string, unknown>, settings));
     if (!claims.success) throw unauthorized("The token lacks valid sub/tid/role claims.", "invalid_token");
     return { userId: claims.output.sub, tenantId: claims.output.tid, role: claims.output.role };
   };
+}
+
+/** The provider's tenant and role claims under the names the schema checks. */
+function standardClaims(payload: Record<string, unknown>, { tenantClaim, roleClaim }: AuthSettings) {
+  return { sub: payload.sub, tid: payload[tenantClaim], role: payload[roleClaim] };
 }
 
 export type Authenticate = ReturnType<typeof createAuthenticator>;

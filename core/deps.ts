@@ -12,6 +12,8 @@ export interface AppDeps {
   /** The name `/healthz` reports: core does not know which runtimes exist. */
   runtime: string;
   logger?: Logger;
+  /** How AUTH_JWKS_URL is fetched, when not with the global `fetch` (Fastly: a named backend). */
+  jwksFetch?: typeof fetch;
 }
 
 /** Hono's per-request variables. */

@@ -23,6 +23,7 @@ export const problemTitles = {
   idempotency_key_reused: "Idempotency key reused",
   database_unavailable: "Database unavailable",
   internal_error: "Internal error",
+  misconfigured: "Misconfigured",
 } as const;
 
 export type ProblemCode = keyof typeof problemTitles;

@@ -6,7 +6,7 @@ const AUTH_SECRET = "s".repeat(32);
 describe("parseSettings", () => {
   it("applies the contract's defaults", () => {
     expect(parseSettings({ AUTH_SECRET })).toEqual({
-      authSecret: AUTH_SECRET,
+      auth: expect.objectContaining({ secret: AUTH_SECRET, tenantClaim: "tid", roleClaim: "role" }),
       linkCacheTtlSeconds: DEFAULT_LINK_CACHE_TTL_SECONDS,
       databaseUrl: undefined,
       neonFetchEndpoint: undefined,
@@ -38,6 +38,25 @@ describe("parseSettings", () => {
     expect(() => parseSettings({})).toThrow(SettingsError);
   });
 
+  it.each([
+    ["DATABASE_URL", { DATABASE_URL: "postgress://u:p@h/db" }],
+    ["DATABASE_URL", { DATABASE_URL: "mysql://u:p@h/db" }],
+    ["NEON_FETCH_ENDPOINT", { NEON_FETCH_ENDPOINT: "127.0.0.1:4444/sql" }],
+    ["LINK_CACHE_TTL_SECONDS", { LINK_CACHE_TTL_SECONDS: "1.5" }],
+  ])("refuses a bad %s, naming it and not its value", (setting, raw) => {
+    const error = (() => {
+      try {
+        parseSettings({ AUTH_SECRET, ...raw });
+      } catch (thrown) {
+        return thrown;
+      }
+    })();
+    expect(error).toBeInstanceOf(SettingsError);
+    expect((error as SettingsError).setting).toBe(setting);
+    expect((error as SettingsError).message).toMatch(new RegExp(`^${setting} `));
+    expect((error as SettingsError).message).not.toContain(Object.values(raw)[0]);
+  });
+
   it("reads every setting, and only those, through a runtime's lookup", () => {
     const asked: string[] = [];
     const values: Record<string, string> = { AUTH_SECRET, LINK_CACHE_TTL_SECONDS: "90", PORT: "1" };
@@ -46,6 +65,6 @@ describe("parseSettings", () => {
       return values[name];
     });
     expect(asked.sort()).toEqual([...SETTING_NAMES].sort());
-    expect(settings).toMatchObject({ authSecret: AUTH_SECRET, linkCacheTtlSeconds: 90 });
+    expect(settings).toMatchObject({ auth: { secret: AUTH_SECRET }, linkCacheTtlSeconds: 90 });
   });
 });

@@ -1,8 +1,13 @@
+import { AUTH_SETTING_NAMES, parseAuthSettings, type AuthSettings } from "./auth-settings.ts";
 import { MIN_KV_TTL_SECONDS } from "./ports/kv.ts";
+import { SettingsError } from "./settings-error.ts";
+
+export { SettingsError } from "./settings-error.ts";
+export { MIN_AUTH_SECRET_BYTES } from "./auth-settings.ts";
 
 /** The same settings object on every runtime; each runtime only collects the raw strings. */
 export interface Settings {
-  authSecret: string;
+  auth: AuthSettings;
   linkCacheTtlSeconds: number;
   databaseUrl: string | undefined;
   neonFetchEndpoint: string | undefined;
@@ -11,27 +16,24 @@ export interface Settings {
 export type RawSettings = Record<string, string | undefined>;
 
 /** The names every runtime reads, whatever holds them (environment, bindings, stores). */
-export const SETTING_NAMES = ["AUTH_SECRET", "DATABASE_URL", "NEON_FETCH_ENDPOINT", "LINK_CACHE_TTL_SECONDS"] as const;
+export const SETTING_NAMES = [
+  ...AUTH_SETTING_NAMES,
+  "DATABASE_URL",
+  "NEON_FETCH_ENDPOINT",
+  "LINK_CACHE_TTL_SECONDS",
+] as const;
 
 export type SettingName = (typeof SETTING_NAMES)[number];
 
 export const DEFAULT_LINK_CACHE_TTL_SECONDS = 300;
-export const MIN_AUTH_SECRET_BYTES = 32;
 
-export class SettingsError extends Error {
-  override name = "SettingsError";
-}
-
+/** Checks every setting; the first unusable one throws a SettingsError naming it (never its value). */
 export function parseSettings(raw: RawSettings): Settings {
-  const authSecret = raw.AUTH_SECRET ?? "";
-  if (new TextEncoder().encode(authSecret).length < MIN_AUTH_SECRET_BYTES) {
-    throw new SettingsError(`AUTH_SECRET must be at least ${MIN_AUTH_SECRET_BYTES} bytes`);
-  }
   return {
-    authSecret,
+    auth: parseAuthSettings(raw),
     linkCacheTtlSeconds: parseTtl(raw.LINK_CACHE_TTL_SECONDS),
-    databaseUrl: nonEmpty(raw.DATABASE_URL),
-    neonFetchEndpoint: nonEmpty(raw.NEON_FETCH_ENDPOINT),
+    databaseUrl: parseDatabaseUrl(raw.DATABASE_URL),
+    neonFetchEndpoint: parseHttpUrl("NEON_FETCH_ENDPOINT", raw.NEON_FETCH_ENDPOINT),
   };
 }
 
@@ -43,9 +45,38 @@ export function readSettings(read: (name: SettingName) => string | undefined): S
 function parseTtl(value: string | undefined): number {
   if (value === undefined || value.trim() === "") return DEFAULT_LINK_CACHE_TTL_SECONDS;
   const seconds = Number(value);
-  if (!Number.isInteger(seconds)) throw new SettingsError("LINK_CACHE_TTL_SECONDS must be a whole number");
+  if (!Number.isInteger(seconds)) throw new SettingsError("LINK_CACHE_TTL_SECONDS", "must be a whole number");
   // Workers KV refuses shorter lifetimes; clamp rather than fail every cache write.
   return Math.max(seconds, MIN_KV_TTL_SECONDS);
+}
+
+/** A typo such as postgress:// must not quietly fall back to another database. */
+function parseDatabaseUrl(value: string | undefined): string | undefined {
+  const url = nonEmpty(value);
+  if (url === undefined) return undefined;
+  if (!isPostgresUrl(url)) throw new SettingsError("DATABASE_URL", "must be a postgres:// or postgresql:// URL");
+  return url;
+}
+
+export function isPostgresUrl(value: string): boolean {
+  return /^postgres(ql)?:\/\//.test(value) && parsesAsUrl(value) && new URL(value).hostname !== "";
+}
+
+// Not URL.canParse: Fastly's runtime lacks it.
+function parsesAsUrl(value: string): boolean {
+  try {
+    new URL(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function parseHttpUrl(setting: string, value: string | undefined): string | undefined {
+  const url = nonEmpty(value);
+  if (url === undefined) return undefined;
+  if (!/^https?:\/\//.test(url) || !parsesAsUrl(url)) throw new SettingsError(setting, "must be an http:// or https:// URL");
+  return url;
 }
 
 const nonEmpty = (value: string | undefined) => (value === undefined || value === "" ? undefined : value);

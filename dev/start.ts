@@ -2,8 +2,7 @@
 // (PGlite, or the PostgreSQL in DATABASE_URL), the Neon-compatible endpoint, and the API on the
 // chosen runtime. Prints the URL and development tokens; Ctrl-C / SIGTERM stop everything.
 import { parseArgs } from "node:util";
-import { randomBytes } from "node:crypto";
-import { SignJWT } from "jose";
+import { devSecretForStart, mintDevToken, refuseUnusableSettings } from "./dev-auth.ts";
 import { isRuntimeName, launchRuntime } from "./launchers/index.ts";
 import { isPostgresUrl, startLocalStack } from "./stack.ts";
 
@@ -17,8 +16,10 @@ if (!isRuntimeName(runtime)) {
 }
 const port = Number(values.port ?? process.env.PORT ?? 8787);
 
-const authSecret = process.env.AUTH_SECRET ?? randomBytes(32).toString("base64url");
-if (!process.env.AUTH_SECRET) console.log(`AUTH_SECRET not set; generated a development key: ${authSecret}`);
+const devSecret = await devSecretForStart(process.env);
+refuseUnusableSettings(process.env, devSecret);
+if (devSecret?.source === "created") console.log("AUTH_SECRET not set: created a development key in .data/dev-auth-secret");
+if (devSecret?.source === "file") console.log("AUTH_SECRET not set: using the development key in .data/dev-auth-secret");
 
 const databaseUrl = process.env.DATABASE_URL;
 const dataDir = process.env.PGLITE_DATA_DIR ?? ".data/pglite";
@@ -30,7 +31,7 @@ const server = await launchRuntime(
   runtime,
   {
     ...process.env,
-    AUTH_SECRET: authSecret,
+    AUTH_SECRET: devSecret?.secret,
     DATABASE_URL: stack.databaseUrl,
     NEON_FETCH_ENDPOINT: stack.neonFetchEndpoint,
     // The interactive reference at /docs (the node runtime serves it): on here unless turned off.
@@ -39,18 +40,17 @@ const server = await launchRuntime(
   { port },
 );
 
-const token = (sub: string, role: string) =>
-  new SignJWT({ tid: "dev", role })
-    .setProtectedHeader({ alg: "HS256" })
-    .setSubject(sub)
-    .setExpirationTime("12h")
-    .sign(new TextEncoder().encode(authSecret));
-
 console.log(`API (${runtime}) listening on ${server.url}`);
 console.log(`OpenAPI document: ${server.url}/openapi.json`);
 if (runtime === "node" && process.env.API_DOCS !== "off") console.log(`API reference: ${server.url}/docs`);
-console.log(`Development token (user "dev-user", tenant "dev"): ${await token("dev-user", "user")}`);
-console.log(`Admin token: ${await token("dev-admin", "admin")}`);
+if (devSecret) {
+  const token = (sub: string, role: string) => mintDevToken({ sub, tid: "dev", role, ttl: "12h" }, devSecret.secret, process.env);
+  console.log(`Development token (user "dev-user", tenant "dev"): ${await token("dev-user", "user")}`);
+  console.log(`Admin token: ${await token("dev-admin", "admin")}`);
+  console.log("More: npm run token -- --sub USER --tid TENANT [--role admin]");
+} else {
+  console.log("Sign in with your identity provider's tokens (AUTH_JWKS / AUTH_JWKS_URL); no development key.");
+}
 
 let stopping = false;
 async function stop(signal: string) {

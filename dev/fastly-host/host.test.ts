@@ -60,14 +60,14 @@ describe("the Fastly test host running the service", () => {
     expect(await response.json()).toMatchObject({ code: "database_unavailable" });
   });
 
-  it("a secret missing from the secret store: 500 internal_error, and the log says which", async () => {
+  it("a secret missing from the secret store: 500 misconfigured, and the log says which", async () => {
     const config = localServer({ AUTH_SECRET: TEST_AUTH_SECRET, DATABASE_URL: "x" });
     delete config.secretStores[SECRET_STORE]!.DATABASE_URL;
     const { host, logs } = await start(config);
     const response = await fetch(`${host.url}/healthz`);
     expect(response.status).toBe(500);
-    expect(await response.json()).toMatchObject({ code: "internal_error" });
-    expect(logs.join("")).toMatch(/startup_failed.*DATABASE_URL is missing/);
+    expect(await response.json()).toMatchObject({ code: "misconfigured", setting: "DATABASE_URL" });
+    expect(logs.join("")).toMatch(/misconfigured.*DATABASE_URL is not set/);
   });
 
   describe("with a database", () => {

@@ -3,13 +3,13 @@
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { Miniflare } from "miniflare";
-import type { RawSettings } from "../../core/settings.ts";
+import { SETTING_NAMES, type RawSettings } from "../../core/settings.ts";
 import { bundleWorker } from "../build/cloudflare.ts";
 
 const WRANGLER_TOML = fileURLToPath(new URL("../../wrangler.toml", import.meta.url));
 
 /** Settings a worker receives as vars/secrets; every other variable stays out of the isolate. */
-export const WORKER_SETTING_NAMES = ["AUTH_SECRET", "DATABASE_URL", "NEON_FETCH_ENDPOINT", "LINK_CACHE_TTL_SECONDS"] as const;
+export const WORKER_SETTING_NAMES = SETTING_NAMES;
 
 /** The compatibility date and flags deployed with, read from wrangler.toml so both agree. */
 export async function workerCompatibility(): Promise<{ date: string; flags: string[] }> {

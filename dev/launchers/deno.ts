@@ -8,6 +8,12 @@ import { DENO_ENV_NAMES } from "../../edge/deno/settings.ts";
 
 export const PROJECT_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 export const DENO_BIN = fileURLToPath(new URL("../../node_modules/.bin/deno", import.meta.url));
+/**
+ * How deno.json's tasks call Deno: by path, never by bare name. `deno task` puts node_modules/.bin
+ * first on PATH and runs what it finds there as an npm package's JavaScript bin, and npm's `deno`
+ * there is the native binary itself, so a bare `deno` in a task fails after `npm install`.
+ */
+export const DENO_TASK_BIN = "./node_modules/.bin/deno";
 const STARTUP_TIMEOUT_MS = 60_000;
 
 /** `deno run` (from the project root) with the least it needs: the network, the variables it reads, KV. */
@@ -24,6 +30,8 @@ export function startDenoRuntime(env: RawSettings, { port = 0 }: { port?: number
     if (value !== undefined) childEnv[name] = value;
   }
   childEnv.PORT = String(port);
+  // The entry listens on every interface by default (a container); a local run stays on this machine.
+  childEnv.HOST = "127.0.0.1";
   childEnv.DENO_KV_PATH ??= ":memory:";
   childEnv.NO_COLOR = "1";
 

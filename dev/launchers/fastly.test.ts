@@ -4,7 +4,7 @@ import { delimiter, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseToml } from "../fastly-host/toml.ts";
 import { TEST_AUTH_SECRET } from "../../test/support/tokens.ts";
-import { CONFIG_STORE, NEON_BACKEND, SECRET_STORE } from "../../edge/fastly/bindings.ts";
+import { CONFIG_STORE, JWKS_BACKEND, NEON_BACKEND, SECRET_STORE } from "../../edge/fastly/bindings.ts";
 import { ensureFastlyWasm, ROOT } from "../build/fastly.ts";
 import { startFastlyRuntime, runOverrides } from "./fastly.ts";
 import { localServerToml } from "../fastly-host/viceroy.ts";
@@ -18,6 +18,15 @@ describe("the Fastly launcher", () => {
       configStores: { [CONFIG_STORE]: { LINK_CACHE_TTL_SECONDS: "90", NEON_FETCH_ENDPOINT: "http://127.0.0.1:4545/sql" } },
       secretStores: { [SECRET_STORE]: { AUTH_SECRET: TEST_AUTH_SECRET, DATABASE_URL: env.DATABASE_URL } },
     });
+  });
+
+  it("points the jwks backend at the host of AUTH_JWKS_URL", () => {
+    const overrides = runOverrides({ ...env, AUTH_JWKS_URL: "http://127.0.0.1:4646/.well-known/jwks.json" });
+    expect(overrides.backends).toEqual({
+      [NEON_BACKEND]: { url: "http://127.0.0.1:4545" },
+      [JWKS_BACKEND]: { url: "http://127.0.0.1:4646" },
+    });
+    expect(overrides.configStores?.[CONFIG_STORE]).toMatchObject({ AUTH_JWKS_URL: "http://127.0.0.1:4646/.well-known/jwks.json" });
   });
 
   it("writes Viceroy a manifest without secret values: they go through its environment", () => {

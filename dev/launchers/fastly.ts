@@ -6,7 +6,7 @@ import { delimiter, join } from "node:path";
 import type { RawSettings } from "../../core/settings.ts";
 import { startFastlyHost } from "../fastly-host/host.ts";
 import { applyOverrides, readLocalServer, type LocalServerOverrides } from "../fastly-host/manifest.ts";
-import { CONFIG_KEYS, CONFIG_STORE, NEON_BACKEND, SECRET_KEYS, SECRET_STORE } from "../../edge/fastly/bindings.ts";
+import { CONFIG_KEYS, CONFIG_STORE, JWKS_BACKEND, NEON_BACKEND, SECRET_KEYS, SECRET_STORE } from "../../edge/fastly/bindings.ts";
 import { ensureFastlyWasm, ROOT } from "../build/fastly.ts";
 import { startViceroy } from "../fastly-host/viceroy.ts";
 
@@ -14,7 +14,9 @@ export const MANIFEST_PATH = join(ROOT, "fastly.toml");
 
 export async function startFastlyRuntime(env: RawSettings, { port = 8787 }: { port?: number } = {}) {
   const wasmPath = await ensureFastlyWasm();
-  const config = applyOverrides(readLocalServer(MANIFEST_PATH, env), runOverrides(env));
+  // A secret this run leaves unset (AUTH_SECRET when an identity provider signs) is an empty entry.
+  const unsetSecrets = Object.fromEntries(SECRET_KEYS.map((key) => [key, env[key] ?? ""]));
+  const config = applyOverrides(readLocalServer(MANIFEST_PATH, { ...env, ...unsetSecrets }), runOverrides(env));
   const viceroy = await findExecutable("viceroy");
   if (viceroy) return startViceroy({ executable: viceroy, wasmPath, config, port });
   const host = await startFastlyHost({ wasmPath, config, port });
@@ -26,8 +28,12 @@ export function runOverrides(env: RawSettings): LocalServerOverrides {
   const pick = (keys: readonly string[]) =>
     Object.fromEntries(keys.flatMap((key) => (env[key] === undefined ? [] : [[key, env[key]!]])));
   const endpoint = env.NEON_FETCH_ENDPOINT;
+  const jwksUrl = env.AUTH_JWKS_URL;
   return {
-    backends: endpoint ? { [NEON_BACKEND]: { url: new URL(endpoint).origin } } : {},
+    backends: {
+      ...(endpoint ? { [NEON_BACKEND]: { url: new URL(endpoint).origin } } : {}),
+      ...(jwksUrl ? { [JWKS_BACKEND]: { url: new URL(jwksUrl).origin } } : {}),
+    },
     configStores: { [CONFIG_STORE]: pick(CONFIG_KEYS) },
     secretStores: { [SECRET_STORE]: pick(SECRET_KEYS) },
   };

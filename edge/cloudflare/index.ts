@@ -1,5 +1,7 @@
 // The Cloudflare Workers entry: a module worker. Bindings → settings → ports → the core app.
 import { createApp, type App } from "../../core/app.ts";
+import { consoleLogger } from "../../core/log.ts";
+import { misconfiguredResponse } from "../../core/misconfigured.ts";
 import { createWorkersKv } from "../kv/workers-kv.ts";
 import { neonSqlFromSettings } from "../neon/neon-sql.ts";
 import { settingsFromBindings, type Bindings } from "./settings.ts";
@@ -20,6 +22,13 @@ function appFor(env: Bindings): App {
 
 export default {
   fetch(request: Request, env: Bindings): Response | Promise<Response> {
-    return appFor(env).fetch(request);
+    let app: App;
+    try {
+      app = appFor(env);
+    } catch (error) {
+      // Workers have no start-up step to fail: an unusable setting is answered on every request.
+      return misconfiguredResponse(error, consoleLogger);
+    }
+    return app.fetch(request);
   },
 };

@@ -1,14 +1,8 @@
-import { readSettings, type Settings } from "../../core/settings.ts";
+import { readSettings, type SettingName, type Settings } from "../../core/settings.ts";
 import type { WorkersKvNamespace } from "../kv/workers-kv.ts";
 
-/** The worker's bindings (wrangler.toml): the KV namespace, vars and secrets. */
-export interface Bindings {
-  LINKS: WorkersKvNamespace;
-  AUTH_SECRET?: string;
-  DATABASE_URL?: string;
-  NEON_FETCH_ENDPOINT?: string;
-  LINK_CACHE_TTL_SECONDS?: string;
-}
+/** The worker's bindings (wrangler.toml): the KV namespace, and every setting as a var or secret. */
+export type Bindings = { LINKS: WorkersKvNamespace } & Partial<Record<SettingName, string>>;
 
 /** Settings from vars and secrets: the same object every runtime builds. */
 export function settingsFromBindings(env: Bindings): Settings {

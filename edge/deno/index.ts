@@ -1,7 +1,11 @@
-// The Deno entry: `deno task start` (see deno.json). Deno.env → settings → ports → the core app,
-// served by Deno.serve with Deno KV as the link cache.
+// The Deno entry: `deno task start` (see deno.json), and Deno Deploy's entry point. Deno.env →
+// settings → ports → the core app, served by Deno.serve with Deno KV as the link cache. An
+// unusable setting stops it at start with one line naming the setting.
 import { createApp } from "../../core/app.ts";
+import { misconfiguredLine } from "../../core/misconfigured.ts";
+import { SettingsError } from "../../core/settings.ts";
 import { createDenoKv, type DenoKv } from "../kv/deno-kv.ts";
+import { listenAddress } from "../listen/address.ts";
 import { neonSqlFromSettings } from "../neon/neon-sql.ts";
 import { settingsFromEnv } from "./settings.ts";
 
@@ -9,23 +13,39 @@ import { settingsFromEnv } from "./settings.ts";
 interface DenoGlobal {
   env: { get(name: string): string | undefined };
   openKv(path?: string): Promise<DenoKv>;
+  exit(code: number): never;
   serve(
     options: { port: number; hostname: string; onListen(address: { hostname: string; port: number }): void },
     handler: (request: Request) => Response | Promise<Response>,
   ): unknown;
 }
 const deno = (globalThis as unknown as { Deno: DenoGlobal }).Deno;
+const env = (name: string) => deno.env.get(name);
 
-const settings = settingsFromEnv((name) => deno.env.get(name));
-const sql = neonSqlFromSettings(settings);
+function configure() {
+  const settings = settingsFromEnv(env);
+  return { settings, sql: neonSqlFromSettings(settings), address: listenAddress(env) };
+}
+
+function configureOrExit() {
+  try {
+    return configure();
+  } catch (error) {
+    if (!(error instanceof SettingsError)) throw error;
+    console.error(misconfiguredLine(error));
+    return deno.exit(1);
+  }
+}
+
+const { settings, sql, address } = configureOrExit();
 // No path: Deno Deploy's KV, or a local database in Deno's cache. DENO_KV_PATH=:memory: for tests.
-const kv = createDenoKv(await deno.openKv(deno.env.get("DENO_KV_PATH") || undefined));
+const kv = createDenoKv(await deno.openKv(env("DENO_KV_PATH") || undefined));
 const app = createApp({ sql, kv, settings, runtime: "deno" });
 
+// Deno Deploy ignores the address and serves on its own; self-hosted, HOST and PORT decide.
 deno.serve(
   {
-    port: Number(deno.env.get("PORT") ?? 8000),
-    hostname: "127.0.0.1",
+    ...address,
     // One JSON line, which the local launcher reads to learn the port when PORT=0.
     onListen: ({ hostname, port }) => console.log(JSON.stringify({ event: "listening", url: `http://${hostname}:${port}` })),
   },

@@ -1,9 +1,10 @@
 import { readSettings, SETTING_NAMES, type Settings } from "../../core/settings.ts";
+import { LISTEN_SETTING_NAMES } from "../listen/address.ts";
 
 /** The variables the Deno entry may read: exactly what `--allow-env` grants it. */
 export const DENO_ENV_NAMES = [
   ...SETTING_NAMES,
-  "PORT",
+  ...LISTEN_SETTING_NAMES,
   "DENO_KV_PATH",
   // Read by the Neon driver's bundled pg defaults when it loads (Deno's `process.env` is guarded).
   "USER",

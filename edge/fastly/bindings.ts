@@ -9,9 +9,21 @@ export const CONFIG_STORE = "settings";
 export const SECRET_STORE = "secrets";
 /** The backend every Neon HTTP request goes to (Compute allows no request without a backend). */
 export const NEON_BACKEND = "neon";
+/** The backend AUTH_JWKS_URL is fetched through: the identity provider's host. */
+export const JWKS_BACKEND = "jwks";
 
 import type { SettingName } from "../../core/settings.ts";
 
 /** core's settings, split between the two stores. */
-export const CONFIG_KEYS = ["LINK_CACHE_TTL_SECONDS", "NEON_FETCH_ENDPOINT"] as const satisfies readonly SettingName[];
+export const CONFIG_KEYS = [
+  "LINK_CACHE_TTL_SECONDS",
+  "NEON_FETCH_ENDPOINT",
+  // Public keys and claim names: nothing here lets anyone sign a token.
+  "AUTH_JWKS",
+  "AUTH_JWKS_URL",
+  "AUTH_ISSUER",
+  "AUTH_AUDIENCE",
+  "AUTH_TENANT_CLAIM",
+  "AUTH_ROLE_CLAIM",
+] as const satisfies readonly SettingName[];
 export const SECRET_KEYS = ["AUTH_SECRET", "DATABASE_URL"] as const satisfies readonly SettingName[];

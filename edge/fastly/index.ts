@@ -7,14 +7,15 @@ import { KVStore } from "fastly:kv-store";
 import { SecretStore } from "fastly:secret-store";
 import { createApp, type App } from "../../core/app.ts";
 import { consoleLogger, errorMessage } from "../../core/log.ts";
+import { misconfiguredResponse } from "../../core/misconfigured.ts";
 import { ProblemError, problemResponse } from "../../core/problem.ts";
-import { parseSettings } from "../../core/settings.ts";
+import { parseSettings, SettingsError } from "../../core/settings.ts";
 import { neonSqlFromSettings } from "../neon/neon-sql.ts";
 import { installAbortSignal } from "./abort-signal.ts";
-import { CONFIG_STORE, KV_STORE, NEON_BACKEND, SECRET_STORE } from "./bindings.ts";
+import { CONFIG_STORE, JWKS_BACKEND, KV_STORE, NEON_BACKEND, SECRET_STORE } from "./bindings.ts";
 import { createFastlyKv } from "../kv/fastly-kv.ts";
 import { fetchThroughBackend } from "./neon-fetch.ts";
-import { readFastlySettings } from "./settings.ts";
+import { readFastlySettings, requireNeonEndpoint } from "./settings.ts";
 
 // No request may leave for a backend that is not declared on the service.
 enforceExplicitBackends();
@@ -34,9 +35,10 @@ function fastlyApp(): Promise<App> {
 
 async function createFastlyApp(): Promise<App> {
   const raw = await readFastlySettings(new ConfigStore(CONFIG_STORE), new SecretStore(SECRET_STORE));
-  const settings = parseSettings(raw);
+  const settings = requireNeonEndpoint(parseSettings(raw));
   const sql = neonSqlFromSettings(settings, { fetchFunction: fetchThroughBackend(NEON_BACKEND) });
-  return createApp({ sql, kv: createFastlyKv(new KVStore(KV_STORE)), settings, runtime: "fastly" });
+  const kv = createFastlyKv(new KVStore(KV_STORE));
+  return createApp({ sql, kv, settings, runtime: "fastly", jwksFetch: fetchThroughBackend(JWKS_BACKEND) });
 }
 
 async function handle(request: Request): Promise<Response> {
@@ -44,6 +46,7 @@ async function handle(request: Request): Promise<Response> {
   try {
     service = await fastlyApp();
   } catch (error) {
+    if (error instanceof SettingsError) return misconfiguredResponse(error, consoleLogger);
     consoleLogger.log("error", "startup_failed", { error: errorMessage(error) });
     return problemResponse(new ProblemError(500, "internal_error", "The service is misconfigured."));
   }

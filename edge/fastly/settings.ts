@@ -1,4 +1,4 @@
-import type { RawSettings } from "../../core/settings.ts";
+import { SettingsError, type RawSettings, type Settings } from "../../core/settings.ts";
 import { CONFIG_KEYS, SECRET_KEYS } from "./bindings.ts";
 
 /** What is used of `ConfigStore` (fastly:config-store) and `SecretStore` (fastly:secret-store). */
@@ -15,4 +15,16 @@ export async function readFastlySettings(config: ConfigSource, secrets: SecretSo
   for (const key of CONFIG_KEYS) raw[key] = config.get(key) ?? undefined;
   for (const key of SECRET_KEYS) raw[key] = (await secrets.get(key))?.plaintext();
   return raw;
+}
+
+/**
+ * On Fastly every Neon request leaves through the `neon` backend, whose address is fixed when the
+ * service is set up: the endpoint must be configured next to it (same host), never guessed from a
+ * region, so a database in another region fails here, by name, rather than on every query.
+ */
+export function requireNeonEndpoint(settings: Settings): Settings {
+  if (!settings.neonFetchEndpoint) {
+    throw new SettingsError("NEON_FETCH_ENDPOINT", "is not set: on Fastly it is https://<the neon backend's host>/sql");
+  }
+  return settings;
 }

@@ -7,7 +7,7 @@ import {
   type SqlStatement,
   type TransactionOptions,
 } from "../../core/ports/sql.ts";
-import type { Settings } from "../../core/settings.ts";
+import { SettingsError, type Settings } from "../../core/settings.ts";
 
 export interface NeonSqlOptions {
   databaseUrl: string;
@@ -58,7 +58,7 @@ export function createNeonSql(options: NeonSqlOptions): Sql {
 
 /** The SQL port a runtime builds from its settings: without DATABASE_URL it cannot start. */
 export function neonSqlFromSettings(settings: Settings, options: Pick<NeonSqlOptions, "fetchFunction"> = {}): Sql {
-  if (!settings.databaseUrl) throw new Error("DATABASE_URL is missing from this runtime's settings");
+  if (!settings.databaseUrl) throw new SettingsError("DATABASE_URL", "is not set");
   return createNeonSql({ databaseUrl: settings.databaseUrl, fetchEndpoint: settings.neonFetchEndpoint, ...options });
 }
 

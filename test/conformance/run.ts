@@ -7,6 +7,9 @@ import type { RawSettings } from "../../core/settings.ts";
 import { launchRuntime, type RunningRuntime } from "../../dev/launchers/index.ts";
 import { startLocalStack, type LocalStack } from "../../dev/stack.ts";
 import { TEST_AUTH_SECRET } from "../support/tokens.ts";
+import { identityProviderCases } from "./cases/identity-provider.ts";
+import { httpClient } from "./client.ts";
+import { PROVIDER_SETTINGS, startIdentityProvider, type IdentityProvider } from "./identity-provider.ts";
 import { conformanceSuite, unavailableSuite } from "./suite.ts";
 
 // Starting PGlite, then workerd or Deno, on two shared cores takes a while.
@@ -34,13 +37,32 @@ export function runConformance(runtime: RuntimeName): void {
     });
     unavailableSuite(runtime, server);
   });
+
+  describe(`conformance [${runtime}], signed in by an identity provider`, () => {
+    let stack: LocalStack | undefined;
+    let provider: IdentityProvider | undefined;
+    // No AUTH_SECRET: only the provider's keys (fetched from its JWKS URL) are trusted.
+    const server = serve(runtime, async () => {
+      [stack, provider] = await Promise.all([startLocalStack(), startIdentityProvider()]);
+      return {
+        DATABASE_URL: stack.databaseUrl,
+        NEON_FETCH_ENDPOINT: stack.neonFetchEndpoint,
+        AUTH_JWKS_URL: provider.jwksUrl,
+        ...PROVIDER_SETTINGS,
+      };
+    }, {});
+    afterAll(async () => {
+      await Promise.all([stack?.close(), provider?.close()]);
+    });
+    identityProviderCases(httpClient(server), runtime, () => provider!);
+  });
 }
 
 /** Launches `runtime` before the cases of the enclosing describe; answers its URL. */
-function serve(runtime: RuntimeName, database: () => Promise<RawSettings>): () => string {
+function serve(runtime: RuntimeName, database: () => Promise<RawSettings>, auth: RawSettings = { AUTH_SECRET: TEST_AUTH_SECRET }): () => string {
   let running: RunningRuntime | undefined;
   beforeAll(async () => {
-    running = await launchRuntime(runtime, { AUTH_SECRET: TEST_AUTH_SECRET, ...(await database()) }, { port: 0 });
+    running = await launchRuntime(runtime, { ...auth, ...(await database()) }, { port: 0 });
   }, STARTUP_TIMEOUT_MS);
   afterAll(async () => {
     await running?.close();

@@ -8,12 +8,13 @@
 // up to a minute to reach other locations. core/links/ lets Postgres' unique index decide instead.
 import { Hono } from "hono";
 import { createAuthenticator } from "../../core/auth.ts";
+import { parseAuthSettings } from "../../core/auth-settings.ts";
 import { linkKey } from "../../core/links/keys.ts";
 import { normalizeTarget } from "../../core/links/link.ts";
 import type { KvCache } from "../../core/ports/kv.ts";
 
 export function createKvFirstLinkApp(kv: KvCache, authSecret: string) {
-  const authenticate = createAuthenticator(authSecret);
+  const authenticate = createAuthenticator(parseAuthSettings({ AUTH_SECRET: authSecret }));
   return new Hono().put("/v1/links/:provider/:externalAccountId", async (c) => {
     const { userId } = await authenticate(c.req.header("authorization"));
     const target = normalizeTarget({

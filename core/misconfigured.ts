@@ -1,0 +1,17 @@
+// Runtimes without a start-up step (Workers, Fastly) build their app on the first request; when a
+// setting is unusable, every request gets this answer instead of a stack trace.
+import type { Logger } from "./log.ts";
+import { ProblemError, problemResponse } from "./problem.ts";
+import { SettingsError } from "./settings-error.ts";
+
+/** 500 `misconfigured` naming the setting (never its value), logged; other errors are rethrown. */
+export function misconfiguredResponse(error: unknown, logger: Logger): Response {
+  if (!(error instanceof SettingsError)) throw error;
+  logger.log("error", "misconfigured", { setting: error.setting, error: error.message });
+  return problemResponse(
+    new ProblemError(500, "misconfigured", `The service is misconfigured: ${error.message}.`, { setting: error.setting }),
+  );
+}
+
+/** What a runtime with a start-up step prints before it exits: one line, no stack trace. */
+export const misconfiguredLine = (error: SettingsError) => `Misconfigured: ${error.message}.`;

@@ -1,0 +1,55 @@
+// Which keys and algorithms a token may be signed with. Public-key algorithms are checked only
+// against the JWKS, HS256 only against AUTH_SECRET: a token whose header claims HS256 is never
+// verified with a public key's bytes, so knowing the (public) JWKS signs nothing.
+import {
+  createLocalJWKSet,
+  createRemoteJWKSet,
+  customFetch,
+  jwtVerify,
+  type JWTPayload,
+  type JWTVerifyGetKey,
+} from "jose";
+import type { AuthSettings } from "./auth-settings.ts";
+
+/** What identity providers sign with: RSA, P-256 and Ed25519 (named EdDSA or Ed25519). */
+export const PUBLIC_KEY_ALGORITHMS = ["RS256", "ES256", "EdDSA", "Ed25519"];
+
+export interface TokenKeyOptions {
+  /** The `fetch` that loads AUTH_JWKS_URL (Fastly sends it through a named backend). */
+  fetch?: typeof fetch;
+  /** A fetched JWKS is reused this long before it is fetched again. */
+  cacheMaxAgeMs?: number;
+  /** An unknown `kid` refetches the JWKS at most once per this span (no refetch storm). */
+  cooldownMs?: number;
+}
+
+export const DEFAULT_JWKS_CACHE_MAX_AGE_MS = 10 * 60_000;
+export const DEFAULT_JWKS_COOLDOWN_MS = 30_000;
+
+export type VerifyToken = (token: string) => Promise<JWTPayload>;
+
+/** A verifier for the configured keys; throws (any error) for a token they do not accept. */
+export function tokenVerifier(settings: AuthSettings, options: TokenKeyOptions = {}): VerifyToken {
+  const secret = settings.secret === undefined ? undefined : new TextEncoder().encode(settings.secret);
+  const keySet = publicKeySet(settings, options);
+  const algorithms = [...(secret ? ["HS256"] : []), ...(keySet ? PUBLIC_KEY_ALGORITHMS : [])];
+  const verifyOptions = { algorithms, issuer: settings.issuer, audience: settings.audience };
+
+  const keyFor: JWTVerifyGetKey = (header, token) => {
+    if (header.alg === "HS256" && secret) return secret;
+    if (keySet && PUBLIC_KEY_ALGORITHMS.includes(header.alg ?? "")) return keySet(header, token);
+    throw new Error("no key for this algorithm");
+  };
+
+  return async (token) => (await jwtVerify(token, keyFor, verifyOptions)).payload;
+}
+
+function publicKeySet(settings: AuthSettings, options: TokenKeyOptions): JWTVerifyGetKey | undefined {
+  if (settings.jwks) return createLocalJWKSet(settings.jwks);
+  if (!settings.jwksUrl) return undefined;
+  return createRemoteJWKSet(new URL(settings.jwksUrl), {
+    cacheMaxAge: options.cacheMaxAgeMs ?? DEFAULT_JWKS_CACHE_MAX_AGE_MS,
+    cooldownDuration: options.cooldownMs ?? DEFAULT_JWKS_COOLDOWN_MS,
+    ...(options.fetch ? { [customFetch]: options.fetch } : {}),
+  });
+}

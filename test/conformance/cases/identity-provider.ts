@@ -1,0 +1,70 @@
+// Production sign-in: the service trusts only the identity provider's keys (AUTH_JWKS_URL), its
+// issuer and audience, and reads the tenant and role from the provider's own claim names.
+import { SignJWT } from "jose";
+import type { RuntimeName } from "../../../dev/launchers/index.ts";
+import { describe, expect, it } from "vitest";
+import { TEST_AUTH_SECRET } from "../../support/tokens.ts";
+import { expectProblem, expectStatus, freshTenant, type Call } from "../client.ts";
+import { PROVIDER_ALGORITHMS, type IdentityProvider } from "../identity-provider.ts";
+
+const hs256 = async (claims: Record<string, unknown>, key: Uint8Array) =>
+  `Bearer ${await new SignJWT(claims).setProtectedHeader({ alg: "HS256" }).setSubject("alice").setExpirationTime("1h").sign(key)}`;
+
+// Fastly Compute's WebCrypto has no Ed25519: an EdDSA token cannot be verified there, and is
+// refused like any token the service cannot check (docs/deploy.md). RS256 and ES256 work.
+const unverifiable = (runtime: RuntimeName): readonly string[] => (runtime === "fastly" ? ["EdDSA"] : []);
+
+export function identityProviderCases(call: Call, runtime: RuntimeName, provider: () => IdentityProvider) {
+  describe("sign-in with the identity provider's keys", () => {
+    for (const alg of unverifiable(runtime)) {
+      it(`a ${alg} token cannot be verified on this runtime: 401 unauthorized, never accepted`, async () => {
+        const as = await provider().bearer({ alg: alg as "EdDSA" });
+        expectProblem(await call("GET", "/v1/me/links", { as }), 401, "unauthorized");
+      });
+    }
+
+    for (const alg of PROVIDER_ALGORITHMS.filter((candidate) => !unverifiable(runtime).includes(candidate))) {
+      it(`a ${alg} token from the provider is accepted, its tenant taken from the provider's claim`, async () => {
+        const org = freshTenant();
+        const as = await provider().bearer({ alg, org });
+        const created = await call("POST", "/v1/documents", { as, body: { contractId: "c" } });
+        expectStatus(created, 201);
+        expect(created.json.docNumber).toBe(1);
+        expectStatus(await call("GET", `/v1/documents/${created.json.docNumber}`, { as }), 200);
+        // The same number in another tenant is not this one's document.
+        expectProblem(await call("GET", "/v1/documents/1", { as: await provider().bearer({ alg, org: freshTenant() }) }), 404, "not_found");
+      });
+    }
+
+    it("the role comes from the provider's role claim", async () => {
+      const admin = await provider().bearer({ alg: "ES256", role: "admin" });
+      const user = await provider().bearer({ alg: "ES256", role: "user", claims: { role: "admin" } });
+      expectStatus(await call("POST", "/v1/admin/links/resync", { as: admin }), 200);
+      expectProblem(await call("POST", "/v1/admin/links/resync", { as: user }), 403, "forbidden");
+    });
+
+    const refused: Record<string, () => Promise<string>> = {
+      "another issuer": () => provider().bearer({ alg: "RS256", iss: "https://someone-else.test/" }),
+      "another audience": () => provider().bearer({ alg: "RS256", aud: "another-api" }),
+      "a tenant in tid instead of the provider's claim": () =>
+        provider().bearer({ alg: "RS256", claims: { "https://idp.test/org": undefined, tid: "acme" } }),
+      "HS256 with the development secret (no AUTH_SECRET is set)": () => hs256({ tid: "acme" }, new TextEncoder().encode(TEST_AUTH_SECRET)),
+      "HS256 keyed with the provider's public key": () =>
+        hs256({ "https://idp.test/org": "acme" }, new TextEncoder().encode(JSON.stringify(provider().publicJwks[0]))),
+      "HS256 keyed with the provider's whole JWKS": () =>
+        hs256({ "https://idp.test/org": "acme" }, new TextEncoder().encode(JSON.stringify({ keys: provider().publicJwks }))),
+    };
+    for (const [reason, token] of Object.entries(refused)) {
+      it(`${reason}: 401 unauthorized`, async () => {
+        expectProblem(await call("GET", "/v1/me/links", { as: await token() }), 401, "unauthorized");
+      });
+    }
+
+    it("the provider's JWKS was fetched, and kept for later requests", () => {
+      expect(provider().fetches()).toBeGreaterThan(0);
+      // A Compute request may run in a fresh instance, whose memory starts empty: there the HTTP
+      // cache in front of the jwks backend keeps it (in production), not the instance.
+      if (runtime !== "fastly") expect(provider().fetches()).toBe(1);
+    });
+  });
+}

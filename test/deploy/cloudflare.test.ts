@@ -1,0 +1,78 @@
+// The worker as `wrangler deploy` would upload it (a dry run: uploading needs an account), and that
+// very file in workerd: with an unusable setting it answers 500 misconfigured and logs it.
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Readable } from "node:stream";
+import { Miniflare } from "miniflare";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ROOT } from "../../dev/build/fastly.ts";
+import { WORKER_OUTFILE } from "../../dev/build/cloudflare.ts";
+import { workerCompatibility } from "../../dev/launchers/cloudflare.ts";
+import { PROBLEM_CONTENT_TYPE } from "../../core/problem.ts";
+import { runToExit, type Exit } from "./processes.ts";
+
+const WRANGLER = join(ROOT, "node_modules", ".bin", "wrangler");
+// Nothing leaves this machine: no metrics, and any request wrangler tries goes to a closed local port.
+const OFFLINE = { WRANGLER_SEND_METRICS: "false", CI: "true", HTTPS_PROXY: "http://127.0.0.1:9", HTTP_PROXY: "http://127.0.0.1:9" };
+
+let outdir: string;
+let dryRun: Exit;
+
+beforeAll(async () => {
+  outdir = await mkdtemp(join(tmpdir(), "wrangler-dry-run-"));
+  dryRun = await runToExit(WRANGLER, ["deploy", "--dry-run", "--outdir", outdir], OFFLINE, ROOT);
+}, 300_000);
+afterAll(async () => {
+  await rm(outdir, { recursive: true, force: true });
+});
+
+describe("wrangler deploy --dry-run", () => {
+  it("builds the worker and lists its bindings without uploading", async () => {
+    expect(dryRun.code, dryRun.stdout + dryRun.stderr).toBe(0);
+    expect(dryRun.stdout).toMatch(/env\.LINKS \(\w+\)\s+KV Namespace/);
+    expect(dryRun.stdout).toContain("--dry-run: exiting now.");
+  });
+
+  it("uploads the bundle the build wrote, as is (no second bundling)", async () => {
+    expect(await readFile(join(outdir, "worker.js"), "utf8")).toBe(await readFile(WORKER_OUTFILE, "utf8"));
+  });
+});
+
+describe("the uploaded worker with an unusable setting", () => {
+  let mf: Miniflare;
+  let logs = "";
+  const collect = (stream: Readable) => stream.on("data", (chunk: Buffer) => (logs += chunk.toString()));
+
+  beforeAll(async () => {
+    const compatibility = await workerCompatibility();
+    mf = new Miniflare({
+      modules: [{ type: "ESModule", path: "worker.js", contents: await readFile(join(outdir, "worker.js"), "utf8") }],
+      compatibilityDate: compatibility.date,
+      compatibilityFlags: compatibility.flags,
+      kvNamespaces: ["LINKS"],
+      bindings: { AUTH_SECRET: "short-secret-value", DATABASE_URL: "postgres://u:p@127.0.0.1:9/db" },
+      handleRuntimeStdio: (stdout: Readable, stderr: Readable) => {
+        collect(stdout);
+        collect(stderr);
+      },
+    });
+    await mf.ready;
+  }, 120_000);
+  afterAll(async () => {
+    await mf?.dispose();
+  });
+
+  it("answers every request, /healthz too, with 500 misconfigured naming the setting, and logs it", async () => {
+    for (const path of ["/healthz", "/v1/me/links"]) {
+      const response = await mf.dispatchFetch(`http://localhost${path}`);
+      expect(response.status).toBe(500);
+      expect(response.headers.get("content-type")).toBe(PROBLEM_CONTENT_TYPE);
+      const problem = (await response.json()) as Record<string, unknown>;
+      expect(problem).toMatchObject({ status: 500, code: "misconfigured", setting: "AUTH_SECRET" });
+      expect(JSON.stringify(problem)).not.toContain("short-secret-value");
+    }
+    await expect.poll(() => logs).toMatch(/"event":"misconfigured".*"setting":"AUTH_SECRET"/);
+    expect(logs).not.toContain("short-secret-value");
+  });
+});
