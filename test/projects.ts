@@ -22,7 +22,7 @@ const HEAVY_IMPORTS = [
 ];
 
 /** test/ files that are pure checks of the tree, fast enough for the unit loop. */
-const UNIT_IN_TEST = ["test/layout.test.ts", "test/projects.test.ts"];
+const UNIT_IN_TEST = ["test/layout.test.ts", "test/projects.test.ts", "test/conformance/openapi-check.test.ts"];
 const RACES = [/^test\/.*\/races?\.test\.ts$/, /^test\/assets\/interleavings\.test\.ts$/, /^test\/counterexamples\//, /^test\/hardening\/soak\.test\.ts$/];
 const TEST_ROOTS = ["core", "edge", "dev", "test", "bench"];
 
@@ -40,9 +40,10 @@ export function isHeavy(file: string, seen = new Set<string>()): boolean {
 
 /** The one project of a test file, given its path relative to the project root. */
 export function projectOf(path: string, root: string): ProjectName {
+  if (UNIT_IN_TEST.includes(path)) return "unit";
   if (path.startsWith("test/conformance/")) return path.endsWith("/fastly.test.ts") ? "fastly" : "conformance";
   if (RACES.some((re) => re.test(path))) return "races";
-  if (path.startsWith("test/") || path.startsWith("bench/")) return UNIT_IN_TEST.includes(path) ? "unit" : "integration";
+  if (path.startsWith("test/") || path.startsWith("bench/")) return "integration";
   if (!isHeavy(join(root, path))) return "unit";
   return /(^|\/)fastly[-./]/.test(path) ? "fastly" : "integration";
 }

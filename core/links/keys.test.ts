@@ -23,7 +23,7 @@ const validTarget = fc.record({
   provider: fc.stringMatching(/^[a-z0-9][a-z0-9._-]{0,63}$/),
   externalAccountId: fc
     .string({ unit: "grapheme", minLength: 1, maxLength: 256 })
-    .filter((id) => id.trim() !== "" && !/[\p{Cc}\p{Cs}]/u.test(id)),
+    .filter((id) => !["", ".", ".."].includes(id.trim()) && !/[\p{Cc}\p{Cs}]/u.test(id)),
 });
 
 describe("linkKey", () => {

@@ -68,7 +68,7 @@ const json = (schema: v.GenericSchema, extra: Omit<NonNullable<OperationSpec["bo
 
 export const operations: Record<string, OperationSpec> = {
   "GET /healthz": {
-    summary: "Liveness: the process answers.",
+    summary: "Liveness: the service answers.",
     tag: "operations",
     public: true,
     responses: { 200: { description: "Alive.", body: "Health" } },

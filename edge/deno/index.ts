@@ -5,7 +5,7 @@ import { createApp } from "../../core/app.ts";
 import { misconfiguredLine } from "../../core/misconfigured.ts";
 import { SettingsError } from "../../core/settings.ts";
 import { createDenoKv, type DenoKv } from "../kv/deno-kv.ts";
-import { listenAddress } from "../listen/address.ts";
+import { listenAddress } from "../../core/listen-address.ts";
 import { neonSqlFromSettings } from "../neon/neon-sql.ts";
 import { settingsFromEnv } from "./settings.ts";
 

@@ -3,6 +3,7 @@
 // no deployed bundle carries it.
 import { Scalar } from "@scalar/hono-api-reference";
 import { Hono } from "hono";
+import { SettingsError } from "../../core/settings.ts";
 
 export const API_REFERENCE_PATH = "/docs";
 
@@ -20,5 +21,5 @@ export function withApiReference(fetch: Handler): Handler {
 export function apiReferenceEnabled(value: string | undefined): boolean {
   if (value === undefined || value === "" || value === "off") return false;
   if (value === "on") return true;
-  throw new Error(`API_DOCS must be "on" or "off", not "${value}"`);
+  throw new SettingsError("API_DOCS", 'must be "on" or "off"');
 }

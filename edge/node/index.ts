@@ -7,8 +7,9 @@ import { consoleLogger } from "../../core/log.ts";
 import { misconfiguredLine } from "../../core/misconfigured.ts";
 import { readSettings, SettingsError } from "../../core/settings.ts";
 import { createMemoryKv } from "../kv/memory.ts";
-import { listenAddress } from "../listen/address.ts";
+import { listenAddress } from "../../core/listen-address.ts";
 import { neonSqlFromSettings } from "../neon/neon-sql.ts";
+import { apiReferenceEnabled, withApiReference } from "./api-reference.ts";
 import { listen, type RunningServer } from "./server.ts";
 
 /** In-flight requests get this long after SIGTERM; orchestrators usually kill at 30 s. */
@@ -18,7 +19,9 @@ function createNodeApp() {
   const env = (name: string) => process.env[name];
   const settings = readSettings(env);
   const app = createApp({ sql: neonSqlFromSettings(settings), kv: createMemoryKv(), settings, runtime: "node" });
-  return { app, address: listenAddress(env) };
+  // The interactive reference at /docs only when API_DOCS=on: off in production by default.
+  const fetch = apiReferenceEnabled(env("API_DOCS")) ? withApiReference(app.fetch) : app.fetch;
+  return { fetch, address: listenAddress(env) };
 }
 
 function stopOn(server: RunningServer, signal: NodeJS.Signals) {
@@ -40,7 +43,7 @@ try {
   console.error(misconfiguredLine(error));
   process.exit(1);
 }
-const server = await listen(service.app.fetch, service.address);
+const server = await listen(service.fetch, service.address);
 consoleLogger.log("info", "listening", { url: server.url });
 stopOn(server, "SIGTERM");
 stopOn(server, "SIGINT");
