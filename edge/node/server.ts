@@ -15,7 +15,12 @@ export function listen(
     const server = serve({ fetch, port, hostname }, (info: AddressInfo) => {
       resolve({
         url: `http://${hostname}:${info.port}`,
-        close: () => new Promise<void>((done) => server.close(() => done())),
+        // In-flight requests are answered first; idle keep-alive connections would hold close() open.
+        close: () =>
+          new Promise<void>((done) => {
+            server.close(() => done());
+            if ("closeIdleConnections" in server) server.closeIdleConnections();
+          }),
       });
     });
     server.once("error", reject);
