@@ -27,20 +27,32 @@ interface LockHolder {
   command?: string;
 }
 
+// Locks this process holds: a second stack in the same process is refused like another process.
+const heldHere = new Set<string>();
+
 /** Takes `<folder>.lock` (next to the folder, so the folder itself stays PGlite's alone). */
 export async function lockDataFolder(folder: string, command = process.argv.slice(1).join(" ")): Promise<DataLock> {
   const path = `${resolve(folder)}.lock`;
+  if (heldHere.has(path)) throw new DataFolderLockedError(folder, { pid: process.pid, command: "this process" });
   await mkdir(dirname(path), { recursive: true });
   for (let attempt = 0; attempt < 5; attempt++) {
     try {
       const fd = openSync(path, "wx", 0o600);
       writeSync(fd, JSON.stringify({ pid: process.pid, command }));
       closeSync(fd);
-      return { path, release: () => releaseIfOurs(path) };
+      heldHere.add(path);
+      return {
+        path,
+        release: () => {
+          heldHere.delete(path);
+          releaseIfOurs(path);
+        },
+      };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
     }
     const holder = readHolder(path);
+    // Our own pid in a lock we do not hold: left by an earlier process that had this pid.
     if (holder && holder.pid !== process.pid && isAlive(holder.pid)) throw new DataFolderLockedError(folder, holder);
     // Stale (its process is gone) or unreadable (crashed while writing it): take it over. Two
     // processes doing so at once must not remove each other's new lock: one takes over at a time.
