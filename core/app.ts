@@ -6,7 +6,7 @@ import { healthRoutes } from "./health.ts";
 import { allowOnly } from "./http/allow-only.ts";
 import { requestLogging } from "./http/request-id.ts";
 import { consoleLogger, errorMessage, type Logger } from "./log.ts";
-import { DatabaseUnavailableError } from "./ports/sql.ts";
+import { DatabaseOutcomeUnknownError, DatabaseUnavailableError } from "./ports/sql.ts";
 import { ProblemError, problemResponse } from "./problem.ts";
 import { assetRoutes } from "./assets/routes.ts";
 import { documentRoutes } from "./documents/routes.ts";
@@ -61,11 +61,25 @@ const recognizedMethodsOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
 function answerError(error: unknown, c: Context<AppEnv>, logger: Logger): Response {
   if (error instanceof ProblemError) return problemResponse(error);
   const requestId = c.get("requestId");
-  if (error instanceof DatabaseUnavailableError) {
+  // A read whose answer was lost wrote nothing either way: for it, "unknown" is "unavailable".
+  const isRead = c.req.method === "GET" || c.req.method === "HEAD";
+  if (error instanceof DatabaseUnavailableError || (error instanceof DatabaseOutcomeUnknownError && isRead)) {
     logger.log("warn", "database_unavailable", { requestId, error: errorMessage(error) });
     return problemResponse(
-      new ProblemError(503, "database_unavailable", "The database cannot be reached; retry shortly."),
+      new ProblemError(503, "database_unavailable", "The database cannot be reached; nothing was written. Retry shortly."),
       { "retry-after": "2" },
+    );
+  }
+  if (error instanceof DatabaseOutcomeUnknownError) {
+    // No Retry-After: a blind retry might write twice. An Idempotency-Key makes the retry safe.
+    logger.log("warn", "database_outcome_unknown", { requestId, error: errorMessage(error) });
+    return problemResponse(
+      new ProblemError(
+        504,
+        "database_outcome_unknown",
+        "The database did not confirm the outcome: the change may or may not have been made. " +
+          "Check before retrying, or retry with the same Idempotency-Key.",
+      ),
     );
   }
   // Details stay in the log; the client gets no stack trace or internals.

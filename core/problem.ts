@@ -22,6 +22,7 @@ export const problemTitles = {
   provider_already_linked: "Provider already linked",
   idempotency_key_reused: "Idempotency key reused",
   database_unavailable: "Database unavailable",
+  database_outcome_unknown: "Outcome unknown",
   internal_error: "Internal error",
   misconfigured: "Misconfigured",
 } as const;

@@ -1,12 +1,22 @@
-// `npm run migrate`: applies sql/ to DATABASE_URL (a postgres:// URL) or, when it is unset, to
-// the embedded PGlite data folder .data/pglite. Never prints the password.
-import { fileURLToPath } from "node:url";
+// `npm run migrate`: applies sql/ to DATABASE_URL (a postgres:// URL, e.g. a Neon connection
+// string with sslmode=require) or, when it is unset, to the embedded PGlite data folder
+// (PGLITE_DATA_DIR, default .data/pglite), which it locks first. Never prints the password.
 import type { SqlBackend } from "./neon/backend.ts";
+import { parseCommandLine } from "./cli.ts";
+import { pgliteDataDir } from "./data-dir.ts";
+import { lockDataFolder, type DataLock } from "./data-lock.ts";
 import { migrate } from "./migrate.ts";
 import { createPgBackend } from "./neon/pg-backend.ts";
 import { createPgliteBackend } from "./neon/pglite-backend.ts";
 
-const PGLITE_DIR = fileURLToPath(new URL("../../.data/pglite", import.meta.url));
+const USAGE = `Usage: npm run migrate [-- --help]
+
+Applies the pending migrations in sql/ to DATABASE_URL, or, when it is unset, to the embedded
+database in PGLITE_DATA_DIR (default .data/pglite; refused while npm start holds it).
+On Neon use the direct (non-pooled) host with sslmode=require: see docs/local-stack.md.
+Two runs at once are safe: each migration is applied once, under a lock.`;
+
+parseCommandLine(USAGE, {});
 
 /** The URL as it may be shown: password replaced. */
 function redact(url: string): string {
@@ -19,9 +29,13 @@ function redact(url: string): string {
   }
 }
 
+let lock: DataLock | undefined;
+
 async function openBackend(databaseUrl: string | undefined): Promise<{ backend: SqlBackend; target: string }> {
   if (!databaseUrl) {
-    return { backend: await createPgliteBackend(PGLITE_DIR), target: `PGlite at ${PGLITE_DIR}` };
+    const dir = pgliteDataDir();
+    lock = await lockDataFolder(dir);
+    return { backend: await createPgliteBackend(dir), target: `PGlite at ${dir}` };
   }
   if (!/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new Error("DATABASE_URL must be a postgres:// or postgresql:// URL (or unset, for PGlite)");
@@ -48,6 +62,7 @@ async function main(): Promise<number> {
     return 1;
   } finally {
     await backend?.close();
+    lock?.release();
   }
 }
 

@@ -49,7 +49,8 @@ async function applyOne(backend: SqlBackend, name: string, sql: string): Promise
   // waits for the lock, then fails on the primary key before running the body a second time.
   const record = `INSERT INTO schema_migrations (name) VALUES ('${name.replaceAll("'", "''")}')`;
   // The newline before COMMIT ends a trailing "-- comment" in the file.
-  const script = `BEGIN;\n${LOCK};\n${record};\n${sql}\n;\nCOMMIT;`;
+  // A migration may take longer than the statement timeout the app runs under (0004).
+  const script = `BEGIN;\nSET LOCAL statement_timeout = 0;\n${LOCK};\n${record};\n${sql}\n;\nCOMMIT;`;
   try {
     await backend.exec(script);
     return true;

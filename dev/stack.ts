@@ -1,61 +1,110 @@
+import { randomBytes } from "node:crypto";
 import { createPgBackend } from "./neon/pg-backend.ts";
 import { createPgliteBackend } from "./neon/pglite-backend.ts";
 import { migrate } from "./migrate.ts";
 import { startNeonEndpoint, type NeonEndpoint } from "./neon/endpoint.ts";
 import type { SqlBackend } from "./neon/backend.ts";
+import { APP_ROLE, appRolePassword, prepareAppRole } from "./app-role.ts";
+import { lockDataFolder, type DataLock } from "./data-lock.ts";
 
 export interface LocalStackOptions {
   /** A postgres:// URL selects the real PostgreSQL; otherwise embedded PGlite. */
   databaseUrl?: string;
-  /** PGlite's data folder; omitted = in memory. */
+  /** PGlite's data folder (locked for this process while the stack runs); omitted = in memory. */
   dataDir?: string;
   /** Bound on the PostgreSQL pool behind the endpoint. */
   poolSize?: number;
-  /** How long a statement may wait for a pooled PostgreSQL connection. */
+  /** How long a statement may queue for a pooled PostgreSQL connection before a 503. */
   connectionTimeoutMillis?: number;
+  /** The endpoint's port (`--neon-port`); 0 or omitted picks a free one. */
   endpointPort?: number;
+  /** Browser origins the endpoint answers with CORS (none by default). */
+  allowedOrigins?: readonly string[];
 }
 
 export interface LocalStack {
   backend: SqlBackend;
   endpoint: NeonEndpoint;
-  /** What the Neon driver is configured with: the connection string and where it posts. */
+  /** What the Neon driver is configured with: app role, this start's password, where it posts. */
   databaseUrl: string;
   /** The real PostgreSQL behind the endpoint (undefined for PGlite), for direct sessions. */
   postgresUrl: string | undefined;
   neonFetchEndpoint: string;
+  /** Finishes in-flight requests, then closes the database cleanly and releases its folder. */
   close(): Promise<void>;
 }
 
 export const isPostgresUrl = (url: string | undefined): url is string => !!url && /^postgres(ql)?:\/\//.test(url);
 
-/** Database (migrated) + the Neon-compatible endpoint in front of it. */
+/** Database (migrated, with the app's role) + the Neon-compatible endpoint in front of it. */
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
-  const backend = isPostgresUrl(options.databaseUrl)
-    ? createPgBackend(options.databaseUrl, {
-        max: options.poolSize,
-        connectionTimeoutMillis: options.connectionTimeoutMillis,
-      })
-    : await createPgliteBackend(options.dataDir);
+  const lock = options.dataDir && !isPostgresUrl(options.databaseUrl) ? await lockDataFolder(options.dataDir) : undefined;
+  let backend: SqlBackend | undefined;
   try {
-    await migrate(backend);
-    const endpoint = await startNeonEndpoint({ backend, port: options.endpointPort });
+    const opened = await openBackend(options, lock);
+    backend = opened.backend;
+    // A fresh random password per start: only what this process hands it out can use the endpoint.
+    const password = randomBytes(24).toString("base64url");
+    const database = opened.database;
+    const endpoint = await startNeonEndpoint({
+      backend,
+      port: options.endpointPort,
+      credentials: { password, user: APP_ROLE, database },
+      allowedOrigins: options.allowedOrigins,
+    });
+    const served = backend;
     return {
       backend,
       endpoint,
-      // The endpoint serves one fixed database whatever the string names; the driver still
-      // needs a well-formed one. Naming the endpoint's own host:port keeps several stacks apart
-      // in one process, and the real password never travels to the endpoint.
-      databaseUrl: `postgres://local:local@127.0.0.1:${endpoint.port}/${backend.kind}`,
+      // Naming the endpoint's own host:port keeps several stacks apart in one process.
+      databaseUrl: `postgres://${APP_ROLE}:${password}@127.0.0.1:${endpoint.port}/${encodeURIComponent(database)}`,
       postgresUrl: isPostgresUrl(options.databaseUrl) ? options.databaseUrl : undefined,
       neonFetchEndpoint: endpoint.url,
       async close() {
-        await endpoint.close();
-        await backend.close();
+        try {
+          await endpoint.close();
+          await served.close();
+        } finally {
+          lock?.release();
+        }
       },
     };
   } catch (error) {
-    await backend.close();
+    await backend?.close();
+    lock?.release();
     throw error;
   }
+}
+
+/** Migrates as the given (owner) user, then serves as the app role. */
+async function openBackend(options: LocalStackOptions, lock: DataLock | undefined) {
+  if (!isPostgresUrl(options.databaseUrl)) {
+    const backend = await createPgliteBackend(lock ? options.dataDir : undefined);
+    try {
+      await migrate(backend);
+      await prepareAppRole(backend);
+      backend.serveAs(APP_ROLE);
+    } catch (error) {
+      await backend.close();
+      throw error;
+    }
+    return { backend: backend as SqlBackend, database: "pglite" };
+  }
+  const adminUrl = new URL(options.databaseUrl);
+  const rolePassword = appRolePassword(decodeURIComponent(adminUrl.password));
+  const admin = createPgBackend(options.databaseUrl, { max: 1 });
+  try {
+    await migrate(admin);
+    await prepareAppRole(admin, rolePassword);
+  } finally {
+    await admin.close();
+  }
+  const roleUrl = new URL(adminUrl);
+  roleUrl.username = APP_ROLE;
+  roleUrl.password = rolePassword ?? "";
+  const backend = createPgBackend(roleUrl.toString(), {
+    max: options.poolSize,
+    connectionTimeoutMillis: options.connectionTimeoutMillis,
+  });
+  return { backend, database: decodeURIComponent(adminUrl.pathname.slice(1)) || "postgres" };
 }

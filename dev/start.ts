@@ -1,20 +1,41 @@
-// `npm start [-- --runtime node|cloudflare|deno|fastly] [--port N]`: the local stack — database
-// (PGlite, or the PostgreSQL in DATABASE_URL), the Neon-compatible endpoint, and the API on the
-// chosen runtime. Prints the URL and development tokens; Ctrl-C / SIGTERM stop everything.
-import { parseArgs } from "node:util";
+// `npm start [-- --runtime node|cloudflare|deno|fastly] [--port N] [--neon-port N]`: the local
+// stack — database (PGlite, or the PostgreSQL in DATABASE_URL), the Neon-compatible endpoint, and
+// the API on the chosen runtime. Prints the URL and development tokens; Ctrl-C / SIGTERM stop
+// everything: in-flight requests are answered, then the database is closed cleanly.
 import { devSecretForStart, mintDevToken, refuseUnusableSettings } from "./dev-auth.ts";
 import { isRuntimeName, launchRuntime } from "./launchers/index.ts";
 import { isPostgresUrl, startLocalStack } from "./stack.ts";
+import { parseCommandLine, portOption } from "./cli.ts";
+import { pgliteDataDir } from "./data-dir.ts";
+import { assertPortFree } from "./ports.ts";
+import { signalListenerSnapshot, stopOnSignals } from "./stop-signals.ts";
 
-const { values } = parseArgs({
-  options: { runtime: { type: "string", default: "node" }, port: { type: "string" } },
+const USAGE = `Usage: npm start [-- options]
+
+Starts the database (embedded PGlite, or the PostgreSQL named by DATABASE_URL), the local
+Neon-compatible endpoint and the API, and prints the API's URL and development tokens.
+
+Options:
+  --runtime NAME    node (default), cloudflare, deno or fastly
+  --port N          the API's port (default: PORT, else 8787)
+  --neon-port N     the Neon-compatible endpoint's port (default: a free one)
+  -h, --help        print this and exit
+
+Settings: DATABASE_URL, PGLITE_DATA_DIR (default .data/pglite), AUTH_SECRET, PORT.
+Ctrl-C or SIGTERM stops everything; a second one exits without waiting.`;
+
+const values = parseCommandLine(USAGE, {
+  runtime: { type: "string", default: "node" },
+  port: { type: "string" },
+  "neon-port": { type: "string" },
 });
 const runtime = values.runtime!;
 if (!isRuntimeName(runtime)) {
   console.error(`Unknown runtime "${runtime}": choose node, cloudflare, deno or fastly.`);
   process.exit(2);
 }
-const port = Number(values.port ?? process.env.PORT ?? 8787);
+const port = portOption("--port", values.port ?? process.env.PORT, 8787);
+const neonPort = portOption("--neon-port", values["neon-port"], 0);
 
 const devSecret = await devSecretForStart(process.env);
 refuseUnusableSettings(process.env, devSecret);
@@ -22,12 +43,30 @@ if (devSecret?.source === "created") console.log("AUTH_SECRET not set: created a
 if (devSecret?.source === "file") console.log("AUTH_SECRET not set: using the development key in .data/dev-auth-secret");
 
 const databaseUrl = process.env.DATABASE_URL;
-const dataDir = process.env.PGLITE_DATA_DIR ?? ".data/pglite";
-const stack = await startLocalStack({ databaseUrl, dataDir });
+const dataDir = pgliteDataDir();
+// Refusals come before anything is opened: a taken port, then the data folder's lock.
+try {
+  await assertPortFree(port, "--port / PORT");
+  await assertPortFree(neonPort, "--neon-port");
+} catch (error) {
+  console.error((error as Error).message);
+  process.exit(1);
+}
+const stack = await startLocalStack({ databaseUrl, dataDir, endpointPort: neonPort }).catch((error: Error) => {
+  console.error(error.message);
+  process.exit(1);
+});
 console.log(`Database: ${isPostgresUrl(databaseUrl) ? "PostgreSQL (DATABASE_URL)" : `embedded PGlite (${dataDir})`}`);
 console.log(`Neon-compatible endpoint: ${stack.neonFetchEndpoint}`);
 
-const server = await launchRuntime(
+let server: Awaited<ReturnType<typeof launchRuntime>> | undefined;
+stopOnSignals(async (signal) => {
+  console.log(`${signal}: stopping (answering in-flight requests, then closing the database)`);
+  await server?.close();
+  await stack.close();
+});
+const signalListeners = signalListenerSnapshot();
+server = await launchRuntime(
   runtime,
   {
     ...process.env,
@@ -38,7 +77,11 @@ const server = await launchRuntime(
     API_DOCS: process.env.API_DOCS ?? "on",
   },
   { port },
-);
+).catch(async (error: Error) => {
+  console.error(`The ${runtime} runtime did not start: ${error.message}`);
+  await stack.close();
+  process.exit(1);
+});
 
 console.log(`API (${runtime}) listening on ${server.url}`);
 console.log(`OpenAPI document: ${server.url}/openapi.json`);
@@ -52,18 +95,6 @@ if (devSecret) {
   console.log("Sign in with your identity provider's tokens (AUTH_JWKS / AUTH_JWKS_URL); no development key.");
 }
 
-let stopping = false;
-async function stop(signal: string) {
-  if (stopping) return;
-  stopping = true;
-  console.log(`${signal}: stopping`);
-  await server.close();
-  await stack.close();
-  process.exit(0);
-}
 // Miniflare registers handlers that exit at once; this process stops its runtime itself, in
-// order, so the database is closed cleanly whatever the runtime.
-process.removeAllListeners("SIGINT");
-process.removeAllListeners("SIGTERM");
-process.on("SIGINT", () => void stop("SIGINT"));
-process.on("SIGTERM", () => void stop("SIGTERM"));
+// order (stopOnSignals above), so in-flight requests are answered and the database closed cleanly.
+signalListeners.dropAddedSince();

@@ -46,11 +46,22 @@ export class DatabaseError extends Error {
   }
 }
 
-/** The database could not be reached or did not answer in time: nothing is known to be written. */
+/** The database could not be reached, or refused for now (timeout, lock, overload): nothing was written. */
 export class DatabaseUnavailableError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = "DatabaseUnavailableError";
+  }
+}
+
+/**
+ * The request reached the database (or may have) and no answer came back: a write may have
+ * committed or not. Not "unavailable": a blind retry of a write could do it twice.
+ */
+export class DatabaseOutcomeUnknownError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "DatabaseOutcomeUnknownError";
   }
 }
 

@@ -61,16 +61,38 @@ export class PostgresError extends Error {
   }
 }
 
+/**
+ * Thrown when a request's statements were never started (no connection, queue wait over, request
+ * abandoned, backend closed): the endpoint answers 503, which promises that nothing was written.
+ */
+export class NotStartedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "NotStartedError";
+  }
+}
+
 export interface SqlBackend {
   readonly kind: "postgres" | "pglite";
-  /** One statement over the extended protocol: multi-statement text is refused (42601). */
-  query(statement: Statement): Promise<QueryResult>;
+  /**
+   * One statement over the extended protocol: multi-statement text is refused (42601).
+   * `signal` fires when the client went away: a statement not yet started never starts, a
+   * running one is cancelled where the backend can (PostgreSQL), and its connection is discarded.
+   */
+  query(statement: Statement, signal?: AbortSignal): Promise<QueryResult>;
   /** BEGIN with options … COMMIT; rolls back and rethrows on the first error. */
-  batch(statements: Statement[], options: BatchOptions): Promise<QueryResult[]>;
+  batch(statements: Statement[], options: BatchOptions, signal?: AbortSignal): Promise<QueryResult[]>;
   /** A multi-statement script (simple protocol), for migrations only. */
   exec(script: string): Promise<void>;
   close(): Promise<void>;
 }
+
+/**
+ * What Neon's proxy does to a pooled connection before the next client gets it: rollback (done by
+ * the caller), reset all, deallocate all, unlock all, discard temp, unlisten — DISCARD ALL is
+ * exactly that set (plus closing cursors and SET SESSION AUTHORIZATION DEFAULT).
+ */
+export const RESET_SESSION = "DISCARD ALL";
 
 // --- Helpers shared by the backends (pg and PGlite speak the same wire protocol). ---
 

@@ -208,10 +208,11 @@ function endpointSuite(host: string, open: Open) {
     });
 
     // Last: it closes the suite's backend (dispose closes it again, harmlessly).
-    it("answers 5xx, not a hang, once the backend is closed", async () => {
+    // 503: nothing was started, so nothing was written.
+    it("answers 503, not a hang, once the backend is closed", async () => {
       await opened.backend.close();
       const error = await failure(sql`SELECT 1`);
-      expect(error.message).toMatch(/HTTP status 500.*closed/);
+      expect(error.message).toMatch(/HTTP status 503.*closed/);
       expect(error.code).toBeUndefined();
     });
   };
@@ -221,13 +222,13 @@ describe("Neon endpoint over PGlite", endpointSuite("pglite.test", openPglite));
 describeWithPostgres("Neon endpoint over PostgreSQL", endpointSuite("postgres.test", openPostgres));
 
 describe("Neon endpoint limits", () => {
-  it("answers 5xx quickly when PostgreSQL is unreachable", async () => {
+  it("answers 503 quickly when PostgreSQL is unreachable", async () => {
     const backend = createPgBackend("postgres://postgres@127.0.0.1:1/nowhere", { connectionTimeoutMillis: 2_000 });
     const endpoint = await startNeonEndpoint({ backend });
     endpoints.set("unreachable.test", endpoint.url);
     try {
       const error = await failure(neon("postgres://u:pw@unreachable.test/db")`SELECT 1`);
-      expect(error.message).toMatch(/HTTP status 500.*could not connect/);
+      expect(error.message).toMatch(/HTTP status 503.*could not connect/);
     } finally {
       await endpoint.close();
       await backend.close();

@@ -2,9 +2,11 @@
 // pointed here with neonConfig.fetchEndpoint, cannot tell the difference. Requests and answers
 // follow Neon's proxy (proxy/src/serverless/sql_over_http.rs); the database is whatever backend
 // it was started with, whichever database the connection string names.
+import { timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import {
+  NotStartedError,
   PostgresError,
   type BatchOptions,
   type IsolationLevel,
@@ -18,9 +20,19 @@ export interface NeonEndpointOptions {
   backend: SqlBackend;
   /** 0 (default) picks a free port. */
   port?: number;
+  /** A loopback address (default 127.0.0.1): the endpoint is never reachable from elsewhere. */
   host?: string;
-  /** Largest request body accepted (default 10 MB, like Neon). */
+  /** Largest request body accepted (default 10 MiB, like Neon). */
   maxBodyBytes?: number;
+  /** Largest answer sent (default 10 MiB, like Neon): a bigger one is refused with 507. */
+  maxResponseBytes?: number;
+  /**
+   * What the connection string must carry, as Neon checks it: the password (required when set),
+   * the role and the database. Unset parts are not checked (the endpoint's own unit tests).
+   */
+  credentials?: { password: string; user?: string; database?: string };
+  /** Browser origins answered with CORS (exact match); none by default, never "*". */
+  allowedOrigins?: readonly string[];
 }
 
 export interface NeonEndpoint {
@@ -51,6 +63,13 @@ interface Headers {
   batch: BatchOptions;
 }
 
+const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
+const MIB10 = 10 * 1024 * 1024;
+// What a browser may send to /sql once its origin is allowed: the driver's own headers.
+const CORS_ALLOWED_HEADERS =
+  "Neon-Connection-String, Neon-Raw-Text-Output, Neon-Array-Mode, Neon-Pool-Opt-In, Neon-Batch-Isolation-Level, " +
+  "Neon-Batch-Read-Only, Neon-Batch-Deferrable, Authorization, Content-Type";
+
 const ISOLATION_LEVELS: readonly IsolationLevel[] = ["ReadUncommitted", "ReadCommitted", "RepeatableRead", "Serializable"];
 const ERROR_KEYS = [
   "code", "detail", "hint", "position", "internalPosition", "internalQuery", "severity", "where",
@@ -59,31 +78,54 @@ const ERROR_KEYS = [
 
 export async function startNeonEndpoint(options: NeonEndpointOptions): Promise<NeonEndpoint> {
   const { backend } = options;
-  const maxBodyBytes = options.maxBodyBytes ?? 10 * 1024 * 1024;
+  const host = options.host ?? "127.0.0.1";
+  if (!LOOPBACK.has(host)) throw new Error(`the Neon-compatible endpoint listens on loopback only, not ${host}`);
+  const maxBodyBytes = options.maxBodyBytes ?? MIB10;
+  const maxResponseBytes = options.maxResponseBytes ?? MIB10;
+  const allowedOrigins = new Set(options.allowedOrigins ?? []);
   let statements = 0;
+  let port = 0;
+
+  /** Runs what the request asks, once the request is known to be allowed and well formed. */
+  async function answer(req: IncomingMessage, signal: AbortSignal) {
+    const headers = readHeaders(req, options.credentials);
+    const payload = parsePayload(await readBody(req, maxBodyBytes));
+    const queries = Array.isArray(payload) ? payload : [payload];
+    for (const query of queries) refuseCopy(query.query);
+    statements += queries.length;
+    if (Array.isArray(payload)) {
+      const results = await backend.batch(payload, headers.batch, signal);
+      const shaped = results.map((result, i) => shape(result, headers, payload[i]?.arrayMode));
+      return { body: { results: shaped }, headers: batchHeaders(headers.batch) };
+    }
+    return { body: shape(await backend.query(payload, signal), headers, payload.arrayMode), headers: {} };
+  }
 
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    checkHost(req.headers.host, port);
+    const cors = corsHeaders(req.headers.origin, allowedOrigins);
     const path = (req.url ?? "/").split("?")[0];
     if (path !== "/sql") throw new HttpError(404, "not found");
+    if (req.method === "OPTIONS") return void res.writeHead(204, { ...cors, ...preflightHeaders() }).end();
     if (req.method !== "POST") throw new HttpError(405, "method not allowed: only POST /sql");
-    const headers = readHeaders(req);
-    const payload = parsePayload(await readBody(req, maxBodyBytes));
-    if (Array.isArray(payload)) {
-      statements += payload.length;
-      const results = await backend.batch(payload, headers.batch);
-      const shaped = results.map((result, i) => shape(result, headers, payload[i]?.arrayMode));
-      sendJson(res, 200, { results: shaped }, batchHeaders(headers.batch));
-    } else {
-      statements += 1;
-      sendJson(res, 200, shape(await backend.query(payload), headers, payload.arrayMode));
+    // The client going away before its answer cancels the statement, as Neon's proxy does.
+    const abandoned = new AbortController();
+    res.on("close", () => {
+      if (!res.writableFinished) abandoned.abort();
+    });
+    const result = await answer(req, abandoned.signal);
+    const text = JSON.stringify(result.body);
+    if (Buffer.byteLength(text) > maxResponseBytes) {
+      throw new HttpError(507, `response is too large (max is ${maxResponseBytes} bytes)`);
     }
+    sendText(res, 200, text, { ...cors, ...result.headers });
   }
 
   const server = createServer((req, res) => {
     serve(req, res).catch((error: unknown) => {
       req.resume(); // an early refusal must not leave the body stuck in the socket
-      if (res.headersSent) return void res.destroy();
-      sendError(res, error);
+      if (res.headersSent || res.destroyed) return void res.destroy();
+      sendError(res, error, corsHeaders(req.headers.origin, allowedOrigins, false));
     });
   });
   // Node closes idle keep-alive sockets after 5 s, racing clients that reuse them (ECONNRESET,
@@ -91,12 +133,10 @@ export async function startNeonEndpoint(options: NeonEndpointOptions): Promise<N
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => resolve());
+    server.listen(options.port ?? 0, host, () => resolve());
   });
-  const { port } = server.address() as AddressInfo;
-  const host = options.host ?? "127.0.0.1";
-  // Listening on every interface: clients on this machine still reach it through 127.0.0.1.
-  const urlHost = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host;
+  port = (server.address() as AddressInfo).port;
+  const urlHost = host.includes(":") ? `[${host}]` : host;
 
   return {
     url: `http://${urlHost}:${port}/sql`,
@@ -105,15 +145,54 @@ export async function startNeonEndpoint(options: NeonEndpointOptions): Promise<N
     resetStatements: () => void (statements = 0),
     close: () =>
       new Promise<void>((resolve, reject) => {
+        // In-flight requests finish and are answered; idle keep-alive sockets would hold close().
         server.close((error) => (error ? reject(error) : resolve()));
-        server.closeAllConnections(); // the driver's keep-alive sockets would hold close() open
+        server.closeIdleConnections();
       }),
   };
 }
 
+/** Only names of this machine (DNS rebinding: a page on evil.example resolving to 127.0.0.1). */
+function checkHost(value: string | undefined, port: number): void {
+  const allowed = [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`];
+  if (!value || !allowed.includes(value.toLowerCase())) throw new HttpError(403, "host not allowed");
+}
+
+/**
+ * Neon answers browsers with CORS; here only listed origins get it, echoed, never "*". A request
+ * from any other origin is refused before it runs.
+ */
+function corsHeaders(origin: string | undefined, allowed: Set<string>, refuse = true): Record<string, string> {
+  if (origin === undefined) return {};
+  if (!allowed.has(origin)) {
+    if (refuse) throw new HttpError(403, "origin not allowed");
+    return {};
+  }
+  return { "Access-Control-Allow-Origin": origin, Vary: "Origin" };
+}
+
+function preflightHeaders(): Record<string, string> {
+  return {
+    "Access-Control-Allow-Methods": "POST, OPTIONS",
+    "Access-Control-Allow-Headers": CORS_ALLOWED_HEADERS,
+    "Access-Control-Max-Age": "86400",
+  };
+}
+
+/**
+ * Neon's proxy has no COPY sub-protocol over HTTP and refuses it; locally it would hang a PostgreSQL
+ * connection or spin PGlite. Refused before it reaches the database (COPY cannot hide inside
+ * another statement: PL/pgSQL refuses COPY to or from the client).
+ */
+function refuseCopy(query: string): void {
+  if (/^(?:\s|;|\(|--[^\n]*(?:\n|$)|\/\*[\s\S]*?\*\/)*copy\b/i.test(query)) {
+    throw new PostgresError({ message: "COPY is not supported over HTTP", code: "0A000", severity: "ERROR" });
+  }
+}
+
 /** Neon's request headers. The connection string is checked, never logged nor used to route. */
-function readHeaders(req: IncomingMessage): Headers {
-  checkConnectionString(req.headers["neon-connection-string"]);
+function readHeaders(req: IncomingMessage, credentials: NeonEndpointOptions["credentials"]): Headers {
+  checkConnectionString(req.headers["neon-connection-string"], credentials);
   const level = req.headers["neon-batch-isolation-level"];
   if (level !== undefined && !ISOLATION_LEVELS.includes(level as IsolationLevel)) {
     throw new HttpError(400, "invalid isolation level");
@@ -132,7 +211,7 @@ function readHeaders(req: IncomingMessage): Headers {
 }
 
 /** `postgres(ql)://user[:password]@host/db`, as Neon requires; messages never echo the value. */
-function checkConnectionString(value: string | string[] | undefined): void {
+function checkConnectionString(value: string | string[] | undefined, credentials: NeonEndpointOptions["credentials"]): void {
   if (typeof value !== "string" || value === "") throw new HttpError(400, "missing connection string");
   let url: URL;
   try {
@@ -144,6 +223,23 @@ function checkConnectionString(value: string | string[] | undefined): void {
   if (!url.hostname) throw new HttpError(400, "missing hostname");
   if (!url.username) throw new HttpError(400, "missing username");
   if (url.pathname.length <= 1) throw new HttpError(400, "missing database name");
+  if (!credentials) return;
+  const user = decodeURIComponent(url.username);
+  // Neon's wording (a Postgres authentication failure, 28P01); the value sent is never echoed.
+  const refused = () =>
+    new PostgresError({ message: `password authentication failed for user "${user}"`, code: "28P01", severity: "FATAL" });
+  if (!url.password || !sameSecret(decodeURIComponent(url.password), credentials.password)) throw refused();
+  if (credentials.user !== undefined && user !== credentials.user) throw refused();
+  const database = decodeURIComponent(url.pathname.slice(1));
+  if (credentials.database !== undefined && database !== credentials.database) {
+    throw new PostgresError({ message: `database "${database}" does not exist`, code: "3D000", severity: "FATAL" });
+  }
+}
+
+function sameSecret(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 /** The body, bounded: past the limit it is drained, not kept, and answered 413 as Neon does. */
@@ -226,25 +322,26 @@ function batchHeaders(batch: BatchOptions): Record<string, string> {
 
 /**
  * Postgres errors → 400 with every field (the driver's NeonDbError copies them); our refusals →
- * their status; anything else (backend down, pool exhausted) → 500. Always JSON: the driver
- * JSON-parses a 400 and would otherwise throw a bare SyntaxError.
+ * their status; nothing started (no connection, queue wait over) → 503, which promises nothing
+ * was written; anything else (a connection lost mid-statement: outcome unknown) → 500. Always
+ * JSON: the driver JSON-parses a 400 and would otherwise throw a bare SyntaxError.
  */
-function sendError(res: ServerResponse, error: unknown): void {
+function sendError(res: ServerResponse, error: unknown, headers: Record<string, string>): void {
   const fields: PostgresErrorFields =
     error instanceof PostgresError ? error.fields : { message: error instanceof Error ? error.message : String(error) };
-  const status = error instanceof PostgresError ? 400 : error instanceof HttpError ? error.status : 500;
+  const status =
+    error instanceof PostgresError ? 400
+    : error instanceof HttpError ? error.status
+    : error instanceof NotStartedError ? 503
+    : 500;
   const body: Record<string, string | null> = { message: fields.message };
   for (const key of ERROR_KEYS) body[key] = fields[key] ?? null;
-  sendJson(res, status, body, status === 405 ? { Allow: "POST" } : {});
+  sendText(res, status, JSON.stringify(body), status === 405 ? { ...headers, Allow: "POST, OPTIONS" } : headers);
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  res.writeHead(status, {
-    "Content-Type": "application/json",
-    "Access-Control-Allow-Origin": "*",
-    ...headers,
-  });
-  res.end(JSON.stringify(body));
+function sendText(res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { "Content-Type": "application/json", ...headers });
+  res.end(text);
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -2,7 +2,9 @@
 import pg from "pg";
 import {
   beginStatement,
+  NotStartedError,
   PostgresError,
+  RESET_SESSION,
   toPostgresError,
   type BatchOptions,
   type QueryResult,
@@ -11,9 +13,12 @@ import {
 } from "./backend.ts";
 
 export interface PgBackendOptions {
-  /** Most connections held at once (default 10): bounds what a load test can do to PostgreSQL. */
+  /** Most connections held at once (default 20): bounds what a load test can do to PostgreSQL. */
   max?: number;
-  /** How long a request may wait to connect or for a free pooled client (default 10 s). */
+  /**
+   * How long a request may queue for a connection (default 4 s) before it is refused unstarted
+   * (503). Kept, with the database's statement_timeout, below the driver's 10 s deadline.
+   */
   connectionTimeoutMillis?: number;
 }
 
@@ -25,72 +30,112 @@ const RAW_TEXT = { getTypeParser: () => (value: string) => value };
 // "SELECT 1; DROP TABLE x" as two statements, where Neon refuses it (42601).
 type ExtendedQuery = pg.QueryArrayConfig & { queryMode: "extended" };
 
+/** A pooled client and the connection generation it was opened in. */
+type Client = pg.PoolClient & { generation?: number; processID?: number };
+
 export function createPgBackend(connectionString: string, options: PgBackendOptions = {}): SqlBackend {
   const pool = new pg.Pool({
     connectionString,
-    max: options.max ?? 10,
-    connectionTimeoutMillis: options.connectionTimeoutMillis ?? 10_000,
+    max: options.max ?? 20,
+    connectionTimeoutMillis: options.connectionTimeoutMillis ?? 4_000,
+    idleTimeoutMillis: 10_000,
+    keepAlive: true,
   });
   // An idle client dying (server restart) is reported here; unhandled it would crash the
   // process. The pool drops that client and the next checkout connects afresh.
   pool.on("error", () => {});
   // The same for a checked-out client (the pool listens only while it is idle): its next query
   // then fails with a plain Error, and that client is destroyed on release.
-  pool.on("connect", (client) => client.on("error", () => {}));
+  pool.on("connect", (client: Client) => {
+    client.generation = generation;
+    client.on("error", () => {});
+  });
   let closed = false;
+  // Bumped when a connection breaks: every idle client opened before is suspect (a restarted or
+  // unreachable server kills them all) and is discarded at its next checkout instead of used.
+  let generation = 0;
 
-  async function checkout(): Promise<pg.PoolClient> {
-    if (closed) throw new Error("the PostgreSQL backend is closed");
+  async function checkout(signal: AbortSignal | undefined): Promise<Client> {
+    for (;;) {
+      if (closed) throw new NotStartedError("the PostgreSQL backend is closed");
+      if (signal?.aborted) throw new NotStartedError("the request was abandoned before it started");
+      let client: Client;
+      try {
+        client = await pool.connect();
+      } catch (error) {
+        // Even a server-sent refusal (unknown database, too many clients) is not the statement's
+        // fault: nothing ran, which the endpoint answers 503, never a PostgresError.
+        throw new NotStartedError(`could not connect to PostgreSQL: ${errorMessage(error)}`);
+      }
+      if (client.generation === generation && !signal?.aborted) return client;
+      client.release(true);
+    }
+  }
+
+  /** Back to the pool only after Neon's reset; a broken or dirty connection is destroyed. */
+  function finish(client: Client, broken: boolean): void {
+    if (broken || client.getTransactionStatus() !== "I") {
+      if (broken) generation++;
+      return client.release(true);
+    }
+    // Not awaited: the answer goes out while the connection resets.
+    client.query(RESET_SESSION).then(
+      () => client.release(),
+      (error: unknown) => client.release(error instanceof Error ? error : true),
+    );
+  }
+
+  /** Runs `work` on a connection; an abandoned request cancels its statement. */
+  async function withClient<T>(signal: AbortSignal | undefined, work: (client: Client) => Promise<T>): Promise<T> {
+    const client = await checkout(signal);
+    let cancelled = false;
+    const onAbort = () => {
+      cancelled = true;
+      void cancelBackend(connectionString, client.processID);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+    let broken = false;
     try {
-      return await pool.connect();
+      return await work(client);
     } catch (error) {
-      // Even a server-sent refusal (unknown database, too many clients) is not the statement's
-      // fault: a plain Error, which the endpoint answers with 5xx, never a PostgresError.
-      throw new Error(`could not connect to PostgreSQL: ${errorMessage(error)}`);
+      broken = !(error instanceof PostgresError) || isFatal(error);
+      throw error;
+    } finally {
+      signal?.removeEventListener("abort", onAbort);
+      // A cancelled connection is discarded, as Neon discards one whose client went away.
+      if (cancelled) client.release(true);
+      else finish(client, broken);
     }
   }
 
   return {
     kind: "postgres",
 
-    async query(statement) {
-      const client = await checkout();
-      let failed = false;
-      try {
-        return await run(client, statement);
-      } catch (error) {
-        failed = !(error instanceof PostgresError) || isFatal(error);
-        throw error;
-      } finally {
-        // Like Neon: a connection left inside a transaction (a bare BEGIN) is not reused.
-        client.release(failed || client.getTransactionStatus() !== "I");
-      }
-    },
+    query: (statement, signal) => withClient(signal, (client) => run(client, statement)),
 
-    async batch(statements, batchOptions) {
-      const client = await checkout();
-      try {
-        const results = await runInTransaction(client, statements, batchOptions);
-        client.release(client.getTransactionStatus() !== "I");
-        return results;
-      } catch (error) {
-        // A client whose rollback failed is in an unknown state: destroy it, never pool it.
-        client.release(await rollback(client));
-        throw error;
-      }
-    },
+    batch: (statements, batchOptions, signal) =>
+      withClient(signal, async (client) => {
+        try {
+          return await runInTransaction(client, statements, batchOptions);
+        } catch (error) {
+          // A client whose rollback failed is in an unknown state: it must not be pooled.
+          const failed = await rollback(client);
+          if (failed) throw new Error(`rollback failed: ${failed.message}`, { cause: error });
+          throw error;
+        }
+      }),
 
-    async exec(script) {
-      const client = await checkout();
-      try {
-        await client.query(script); // no values: the simple protocol, several statements allowed
-        client.release(client.getTransactionStatus() !== "I");
-      } catch (error) {
-        // A failing "BEGIN; …; COMMIT" script leaves its transaction open and aborted.
-        client.release(await rollback(client));
-        throw error instanceof pg.DatabaseError ? toPostgresError(error) : error;
-      }
-    },
+    exec: (script) =>
+      withClient(undefined, async (client) => {
+        try {
+          await client.query(script); // no values: the simple protocol, several statements allowed
+        } catch (error) {
+          // A failing "BEGIN; …; COMMIT" script leaves its transaction open and aborted.
+          const failed = await rollback(client);
+          if (failed) throw new Error(`rollback failed: ${failed.message}`, { cause: error });
+          throw error instanceof pg.DatabaseError ? toPostgresError(error) : error;
+        }
+      }),
 
     async close() {
       if (closed) return;
@@ -98,6 +143,21 @@ export function createPgBackend(connectionString: string, options: PgBackendOpti
       await pool.end();
     },
   };
+}
+
+/** Asks the server to cancel what connection `pid` runs, over a connection of its own. */
+async function cancelBackend(connectionString: string, pid: number | undefined): Promise<void> {
+  if (!pid) return;
+  const client = new pg.Client({ connectionString, connectionTimeoutMillis: 2_000 });
+  client.on("error", () => {});
+  try {
+    await client.connect();
+    await client.query("SELECT pg_cancel_backend($1)", [pid]);
+  } catch {
+    // The connection is discarded anyway; a server that cannot be reached runs nothing new.
+  } finally {
+    await client.end().catch(() => {});
+  }
 }
 
 async function runInTransaction(

@@ -8,6 +8,7 @@ import { mkdir } from "node:fs/promises";
 import { messages, PGlite, protocol } from "@electric-sql/pglite";
 import {
   beginStatement,
+  NotStartedError,
   parseCommandTag,
   toPostgresError,
   type FieldInfo,
@@ -16,34 +17,66 @@ import {
   type Statement,
 } from "./backend.ts";
 
+export interface PgliteBackend extends SqlBackend {
+  /**
+   * From now on requests run as `role` (SET SESSION AUTHORIZATION after every reset), so a
+   * statement needing a superuser is refused as on Neon. PGlite is one superuser session: a
+   * deliberate RESET SESSION AUTHORIZATION in one request still escapes until the next reset.
+   */
+  serveAs(role: string): void;
+}
+
 /** `dataDir` undefined → in memory; a path → persisted there (the folder is created). */
-export async function createPgliteBackend(dataDir?: string): Promise<SqlBackend> {
+export async function createPgliteBackend(dataDir?: string): Promise<PgliteBackend> {
   if (dataDir) await mkdir(dataDir, { recursive: true });
   const db = await PGlite.create(dataDir ? { dataDir } : {});
   const serialized = promiseQueue();
   let closed = false;
+  let role: string | undefined;
+  let mustReset = false;
 
   // PGlite is ONE session, so every request runs alone, and none may hand the next one an
-  // open transaction.
-  function exclusive<T>(fn: () => Promise<T>): Promise<T> {
+  // open transaction or any other session state (Neon resets a connection before reuse).
+  // The reset costs as much as a statement, so it runs after what can change the session.
+  function exclusive<T>(fn: () => Promise<T>, signal: AbortSignal | undefined, statements: Statement[]): Promise<T> {
     return serialized(async () => {
-      if (closed) throw new Error("the PGlite backend is closed");
+      if (closed) throw new NotStartedError("the PGlite backend is closed");
+      // A running PGlite statement cannot be interrupted; an abandoned one waiting here never starts.
+      if (signal?.aborted) throw new NotStartedError("the request was abandoned before it started");
       try {
         return await fn();
       } finally {
         if (db.isInTransaction()) await execute(db, { query: "ROLLBACK", params: [] });
+        if (mustReset || statements.some(mayChangeSession)) await resetSession();
       }
     });
+  }
+
+  async function resetSession(): Promise<void> {
+    // DISCARD ALL, spelled out: PGlite runs a script as one implicit transaction, where DISCARD
+    // ALL is refused. The session authorization is reset first so nothing is left to a role.
+    const steps = [
+      "CLOSE ALL", "RESET SESSION AUTHORIZATION", "RESET ALL", "DEALLOCATE ALL", "SELECT pg_advisory_unlock_all()",
+      "DISCARD TEMP", "DISCARD SEQUENCES", "UNLISTEN *", "DISCARD PLANS",
+    ];
+    if (role) steps.push(`SET SESSION AUTHORIZATION ${quoteIdentifier(role)}`);
+    await db.exec(steps.join("; "));
+    mustReset = false;
   }
 
   return {
     kind: "pglite",
 
+    serveAs(name) {
+      role = name;
+      mustReset = true;
+    },
+
     // A single statement that leaves a transaction open (a bare BEGIN) still gets its answer;
     // the rollback in `exclusive` plays the part of Neon discarding that connection.
-    query: (statement) => exclusive(() => execute(db, statement)),
+    query: (statement, signal) => exclusive(() => execute(db, statement), signal, [statement]),
 
-    batch: (statements, options) =>
+    batch: (statements, options, signal) =>
       exclusive(async () => {
         // On an error `exclusive` rolls back: BEGIN … COMMIT either all happens or none of it.
         await execute(db, { query: beginStatement(options), params: [] });
@@ -51,16 +84,18 @@ export async function createPgliteBackend(dataDir?: string): Promise<SqlBackend>
         for (const statement of statements) results.push(await execute(db, statement));
         await execute(db, { query: "COMMIT", params: [] });
         return results;
-      }),
+      }, signal, statements),
 
+    // Migrations run as the session's superuser, whoever requests are served as.
     exec: (script) =>
       exclusive(async () => {
+        mustReset = true;
         try {
-          await db.exec(script);
+          await db.exec(`RESET SESSION AUTHORIZATION; ${script}`);
         } catch (error) {
           throw asPostgresError(error);
         }
-      }),
+      }, undefined, []),
 
     close: () =>
       serialized(async () => {
@@ -69,6 +104,20 @@ export async function createPgliteBackend(dataDir?: string): Promise<SqlBackend>
         await db.close();
       }),
   };
+}
+
+// Statements that may leave session state behind: SET/RESET/PREPARE/LISTEN/DECLARE/DISCARD/DO/
+// CREATE/CALL at the start, or temporary objects, advisory locks, set_config, roles, anywhere.
+// (A user-defined function that sets session state when called is not caught: documented.)
+const SESSION_CHANGING_START = /^(?:\s|--[^\n]*\n|\/\*[\s\S]*?\*\/)*(set|reset|prepare|listen|declare|discard|do|create|call|load|begin|start)\b/i;
+const SESSION_CHANGING_ANYWHERE = /temp|advisory|set_config|authorization|role|search_path|listen/i;
+
+function mayChangeSession({ query }: Statement): boolean {
+  return SESSION_CHANGING_START.test(query) || SESSION_CHANGING_ANYWHERE.test(query);
+}
+
+function quoteIdentifier(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
 }
 
 /** One statement over the extended protocol: multi-statement text is refused (42601) by Postgres. */

@@ -1,6 +1,14 @@
+import { once } from "node:events";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { NeonDbError } from "@neondatabase/serverless";
 import { describe, expect, it } from "vitest";
-import { DatabaseUnavailableError } from "../../core/ports/sql.ts";
+import {
+  DatabaseError,
+  DatabaseOutcomeUnknownError,
+  DatabaseUnavailableError,
+  isUniqueViolation,
+} from "../../core/ports/sql.ts";
 import { sqlContract } from "../../test/ports/sql-contract.ts";
 import { describeOnBackends } from "../../test/support/harness.ts";
 import { createNeonSql, toPortError } from "./neon-sql.ts";
@@ -22,15 +30,34 @@ describe("toPortError", () => {
     expect(toPortError(driverError)).toMatchObject({ code: "23505", constraint: "k", table: "t" });
   });
 
-  it("treats anything without SQLSTATE as the database being unavailable", () => {
-    expect(toPortError(new Error("Server error (HTTP status 502): bad gateway"))).toBeInstanceOf(DatabaseUnavailableError);
-    expect(toPortError(new DOMException("timed out", "TimeoutError"))).toBeInstanceOf(DatabaseUnavailableError);
+  it("answers unavailable (nothing written) for refusals that rolled the statement back", () => {
+    for (const code of ["57014", "55P03", "40001", "40P01", "25006", "57P03", "53300", "08006"]) {
+      expect(toPortError(Object.assign(new NeonDbError("refused"), { code })), code).toBeInstanceOf(DatabaseUnavailableError);
+    }
+    expect(toPortError(new NeonDbError("Server error (HTTP status 503): not started"))).toBeInstanceOf(
+      DatabaseUnavailableError,
+    );
+  });
+
+  it("answers outcome unknown when the request may have reached the database unanswered", () => {
+    const reset = Object.assign(new NeonDbError("Error connecting to database: fetch failed"), {
+      sourceError: new TypeError("fetch failed", { cause: Object.assign(new Error("other side closed"), { code: "UND_ERR_SOCKET" }) }),
+    });
+    expect(toPortError(reset)).toBeInstanceOf(DatabaseOutcomeUnknownError);
+    expect(toPortError(new NeonDbError("Server error (HTTP status 502): bad gateway"))).toBeInstanceOf(
+      DatabaseOutcomeUnknownError,
+    );
+    expect(toPortError(new DOMException("timed out", "TimeoutError"))).toBeInstanceOf(DatabaseOutcomeUnknownError);
   });
 
   it("answers unavailable when nothing listens at the endpoint", async () => {
+    const server = createServer().listen(0, "127.0.0.1");
+    await once(server, "listening");
+    const { port } = server.address() as AddressInfo;
+    await new Promise((done) => server.close(done)); // the port is now closed: connection refused
     const sql = createNeonSql({
-      databaseUrl: "postgres://u:p@127.0.0.1:1/db",
-      fetchEndpoint: "http://127.0.0.1:1/sql",
+      databaseUrl: `postgres://u:p@127.0.0.1:${port}/db`,
+      fetchEndpoint: `http://127.0.0.1:${port}/sql`,
       timeoutMs: 2_000,
     });
     await expect(sql.query("SELECT 1")).rejects.toBeInstanceOf(DatabaseUnavailableError);

@@ -1,6 +1,7 @@
 import { neon, neonConfig, NeonDbError } from "@neondatabase/serverless";
 import {
   DatabaseError,
+  DatabaseOutcomeUnknownError,
   DatabaseUnavailableError,
   type Row,
   type Sql,
@@ -62,17 +63,26 @@ export function neonSqlFromSettings(settings: Settings, options: Pick<NeonSqlOpt
   return createNeonSql({ databaseUrl: settings.databaseUrl, fetchEndpoint: settings.neonFetchEndpoint, ...options });
 }
 
-// SQLSTATE classes that mean "not reachable right now", not "refused": connection exceptions,
-// too many connections / out of resources, and a server shutting down or starting up.
-const UNAVAILABLE_SQLSTATE = /^(08|53|57P0)/;
+// SQLSTATEs that mean "not now, and nothing was done": connection exceptions, too many
+// connections / out of resources, a server shutting down or starting up, and a statement the
+// database stopped and rolled back (statement or lock timeout, cancel, deadlock, serialization
+// failure, read-only) — each is worth retrying, and each rolled its statement back.
+const UNAVAILABLE_SQLSTATE = /^(08|53|57P0|57014|55P03|40001|40P01|25006)/;
+
+// A request that never left: nothing listens, the name does not resolve, the connect timed out.
+const NOT_SENT = /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|UND_ERR_CONNECT|connection refused|connect error|bad port/i;
 
 /**
- * Postgres' refusals keep their SQLSTATE; everything else means the database was not reached.
- * Messages end up in logs, so the connection string and its password are blanked out of them
- * (a proxy's error page may repeat them); the driver's raw error is not kept as the cause.
+ * Postgres' refusals keep their SQLSTATE; transient ones, and a request that never reached the
+ * database, mean "nothing written" (unavailable). When the request may have reached it and no
+ * answer came (timeout, reset, a gateway's error page), the outcome is unknown. Messages end up
+ * in logs, so the connection string and its password are blanked out of them; the driver's raw
+ * error is not kept as the cause.
  */
 export function toPortError(error: unknown, redact: (text: string) => string = (text) => text): Error {
-  if (error instanceof NeonDbError && error.code && !UNAVAILABLE_SQLSTATE.test(error.code)) {
+  const reason = redact(`Database request failed: ${error instanceof Error ? error.message : String(error)}`);
+  if (error instanceof NeonDbError && error.code) {
+    if (UNAVAILABLE_SQLSTATE.test(error.code)) return new DatabaseUnavailableError(reason);
     return new DatabaseError(redact(error.message), {
       code: error.code,
       constraint: error.constraint,
@@ -80,8 +90,20 @@ export function toPortError(error: unknown, redact: (text: string) => string = (
       table: error.table,
     });
   }
-  const reason = error instanceof Error ? error.message : String(error);
-  return new DatabaseUnavailableError(redact(`Database request failed: ${reason}`));
+  // The endpoint's 503 promises that nothing was started.
+  if (error instanceof NeonDbError && /^Server error \(HTTP status 503\)/.test(error.message)) {
+    return new DatabaseUnavailableError(reason);
+  }
+  if (error instanceof NeonDbError && neverSent(error.sourceError)) return new DatabaseUnavailableError(reason);
+  return new DatabaseOutcomeUnknownError(reason);
+}
+
+function neverSent(error: unknown, depth = 0): boolean {
+  if (!(error instanceof Error) || depth > 4) return false;
+  const code = (error as { code?: unknown }).code;
+  if (NOT_SENT.test(`${typeof code === "string" ? code : ""} ${error.message}`)) return true;
+  const errors = error instanceof AggregateError ? error.errors : [];
+  return neverSent(error.cause, depth + 1) || errors.some((inner) => neverSent(inner, depth + 1));
 }
 
 /** Blanks the connection string and its password (as written and decoded) out of a text. */

@@ -23,13 +23,29 @@ export function listen(
   { port = 8787, hostname = "127.0.0.1", maxHeaderBytes = DEFAULT_MAX_HEADER_BYTES }: ListenOptions = {},
 ): Promise<RunningServer> {
   return new Promise((resolve, reject) => {
+    let closing = false;
     const server = serve({ fetch, port, hostname, serverOptions: { maxHeaderSize: maxHeaderBytes } }, (info: AddressInfo) => {
       resolve({
         url: `http://${hostname}:${info.port}`,
-        close: () => new Promise<void>((done) => server.close(() => done())),
+        // Stops accepting; in-flight requests are answered, each then closing its connection.
+        // Keep-alive connections would otherwise hold close() open, or keep bringing requests.
+        close: () =>
+          new Promise<void>((done) => {
+            closing = true;
+            const closeIdle = () => ("closeIdleConnections" in server ? server.closeIdleConnections() : undefined);
+            const sweeper = setInterval(closeIdle, 100);
+            server.close(() => {
+              clearInterval(sweeper);
+              done();
+            });
+            closeIdle();
+          }),
       });
     });
     server.on("clientError", answerUnparsableRequest);
+    server.on("request", (_request: unknown, response: { shouldKeepAlive: boolean }) => {
+      if (closing) response.shouldKeepAlive = false;
+    });
     server.once("error", reject);
   });
 }

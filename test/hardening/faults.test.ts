@@ -1,6 +1,7 @@
 // The database endpoint down, hanging, slow, failing or talking nonsense: every request that
-// needs it answers 503 database_unavailable with Retry-After, in bounded time, writes nothing
-// (or, when only the answer was lost, something whole), and the first request after recovery
+// needs it answers in bounded time 503 database_unavailable with Retry-After when nothing can
+// have been written, or (a write that may have reached the database) 504 database_outcome_unknown;
+// it writes nothing (or, when only the answer was lost, something whole), and the first request after recovery
 // succeeds. The app talks to the database through the real Neon driver and a faulty endpoint
 // that relays to the real local one; the suite reads the database behind it directly.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -27,7 +28,7 @@ let snapshot: () => Promise<DatabaseSnapshot>;
 
 beforeAll(async () => {
   harness = await startHarness({ backend: "pglite" });
-  faulty = await startFaultyEndpoint(harness.stack.neonFetchEndpoint);
+  faulty = await startFaultyEndpoint(harness.stack.neonFetchEndpoint, harness.stack.databaseUrl);
   const sql = createNeonSql({ databaseUrl: faulty.databaseUrl(), fetchEndpoint: faulty.url, timeoutMs: TIMEOUT_MS });
   const settings = parseSettings({ AUTH_SECRET: TEST_AUTH_SECRET });
   app = createApp({ sql, kv: createMemoryKv(), settings, runtime: "node", logger: silentLogger });
@@ -71,23 +72,44 @@ async function expectUnavailable(response: Response) {
   expect(response.headers.get("retry-after")).toMatch(/^[1-9][0-9]*$/);
 }
 
-const faultsBeforeTheDatabase: Array<[string, Fault]> = [
-  ["refuses connections", "down"],
-  ["drops the connection", { answer: "reset" }],
-  ["never answers", { answer: "hang" }],
-  ["sends half a body, then stalls", { answer: "slow-body" }],
-  ["answers 500", { answer: { status: 500, text: "internal server error" } }],
-  ["answers 502", { answer: { status: 502, text: "bad gateway" } }],
-  ["answers 503", { answer: { status: 503, text: "" } }],
-  ["answers 200 with HTML", { answer: "not-json" }],
-  ["answers 400 with HTML", { answer: "not-json-400" }],
+/** The request may have reached the database unanswered: said so, with no invitation to retry blindly. */
+async function expectOutcomeUnknown(response: Response) {
+  await expectKnownProblem(response, 504, "database_outcome_unknown");
+  expect(response.headers.get("retry-after")).toBeNull();
+}
+
+type WriteAnswer = "unavailable" | "unknown";
+
+/** Reads always answer 503 (a lost read wrote nothing); writes as the fault allows. */
+async function expectRefused(response: Response, method: string | undefined, writes: WriteAnswer) {
+  if (!method || method === "GET" || writes === "unavailable") return expectUnavailable(response);
+  return expectOutcomeUnknown(response);
+}
+
+// What a write is told: "unavailable" only when the request provably never reached the database
+// (refused connection, the endpoint's own 503, a SQLSTATE that rolled back); otherwise "unknown".
+const faultsBeforeTheDatabase: Array<[string, Fault, WriteAnswer]> = [
+  ["refuses connections", "down", "unavailable"],
+  ["drops the connection", { answer: "reset" }, "unknown"],
+  ["never answers", { answer: "hang" }, "unknown"],
+  ["sends half a body, then stalls", { answer: "slow-body" }, "unknown"],
+  ["answers 500", { answer: { status: 500, text: "internal server error" } }, "unknown"],
+  ["answers 502", { answer: { status: 502, text: "bad gateway" } }, "unknown"],
+  ["answers 503", { answer: { status: 503, text: "" } }, "unavailable"],
+  ["answers 200 with HTML", { answer: "not-json" }, "unknown"],
+  ["answers 400 with HTML", { answer: "not-json-400" }, "unknown"],
   // Postgres itself saying it cannot serve now: SQLSTATE classes 57P0 and 53, not a refusal.
-  ["says the database is starting up", { answer: { status: 400, text: '{"message":"the database system is starting up","code":"57P03"}' } }],
-  ["says there are too many connections", { answer: { status: 400, text: '{"message":"sorry, too many clients already","code":"53300"}' } }],
+  ["says the database is starting up", { answer: { status: 400, text: '{"message":"the database system is starting up","code":"57P03"}' } }, "unavailable"],
+  ["says there are too many connections", { answer: { status: 400, text: '{"message":"sorry, too many clients already","code":"53300"}' } }, "unavailable"],
+  ["says the statement timed out", { answer: { status: 400, text: '{"message":"canceling statement due to statement timeout","code":"57014"}' } }, "unavailable"],
+  ["says a lock wait timed out", { answer: { status: 400, text: '{"message":"canceling statement due to lock timeout","code":"55P03"}' } }, "unavailable"],
+  ["reports a deadlock", { answer: { status: 400, text: '{"message":"deadlock detected","code":"40P01"}' } }, "unavailable"],
+  ["reports a serialization failure", { answer: { status: 400, text: '{"message":"could not serialize access","code":"40001"}' } }, "unavailable"],
+  ["is read-only", { answer: { status: 400, text: '{"message":"cannot execute INSERT in a read-only transaction","code":"25006"}' } }, "unavailable"],
 ];
 
-describe.each(faultsBeforeTheDatabase)("when the database endpoint %s", (_, fault) => {
-  it("answers 503 database_unavailable with Retry-After to every request that needs it, writing nothing", async () => {
+describe.each(faultsBeforeTheDatabase)("when the database endpoint %s", (_, fault, writes) => {
+  it("answers 503 (or, for a write whose fate it cannot know, 504 outcome unknown), writing nothing", async () => {
     await faulty.setFault(fault);
     const before = await snapshot();
     const forwarded = faulty.forwarded();
@@ -95,7 +117,7 @@ describe.each(faultsBeforeTheDatabase)("when the database endpoint %s", (_, faul
     await Promise.all(
       probes("down").map(async ([name, path, options]) => {
         const response = await call(path, options);
-        await expectUnavailable(response).catch((error: Error) => {
+        await expectRefused(response, options.method, writes).catch((error: Error) => {
           throw new Error(`${name}: ${error.message}`);
         });
       }),
@@ -125,7 +147,7 @@ describe.each(faultsBeforeTheDatabase)("when the database endpoint %s", (_, faul
 });
 
 // The statement ran and committed; only its answer was lost on the way back. The client is told
-// 503 (it cannot know better), the write is whole, and a retry converges on the same result.
+// the outcome is unknown (never "not written"), the write is whole, and a retry converges.
 const answersLostAfterCommit: Array<[string, Fault]> = [
   ["is dropped", { answer: "reset", forward: true }],
   ["never comes", { answer: "hang", forward: true }],
@@ -141,7 +163,7 @@ describe.each(answersLostAfterCommit)("when the answer to a committed write %s",
     const key = `lost-${tag()}`;
     const request = { method: "POST", headers: { "idempotency-key": key }, body: { contractId: key } };
     await faulty.setFault(fault);
-    await expectUnavailable(await call("/v1/documents", request));
+    await expectOutcomeUnknown(await call("/v1/documents", request));
     await faulty.setFault("none");
     const retry = await call("/v1/documents", request);
     expect(retry.status).toBe(201);
@@ -156,7 +178,7 @@ describe.each(answersLostAfterCommit)("when the answer to a committed write %s",
     const account = `lost-${tag()}`;
     const request = { method: "PUT", as: { sub: account }, body: { displayName: "Whole" } };
     await faulty.setFault(fault);
-    await expectUnavailable(await call(`/v1/links/github/${account}`, request));
+    await expectOutcomeUnknown(await call(`/v1/links/github/${account}`, request));
     await faulty.setFault("none");
     const retry = await call(`/v1/links/github/${account}`, request);
     expect(retry.status).toBe(200);
@@ -176,7 +198,7 @@ describe.each(answersLostAfterCommit)("when the answer to a committed write %s",
     }
     const csv = ["id,name,material,source_etag", ...ids.map((id, i) => `${id},after,clay,${etags[i]}`)].join("\n");
     await faulty.setFault(fault);
-    await expectUnavailable(await call("/v1/assets/import", { method: "POST", headers: { "content-type": "text/csv" }, body: csv }));
+    await expectOutcomeUnknown(await call("/v1/assets/import", { method: "POST", headers: { "content-type": "text/csv" }, body: csv }));
     await faulty.setFault("none");
     const names = await harness.sql.query("SELECT name FROM assets WHERE tenant_id = 'acme' AND id = ANY ($1::text[])", [ids]);
     expect(names.map((row) => row.name)).toEqual(["after", "after", "after"]);

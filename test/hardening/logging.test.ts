@@ -23,7 +23,7 @@ const logger = collectingLogger();
 
 beforeAll(async () => {
   harness = await startHarness({ backend: "pglite" });
-  faulty = await startFaultyEndpoint(harness.stack.neonFetchEndpoint);
+  faulty = await startFaultyEndpoint(harness.stack.neonFetchEndpoint, harness.stack.databaseUrl);
   connectionString = faulty.databaseUrl(DB_CREDENTIALS);
   const sql = createNeonSql({ databaseUrl: connectionString, fetchEndpoint: faulty.url, timeoutMs: 5_000 });
   const settings = parseSettings({ AUTH_SECRET: TEST_AUTH_SECRET });

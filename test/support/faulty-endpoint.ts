@@ -41,8 +41,12 @@ export interface FaultyEndpoint {
 
 const NOT_JSON = "<html><body>502 Bad Gateway: upstream went away</body></html>";
 
-/** Starts on a free loopback port, forwarding to `target` (the real endpoint's URL). */
-export async function startFaultyEndpoint(target: string): Promise<FaultyEndpoint> {
+/**
+ * Starts on a free loopback port, forwarding to `target` (the real endpoint's URL). The real
+ * endpoint checks its password: requests are forwarded with `upstreamDatabaseUrl` (the stack's
+ * own connection string) in place of whatever the client sent.
+ */
+export async function startFaultyEndpoint(target: string, upstreamDatabaseUrl: string): Promise<FaultyEndpoint> {
   let fault: Fault = "none";
   let forwarded = 0;
   const sockets = new Set<Socket>();
@@ -52,12 +56,12 @@ export async function startFaultyEndpoint(target: string): Promise<FaultyEndpoin
     const body = await readAll(req);
     if (current === "none" || current === "down") {
       forwarded++;
-      return relay(res, await forward(target, req, body));
+      return relay(res, await forward(target, upstreamDatabaseUrl, req, body));
     }
     let upstream: Upstream | undefined;
     if (current.forward) {
       forwarded++;
-      upstream = await forward(target, req, body);
+      upstream = await forward(target, upstreamDatabaseUrl, req, body);
     }
     answerWith(current.answer, req, res, upstream);
   }
@@ -100,11 +104,12 @@ interface Upstream {
   text: string;
 }
 
-async function forward(target: string, req: IncomingMessage, body: Buffer): Promise<Upstream> {
+async function forward(target: string, databaseUrl: string, req: IncomingMessage, body: Buffer): Promise<Upstream> {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (typeof value === "string" && !["host", "connection", "content-length"].includes(name)) headers.set(name, value);
   }
+  headers.set("neon-connection-string", databaseUrl);
   const response = await fetch(target, { method: req.method, headers, body: new Uint8Array(body) });
   return {
     status: response.status,

@@ -1,0 +1,45 @@
+// The role requests run as: the app's rights (read and write its tables), never a superuser, so
+// SQL sent to the local endpoint cannot reach server files or programs, as on Neon where the app
+// connects as a role without superuser rights.
+import { createHash } from "node:crypto";
+import type { SqlBackend } from "./neon/backend.ts";
+
+export const APP_ROLE = "edge_app";
+
+/** Grants after every migration run, so tables added by a later migration are covered too. */
+const GRANTS = [
+  `GRANT USAGE ON SCHEMA public TO ${APP_ROLE}`,
+  `GRANT SELECT, INSERT, UPDATE, DELETE, TRUNCATE ON ALL TABLES IN SCHEMA public TO ${APP_ROLE}`,
+  `GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA public TO ${APP_ROLE}`,
+].join(";\n");
+
+/**
+ * Creates the role (once per server: roles are cluster-wide) and grants it the app's rights in
+ * the backend's database. `password` is for PostgreSQL servers that require one.
+ */
+export async function prepareAppRole(backend: SqlBackend, password?: string): Promise<void> {
+  const login = backend.kind === "postgres" ? ` LOGIN${password ? ` PASSWORD '${password}'` : ""}` : "";
+  const create =
+    `DO $$ BEGIN CREATE ROLE ${APP_ROLE}${login}; ` +
+    "EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$";
+  // Concurrent test stacks create the role or grant on it at the same time; PostgreSQL may
+  // answer "tuple concurrently updated" to one of them: that one tries again.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await backend.exec(`${create};\n${GRANTS}`);
+      return;
+    } catch (error) {
+      if (attempt >= 5 || !/concurrently/.test(String((error as Error).message))) throw error;
+      await new Promise((done) => setTimeout(done, 50 * attempt));
+    }
+  }
+}
+
+/**
+ * The role's PostgreSQL password, derived from the administrator's so that every stack started
+ * against one server agrees on it without storing it anywhere (hex: safe inside a SQL literal).
+ */
+export function appRolePassword(adminPassword: string): string | undefined {
+  if (!adminPassword) return undefined;
+  return createHash("sha256").update(`${APP_ROLE}:${adminPassword}`).digest("hex");
+}

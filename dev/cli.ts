@@ -1,0 +1,32 @@
+// Command lines shared by the project's commands (start, migrate, soak): `--help` prints the usage
+// and exits 0 before anything is opened or started; a wrong option prints one line and the usage.
+import { parseArgs, type ParseArgsConfig } from "node:util";
+
+type Options = NonNullable<ParseArgsConfig["options"]>;
+
+/** The parsed options, or (for --help and mistakes) the usage and an exit. */
+export function parseCommandLine<T extends Options>(usage: string, options: T, argv = process.argv.slice(2)) {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: { ...options, help: { type: "boolean", short: "h" } }, strict: true });
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n\n${usage.trimEnd()}\n`);
+    process.exit(2);
+  }
+  if ((parsed.values as { help?: boolean }).help) {
+    process.stdout.write(`${usage.trimEnd()}\n`);
+    process.exit(0);
+  }
+  return parsed.values as ReturnType<typeof parseArgs<{ options: T }>>["values"];
+}
+
+/** A port option: a whole number 0–65535 (0: pick a free one); anything else stops with one line. */
+export function portOption(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value === "") return fallback;
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    process.stderr.write(`${name} must be a port number from 0 to 65535, not "${value}"\n`);
+    process.exit(2);
+  }
+  return port;
+}

@@ -1,0 +1,95 @@
+// The embedded data folder belongs to one process at a time: a second `npm start` or `npm run
+// migrate` refuses before opening anything and names the holder; a lock left by a killed process
+// is taken over; a stop releases it and leaves a folder that opens again.
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DataFolderLockedError, lockDataFolder } from "../../dev/data-lock.ts";
+import { runScript, startServer, watch } from "./processes.ts";
+
+let root: string;
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), "data-folder-"));
+});
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+/** A pid that surely belongs to no running process: one that just exited. */
+function deadPid(): number {
+  const child = spawnSync(process.execPath, ["-e", "console.log(process.pid)"], { encoding: "utf8" });
+  return Number(child.stdout.trim());
+}
+
+describe("the data folder lock", () => {
+  it("refuses a second holder in the same process, naming it, until released", async () => {
+    const folder = join(root, "same-process");
+    const lock = await lockDataFolder(folder);
+    await expect(lockDataFolder(folder)).rejects.toBeInstanceOf(DataFolderLockedError);
+    lock.release();
+    (await lockDataFolder(folder)).release();
+    expect(existsSync(`${folder}.lock`)).toBe(false);
+  });
+
+  it("takes over a lock whose process is gone", async () => {
+    const folder = join(root, "stale");
+    await writeFile(`${folder}.lock`, JSON.stringify({ pid: deadPid(), command: "killed" }));
+    const lock = await lockDataFolder(folder);
+    lock.release();
+  });
+
+  it("refuses a second npm start and npm run migrate while npm start runs, naming its pid; a stop frees it", async () => {
+    const folder = join(root, "served");
+    const first = await startServer({ PGLITE_DATA_DIR: folder });
+    try {
+      const second = runScript("dev/start.ts", ["--port", "0"], { PGLITE_DATA_DIR: folder });
+      const secondRun = watch(second);
+      expect(await secondRun.exited).toBe(1);
+      expect(secondRun.output()).toContain(`in use by process ${first.child.pid}`);
+      expect(secondRun.output()).not.toContain("listening on");
+
+      const migrate = runScript("dev/migrate-cli.ts", [], { PGLITE_DATA_DIR: folder });
+      const migrateRun = watch(migrate);
+      expect(await migrateRun.exited).toBe(1);
+      expect(migrateRun.output()).toContain(`in use by process ${first.child.pid}`);
+      // The first one was not disturbed.
+      expect((await fetch(`${first.url}/healthz`)).status).toBe(200);
+    } finally {
+      first.child.kill("SIGTERM");
+    }
+    expect(await first.exited).toBe(0);
+    expect(first.output()).toContain("SIGTERM: stopping");
+    expect(existsSync(`${folder}.lock`)).toBe(false);
+    const again = watch(runScript("dev/migrate-cli.ts", [], { PGLITE_DATA_DIR: folder }));
+    expect(await again.exited).toBe(0);
+    expect(again.output()).toContain("Nothing to apply");
+  }, 90_000);
+
+  it("refuses a second npm start on a taken port before opening any database", async () => {
+    const first = await startServer({ PGLITE_DATA_DIR: join(root, "port-a") });
+    try {
+      const port = new URL(first.url).port;
+      const folder = join(root, "port-b");
+      const second = watch(runScript("dev/start.ts", ["--port", port], { PGLITE_DATA_DIR: folder }));
+      expect(await second.exited).toBe(1);
+      expect(second.output()).toContain(`Port ${port} on 127.0.0.1 is already in use`);
+      expect(existsSync(folder)).toBe(false); // nothing was created, let alone opened
+    } finally {
+      first.child.kill("SIGTERM");
+      await first.exited;
+    }
+  }, 90_000);
+
+  it("prints usage and exits 0 on --help, doing nothing", async () => {
+    for (const script of ["dev/start.ts", "dev/migrate-cli.ts", "test/hardening/soak-cli.ts"]) {
+      const folder = join(root, "help");
+      const run = watch(runScript(script, ["--help"], { PGLITE_DATA_DIR: folder }));
+      expect(await run.exited, script).toBe(0);
+      expect(run.output(), script).toMatch(/^Usage: npm /);
+      expect(existsSync(folder), script).toBe(false);
+    }
+  }, 60_000);
+});

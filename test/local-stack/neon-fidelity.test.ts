@@ -1,0 +1,258 @@
+// The local stack seen through the REAL Neon driver, on PGlite and on PostgreSQL, held to what
+// Neon's proxy does: a connection is reset before the next request, COPY is refused, answers over
+// 10 MiB are refused (507), the connection string's password, role and database are checked,
+// requests run without superuser rights, only this machine's names and allowed origins get in,
+// an abandoned request does not run on, a busy pool queues, and an outage heals by itself.
+import { request as httpRequest } from "node:http";
+import { neon, NeonDbError, type NeonQueryFunction } from "@neondatabase/serverless";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startLocalStack, type LocalStack, type LocalStackOptions } from "../../dev/stack.ts";
+import { createNeonSql } from "../../edge/neon/neon-sql.ts";
+import { createTestDatabase, describeWithPostgres, type TestDatabase } from "../support/postgres.ts";
+import { startTcpProxy, type TcpProxy } from "./tcp-proxy.ts";
+
+type Driver = NeonQueryFunction<true, false>;
+
+/** The driver for `stack`, routed to its endpoint (the SQL port keeps the route per host:port). */
+function driverFor(stack: LocalStack, databaseUrl = stack.databaseUrl): Driver {
+  createNeonSql({ databaseUrl, fetchEndpoint: stack.neonFetchEndpoint });
+  return neon(databaseUrl, { arrayMode: true });
+}
+
+const one = async (sql: Driver, text: string, params: unknown[] = []) => ((await sql.query(text, params)) as unknown[][])[0]?.[0];
+
+async function failure(promise: Promise<unknown>): Promise<NeonDbError> {
+  const outcome = await promise.then(
+    () => new Error("expected a rejection"),
+    (error: unknown) => error,
+  );
+  if (!(outcome instanceof NeonDbError)) throw outcome;
+  return outcome;
+}
+
+interface Opened {
+  stack: LocalStack;
+  database?: TestDatabase;
+}
+
+async function open(backend: "pglite" | "postgres", options: LocalStackOptions = {}): Promise<Opened> {
+  const database = backend === "postgres" ? await createTestDatabase() : undefined;
+  // One pooled connection: the next request surely gets the connection the last one used.
+  const stack = await startLocalStack({ databaseUrl: database?.url, poolSize: 1, ...options });
+  return { stack, database };
+}
+
+async function dispose(opened: Opened | undefined) {
+  await opened?.stack.close();
+  await opened?.database?.drop();
+}
+
+function fidelitySuite(backend: "pglite" | "postgres") {
+  return () => {
+    let opened: Opened;
+    let sql: Driver;
+    beforeAll(async () => {
+      opened = await open(backend, { allowedOrigins: ["http://localhost:5173"] });
+      sql = driverFor(opened.stack);
+    });
+    afterAll(() => dispose(opened));
+
+    // [what one request leaves behind, a probe of it, the value the probe must see afterwards]
+    const leaks: Array<[string, string, string, unknown]> = [
+      ["search_path", "SET search_path TO pg_catalog", "SELECT current_setting('search_path') <> 'pg_catalog'", true],
+      ["statement_timeout", "SET statement_timeout = '1ms'", "SELECT current_setting('statement_timeout') <> '1ms'", true],
+      ["read-only default", "SET default_transaction_read_only = on", "SHOW default_transaction_read_only", "off"],
+      ["temporary table", "CREATE TEMP TABLE leak_t (x int)", "SELECT to_regclass('pg_temp.leak_t') IS NULL", true],
+      ["prepared statement", "PREPARE leak_p AS SELECT 1", "SELECT count(*)::int FROM pg_prepared_statements", 0],
+      ["advisory lock", "SELECT pg_advisory_lock(4242)", "SELECT count(*)::int FROM pg_locks WHERE locktype = 'advisory'", 0],
+      ["LISTEN", "LISTEN leak_channel", "SELECT count(*)::int FROM pg_listening_channels()", 0],
+      ["role", "SET ROLE postgres", "SELECT current_user::text", "edge_app"],
+    ];
+
+    it.each(leaks)("resets %s before the next request, as Neon does", async (_, change, probe, expected) => {
+      await sql.query(change).catch(() => {}); // SET ROLE is refused outright on PostgreSQL: fine too
+      expect(await one(sql, probe)).toEqual(expected);
+      expect(await one(sql, probe)).toEqual(expected);
+    });
+
+    it("runs statements with the app's rights, not a superuser's", async () => {
+      expect(await one(sql, "SELECT current_user::text")).toBe("edge_app");
+      expect(await one(sql, "SELECT rolsuper FROM pg_roles WHERE rolname = current_user")).toBe(false);
+      for (const statement of [
+        "SELECT pg_read_file('/etc/hostname')",
+        "CREATE ROLE intruder SUPERUSER",
+        "DROP TABLE documents",
+        "ALTER SYSTEM SET work_mem = '1GB'",
+      ]) {
+        const error = await failure(sql.query(statement));
+        expect(error.code, statement).toBe("42501");
+      }
+      // …while the app's own work is allowed.
+      expect(await one(sql, "SELECT count(*)::int FROM documents")).toBe(0);
+    });
+
+    it.each([
+      "COPY documents FROM STDIN",
+      "COPY (SELECT 1) TO STDOUT",
+      "  /* leading comment */ copy documents TO STDOUT",
+      "-- a line comment\nCOPY document_sequences FROM STDIN WITH (FORMAT csv)",
+    ])("refuses %j with 400 and keeps serving", async (statement) => {
+      const error = await failure(sql.query(statement));
+      expect(error).toMatchObject({ code: "0A000", message: "COPY is not supported over HTTP" });
+      expect(await one(sql, "SELECT 1")).toBe(1);
+    });
+
+    it("refuses an answer over 10 MiB with 507, as Neon does, and keeps serving", async () => {
+      const error = await failure(sql.query("SELECT repeat('x', 11 * 1024 * 1024)"));
+      expect(error.message).toMatch(/^Server error \(HTTP status 507\): .*response is too large/);
+      expect(await one(sql, "SELECT length(repeat('x', 9 * 1024 * 1024))")).toBe(9 * 1024 * 1024);
+    });
+
+    it("refuses a connection string without this start's password, or naming another role or database", async () => {
+      const url = new URL(opened.stack.databaseUrl);
+      const variant = (change: (u: URL) => void) => {
+        const copy = new URL(url);
+        change(copy);
+        return copy.toString();
+      };
+      const refusals: Array<[string, string]> = [
+        [variant((u) => void (u.password = "")), "28P01"],
+        [variant((u) => void (u.password = "wrong")), "28P01"],
+        [variant((u) => void (u.password = `${url.password}x`)), "28P01"],
+        [variant((u) => void (u.username = "postgres")), "28P01"],
+        [variant((u) => void (u.pathname = "/other")), "3D000"],
+      ];
+      for (const [connectionString, code] of refusals) {
+        const error = await failure(driverFor(opened.stack, connectionString).query("SELECT 1"));
+        expect(error.code).toBe(code);
+        expect(JSON.stringify(error)).not.toContain(url.password);
+      }
+      expect(await one(sql, "SELECT 1")).toBe(1);
+    });
+
+    it("answers only this machine's host names (no DNS rebinding) and never a wildcard origin", async () => {
+      const { port } = opened.stack.endpoint;
+      const raw = (headers: Record<string, string>, method = "POST") =>
+        new Promise<{ status: number; headers: Record<string, unknown> }>((resolve, reject) => {
+          const req = httpRequest({ host: "127.0.0.1", port, path: "/sql", method, headers }, (res) => {
+            res.resume();
+            res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers }));
+          });
+          req.on("error", reject);
+          req.end(method === "POST" ? '{"query":"SELECT 1"}' : undefined);
+        });
+      const neonHeaders = { "Neon-Connection-String": opened.stack.databaseUrl };
+      expect((await raw({ ...neonHeaders, Host: "evil.example" })).status).toBe(403);
+      expect((await raw({ ...neonHeaders, Host: `localhost:${port}` })).status).toBe(200);
+      const foreign = await raw({ ...neonHeaders, Origin: "https://evil.example" });
+      expect(foreign.status).toBe(403);
+      expect(foreign.headers["access-control-allow-origin"]).toBeUndefined();
+      const preflight = await raw({ Origin: "http://localhost:5173", "Access-Control-Request-Method": "POST" }, "OPTIONS");
+      expect(preflight.status).toBe(204);
+      expect(preflight.headers["access-control-allow-origin"]).toBe("http://localhost:5173");
+      expect(String(preflight.headers["access-control-allow-headers"])).toContain("Neon-Connection-String");
+      const allowed = await raw({ ...neonHeaders, Origin: "http://localhost:5173" });
+      expect(allowed).toMatchObject({ status: 200, headers: { "access-control-allow-origin": "http://localhost:5173" } });
+      expect((await raw({ Origin: "https://evil.example" }, "OPTIONS")).status).toBe(403);
+    });
+
+    it("reports a Postgres error with its fields, as the driver gets them from Neon", async () => {
+      await sql.query("INSERT INTO document_sequences (tenant_id, last_number) VALUES ('fields', 1)");
+      const error = await failure(sql.query("INSERT INTO document_sequences (tenant_id, last_number) VALUES ('fields', 2)"));
+      expect(error).toMatchObject({
+        code: "23505",
+        severity: "ERROR",
+        constraint: "document_sequences_pkey",
+        table: "document_sequences",
+        schema: "public",
+        detail: "Key (tenant_id)=(fields) already exists.",
+        routine: "_bt_check_unique",
+      });
+      const syntax = await failure(sql.query("SELEC 1"));
+      expect(syntax).toMatchObject({ code: "42601", position: "1", severity: "ERROR" });
+    });
+  };
+}
+
+describe("Neon fidelity over PGlite", fidelitySuite("pglite"));
+describeWithPostgres("Neon fidelity over PostgreSQL", fidelitySuite("postgres"));
+
+describeWithPostgres("Neon fidelity over PostgreSQL: cancel, queue, timeouts, outage", () => {
+  let opened: Opened;
+  let sql: Driver;
+  beforeAll(async () => {
+    opened = await open("postgres", { poolSize: 2 });
+    sql = driverFor(opened.stack);
+  });
+  afterAll(() => dispose(opened));
+
+  it("runs every session under statement and lock timeouts below the driver's 10 s deadline", async () => {
+    expect(await one(sql, "SHOW statement_timeout")).toBe("5s");
+    expect(await one(sql, "SHOW lock_timeout")).toBe("4s");
+  });
+
+  it("cancels the statement of a client that went away, as Neon does", async () => {
+    const marker = `cancel_${Date.now()}`;
+    const aborted = sql.query(`SELECT pg_sleep(4) AS ${marker}`, [], { fetchOptions: { signal: AbortSignal.timeout(300) } });
+    await expect(aborted).rejects.toThrow();
+    const admin = new pg.Client({ connectionString: opened.database!.url });
+    await admin.connect();
+    try {
+      const running = async () =>
+        Number((await admin.query("SELECT count(*) FROM pg_stat_activity WHERE query LIKE $1 AND state = 'active'", [`%${marker}%`])).rows[0].count);
+      const deadline = Date.now() + 1_500;
+      while ((await running()) > 0 && Date.now() < deadline) await new Promise((done) => setTimeout(done, 50));
+      expect(await running()).toBe(0);
+    } finally {
+      await admin.end();
+    }
+  });
+
+  it("queues requests when every pooled connection is busy instead of failing them", async () => {
+    const started = Date.now();
+    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => one(sql, "SELECT $1::int FROM pg_sleep(0.3)", [i])));
+    expect(answers).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(800); // 3 rounds of 2: they really queued
+  });
+});
+
+describeWithPostgres("Neon fidelity over PostgreSQL: recovery after an outage", () => {
+  let database: TestDatabase;
+  let proxy: TcpProxy;
+  let stack: LocalStack;
+  let sql: Driver;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    proxy = await startTcpProxy(Number(new URL(database.url).port || 5432));
+    const viaProxy = new URL(database.url);
+    viaProxy.port = String(proxy.port);
+    stack = await startLocalStack({ databaseUrl: viaProxy.toString(), poolSize: 4, connectionTimeoutMillis: 1_000 });
+    sql = driverFor(stack);
+  });
+  afterAll(async () => {
+    await stack?.close();
+    await proxy?.close();
+    await database?.drop();
+  });
+
+  it("refuses with 503 while PostgreSQL is unreachable and serves again within seconds once it is back", async () => {
+    // Several pooled connections are open when the outage starts.
+    await Promise.all(Array.from({ length: 4 }, () => sql.query("SELECT pg_sleep(0.05)")));
+    await proxy.cut();
+    for (let i = 0; i < 3; i++) {
+      const error = await failure(sql.query("SELECT 1"));
+      expect(error.message).toMatch(/HTTP status (503|500)/);
+    }
+    await proxy.restore();
+    const back = Date.now();
+    let served = false;
+    while (!served && Date.now() - back < 5_000) {
+      served = await sql.query("SELECT 1").then(() => true, () => false);
+      if (!served) await new Promise((done) => setTimeout(done, 100));
+    }
+    expect(served).toBe(true);
+    // No dead pooled connection is handed out afterwards.
+    for (let i = 0; i < 10; i++) expect(await one(sql, "SELECT $1::int", [i])).toBe(i);
+  });
+});

@@ -1,0 +1,53 @@
+// `npm start` and `npm run migrate` as real processes (node + the tsx loader, so the pid is the
+// server itself), for tests that kill, stop or race them.
+import { spawn, type ChildProcess } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { TEST_AUTH_SECRET } from "../support/tokens.ts";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+
+export interface Started {
+  child: ChildProcess;
+  url: string;
+  output(): string;
+  exited: Promise<number | null>;
+}
+
+export function runScript(script: string, args: string[], env: Record<string, string | undefined>): ChildProcess {
+  return spawn(process.execPath, ["--import", "tsx", script, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, AUTH_SECRET: TEST_AUTH_SECRET, DATABASE_URL: "", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+}
+
+/** Collects a process' output and exit code. */
+export function watch(child: ChildProcess) {
+  let output = "";
+  child.stdout?.on("data", (chunk: Buffer) => void (output += chunk.toString()));
+  child.stderr?.on("data", (chunk: Buffer) => void (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  return { output: () => output, exited };
+}
+
+/** `npm start` on free ports; resolves once the API listens (rejects if it exits first). */
+export async function startServer(env: Record<string, string | undefined>, args: string[] = []): Promise<Started> {
+  const child = runScript("dev/start.ts", ["--port", "0", ...args], env);
+  const { output, exited } = watch(child);
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`start timed out:\n${output()}`)), 60_000);
+    const check = () => {
+      const match = /listening on (http:\/\/\S+)/.exec(output());
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    };
+    child.stdout?.on("data", check);
+    exited.then(() => {
+      clearTimeout(timer);
+      reject(new Error(`start exited:\n${output()}`));
+    });
+  });
+  return { child, url, output, exited };
+}
