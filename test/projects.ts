@@ -22,7 +22,7 @@ const HEAVY_IMPORTS = [
 ];
 
 /** test/ files that are pure checks of the tree, fast enough for the unit loop. */
-const UNIT_IN_TEST = ["test/layout.test.ts", "test/projects.test.ts"];
+const UNIT_IN_TEST = ["test/layout.test.ts", "test/projects.test.ts", "test/route-table.test.ts"];
 const RACES = [/^test\/.*\/races?\.test\.ts$/, /^test\/assets\/interleavings\.test\.ts$/, /^test\/counterexamples\//, /^test\/hardening\/soak\.test\.ts$/];
 const TEST_ROOTS = ["core", "edge", "dev", "test", "bench"];
 

@@ -5,6 +5,7 @@ import { base64url, generateKeyPair, SignJWT, UnsecuredJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LINK_SOURCE_HEADER } from "../../core/links/routes.ts";
 import { startHarness, type Harness, type RequestOptions } from "../support/harness.ts";
+import { routes } from "../support/routes.ts";
 import { signToken, TEST_AUTH_SECRET, type TokenClaims } from "../support/tokens.ts";
 import { linkRows } from "../links/support.ts";
 import { expectKnownProblem, snapshotter, type DatabaseSnapshot } from "./support.ts";
@@ -60,31 +61,17 @@ const badCredentials: Array<[string, () => Promise<string>]> = [
   ["an unknown role", async () => `Bearer ${await signed({ ...ALICE, role: "root" })}`],
 ];
 
-/** Every /v1 route, with what it would need to succeed otherwise. */
-const routes: Array<[string, RequestOptions]> = [
-  ["/v1/me/links", {}],
-  ["/v1/links/github/victim", { method: "PUT", body: { displayName: "x" } }],
-  ["/v1/links/github/victim", {}],
-  ["/v1/links/github/victim", { method: "DELETE" }],
-  ["/v1/admin/links/resync", { method: "POST" }],
-  ["/v1/assets", { method: "POST", body: { name: "n", material: "m" } }],
-  ["/v1/assets/victim", {}],
-  ["/v1/assets/victim", { method: "PUT", headers: { "if-none-match": "*" }, body: { name: "n", material: "m" } }],
-  ["/v1/assets/victim", { method: "PATCH", headers: { "if-match": "*" }, body: { name: "n" } }],
-  ["/v1/assets/victim/approve", { method: "POST", headers: { "if-match": "*" } }],
-  ["/v1/assets/victim", { method: "DELETE", headers: { "if-match": "*" } }],
-  ["/v1/assets/import", { method: "POST", headers: { "content-type": "text/csv" }, body: "id,name,material,source_etag\nvictim,a,b,c\n" }],
-  ["/v1/documents", { method: "POST", body: { contractId: "c" } }],
-  ["/v1/documents", {}],
-  ["/v1/documents/1", {}],
-  ["/v1/no-such-route", {}],
+/** Every route that wants a token (from the route table), and a path no route serves. */
+const guarded: Array<RequestOptions & { path: string }> = [
+  ...routes.filter((route) => route.access !== "public").map((route) => route.example),
+  { path: "/v1/no-such-route" },
 ];
 
 describe.each(badCredentials)("with %s", (_, credentials) => {
-  it("every /v1 route answers 401 unauthorized with a challenge, and nothing is written", async () => {
+  it("every route that wants a token answers 401 unauthorized with a challenge, and nothing is written", async () => {
     const authorization = await credentials();
     const before = await snapshot();
-    for (const [path, options] of routes) {
+    for (const { path, ...options } of guarded) {
       const headers = { ...(options.headers as Record<string, string>), ...(authorization ? { authorization } : {}) };
       const response = await harness.request(path, { ...options, as: null, headers });
       await expectKnownProblem(response, 401, "unauthorized");
@@ -92,6 +79,28 @@ describe.each(badCredentials)("with %s", (_, credentials) => {
     }
     expect(await snapshot()).toEqual(before);
   });
+});
+
+describe("each route's access", () => {
+  it.each(routes.filter((route) => route.access === "public").map((route) => [route.key, route] as const))(
+    "%s answers without a token",
+    async (_key, { example: { path, ...options } }) => {
+      const response = await harness.request(path, { ...options, as: null });
+      expect(response.status).toBeLessThan(400);
+    },
+  );
+
+  it.each(routes.filter((route) => route.access === "admin").map((route) => [route.key, route] as const))(
+    "%s refuses user and service tokens with 403, writing nothing, and serves an admin",
+    async (_key, { example: { path, ...options } }) => {
+      const before = await snapshot();
+      for (const role of ["user", "service"] as const) {
+        await expectKnownProblem(await harness.request(path, { ...options, as: { sub: "ops", tid: "acme", role } }), 403, "forbidden");
+      }
+      expect(await snapshot()).toEqual(before);
+      expect((await harness.request(path, { ...options, as: { sub: "ops", tid: "acme", role: "admin" } })).status).toBeLessThan(400);
+    },
+  );
 });
 
 describe("another tenant's assets", () => {

@@ -4,6 +4,7 @@
 import { expect, it } from "vitest";
 import { ASSET_ID_PATTERN } from "../../core/assets/model.ts";
 import { describeOnBackends, type Harness } from "../support/harness.ts";
+import { bodyFieldsOf, parametersOf, routes, withParameter } from "../support/routes.ts";
 import { csvField } from "./arbitraries.ts";
 import { expectKnownProblem } from "./support.ts";
 
@@ -47,6 +48,17 @@ async function tables(harness: Harness): Promise<string[]> {
 
 /** The injections a field's own pattern refuses ("NULL" is a fine provider, tenant or asset id). */
 const outside = (pattern: RegExp) => INJECTIONS.filter((text) => !pattern.test(text));
+
+/** The path with each query parameter in turn (or one unknown parameter) set to `text`. */
+function withQueryValues(at: string, text: string): string[] {
+  const url = new URL(at, "http://localhost");
+  const names = [...url.searchParams.keys()];
+  return (names.length > 0 ? names : ["unknown"]).map((name) => {
+    const changed = new URL(url);
+    changed.searchParams.set(name, text);
+    return changed.pathname + changed.search;
+  });
+}
 
 const path = (...segments: string[]) => `/${segments.map(encodeURIComponent).join("/")}`;
 
@@ -145,6 +157,23 @@ describeOnBackends("injection strings in every field", (h) => {
     }
     const [{ count }] = (await h().sql.query("SELECT count(*)::int AS count FROM documents")) as [{ count: number }];
     expect(count).toBe(INJECTIONS.length);
+  });
+
+  // Every route of the table, so a new one is covered the day it lands: each path parameter, query
+  // parameter (or an unknown one) and JSON field in turn carries each injection (as its own tenant, leaving the counts above alone).
+  it.each(routes.map((route) => [route.key, route] as const))("%s: injection in any parameter or field never breaks it", async (_key, route) => {
+    const json = bodyFieldsOf(route).length > 0 ? (route.example.body as Record<string, unknown>) : {};
+    for (const text of INJECTIONS) {
+      const variants = [
+        ...parametersOf(route).map((parameter) => ({ ...route.example, path: withParameter(route, parameter, text) })),
+        ...withQueryValues(route.example.path, text).map((at) => ({ ...route.example, path: at })),
+        ...bodyFieldsOf(route).map((field) => ({ ...route.example, body: { ...json, [field]: text } })),
+      ];
+      for (const { path: at, ...options } of variants) {
+        const response = await h().request(at, { ...options, as: { sub: "ops", tid: "injection-routes", role: "admin" } });
+        expect(response.status, `${route.key} with ${text}`).toBeLessThan(500);
+      }
+    }
   });
 
   it("leaves every table in place", async () => {
