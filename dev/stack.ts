@@ -4,7 +4,7 @@ import { migrate } from "./migrate.ts";
 import { startNeonEndpoint, type NeonEndpoint } from "./neon/endpoint.ts";
 import type { SqlBackend } from "./neon/backend.ts";
 
-export interface LocalStackOptions {
+interface LocalStackOptions {
   /** A postgres:// URL selects the real PostgreSQL; otherwise embedded PGlite. */
   databaseUrl?: string;
   /** PGlite's data folder; omitted = in memory. */

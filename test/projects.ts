@@ -7,7 +7,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 
-export type ProjectName = "unit" | "integration" | "conformance" | "races" | "fastly";
+type ProjectName = "unit" | "integration" | "conformance" | "races" | "fastly";
 
 /** Imports that mean a database, a subprocess, a worker thread, workerd or a wasm build. */
 const HEAVY_IMPORTS = [
@@ -30,7 +30,7 @@ const importPattern = /\bfrom\s+["']([^"']+)["']|\bimport\s*\(?\s*["']([^"']+)["
 const importsOf = (source: string) => [...source.matchAll(importPattern)].map((m) => (m[1] ?? m[2])!);
 
 /** Whether `file` (absolute) or anything it imports from the project reaches a heavy import. */
-export function isHeavy(file: string, seen = new Set<string>()): boolean {
+function isHeavy(file: string, seen = new Set<string>()): boolean {
   if (seen.has(file) || !existsSync(file)) return false;
   seen.add(file);
   return importsOf(readFileSync(file, "utf8")).some((specifier) =>

@@ -1,8 +1,8 @@
 import { chmod, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
+import { parse } from "smol-toml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseToml } from "../fastly-host/toml.ts";
 import { TEST_AUTH_SECRET } from "../../test/support/tokens.ts";
 import { CONFIG_STORE, NEON_BACKEND, SECRET_STORE } from "../../edge/fastly/bindings.ts";
 import { ensureFastlyWasm, ROOT } from "../build/fastly.ts";
@@ -28,7 +28,7 @@ describe("the Fastly launcher", () => {
       secretStores: { secrets: { AUTH_SECRET: "very secret" } },
     });
     expect(toml).not.toContain("very secret");
-    const manifest = parseToml(toml) as { local_server: Record<string, Record<string, unknown>> };
+    const manifest = parse(toml) as { local_server: Record<string, Record<string, unknown>> };
     expect(manifest.local_server.backends).toEqual({ neon: { url: "http://127.0.0.1:4545" } });
     expect(manifest.local_server.kv_stores).toEqual({ edge_cache: [{ key: "k", data: "v" }] });
     expect(manifest.local_server.config_stores).toEqual({ settings: { format: "inline-toml", contents: { LINK_CACHE_TTL_SECONDS: "300" } } });
@@ -44,7 +44,7 @@ describe("the Fastly launcher", () => {
       await ensureFastlyWasm();
       // A `viceroy` that takes Viceroy's arguments and serves with the test host.
       const dir = await mkdtemp(join(tmpdir(), "viceroy-bin-"));
-      const standIn = join(ROOT, "test", "fastly-host", "viceroy-stand-in.ts");
+      const standIn = join(ROOT, "dev", "fastly-host", "viceroy-stand-in.ts");
       await writeFile(join(dir, "viceroy"), `#!/bin/sh\nexec "${join(ROOT, "node_modules", ".bin", "tsx")}" "${standIn}" "$@"\n`);
       await chmod(join(dir, "viceroy"), 0o755);
       process.env.PATH = `${dir}${delimiter}${path}`;

@@ -1,7 +1,7 @@
 import { serve } from "@hono/node-server";
 import type { AddressInfo } from "node:net";
 
-export interface RunningServer {
+interface RunningServer {
   url: string;
   close(): Promise<void>;
 }

@@ -29,7 +29,7 @@ const NASTY = [
 ];
 
 /** Text of every kind: any code point (NUL, controls, lone surrogates), graphemes, near the limits. */
-export const hostileText: fc.Arbitrary<string> = fc.oneof(
+const hostileText: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom(...NASTY),
   fc.string({ unit: "binary", maxLength: 24 }),
   fc.string({ unit: "binary-ascii", maxLength: 24 }),
@@ -39,7 +39,7 @@ export const hostileText: fc.Arbitrary<string> = fc.oneof(
 );
 
 /** JSON values of any type, huge and tiny numbers included. */
-export const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
+const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 4, arbitrary: hostileText },
   fc.constantFrom(0, -1, 1.5, 1e308, -1e308, 5e-324, Number.MAX_SAFE_INTEGER + 2, true, false, null),
   fc.integer(),
@@ -61,7 +61,7 @@ const fieldValue: fc.Arbitrary<unknown> = fc.oneof(
 );
 
 /** A body: JSON of a record with the route's fields (values of any type), any JSON, or not JSON. */
-export function hostileBody(fields: readonly string[]): fc.Arbitrary<string> {
+function hostileBody(fields: readonly string[]): fc.Arbitrary<string> {
   const keys = fc.constantFrom(...fields, "extra", "__proto__", "constructor");
   const allFields = fc.record(Object.fromEntries(fields.map((field) => [field, fieldValue])));
   const someKeys = fc.dictionary(keys, hostileValue, { maxKeys: fields.length + 1 });

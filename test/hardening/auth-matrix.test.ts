@@ -8,7 +8,8 @@ import { startHarness, type Harness, type RequestOptions } from "../support/harn
 import { routes } from "../support/routes.ts";
 import { signToken, TEST_AUTH_SECRET, type TokenClaims } from "../support/tokens.ts";
 import { linkRows } from "../links/support.ts";
-import { expectKnownProblem, snapshotter, type DatabaseSnapshot } from "./support.ts";
+import { snapshotter, type DatabaseSnapshot } from "./support.ts";
+import { expectProblem } from "../support/problems.ts";
 
 let harness: Harness;
 let snapshot: () => Promise<DatabaseSnapshot>;
@@ -74,7 +75,7 @@ describe.each(badCredentials)("with %s", (_, credentials) => {
     for (const { path, ...options } of guarded) {
       const headers = { ...(options.headers as Record<string, string>), ...(authorization ? { authorization } : {}) };
       const response = await harness.request(path, { ...options, as: null, headers });
-      await expectKnownProblem(response, 401, "unauthorized");
+      await expectProblem(response, 401, "unauthorized");
       expect(response.headers.get("www-authenticate")).toMatch(/^Bearer /);
     }
     expect(await snapshot()).toEqual(before);
@@ -95,7 +96,7 @@ describe("each route's access", () => {
     async (_key, { example: { path, ...options } }) => {
       const before = await snapshot();
       for (const role of ["user", "service"] as const) {
-        await expectKnownProblem(await harness.request(path, { ...options, as: { sub: "ops", tid: "acme", role } }), 403, "forbidden");
+        await expectProblem(await harness.request(path, { ...options, as: { sub: "ops", tid: "acme", role } }), 403, "forbidden");
       }
       expect(await snapshot()).toEqual(before);
       expect((await harness.request(path, { ...options, as: { sub: "ops", tid: "acme", role: "admin" } })).status).toBeLessThan(400);
@@ -127,10 +128,10 @@ describe("another tenant's assets", () => {
       { method: "DELETE", headers: { "if-match": etag } },
     ];
     for (const attempt of attempts) {
-      await expectKnownProblem(await harness.request("/v1/assets/blueprint", { ...attempt, as: intruder }), 404, "not_found");
+      await expectProblem(await harness.request("/v1/assets/blueprint", { ...attempt, as: intruder }), 404, "not_found");
     }
     const approve = await harness.request("/v1/assets/blueprint/approve", { method: "POST", as: intruder, headers: { "if-match": etag } });
-    await expectKnownProblem(approve, 404, "not_found");
+    await expectProblem(approve, 404, "not_found");
     const csv = `id,name,material,source_etag\nblueprint,Stolen,ink,${etag.replaceAll('"', "")}\n`;
     const imported = await harness.request("/v1/assets/import", { method: "POST", as: intruder, headers: { "content-type": "text/csv" }, body: csv });
     expect(await imported.json()).toMatchObject({ results: [{ id: "blueprint", outcome: "not_found" }] });
@@ -157,7 +158,7 @@ describe("another tenant's documents", () => {
     expect(first.status).toBe(201);
     const { docNumber, id } = (await first.json()) as { docNumber: number; id: string };
     const intruder = { sub: "m", tid: "docs-b" };
-    await expectKnownProblem(await harness.request(`/v1/documents/${docNumber}`, { as: intruder }), 404, "not_found");
+    await expectProblem(await harness.request(`/v1/documents/${docNumber}`, { as: intruder }), 404, "not_found");
     expect(await (await harness.request("/v1/documents", { as: intruder })).json()).toEqual({ items: [], next: null });
 
     const own = await harness.request("/v1/documents", { ...request, as: intruder });
@@ -177,13 +178,13 @@ describe("another user's links", () => {
     expect((await harness.request(path, { as: ALICE })).headers.get(LINK_SOURCE_HEADER)).toBe("kv");
     for (const spelling of [path, `${path}?consistency=strong`, "/v1/links/GitHub/%20alice-octocat%20"]) {
       const response = await harness.request(spelling, { as: bob });
-      await expectKnownProblem(response, 404, "not_found");
+      await expectProblem(response, 404, "not_found");
       expect(response.headers.get(LINK_SOURCE_HEADER)).toBeNull();
     }
-    await expectKnownProblem(await harness.request(path, { method: "DELETE", as: bob }), 404, "not_found");
+    await expectProblem(await harness.request(path, { method: "DELETE", as: bob }), 404, "not_found");
     expect(await linkRows(harness.sql, target)).toMatchObject([{ user_id: "alice" }]);
     expect(await (await harness.request("/v1/me/links", { as: bob })).json()).toEqual({ items: [] });
-    await expectKnownProblem(await harness.request(path, { method: "PUT", as: bob }), 409, "external_account_already_linked");
+    await expectProblem(await harness.request(path, { method: "PUT", as: bob }), 409, "external_account_already_linked");
   });
 
   it("are visible to service and admin tokens, while only admin may resync", async () => {
@@ -194,7 +195,7 @@ describe("another user's links", () => {
     }
     for (const role of ["user", "service"] as const) {
       const response = await harness.request("/v1/admin/links/resync", { method: "POST", as: { sub: "ops", tid: "acme", role } });
-      await expectKnownProblem(response, 403, "forbidden");
+      await expectProblem(response, 403, "forbidden");
     }
   });
 });

@@ -13,7 +13,8 @@ import { startFaultyEndpoint, type Fault, type FaultyEndpoint } from "../support
 import { buildRequest, startHarness, type Harness, type RequestOptions } from "../support/harness.ts";
 import { TEST_AUTH_SECRET } from "../support/tokens.ts";
 import { numberingGaps } from "./soak.ts";
-import { expectKnownProblem, snapshotter, type DatabaseSnapshot } from "./support.ts";
+import { snapshotter, type DatabaseSnapshot } from "./support.ts";
+import { expectProblem } from "../support/problems.ts";
 
 // Short, so hanging faults cost little (the point is that the driver gives up at all), yet
 // long enough for a healthy round trip on a busy machine.
@@ -67,7 +68,7 @@ const probes = (n: string): Array<[string, string, RequestOptions]> => [
 ];
 
 async function expectUnavailable(response: Response) {
-  await expectKnownProblem(response, 503, "database_unavailable");
+  await expectProblem(response, 503, "database_unavailable");
   expect(response.headers.get("retry-after")).toMatch(/^[1-9][0-9]*$/);
 }
 

@@ -6,7 +6,7 @@ import { ASSET_ID_PATTERN } from "../../core/assets/model.ts";
 import { describeOnBackends, type Harness } from "../support/harness.ts";
 import { bodyFieldsOf, parametersOf, routes, withParameter } from "../support/routes.ts";
 import { csvField } from "./arbitraries.ts";
-import { expectKnownProblem } from "./support.ts";
+import { expectProblem } from "../support/problems.ts";
 
 // Quotes, comments, placeholders, casts, dollar quoting, escapes, array and JSON literals,
 // percent-encoding, look-alike quotes: each a way out of a string literal somewhere.
@@ -94,10 +94,10 @@ describeOnBackends("injection strings in every field", (h) => {
 
   it("links: a provider or tenant made of injection is refused, writing nothing", async () => {
     for (const text of outside(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/)) {
-      await expectKnownProblem(await h().request(path("v1", "links", text, "acct"), { method: "PUT" }), 422, "validation_failed");
+      await expectProblem(await h().request(path("v1", "links", text, "acct"), { method: "PUT" }), 422, "validation_failed");
     }
     for (const text of outside(/^[A-Za-z0-9_-]{1,64}$/)) {
-      await expectKnownProblem(await h().request("/v1/me/links", { as: { sub: "x", tid: text } }), 401, "unauthorized");
+      await expectProblem(await h().request("/v1/me/links", { as: { sub: "x", tid: text } }), 401, "unauthorized");
     }
     expect(await h().sql.query("SELECT 1 FROM linked_external_accounts")).toEqual([]);
   });
@@ -111,7 +111,7 @@ describeOnBackends("injection strings in every field", (h) => {
       // An If-Match naming injection matches nothing; the asset is untouched.
       for (const tag of TIGHT_INJECTIONS) {
         const refused = await h().request(`/v1/assets/${id}`, { method: "PATCH", headers: { "if-match": `"${tag}"` }, body: { name: "x" } });
-        await expectKnownProblem(refused, 412, "precondition_failed");
+        await expectProblem(refused, 412, "precondition_failed");
       }
       const patched = await h().request(`/v1/assets/${id}`, { method: "PATCH", headers: { "if-match": etag }, body: { material: `${text}!` } });
       expect(await patched.json()).toMatchObject({ name: text, material: `${text}!` });
@@ -126,8 +126,8 @@ describeOnBackends("injection strings in every field", (h) => {
     for (const text of outside(ASSET_ID_PATTERN)) {
       const at = path("v1", "assets", text);
       const created = await h().request(at, { method: "PUT", headers: { "if-none-match": "*" }, body: { name: "n", material: "m" } });
-      await expectKnownProblem(created, 422, "validation_failed");
-      await expectKnownProblem(await h().request(at), 404, "not_found");
+      await expectProblem(created, 422, "validation_failed");
+      await expectProblem(await h().request(at), 404, "not_found");
     }
     const [{ id }] = (await h().sql.query("SELECT id FROM assets LIMIT 1")) as [{ id: string }];
     for (const tag of TIGHT_INJECTIONS) {
@@ -152,8 +152,8 @@ describeOnBackends("injection strings in every field", (h) => {
       expect(await (await h().request(`/v1/documents/${document.docNumber}`)).json()).toEqual(document);
     }
     for (const text of INJECTIONS) {
-      await expectKnownProblem(await h().request(`/v1/documents?after=${encodeURIComponent(text)}`), 422, "validation_failed");
-      await expectKnownProblem(await h().request(path("v1", "documents", text)), 404, "not_found");
+      await expectProblem(await h().request(`/v1/documents?after=${encodeURIComponent(text)}`), 422, "validation_failed");
+      await expectProblem(await h().request(path("v1", "documents", text)), 404, "not_found");
     }
     const [{ count }] = (await h().sql.query("SELECT count(*)::int AS count FROM documents")) as [{ count: number }];
     expect(count).toBe(INJECTIONS.length);

@@ -11,7 +11,7 @@ import type { Harness } from "../support/harness.ts";
 import { routes } from "../support/routes.ts";
 import { cacheKeys, cachedEntry } from "../links/support.ts";
 
-export interface SoakOptions {
+interface SoakOptions {
   durationMs: number;
   concurrency: number;
   /** Seeds the operation mix (the interleaving is up to the machine). */
@@ -20,7 +20,7 @@ export interface SoakOptions {
   maxOperations?: number;
 }
 
-export interface SoakReport {
+interface SoakReport {
   /** Operations run; an asset increment is two requests, the others one. */
   operations: number;
   durationMs: number;

@@ -6,9 +6,9 @@ import type { Hono } from "hono";
 import type { RequestOptions } from "./harness.ts";
 
 /** Anyone; any valid token; an admin token (others get 403). */
-export type Access = "public" | "token" | "admin";
+type Access = "public" | "token" | "admin";
 
-export interface RouteCase {
+interface RouteCase {
   access: Access;
   /** With a valid token of tenant "acme" (an admin's for admin routes), reaches the handler. */
   example: RequestOptions & { path: string };
