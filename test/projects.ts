@@ -7,7 +7,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 
-export type ProjectName = "unit" | "integration" | "conformance" | "races" | "fastly";
+type ProjectName = "unit" | "integration" | "conformance" | "races" | "fastly";
 
 /** Imports that mean a database, a subprocess, a worker thread, workerd or a wasm build. */
 const HEAVY_IMPORTS = [
@@ -22,7 +22,12 @@ const HEAVY_IMPORTS = [
 ];
 
 /** test/ files that are pure checks of the tree, fast enough for the unit loop. */
-const UNIT_IN_TEST = ["test/layout.test.ts", "test/projects.test.ts", "test/conformance/openapi-check.test.ts"];
+const UNIT_IN_TEST = [
+  "test/layout.test.ts",
+  "test/projects.test.ts",
+  "test/route-table.test.ts",
+  "test/conformance/openapi-check.test.ts",
+];
 const RACES = [/^test\/.*\/races?\.test\.ts$/, /^test\/assets\/interleavings\.test\.ts$/, /^test\/counterexamples\//, /^test\/hardening\/soak\.test\.ts$/];
 const TEST_ROOTS = ["core", "edge", "dev", "test", "bench"];
 
@@ -30,7 +35,7 @@ const importPattern = /\bfrom\s+["']([^"']+)["']|\bimport\s*\(?\s*["']([^"']+)["
 const importsOf = (source: string) => [...source.matchAll(importPattern)].map((m) => (m[1] ?? m[2])!);
 
 /** Whether `file` (absolute) or anything it imports from the project reaches a heavy import. */
-export function isHeavy(file: string, seen = new Set<string>()): boolean {
+function isHeavy(file: string, seen = new Set<string>()): boolean {
   if (seen.has(file) || !existsSync(file)) return false;
   seen.add(file);
   return importsOf(readFileSync(file, "utf8")).some((specifier) =>

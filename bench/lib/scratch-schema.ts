@@ -5,7 +5,7 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 
-export interface ScratchSchema {
+interface ScratchSchema {
   name: string;
   /** The server URL with `options=-c search_path=<schema>`. */
   url: string;

@@ -24,7 +24,7 @@ export interface OperationContext {
   etags: Map<string, string>;
 }
 
-export interface Operation {
+interface Operation {
   label: string;
   expect: Expectation;
   /** Database round trips per request by design: 0 for a KV hit, 1 for each write. */

@@ -22,7 +22,7 @@ export interface Measured {
   statements: number;
 }
 
-export interface RoundFigures {
+interface RoundFigures {
   round: number;
   requests: number;
   perSecond: number;

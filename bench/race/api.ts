@@ -8,7 +8,7 @@ import type { Sql } from "../../core/ports/sql.ts";
 import { parseSettings } from "../../core/settings.ts";
 import { signToken } from "../../test/support/tokens.ts";
 
-export interface Caller {
+interface Caller {
   sub: string;
   tid: string;
 }

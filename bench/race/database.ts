@@ -39,7 +39,7 @@ CREATE TABLE race_serializable_documents (LIKE race_naive_documents INCLUDING AL
 CREATE TABLE race_counters (tenant_id text PRIMARY KEY, n bigint NOT NULL DEFAULT 0);
 `;
 
-export type OpenResult = { database: RaceDatabase } | { unavailable: string };
+type OpenResult = { database: RaceDatabase } | { unavailable: string };
 
 /**
  * The PostgreSQL in `databaseUrl`, else the local one when it answers. Only an explicit

@@ -7,7 +7,7 @@ import { createMemoryKv } from "../../edge/kv/memory.ts";
 import type { Sql } from "../../core/ports/sql.ts";
 import type { Api } from "./api.ts";
 
-export type ProblemName = "links" | "numbering" | "assets";
+type ProblemName = "links" | "numbering" | "assets";
 export const problemNames: ProblemName[] = ["links", "numbering", "assets"];
 
 export interface ProblemLoad {
@@ -17,7 +17,7 @@ export interface ProblemLoad {
   contenders: number;
 }
 
-export interface RaceContext {
+interface RaceContext {
   /** The SQL port (Neon driver) the naive versions send their statements through. */
   sql: Sql;
   /** The app, in-process, over the same SQL port. */

@@ -4,7 +4,7 @@ import { median, range } from "../lib/stats.ts";
 import type { ProblemResult } from "./problems.ts";
 import { strategyHow, type NumberingRun, type ScenarioName, type StrategyName } from "./numbering.ts";
 
-export interface NumberingSummary {
+interface NumberingSummary {
   scenario: ScenarioName;
   strategy: StrategyName;
   how: string;

@@ -10,18 +10,18 @@ import { AssetFieldsSchema, AssetIdSchema } from "./model.ts";
 import type { ImportRow } from "./repository.ts";
 
 export const MAX_IMPORT_ROWS = 1000;
-export const IMPORT_COLUMNS = ["id", "name", "material", "source_etag"] as const;
+const IMPORT_COLUMNS = ["id", "name", "material", "source_etag"] as const;
 
 type Column = (typeof IMPORT_COLUMNS)[number];
 
-export interface InvalidRow {
+interface InvalidRow {
   line: number;
   /** The id as written, when the row has one. */
   id: string | null;
   errors: FieldError[];
 }
 
-export interface ParsedImport {
+interface ParsedImport {
   /** In input order. */
   rows: Array<{ valid: ImportRow } | { invalid: InvalidRow }>;
 }

@@ -1,7 +1,7 @@
 // Entity-tags (RFC 9110 §8.8.3) and the lists carried by If-Match / If-None-Match (§13.1.1-2).
 import { ProblemError } from "../problem.ts";
 
-export interface EntityTag {
+interface EntityTag {
   weak: boolean;
   /** The opaque-tag without its quotes. */
   opaque: string;

@@ -2,7 +2,7 @@
 import { ProblemError } from "../problem.ts";
 import { parseEtagList, strongMatch, strongTags, weakMatch, type EtagList } from "./etag.ts";
 
-export interface Preconditions {
+interface Preconditions {
   ifMatch?: EtagList;
   ifNoneMatch?: EtagList;
 }
@@ -44,7 +44,7 @@ export function requireIfMatch(p: Preconditions): MatchCondition {
   return toCondition(p.ifMatch);
 }
 
-export type PutMode = { kind: "create" } | { kind: "replace"; condition: MatchCondition };
+type PutMode = { kind: "create" } | { kind: "replace"; condition: MatchCondition };
 
 /** PUT: `If-None-Match: *` creates, `If-Match` replaces; anything else could overwrite blindly. */
 export function putMode(p: Preconditions): PutMode {
@@ -54,7 +54,7 @@ export function putMode(p: Preconditions): PutMode {
   throw required('PUT needs If-None-Match: "*" to create or If-Match with the current ETag to replace.');
 }
 
-export type ReadOutcome = "ok" | "not_modified" | "precondition_failed";
+type ReadOutcome = "ok" | "not_modified" | "precondition_failed";
 
 /** GET of an existing asset, in RFC 9110 §13.2.2 order: If-Match, then If-None-Match. */
 export function evaluateRead(p: Preconditions, opaque: string): ReadOutcome {

@@ -19,7 +19,7 @@ export type WriteResult = { outcome: "updated"; asset: Asset } | { outcome: Writ
 
 const COLUMNS = "id, name, material, status, etag, updated_at";
 
-export function toAsset(row: Row): Asset {
+function toAsset(row: Row): Asset {
   return {
     id: row.id as string,
     name: row.name as string,
@@ -83,7 +83,7 @@ export async function insertAsset(sql: Sql, tenantId: string, id: string, fields
   return row && toAsset(row);
 }
 
-export interface AssetChange extends AssetPatch {
+interface AssetChange extends AssetPatch {
   approve?: boolean;
 }
 
@@ -126,9 +126,9 @@ export interface ImportRow {
   sourceEtag: string;
 }
 
-export type ImportOutcome = "updated" | WriteOutcome;
+type ImportOutcome = "updated" | WriteOutcome;
 
-export interface ImportResult {
+interface ImportResult {
   outcome: ImportOutcome;
   /** The new version token, when updated. */
   etag?: string;

@@ -12,26 +12,20 @@ import { DEFAULT_RESYNC_BATCH_SIZE, resyncLinkCache } from "./resync.ts";
 
 export const LINK_SOURCE_HEADER = "x-link-source";
 
-export interface LinkRouteOptions {
-  kvTimeoutMs?: number;
-  resyncBatchSize?: number;
-  now?: () => number;
-}
-
 const conflictDetails: Record<LinkConflictCode, string> = {
   external_account_already_linked: "This external account is linked to another user.",
   provider_already_linked: "You already have another account of this provider linked; unlink it first.",
 };
 
 /** The link routes of docs/API.md. Postgres decides every outcome; KV only serves reads. */
-export function linkRoutes(deps: AppDeps, options: LinkRouteOptions = {}) {
+export function linkRoutes(deps: AppDeps) {
   const { sql } = deps;
   // Looked up on every call, not captured: a test that fakes the clock moves it for us too.
-  const now = options.now ?? (() => Date.now());
+  const now = () => Date.now();
   const cacheFor = (c: Context<AppEnv>) =>
     createLinkCache(deps.kv, {
       ttlSeconds: deps.settings.linkCacheTtlSeconds,
-      timeoutMs: options.kvTimeoutMs ?? DEFAULT_KV_TIMEOUT_MS,
+      timeoutMs: DEFAULT_KV_TIMEOUT_MS,
       logger: withRequestId(deps.logger ?? silentLogger, c.get("requestId")),
       now,
     });
@@ -83,7 +77,7 @@ export function linkRoutes(deps: AppDeps, options: LinkRouteOptions = {}) {
       if (c.get("principal").role !== "admin") {
         throw new ProblemError(403, "forbidden", "Only admin tokens may resync the link cache.");
       }
-      const batchSize = options.resyncBatchSize ?? DEFAULT_RESYNC_BATCH_SIZE;
+      const batchSize = DEFAULT_RESYNC_BATCH_SIZE;
       return c.json(await resyncLinkCache(sql, cacheFor(c), { batchSize, now }));
     });
   allowOnly(app, "/links/:provider/:externalAccountId", ["GET", "HEAD", "PUT", "DELETE"]);

@@ -6,10 +6,10 @@ import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 
-export const WORKER_ENTRY = fileURLToPath(new URL("../../edge/cloudflare/index.ts", import.meta.url));
+const WORKER_ENTRY = fileURLToPath(new URL("../../edge/cloudflare/index.ts", import.meta.url));
 export const WORKER_OUTFILE = fileURLToPath(new URL("../../dist/cloudflare/worker.js", import.meta.url));
 
-export interface WorkerBundle {
+interface WorkerBundle {
   code: string;
   bytes: number;
   gzipBytes: number;
@@ -35,7 +35,7 @@ export async function bundleWorker(): Promise<WorkerBundle> {
   return { code: file.text, bytes: file.contents.byteLength, gzipBytes: gzipSync(file.contents).byteLength };
 }
 
-export async function writeWorkerBundle(outfile = WORKER_OUTFILE): Promise<WorkerBundle> {
+async function writeWorkerBundle(outfile = WORKER_OUTFILE): Promise<WorkerBundle> {
   const bundle = await bundleWorker();
   await mkdir(dirname(outfile), { recursive: true });
   await writeFile(outfile, bundle.code);

@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-export const WASM_PATH = join(ROOT, "bin", "main.wasm");
+const WASM_PATH = join(ROOT, "bin", "main.wasm");
 const STAMP_PATH = `${WASM_PATH}.sources-sha256`;
 const LOCK_PATH = join(ROOT, "bin", ".build-lock");
 const ENTRY = join(ROOT, "edge", "fastly", "index.ts");
@@ -29,7 +29,7 @@ export async function ensureFastlyWasm(): Promise<string> {
   return WASM_PATH;
 }
 
-export async function buildFastlyWasm(hash?: string): Promise<void> {
+async function buildFastlyWasm(hash?: string): Promise<void> {
   const stamp = hash ?? (await sourcesHash());
   await mkdir(join(ROOT, "bin"), { recursive: true });
   // Written aside and renamed, so no reader ever sees half a wasm.

@@ -19,7 +19,7 @@ export const Status = {
   AGAIN: 14,
 } as const;
 
-export type StatusCode = (typeof Status)[keyof typeof Status];
+type StatusCode = (typeof Status)[keyof typeof Status];
 
 /** `$kv_error`, written next to an OK status by the `*_wait` calls. */
 export const KvError = {

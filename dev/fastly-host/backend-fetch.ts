@@ -8,7 +8,7 @@ import type { HostReply, OutgoingRequest } from "./rpc.ts";
 // the host is a proxy, not a browser.
 
 /** Fastly's default first-byte timeout for a backend. */
-export const FIRST_BYTE_TIMEOUT_MS = 15_000;
+const FIRST_BYTE_TIMEOUT_MS = 15_000;
 
 export function sendBackendRequest(outgoing: OutgoingRequest, firstByteTimeoutMs = FIRST_BYTE_TIMEOUT_MS): Promise<HostReply> {
   const url = new URL(outgoing.url);

@@ -15,7 +15,7 @@ export interface GuestEvents {
   end(complete: boolean): void;
 }
 
-export interface GuestPoolOptions {
+interface GuestPoolOptions {
   module: WebAssembly.Module;
   config: LocalServerConfig;
   size: number;

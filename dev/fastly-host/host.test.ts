@@ -1,8 +1,8 @@
-import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CONFIG_STORE, KV_STORE, NEON_BACKEND, SECRET_STORE } from "../../edge/fastly/bindings.ts";
 import { ensureFastlyWasm } from "../build/fastly.ts";
 import { MANIFEST_PATH, runOverrides } from "../launchers/fastly.ts";
+import { freePort } from "../free-port.ts";
 import { startLocalStack, type LocalStack } from "../stack.ts";
 import { bearer, TEST_AUTH_SECRET } from "../../test/support/tokens.ts";
 import { startFastlyHost, type FastlyHost } from "./host.ts";
@@ -31,15 +31,6 @@ async function start(config: LocalServerConfig, concurrency = 2) {
   return { host, logs };
 }
 
-/** A port nothing listens on: the backend is down. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 describe("the Fastly test host running the service", () => {
   it("serves /healthz from the wasm; more requests than instances wait their turn", async () => {
     const { host, logs } = await start(localServer({ AUTH_SECRET: TEST_AUTH_SECRET, DATABASE_URL: "postgres://u:p@127.0.0.1:9/db" }), 2);
@@ -49,7 +40,7 @@ describe("the Fastly test host running the service", () => {
   });
 
   it("a database backend that cannot be reached: /readyz 503, an API call 503 database_unavailable", async () => {
-    const endpoint = `http://127.0.0.1:${await closedPort()}/sql`;
+    const endpoint = `http://127.0.0.1:${await freePort()}/sql`;
     const { host } = await start(
       localServer({ AUTH_SECRET: TEST_AUTH_SECRET, DATABASE_URL: "postgres://u:p@127.0.0.1:9/db", NEON_FETCH_ENDPOINT: endpoint }),
     );

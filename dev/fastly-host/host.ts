@@ -11,7 +11,7 @@ import type { HostReply, HostRequest } from "./rpc.ts";
 // fresh instance of the compiled service (bin/main.wasm), with the Fastly host calls the service
 // uses. It stands in for Viceroy where Viceroy cannot be installed; production runs on Fastly.
 
-export interface FastlyHostOptions {
+interface FastlyHostOptions {
   wasmPath: string;
   config: LocalServerConfig;
   port?: number;

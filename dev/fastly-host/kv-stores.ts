@@ -30,7 +30,7 @@ export interface KvListQuery {
   limit?: number;
 }
 
-export const KV_LIST_DEFAULT_LIMIT = 1000;
+const KV_LIST_DEFAULT_LIMIT = 1000;
 const MAX_KEY_BYTES = 1024;
 
 /** Why a key is refused, or undefined when Fastly accepts it. */

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { parseToml, type TomlTable, type TomlValue } from "./toml.ts";
+import { parse, TomlDate, type TomlTable, type TomlValue } from "smol-toml";
 
 // What `fastly.toml`'s `[local_server]` section configures, read the way Viceroy reads it.
 
@@ -10,7 +10,7 @@ export interface BackendConfig {
   overrideHost?: string;
 }
 
-export interface KvSeed {
+interface KvSeed {
   key: string;
   data: string;
   metadata?: string;
@@ -32,7 +32,7 @@ export interface LocalServerOverrides {
 
 /** `env` decides the secrets declared as `{ key, env = "NAME" }`, as Viceroy's environment does. */
 export function readLocalServer(manifestPath: string, env: Record<string, string | undefined> = process.env): LocalServerConfig {
-  const manifest = parseToml(readFileSync(manifestPath, "utf8"));
+  const manifest = parse(readFileSync(manifestPath, "utf8"));
   const local = table(manifest.local_server ?? {}, "local_server");
   const base = dirname(resolve(manifestPath));
   return {
@@ -103,7 +103,7 @@ const mapValues = <T>(record: TomlTable, f: (value: TomlValue, key: string) => T
   Object.fromEntries(Object.entries(record).map(([key, value]) => [key, f(value, key)]));
 
 function table(value: TomlValue, where: string): TomlTable {
-  if (typeof value !== "object" || Array.isArray(value)) throw new Error(`fastly.toml: ${where} must be a table`);
+  if (typeof value !== "object" || Array.isArray(value) || value instanceof TomlDate) throw new Error(`fastly.toml: ${where} must be a table`);
   return value;
 }
 

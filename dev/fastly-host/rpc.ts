@@ -13,7 +13,7 @@ export interface OutgoingRequest {
   body: Uint8Array;
 }
 
-export interface IncomingResponse {
+interface IncomingResponse {
   status: number;
   headers: [string, string][];
   body: Uint8Array;
@@ -36,7 +36,7 @@ export interface HostReplies {
 }
 
 export type HostReply = HostReplies[keyof HostReplies];
-export type ReplyTo<R extends HostRequest> = HostReplies[R["op"]];
+type ReplyTo<R extends HostRequest> = HostReplies[R["op"]];
 
 /** What the guest side tells the main thread without waiting for an answer. */
 export type GuestEvent =

@@ -3,14 +3,15 @@
 // never written to disk) and Viceroy serves bin/main.wasm with it.
 import { spawn } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { stringify } from "smol-toml";
+import { freePort } from "../free-port.ts";
 import type { LocalServerConfig } from "./manifest.ts";
 
 const READY_TIMEOUT_MS = 60_000;
 
-export interface ViceroyOptions {
+interface ViceroyOptions {
   executable: string;
   wasmPath: string;
   config: LocalServerConfig;
@@ -56,36 +57,37 @@ export async function startViceroy({ executable, wasmPath, config, port }: Vicer
 
 /** fastly.toml's [local_server] for `config`; each secret is read from an environment variable. */
 export function localServerToml(config: LocalServerConfig): { toml: string; secretEnv: Record<string, string> } {
-  const lines = ['manifest_version = 3', 'name = "local"', 'language = "javascript"', "", "[local_server]"];
   const secretEnv: Record<string, string> = {};
-  for (const [name, backend] of Object.entries(config.backends)) {
-    lines.push(`[local_server.backends.${key(name)}]`, `url = ${str(backend.url)}`);
-    if (backend.overrideHost) lines.push(`override_host = ${str(backend.overrideHost)}`);
-  }
-  lines.push("[local_server.kv_stores]");
-  for (const [name, seeds] of Object.entries(config.kvStores)) {
-    const items = seeds.map((s) => `{ key = ${str(s.key)}, data = ${str(s.data)}${s.metadata ? `, metadata = ${str(s.metadata)}` : ""} }`);
-    lines.push(`${key(name)} = [${items.join(", ")}]`);
-  }
-  for (const [name, contents] of Object.entries(config.configStores)) {
-    lines.push(`[local_server.config_stores.${key(name)}]`, 'format = "inline-toml"', `[local_server.config_stores.${key(name)}.contents]`);
-    for (const [k, v] of Object.entries(contents)) lines.push(`${key(k)} = ${str(v)}`);
-  }
-  lines.push("[local_server.secret_stores]");
-  for (const [name, secrets] of Object.entries(config.secretStores)) {
-    const items = Object.entries(secrets).map(([k, v], i) => {
-      const variable = `VICEROY_SECRET_${name.toUpperCase().replace(/[^A-Z0-9]/g, "_")}_${i}`;
-      secretEnv[variable] = v;
-      return `{ key = ${str(k)}, env = ${str(variable)} }`;
-    });
-    lines.push(`${key(name)} = [${items.join(", ")}]`);
-  }
-  return { toml: `${lines.join("\n")}\n`, secretEnv };
+  const backends = Object.fromEntries(
+    Object.entries(config.backends).map(([name, { url, overrideHost }]) => [name, { url, ...(overrideHost ? { override_host: overrideHost } : {}) }]),
+  );
+  const kvStores = Object.fromEntries(
+    Object.entries(config.kvStores).map(([name, seeds]) => [
+      name,
+      seeds.map(({ key, data, metadata }) => ({ key, data, ...(metadata ? { metadata } : {}) })),
+    ]),
+  );
+  const configStores = Object.fromEntries(
+    Object.entries(config.configStores).map(([name, contents]) => [name, { format: "inline-toml", contents }]),
+  );
+  const secretStores = Object.fromEntries(
+    Object.entries(config.secretStores).map(([name, secrets]) => [
+      name,
+      Object.entries(secrets).map(([key, value], i) => {
+        const variable = `VICEROY_SECRET_${name.toUpperCase().replace(/[^A-Z0-9]/g, "_")}_${i}`;
+        secretEnv[variable] = value;
+        return { key, env: variable };
+      }),
+    ]),
+  );
+  const manifest = {
+    manifest_version: 3,
+    name: "local",
+    language: "javascript",
+    local_server: { backends, kv_stores: kvStores, config_stores: configStores, secret_stores: secretStores },
+  };
+  return { toml: `${stringify(manifest)}\n`, secretEnv };
 }
-
-// A JSON string is a TOML basic string for everything these values hold.
-const str = (value: string) => JSON.stringify(value);
-const key = (name: string) => (/^[A-Za-z0-9_-]+$/.test(name) ? name : str(name));
 
 async function untilServing(url: string): Promise<void> {
   const deadline = Date.now() + READY_TIMEOUT_MS;
@@ -95,15 +97,4 @@ async function untilServing(url: string): Promise<void> {
     if (Date.now() > deadline) throw new Error(`viceroy did not answer on ${url} within ${READY_TIMEOUT_MS} ms`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }

@@ -1,8 +1,8 @@
 import { chmod, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
+import { parse } from "smol-toml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseToml } from "../fastly-host/toml.ts";
 import { TEST_AUTH_SECRET } from "../../test/support/tokens.ts";
 import { CONFIG_STORE, JWKS_BACKEND, NEON_BACKEND, SECRET_STORE } from "../../edge/fastly/bindings.ts";
 import { ensureFastlyWasm, ROOT } from "../build/fastly.ts";
@@ -37,7 +37,7 @@ describe("the Fastly launcher", () => {
       secretStores: { secrets: { AUTH_SECRET: "very secret" } },
     });
     expect(toml).not.toContain("very secret");
-    const manifest = parseToml(toml) as { local_server: Record<string, Record<string, unknown>> };
+    const manifest = parse(toml) as { local_server: Record<string, Record<string, unknown>> };
     expect(manifest.local_server.backends).toEqual({ neon: { url: "http://127.0.0.1:4545" } });
     expect(manifest.local_server.kv_stores).toEqual({ edge_cache: [{ key: "k", data: "v" }] });
     expect(manifest.local_server.config_stores).toEqual({ settings: { format: "inline-toml", contents: { LINK_CACHE_TTL_SECONDS: "300" } } });

@@ -9,7 +9,7 @@ export interface RunningRuntime {
   close(): Promise<void>;
 }
 
-export type RuntimeLauncher = (env: RawSettings, options: { port?: number }) => Promise<{
+type RuntimeLauncher = (env: RawSettings, options: { port?: number }) => Promise<{
   url: string;
   close(): Promise<void>;
 }>;

@@ -2,6 +2,7 @@
 // launching the Fastly runtime (wasm already built) to its first /healthz answer, then one more.
 // /healthz needs no database, so none is started.
 import { stat } from "node:fs/promises";
+import { median } from "../../bench/lib/stats.ts";
 import { TEST_AUTH_SECRET } from "../../test/support/tokens.ts";
 import { ensureFastlyWasm } from "../build/fastly.ts";
 import { startFastlyRuntime } from "../launchers/fastly.ts";
@@ -26,6 +27,5 @@ for (let i = 0; i < runs; i++) {
   await runtime.close();
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 console.log(`launch → first /healthz answer: median ${median(firsts).toFixed(0)} ms over ${runs} runs (${firsts.map((v) => v.toFixed(0)).join(", ")})`);
 console.log(`next /healthz (a fresh instance per request): median ${median(seconds).toFixed(0)} ms`);

@@ -2,6 +2,7 @@
 // time from launching it (as `npm start -- --runtime X` does) until /healthz first answers 200.
 // The database stack is started once, before any clock runs: only the runtime is timed.
 import { gzipSync } from "node:zlib";
+import { median } from "../../bench/lib/stats.ts";
 import type { RuntimeName } from "../launchers/index.ts";
 import { bundleWorker } from "../build/cloudflare.ts";
 import { launchRuntime } from "../launchers/index.ts";
@@ -19,7 +20,6 @@ async function firstHealthy(url: string): Promise<void> {
   }
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 const buildStarted = performance.now();
 const bundle = await bundleWorker();

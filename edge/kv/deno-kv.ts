@@ -3,7 +3,7 @@ import type { KvCache, KvListPage } from "../../core/ports/kv.ts";
 // Structural types for the part of Deno KV used here, so tsc needs no Deno declarations.
 type DenoKvKey = readonly unknown[];
 
-export interface DenoKvEntry {
+interface DenoKvEntry {
   key: DenoKvKey;
   value: unknown;
 }

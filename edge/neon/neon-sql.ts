@@ -10,7 +10,7 @@ import {
 } from "../../core/ports/sql.ts";
 import { SettingsError, type Settings } from "../../core/settings.ts";
 
-export interface NeonSqlOptions {
+interface NeonSqlOptions {
   databaseUrl: string;
   /** Where the driver posts instead of Neon's own endpoint, e.g. http://127.0.0.1:4444/sql. */
   fetchEndpoint?: string;
@@ -20,7 +20,7 @@ export interface NeonSqlOptions {
   timeoutMs?: number;
 }
 
-export const DEFAULT_QUERY_TIMEOUT_MS = 10_000;
+const DEFAULT_QUERY_TIMEOUT_MS = 10_000;
 
 // The driver's endpoint and fetch settings are process-wide. Keying endpoints by the connection
 // string's host:port lets several databases (several test stacks) live in one process.

@@ -4,7 +4,7 @@ import type { Harness, RequestOptions } from "../support/harness.ts";
 
 export const OTHER_TENANT = { sub: "mallory", tid: "globex" };
 
-export interface Created {
+interface Created {
   id: string;
   etag: string;
 }

@@ -2,7 +2,7 @@
 // runs one statement at a time and could never show a race). Requests go through the whole
 // production path: app → Neon driver → local endpoint → PostgreSQL pool.
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { updateAsset, type FetchLike } from "../../core/assets/client.ts";
+import { updateAssetOverHttp, type FetchLike } from "../support/asset-client.ts";
 import { startHarness, type Harness } from "../support/harness.ts";
 import { describeWithPostgres } from "../support/postgres.ts";
 import { signToken } from "../support/tokens.ts";
@@ -56,7 +56,7 @@ describeWithPostgres("assets races [postgres]", () => {
 
     // A recovers as documented: fetch the latest, merge, retry with its ETag.
     const fetchFn: FetchLike = async (request) => h().app.fetch(request);
-    const recovered = await updateAsset(fetchFn, "http://api.test", id, () => ({ name: "Armchair" }), { token: await signToken() });
+    const recovered = await updateAssetOverHttp(fetchFn, "http://api.test", id, () => ({ name: "Armchair" }), { token: await signToken() });
     expect(recovered.asset).toMatchObject({ name: "Armchair", material: "steel" });
   });
 
@@ -132,7 +132,7 @@ describeWithPostgres("assets races [postgres]", () => {
     // A client loses a round only to another client's write, and each writes once: `clients`
     // rounds always suffice.
     const results = await Promise.all(
-      Array.from({ length: clients }, (_, c) => updateAsset(fetchFn, "http://api.test", id, merge(c), { token, maxAttempts: clients })),
+      Array.from({ length: clients }, (_, c) => updateAssetOverHttp(fetchFn, "http://api.test", id, merge(c), { token, maxAttempts: clients })),
     );
     const material: string = (await getAsset(h(), id)).body.material;
     const marks = material.split("+").slice(1).map(Number).sort((x, y) => x - y);

@@ -1,9 +1,10 @@
 // The conformance suite's only way in: HTTP to a running server. No app, database or KV handle.
 import { expect } from "vitest";
-import { PROBLEM_CONTENT_TYPE } from "../../core/problem.ts";
+import { parseJson } from "../support/problems.ts";
+import { requestBody } from "../support/request-body.ts";
 import { bearer, type TokenClaims } from "../support/tokens.ts";
 
-export interface CallOptions {
+interface CallOptions {
   /** Claims of the caller's token (default alice@acme); a string is sent as the whole header; null: none. */
   as?: TokenClaims | string | null;
   /** A plain object is sent as JSON; a string or bytes as-is (set content-type yourself). */
@@ -34,12 +35,7 @@ export function httpClient(baseUrl: () => string, checkAnswer?: AnswerCheck): Ca
     sent.set("connection", "close");
     if (typeof as === "string") sent.set("authorization", as);
     else if (as !== null) sent.set("authorization", (await bearer(as)).authorization);
-    let payload: string | Uint8Array<ArrayBuffer> | undefined;
-    if (typeof body === "string" || body instanceof Uint8Array) payload = body as string | Uint8Array<ArrayBuffer>;
-    else if (body !== undefined) {
-      payload = JSON.stringify(body);
-      if (!sent.has("content-type")) sent.set("content-type", "application/json");
-    }
+    const payload = requestBody(body, sent);
     const url = new URL(path, baseUrl());
     const response = await fetch(url, { method, headers: sent, body: payload, redirect: "manual" });
     const text = await response.text();
@@ -48,22 +44,7 @@ export function httpClient(baseUrl: () => string, checkAnswer?: AnswerCheck): Ca
   };
 }
 
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
-/** Asserts an RFC 9457 problem with the contract's shape; returns its body. */
-export function expectProblem(answer: Answer, status: number, code: string): Record<string, unknown> {
-  expect({ status: answer.status, code: answer.json?.code }, answer.text).toEqual({ status, code });
-  expect(answer.headers.get("content-type")).toMatch(new RegExp(`^${PROBLEM_CONTENT_TYPE.replace("+", "\\+")}\\b`));
-  expect(answer.json).toMatchObject({ type: expect.any(String), title: expect.any(String), status, code });
-  if ("detail" in answer.json) expect(answer.json.detail).toEqual(expect.any(String));
-  return answer.json;
-}
+export { expectProblemAnswer as expectProblem } from "../support/problems.ts";
 
 /** Asserts the status, showing the body when it differs. */
 export function expectStatus(answer: Answer, status: number): void {

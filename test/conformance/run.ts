@@ -1,10 +1,10 @@
 // Starts the local stack and one runtime the way `npm start -- --runtime X` does, then runs the
 // conformance suite against it over HTTP.
-import { createServer } from "node:net";
 import { afterAll, beforeAll, describe } from "vitest";
 import type { RuntimeName } from "../../dev/launchers/index.ts";
 import type { RawSettings } from "../../core/settings.ts";
 import { launchRuntime, type RunningRuntime } from "../../dev/launchers/index.ts";
+import { freePort } from "../../dev/free-port.ts";
 import { startLocalStack, type LocalStack } from "../../dev/stack.ts";
 import { TEST_AUTH_SECRET } from "../support/tokens.ts";
 import { identityProviderCases } from "./cases/identity-provider.ts";
@@ -32,7 +32,7 @@ export function runConformance(runtime: RuntimeName): void {
 
   describe(`conformance [${runtime}], database unreachable`, () => {
     const server = serve(runtime, async () => {
-      const port = await closedPort();
+      const port = await freePort();
       return { DATABASE_URL: `postgres://app:pw@127.0.0.1:${port}/app`, NEON_FETCH_ENDPOINT: `http://127.0.0.1:${port}/sql` };
     });
     unavailableSuite(runtime, server);
@@ -71,15 +71,4 @@ function serve(runtime: RuntimeName, database: () => Promise<RawSettings>, auth:
     if (!running) throw new Error(`the ${runtime} runtime did not start`);
     return running.url;
   };
-}
-
-/** A local port nothing listens on: connections to it are refused at once. */
-function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-    probe.once("error", reject);
-  });
 }

@@ -15,7 +15,7 @@ export interface CreateRequest {
   idempotencyKey?: string;
 }
 
-export interface CreateAnswer {
+interface CreateAnswer {
   request: CreateRequest;
   status: number;
   replayed: boolean;

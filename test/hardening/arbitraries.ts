@@ -4,6 +4,7 @@
 // replaced at send time by the seeded asset's current ETag, so compare-and-set writes are reached,
 // not only refused.
 import fc from "fast-check";
+import { bodyFieldsOf, type Route } from "../support/routes.ts";
 import type { TokenClaims } from "../support/tokens.ts";
 
 export const CURRENT_ETAG = "<current-etag>";
@@ -28,7 +29,7 @@ const NASTY = [
 ];
 
 /** Text of every kind: any code point (NUL, controls, lone surrogates), graphemes, near the limits. */
-export const hostileText: fc.Arbitrary<string> = fc.oneof(
+const hostileText: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom(...NASTY),
   fc.string({ unit: "binary", maxLength: 24 }),
   fc.string({ unit: "binary-ascii", maxLength: 24 }),
@@ -38,7 +39,7 @@ export const hostileText: fc.Arbitrary<string> = fc.oneof(
 );
 
 /** JSON values of any type, huge and tiny numbers included. */
-export const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
+const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 4, arbitrary: hostileText },
   fc.constantFrom(0, -1, 1.5, 1e308, -1e308, 5e-324, Number.MAX_SAFE_INTEGER + 2, true, false, null),
   fc.integer(),
@@ -60,7 +61,7 @@ const fieldValue: fc.Arbitrary<unknown> = fc.oneof(
 );
 
 /** A body: JSON of a record with the route's fields (values of any type), any JSON, or not JSON. */
-export function hostileBody(fields: readonly string[]): fc.Arbitrary<string> {
+function hostileBody(fields: readonly string[]): fc.Arbitrary<string> {
   const keys = fc.constantFrom(...fields, "extra", "__proto__", "constructor");
   const allFields = fc.record(Object.fromEntries(fields.map((field) => [field, fieldValue])));
   const someKeys = fc.dictionary(keys, hostileValue, { maxKeys: fields.length + 1 });
@@ -169,45 +170,45 @@ const csvBody = fc.oneof(
   fc.string({ unit: "binary", maxLength: 60 }),
 );
 
-/** Every route of the contract, each with its own hostile requests. */
-export const routeRequests: Record<string, fc.Arbitrary<HostileRequest>> = {
-  links: requests({
-    methods: ["PUT", "GET", "DELETE"],
-    path: fc
-      .tuple(segment(provider), segment(fc.stringMatching(/^[a-z0-9-]{1,12}$/)), query({ consistency: fc.oneof(fc.constantFrom("strong", "eventual", "STRONG"), hostileText) }))
-      .map(([p, id, q]) => `/v1/links/${p}/${id}${q}`),
-    fields: ["displayName"],
-  }),
-  "my links and resync": requests({
-    methods: ["GET", "POST"],
-    path: fc.constantFrom("/v1/me/links", "/v1/admin/links/resync", "/v1/me/links/", "/v1/admin/links/resync?x=1"),
-    fields: [],
-  }),
-  assets: requests({
-    methods: ["GET", "PUT", "PATCH", "DELETE", "POST"],
-    path: fc
-      .tuple(segment(fc.oneof(fc.constant(SEEDED_ASSET), validAssetId)), fc.constantFrom("", "", "", "/approve"))
-      .map(([id, tail]) => `/v1/assets/${id}${tail}`),
-    fields: ["name", "material"],
-  }),
-  "asset create": requests({ methods: ["POST"], path: fc.constantFrom("/v1/assets", "/v1/assets/"), fields: ["name", "material"] }),
-  "asset import": fc
-    .tuple(requests({ methods: ["POST"], path: fc.constant("/v1/assets/import"), fields: [], mediaType: "text/csv" }), csvBody)
-    .map(([request, csv]) => (request.body === undefined ? request : { ...request, body: csv })),
-  documents: requests({
-    methods: ["POST", "GET"],
-    path: fc.oneof(
-      query({ after: numberText, limit: numberText }).map((q) => `/v1/documents${q}`),
-      segment(numberText).map((n) => `/v1/documents/${n}`),
-    ),
-    fields: ["contractId", "title"],
-  }),
-  "anywhere else": requests({
-    methods: ["GET", "POST"],
-    path: fc.oneof(
-      fc.array(segment(hostileText), { minLength: 0, maxLength: 4 }).map((parts) => `/${["v1", ...parts].join("/")}`),
-      fc.constantFrom("/", "/healthz", "/readyz", "/healthz/", "//v1//assets", "/v1/../v1/assets", "/V1/assets", "/v1/assets/%2e%2e/import"),
-    ),
-    fields: ["name"],
-  }),
+// Values a path or query parameter of that name usually takes, so requests get past the first
+// check often; any other parameter gets its example's value or hostile text.
+const PARAMETER_VALUES: Record<string, fc.Arbitrary<string>> = {
+  provider,
+  externalAccountId: fc.stringMatching(/^[a-z0-9-]{1,12}$/),
+  id: fc.oneof(fc.constant(SEEDED_ASSET), validAssetId),
+  docNumber: numberText,
+  consistency: fc.oneof(fc.constantFrom("strong", "eventual", "STRONG"), hostileText),
+  after: numberText,
+  limit: numberText,
 };
+
+const valuesOf = (name: string, example: string) => PARAMETER_VALUES[name] ?? fc.oneof(fc.constant(example), hostileText);
+
+/**
+ * Hostile requests aimed at one route of the table (test/support/routes.ts): its method mostly,
+ * its path with random parameters and query values, random headers, and a random body of its
+ * JSON fields (or CSV, when its example sends CSV).
+ */
+export function hostileRequestsFor(route: Route): fc.Arbitrary<HostileRequest> {
+  const url = new URL(route.example.path, "http://localhost");
+  const exampleSegments = url.pathname.split("/");
+  const segments = route.pattern
+    .split("/")
+    .map((part, i) => (part.startsWith(":") ? segment(valuesOf(part.slice(1), exampleSegments[i]!)) : fc.constant(part)));
+  const parameters = Object.fromEntries([...url.searchParams].map(([name, example]) => [name, valuesOf(name, example)]));
+  const path = fc.tuple(fc.tuple(...segments), query(parameters)).map(([parts, q]) => `${parts.join("/")}${q}`);
+  const mediaType = new Headers(route.example.headers).get("content-type") ?? "application/json";
+  const base = requests({ methods: [route.method], path, fields: bodyFieldsOf(route), mediaType });
+  if (mediaType !== "text/csv") return base;
+  return fc.tuple(base, csvBody).map(([request, csv]) => (request.body === undefined ? request : { ...request, body: csv }));
+}
+
+/** Paths no route serves, or almost: the router and the fallbacks. */
+export const elsewhere: fc.Arbitrary<HostileRequest> = requests({
+  methods: ["GET", "POST"],
+  path: fc.oneof(
+    fc.array(segment(hostileText), { minLength: 0, maxLength: 4 }).map((parts) => `/${["v1", ...parts].join("/")}`),
+    fc.constantFrom("/", "/healthz/", "//v1//assets", "/v1/../v1/assets", "/V1/assets", "/v1/assets/%2e%2e/import", "/v1/me/links/", "/v1/assets/"),
+  ),
+  fields: ["name"],
+});

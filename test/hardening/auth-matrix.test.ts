@@ -5,9 +5,11 @@ import { base64url, generateKeyPair, SignJWT, UnsecuredJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LINK_SOURCE_HEADER } from "../../core/links/routes.ts";
 import { startHarness, type Harness, type RequestOptions } from "../support/harness.ts";
+import { routes } from "../support/routes.ts";
 import { signToken, TEST_AUTH_SECRET, type TokenClaims } from "../support/tokens.ts";
 import { linkRows } from "../links/support.ts";
-import { expectKnownProblem, snapshotter, type DatabaseSnapshot } from "./support.ts";
+import { snapshotter, type DatabaseSnapshot } from "./support.ts";
+import { expectProblem } from "../support/problems.ts";
 
 let harness: Harness;
 let snapshot: () => Promise<DatabaseSnapshot>;
@@ -60,38 +62,46 @@ const badCredentials: Array<[string, () => Promise<string>]> = [
   ["an unknown role", async () => `Bearer ${await signed({ ...ALICE, role: "root" })}`],
 ];
 
-/** Every /v1 route, with what it would need to succeed otherwise. */
-const routes: Array<[string, RequestOptions]> = [
-  ["/v1/me/links", {}],
-  ["/v1/links/github/victim", { method: "PUT", body: { displayName: "x" } }],
-  ["/v1/links/github/victim", {}],
-  ["/v1/links/github/victim", { method: "DELETE" }],
-  ["/v1/admin/links/resync", { method: "POST" }],
-  ["/v1/assets", { method: "POST", body: { name: "n", material: "m" } }],
-  ["/v1/assets/victim", {}],
-  ["/v1/assets/victim", { method: "PUT", headers: { "if-none-match": "*" }, body: { name: "n", material: "m" } }],
-  ["/v1/assets/victim", { method: "PATCH", headers: { "if-match": "*" }, body: { name: "n" } }],
-  ["/v1/assets/victim/approve", { method: "POST", headers: { "if-match": "*" } }],
-  ["/v1/assets/victim", { method: "DELETE", headers: { "if-match": "*" } }],
-  ["/v1/assets/import", { method: "POST", headers: { "content-type": "text/csv" }, body: "id,name,material,source_etag\nvictim,a,b,c\n" }],
-  ["/v1/documents", { method: "POST", body: { contractId: "c" } }],
-  ["/v1/documents", {}],
-  ["/v1/documents/1", {}],
-  ["/v1/no-such-route", {}],
+/** Every route that wants a token (from the route table), and a path no route serves. */
+const guarded: Array<RequestOptions & { path: string }> = [
+  ...routes.filter((route) => route.access !== "public").map((route) => route.example),
+  { path: "/v1/no-such-route" },
 ];
 
 describe.each(badCredentials)("with %s", (_, credentials) => {
-  it("every /v1 route answers 401 unauthorized with a challenge, and nothing is written", async () => {
+  it("every route that wants a token answers 401 unauthorized with a challenge, and nothing is written", async () => {
     const authorization = await credentials();
     const before = await snapshot();
-    for (const [path, options] of routes) {
+    for (const { path, ...options } of guarded) {
       const headers = { ...(options.headers as Record<string, string>), ...(authorization ? { authorization } : {}) };
       const response = await harness.request(path, { ...options, as: null, headers });
-      await expectKnownProblem(response, 401, "unauthorized");
+      await expectProblem(response, 401, "unauthorized");
       expect(response.headers.get("www-authenticate")).toMatch(/^Bearer /);
     }
     expect(await snapshot()).toEqual(before);
   });
+});
+
+describe("each route's access", () => {
+  it.each(routes.filter((route) => route.access === "public").map((route) => [route.key, route] as const))(
+    "%s answers without a token",
+    async (_key, { example: { path, ...options } }) => {
+      const response = await harness.request(path, { ...options, as: null });
+      expect(response.status).toBeLessThan(400);
+    },
+  );
+
+  it.each(routes.filter((route) => route.access === "admin").map((route) => [route.key, route] as const))(
+    "%s refuses user and service tokens with 403, writing nothing, and serves an admin",
+    async (_key, { example: { path, ...options } }) => {
+      const before = await snapshot();
+      for (const role of ["user", "service"] as const) {
+        await expectProblem(await harness.request(path, { ...options, as: { sub: "ops", tid: "acme", role } }), 403, "forbidden");
+      }
+      expect(await snapshot()).toEqual(before);
+      expect((await harness.request(path, { ...options, as: { sub: "ops", tid: "acme", role: "admin" } })).status).toBeLessThan(400);
+    },
+  );
 });
 
 describe("another tenant's assets", () => {
@@ -118,10 +128,10 @@ describe("another tenant's assets", () => {
       { method: "DELETE", headers: { "if-match": etag } },
     ];
     for (const attempt of attempts) {
-      await expectKnownProblem(await harness.request("/v1/assets/blueprint", { ...attempt, as: intruder }), 404, "not_found");
+      await expectProblem(await harness.request("/v1/assets/blueprint", { ...attempt, as: intruder }), 404, "not_found");
     }
     const approve = await harness.request("/v1/assets/blueprint/approve", { method: "POST", as: intruder, headers: { "if-match": etag } });
-    await expectKnownProblem(approve, 404, "not_found");
+    await expectProblem(approve, 404, "not_found");
     const csv = `id,name,material,source_etag\nblueprint,Stolen,ink,${etag.replaceAll('"', "")}\n`;
     const imported = await harness.request("/v1/assets/import", { method: "POST", as: intruder, headers: { "content-type": "text/csv" }, body: csv });
     expect(await imported.json()).toMatchObject({ results: [{ id: "blueprint", outcome: "not_found" }] });
@@ -148,7 +158,7 @@ describe("another tenant's documents", () => {
     expect(first.status).toBe(201);
     const { docNumber, id } = (await first.json()) as { docNumber: number; id: string };
     const intruder = { sub: "m", tid: "docs-b" };
-    await expectKnownProblem(await harness.request(`/v1/documents/${docNumber}`, { as: intruder }), 404, "not_found");
+    await expectProblem(await harness.request(`/v1/documents/${docNumber}`, { as: intruder }), 404, "not_found");
     expect(await (await harness.request("/v1/documents", { as: intruder })).json()).toEqual({ items: [], next: null });
 
     const own = await harness.request("/v1/documents", { ...request, as: intruder });
@@ -168,13 +178,13 @@ describe("another user's links", () => {
     expect((await harness.request(path, { as: ALICE })).headers.get(LINK_SOURCE_HEADER)).toBe("kv");
     for (const spelling of [path, `${path}?consistency=strong`, "/v1/links/GitHub/%20alice-octocat%20"]) {
       const response = await harness.request(spelling, { as: bob });
-      await expectKnownProblem(response, 404, "not_found");
+      await expectProblem(response, 404, "not_found");
       expect(response.headers.get(LINK_SOURCE_HEADER)).toBeNull();
     }
-    await expectKnownProblem(await harness.request(path, { method: "DELETE", as: bob }), 404, "not_found");
+    await expectProblem(await harness.request(path, { method: "DELETE", as: bob }), 404, "not_found");
     expect(await linkRows(harness.sql, target)).toMatchObject([{ user_id: "alice" }]);
     expect(await (await harness.request("/v1/me/links", { as: bob })).json()).toEqual({ items: [] });
-    await expectKnownProblem(await harness.request(path, { method: "PUT", as: bob }), 409, "external_account_already_linked");
+    await expectProblem(await harness.request(path, { method: "PUT", as: bob }), 409, "external_account_already_linked");
   });
 
   it("are visible to service and admin tokens, while only admin may resync", async () => {
@@ -185,7 +195,7 @@ describe("another user's links", () => {
     }
     for (const role of ["user", "service"] as const) {
       const response = await harness.request("/v1/admin/links/resync", { method: "POST", as: { sub: "ops", tid: "acme", role } });
-      await expectKnownProblem(response, 403, "forbidden");
+      await expectProblem(response, 403, "forbidden");
     }
   });
 });

@@ -14,7 +14,8 @@ import { startFaultyEndpoint, type Fault, type FaultyEndpoint } from "../support
 import { buildRequest, startHarness, type Harness, type RequestOptions } from "../support/harness.ts";
 import { TEST_AUTH_SECRET } from "../support/tokens.ts";
 import { numberingGaps } from "./soak.ts";
-import { expectKnownProblem, snapshotter, type DatabaseSnapshot } from "./support.ts";
+import { snapshotter, type DatabaseSnapshot } from "./support.ts";
+import { expectProblem } from "../support/problems.ts";
 
 // Short, so hanging faults cost little (the point is that the driver gives up at all), yet
 // long enough for a healthy round trip on a busy machine.
@@ -68,13 +69,13 @@ const probes = (n: string): Array<[string, string, RequestOptions]> => [
 ];
 
 async function expectUnavailable(response: Response) {
-  await expectKnownProblem(response, 503, "database_unavailable");
+  await expectProblem(response, 503, "database_unavailable");
   expect(response.headers.get("retry-after")).toMatch(/^[1-9][0-9]*$/);
 }
 
 /** The request may have reached the database unanswered: said so, with no invitation to retry blindly. */
 async function expectOutcomeUnknown(response: Response) {
-  await expectKnownProblem(response, 504, "database_outcome_unknown");
+  await expectProblem(response, 504, "database_outcome_unknown");
   expect(response.headers.get("retry-after")).toBeNull();
 }
 

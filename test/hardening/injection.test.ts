@@ -4,8 +4,9 @@
 import { expect, it } from "vitest";
 import { ASSET_ID_PATTERN } from "../../core/assets/model.ts";
 import { describeOnBackends, type Harness } from "../support/harness.ts";
+import { bodyFieldsOf, parametersOf, routes, withParameter } from "../support/routes.ts";
 import { csvField } from "./arbitraries.ts";
-import { expectKnownProblem } from "./support.ts";
+import { expectProblem } from "../support/problems.ts";
 
 // Quotes, comments, placeholders, casts, dollar quoting, escapes, array and JSON literals,
 // percent-encoding, look-alike quotes: each a way out of a string literal somewhere.
@@ -48,6 +49,17 @@ async function tables(harness: Harness): Promise<string[]> {
 /** The injections a field's own pattern refuses ("NULL" is a fine provider, tenant or asset id). */
 const outside = (pattern: RegExp) => INJECTIONS.filter((text) => !pattern.test(text));
 
+/** The path with each query parameter in turn (or one unknown parameter) set to `text`. */
+function withQueryValues(at: string, text: string): string[] {
+  const url = new URL(at, "http://localhost");
+  const names = [...url.searchParams.keys()];
+  return (names.length > 0 ? names : ["unknown"]).map((name) => {
+    const changed = new URL(url);
+    changed.searchParams.set(name, text);
+    return changed.pathname + changed.search;
+  });
+}
+
 const path = (...segments: string[]) => `/${segments.map(encodeURIComponent).join("/")}`;
 
 describeOnBackends("injection strings in every field", (h) => {
@@ -82,10 +94,10 @@ describeOnBackends("injection strings in every field", (h) => {
 
   it("links: a provider or tenant made of injection is refused, writing nothing", async () => {
     for (const text of outside(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/)) {
-      await expectKnownProblem(await h().request(path("v1", "links", text, "acct"), { method: "PUT" }), 422, "validation_failed");
+      await expectProblem(await h().request(path("v1", "links", text, "acct"), { method: "PUT" }), 422, "validation_failed");
     }
     for (const text of outside(/^[A-Za-z0-9_-]{1,64}$/)) {
-      await expectKnownProblem(await h().request("/v1/me/links", { as: { sub: "x", tid: text } }), 401, "unauthorized");
+      await expectProblem(await h().request("/v1/me/links", { as: { sub: "x", tid: text } }), 401, "unauthorized");
     }
     expect(await h().sql.query("SELECT 1 FROM linked_external_accounts")).toEqual([]);
   });
@@ -99,7 +111,7 @@ describeOnBackends("injection strings in every field", (h) => {
       // An If-Match naming injection matches nothing; the asset is untouched.
       for (const tag of TIGHT_INJECTIONS) {
         const refused = await h().request(`/v1/assets/${id}`, { method: "PATCH", headers: { "if-match": `"${tag}"` }, body: { name: "x" } });
-        await expectKnownProblem(refused, 412, "precondition_failed");
+        await expectProblem(refused, 412, "precondition_failed");
       }
       const patched = await h().request(`/v1/assets/${id}`, { method: "PATCH", headers: { "if-match": etag }, body: { material: `${text}!` } });
       expect(await patched.json()).toMatchObject({ name: text, material: `${text}!` });
@@ -114,8 +126,8 @@ describeOnBackends("injection strings in every field", (h) => {
     for (const text of outside(ASSET_ID_PATTERN)) {
       const at = path("v1", "assets", text);
       const created = await h().request(at, { method: "PUT", headers: { "if-none-match": "*" }, body: { name: "n", material: "m" } });
-      await expectKnownProblem(created, 422, "validation_failed");
-      await expectKnownProblem(await h().request(at), 404, "not_found");
+      await expectProblem(created, 422, "validation_failed");
+      await expectProblem(await h().request(at), 404, "not_found");
     }
     const [{ id }] = (await h().sql.query("SELECT id FROM assets LIMIT 1")) as [{ id: string }];
     for (const tag of TIGHT_INJECTIONS) {
@@ -140,11 +152,28 @@ describeOnBackends("injection strings in every field", (h) => {
       expect(await (await h().request(`/v1/documents/${document.docNumber}`)).json()).toEqual(document);
     }
     for (const text of INJECTIONS) {
-      await expectKnownProblem(await h().request(`/v1/documents?after=${encodeURIComponent(text)}`), 422, "validation_failed");
-      await expectKnownProblem(await h().request(path("v1", "documents", text)), 404, "not_found");
+      await expectProblem(await h().request(`/v1/documents?after=${encodeURIComponent(text)}`), 422, "validation_failed");
+      await expectProblem(await h().request(path("v1", "documents", text)), 404, "not_found");
     }
     const [{ count }] = (await h().sql.query("SELECT count(*)::int AS count FROM documents")) as [{ count: number }];
     expect(count).toBe(INJECTIONS.length);
+  });
+
+  // Every route of the table, so a new one is covered the day it lands: each path parameter, query
+  // parameter (or an unknown one) and JSON field in turn carries each injection (as its own tenant, leaving the counts above alone).
+  it.each(routes.map((route) => [route.key, route] as const))("%s: injection in any parameter or field never breaks it", async (_key, route) => {
+    const json = bodyFieldsOf(route).length > 0 ? (route.example.body as Record<string, unknown>) : {};
+    for (const text of INJECTIONS) {
+      const variants = [
+        ...parametersOf(route).map((parameter) => ({ ...route.example, path: withParameter(route, parameter, text) })),
+        ...withQueryValues(route.example.path, text).map((at) => ({ ...route.example, path: at })),
+        ...bodyFieldsOf(route).map((field) => ({ ...route.example, body: { ...json, [field]: text } })),
+      ];
+      for (const { path: at, ...options } of variants) {
+        const response = await h().request(at, { ...options, as: { sub: "ops", tid: "injection-routes", role: "admin" } });
+        expect(response.status, `${route.key} with ${text}`).toBeLessThan(500);
+      }
+    }
   });
 
   it("leaves every table in place", async () => {

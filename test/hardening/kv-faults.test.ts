@@ -6,7 +6,8 @@ import { LINK_SOURCE_HEADER } from "../../core/links/routes.ts";
 import { createFaultyKv, type KvFault } from "../support/faulty-kv.ts";
 import { startHarness, type Harness } from "../support/harness.ts";
 import { linkRows } from "../links/support.ts";
-import { expectKnownProblem, expectKvMatchesDatabase } from "./support.ts";
+import { expectKvMatchesDatabase } from "./support.ts";
+import { expectProblem } from "../support/problems.ts";
 
 const ADMIN = { sub: "ops", tid: "acme", role: "admin" } as const;
 const kv = createFaultyKv();
@@ -54,7 +55,7 @@ describe.each(faults)("when the KV store %s", (_, fault) => {
     }
     const mine = await harness.request("/v1/me/links", { as: owner("u2") });
     expect(((await mine.json()) as { items: unknown[] }).items).toHaveLength(1);
-    await expectKnownProblem(await harness.request(path(gone), { as: owner("u1") }), 404, "not_found");
+    await expectProblem(await harness.request(path(gone), { as: owner("u1") }), 404, "not_found");
 
     // A resync while the store is still failing reports it, and is no server error.
     const failing = await harness.request("/v1/admin/links/resync", { method: "POST", as: ADMIN });
@@ -67,7 +68,7 @@ describe.each(faults)("when the KV store %s", (_, fault) => {
     expect(resync.status).toBe(200);
     expect(await resync.json()).toMatchObject({ failed: 0 });
     await expectKvMatchesDatabase(harness.sql, kv.inner);
-    await expectKnownProblem(await harness.request(path(gone), { as: owner("u1") }), 404, "not_found");
+    await expectProblem(await harness.request(path(gone), { as: owner("u1") }), 404, "not_found");
     expect((await harness.request(path(kept), { as: owner("u2") })).headers.get(LINK_SOURCE_HEADER)).toBe("kv");
   });
 });

@@ -9,6 +9,7 @@ import { parseSettings } from "../../core/settings.ts";
 import { createNeonSql } from "../../edge/neon/neon-sql.ts";
 import { startFaultyEndpoint, type FaultyEndpoint } from "../support/faulty-endpoint.ts";
 import { buildRequest, startHarness, type Harness, type RequestOptions } from "../support/harness.ts";
+import { routes } from "../support/routes.ts";
 import { signToken, TEST_AUTH_SECRET } from "../support/tokens.ts";
 import { collectingLogger } from "./support.ts";
 
@@ -73,6 +74,15 @@ describe("request logs", () => {
     });
     // The route is the pattern, so ids and names in the path stay out of the log.
     expect(requestLines[2]!.fields.route).toBe("/v1/links/:provider/:externalAccountId");
+  });
+
+  it.each(routes.map((route) => [route.key, route] as const))("%s logs one line naming its pattern", async (_key, route) => {
+    await faulty.setFault("none");
+    const { path, ...options } = route.example;
+    const { responses, lines } = await logged(async () => [await call(path, { ...options, as: { sub: "ops", tid: "acme", role: "admin" } })]);
+    expect(responses[0]!.status).toBeLessThan(500);
+    const requestLines = lines.filter((line) => line.event === "request");
+    expect(requestLines.map((line) => [line.fields.method, line.fields.route])).toEqual([[route.method, route.pattern]]);
   });
 
   it("one line per request even when the database is down (plus the warning, tied by request id)", async () => {

@@ -8,14 +8,15 @@ import type { KvCache } from "../../core/ports/kv.ts";
 import { PROBLEM_CONTENT_TYPE, problemCodes } from "../../core/problem.ts";
 import { buildRequest, startHarness, type Harness } from "../support/harness.ts";
 import { bearer } from "../support/tokens.ts";
-import { CURRENT_ETAG, CURRENT_OPAQUE, routeRequests, SEEDED_ASSET, type HostileRequest } from "./arbitraries.ts";
+import { CURRENT_ETAG, CURRENT_OPAQUE, elsewhere, hostileRequestsFor, SEEDED_ASSET, type HostileRequest } from "./arbitraries.ts";
+import { routes } from "../support/routes.ts";
 import { snapshotter, type DatabaseSnapshot } from "./support.ts";
 import { cacheKeys } from "../links/support.ts";
 
 // Moderate: the whole file stays well under a minute on a busy two-core machine; PROPERTY_RUNS
 // raises it for a longer search. Failures print fast-check's seed and path; rerun with them to
 // replay the exact requests.
-const RUNS_PER_ROUTE = Number(process.env.PROPERTY_RUNS ?? 60);
+const RUNS_PER_ROUTE = Number(process.env.PROPERTY_RUNS ?? 25);
 
 let harness: Harness;
 let snapshot: () => Promise<DatabaseSnapshot>;
@@ -82,7 +83,13 @@ async function sendAndCheck(hostile: HostileRequest): Promise<void> {
   expect(await kvContents(kv), `${context}: a rejected request changed the KV cache`).toEqual(cacheBefore);
 }
 
-describe.each(Object.entries(routeRequests))("hostile requests to %s", (_, requests) => {
+// Every route of the table (so a new route is fuzzed the day it lands), and paths no route serves.
+const targets: Array<[string, fc.Arbitrary<HostileRequest>]> = [
+  ...routes.map((route) => [route.key, hostileRequestsFor(route)] as [string, fc.Arbitrary<HostileRequest>]),
+  ["anywhere else", elsewhere],
+];
+
+describe.each(targets)("hostile requests to %s", (_, requests) => {
   it("never answer 5xx, always answer errors as problem+json with a known code, and write nothing when rejected", async () => {
     await fc.assert(fc.asyncProperty(requests, sendAndCheck), { numRuns: RUNS_PER_ROUTE });
   }, 180_000);

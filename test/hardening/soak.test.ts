@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startHarness, type Harness } from "../support/harness.ts";
 import { describeWithPostgres } from "../support/postgres.ts";
+import { routes } from "../support/routes.ts";
 import { runSoak } from "./soak.ts";
 
 const SHORT_SOAK_MS = 20_000;
@@ -28,5 +29,7 @@ describeWithPostgres("soak (short mode) on PostgreSQL", () => {
     expect(report.answers.unlink?.[204]).toBeGreaterThan(0);
     expect(report.answers["document create"]?.[201]).toBeGreaterThan(0);
     expect(report.answers["asset patch"]?.[200]).toBeGreaterThan(0);
+    // And every route of the app was called, each answered without a 5xx.
+    expect(Object.keys(report.answers)).toEqual(expect.arrayContaining(routes.map((route) => route.key)));
   }, SHORT_SOAK_MS + 90_000);
 });

@@ -8,9 +8,10 @@ import { linkKey } from "../../core/links/keys.ts";
 import type { KvCache } from "../../core/ports/kv.ts";
 import type { Sql } from "../../core/ports/sql.ts";
 import type { Harness } from "../support/harness.ts";
+import { routes } from "../support/routes.ts";
 import { cacheKeys, cachedEntry } from "../links/support.ts";
 
-export interface SoakOptions {
+interface SoakOptions {
   durationMs: number;
   concurrency: number;
   /** Seeds the operation mix (the interleaving is up to the machine). */
@@ -19,7 +20,7 @@ export interface SoakOptions {
   maxOperations?: number;
 }
 
-export interface SoakReport {
+interface SoakReport {
   /** Operations run; an asset increment is two requests, the others one. */
   operations: number;
   durationMs: number;
@@ -61,6 +62,8 @@ function expectStatus(score: Score, operation: string, response: Response, allow
   if (!allowed.includes(response.status)) score.violations.push(`${operation} answered ${response.status}`);
   return response.status;
 }
+
+const NOT_A_SERVER_ERROR = Array.from({ length: 400 }, (_, i) => 100 + i);
 
 const accountPath = (a: number) => `/v1/links/github/soak-account-${a}`;
 const user = (u: number) => ({ sub: `soak-user-${u}`, tid: "soak" });
@@ -111,6 +114,14 @@ const operations: Array<[weight: number, Operation]> = [
     const tenant = `soak-t${pick(random, TENANTS)}`;
     const response = await h.request(`/v1/documents?after=${pick(random, 50)}&limit=${1 + pick(random, 100)}`, { as: { sub: "soak", tid: tenant } });
     expectStatus(score, "document list", response, [200]);
+  }],
+  // Every route of the table, so a new route is soaked the day it lands: its example request, as
+  // an admin of a tenant of its own (the invariants below concern the other tenants' data).
+  [3, async function anyRoute(h, random, score) {
+    const route = routes[pick(random, routes.length)]!;
+    const { path, ...options } = route.example;
+    const response = await h.request(path, { ...options, as: { sub: "soak-routes", tid: "soak-routes", role: "admin" } });
+    expectStatus(score, route.key, response, NOT_A_SERVER_ERROR);
   }],
   [1, async function rejected(h, random, score) {
     const bodies = ['{"name":""}', "{", '{"name":"x","material":"y","extra":1}', '{"name":"a\\u0000"}'];

@@ -1,11 +1,9 @@
-// Shared by the hardening suites: what the database holds (to prove "nothing written"), problem
-// answers with a known code, and a logger that keeps every line it is given.
+// Shared by the hardening suites: what the database holds (to prove "nothing written") and a
+// logger that keeps every line it is given.
 import { expect } from "vitest";
 import type { Logger, LogLevel } from "../../core/log.ts";
 import type { Sql } from "../../core/ports/sql.ts";
-import { problemCodes, type Problem } from "../../core/problem.ts";
 import type { KvCache } from "../../core/ports/kv.ts";
-import { expectProblem } from "../support/problems.ts";
 import { kvMismatches } from "./soak.ts";
 
 /** Per table: row count and a digest of every row, so an UPDATE shows as well as an INSERT. */
@@ -35,15 +33,7 @@ export async function snapshotter(sql: Sql): Promise<() => Promise<DatabaseSnaps
   };
 }
 
-/** The answer is problem+json whose `code` is one of the contract's; returns the problem. */
-export async function expectKnownProblem(response: Response, status: number, code?: string): Promise<Problem> {
-  const problem = await expectProblem(response, status, code);
-  expect(problemCodes).toContain(problem.code);
-  expect(problem).toMatchObject({ type: expect.any(String), title: expect.any(String) });
-  return problem;
-}
-
-export interface CollectedLine {
+interface CollectedLine {
   level: LogLevel;
   event: string;
   fields: Record<string, unknown>;

@@ -1,10 +1,10 @@
 // A KV store whose calls a test can make fail, hang, or pause at a chosen moment.
 import type { KvCache } from "../../core/ports/kv.ts";
 
-export type KvBehaviour = "ok" | "throw" | "hang";
+type KvBehaviour = "ok" | "throw" | "hang";
 type Operation = keyof KvCache;
 
-export interface HeldPut {
+interface HeldPut {
   /** Resolves once the held put has been called (its ttl is already decided). */
   entered: Promise<void>;
   /** Lets the held put reach the store. */
@@ -13,7 +13,7 @@ export interface HeldPut {
   landed: Promise<void>;
 }
 
-export interface ControlledKv extends KvCache {
+interface ControlledKv extends KvCache {
   behaviour: Record<Operation, KvBehaviour>;
   /** Every operation back to "ok". */
   heal(): void;

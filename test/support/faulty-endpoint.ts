@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from "node:net";
 
 /** How a request is answered instead of the real endpoint's answer. */
-export type FaultyAnswer =
+type FaultyAnswer =
   /** Accepts the request, then drops the connection without a word. */
   | "reset"
   /** Accepts the request and never answers. */

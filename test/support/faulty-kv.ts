@@ -5,7 +5,7 @@ import type { KvCache } from "../../core/ports/kv.ts";
 
 export type KvFault = "none" | "down" | "hang" | "throw" | "garbage";
 
-export interface FaultyKv extends KvCache {
+interface FaultyKv extends KvCache {
   setFault(fault: KvFault): void;
   /** The store behind the faults, for checking what really got written. */
   inner: KvCache;

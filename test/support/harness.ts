@@ -8,11 +8,12 @@ import { parseSettings } from "../../core/settings.ts";
 import { startLocalStack, type LocalStack } from "../../dev/stack.ts";
 import { createNeonSql } from "../../edge/neon/neon-sql.ts";
 import { createTestDatabase, describeWithPostgres } from "./postgres.ts";
+import { requestBody } from "./request-body.ts";
 import { bearer, TEST_AUTH_SECRET, type TokenClaims } from "./tokens.ts";
 
-export type BackendName = "pglite" | "postgres";
+type BackendName = "pglite" | "postgres";
 
-export interface HarnessOptions {
+interface HarnessOptions {
   backend: BackendName;
   kv?: KvCache;
   poolSize?: number;
@@ -77,13 +78,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
 export async function buildRequest(path: string, { as = {}, body, headers, ...init }: RequestOptions = {}) {
   const merged = new Headers(headers);
   if (as !== null && !merged.has("authorization")) merged.set("authorization", (await bearer(as)).authorization);
-  let payload: string | undefined;
-  if (typeof body === "string") payload = body;
-  else if (body !== undefined) {
-    payload = JSON.stringify(body);
-    if (!merged.has("content-type")) merged.set("content-type", "application/json");
-  }
-  return new Request(new URL(path, "http://localhost"), { ...init, headers: merged, body: payload });
+  return new Request(new URL(path, "http://localhost"), { ...init, headers: merged, body: requestBody(body, merged) });
 }
 
 /**

@@ -6,10 +6,10 @@ import pg from "pg";
 import { describe, it } from "vitest";
 
 /** The maintenance database URL; new test databases are created next to it. */
-export const TEST_POSTGRES_URL = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const TEST_POSTGRES_URL = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 
 /** Whether PostgreSQL answers within a second (connect + SELECT 1). */
-export async function postgresAvailable(): Promise<boolean> {
+async function postgresAvailable(): Promise<boolean> {
   const client = new pg.Client({ connectionString: TEST_POSTGRES_URL, connectionTimeoutMillis: 1_000 });
   client.on("error", () => {}); // a failing connection must not become an uncaught error
   try {

@@ -1,13 +1,34 @@
 import { expect } from "vitest";
 import { PROBLEM_CONTENT_TYPE, problemCodes, type Problem } from "../../core/problem.ts";
 
+/** An answer already read: what the conformance client returns, and what a Response becomes. */
+interface ReadAnswer {
+  status: number;
+  headers: Headers;
+  text: string;
+  json: any;
+}
+
 /** Asserts an RFC 9457 answer with this status (and code) and one of the contract's codes; returns its body. */
+export function expectProblemAnswer(answer: ReadAnswer, status: number, code?: string): Problem {
+  expect({ status: answer.status, code: answer.json?.code }, answer.text).toEqual({ status, code: code ?? answer.json?.code });
+  expect(answer.headers.get("content-type")).toMatch(new RegExp(`^${PROBLEM_CONTENT_TYPE.replace("+", "\\+")}\\b`));
+  expect(answer.json).toMatchObject({ type: expect.any(String), title: expect.any(String), status });
+  expect(problemCodes).toContain(answer.json.code);
+  if ("detail" in answer.json) expect(answer.json.detail).toEqual(expect.any(String));
+  return answer.json as Problem;
+}
+
+/** The same, reading the Response first. */
 export async function expectProblem(response: Response, status: number, code?: string): Promise<Problem> {
-  expect(response.status).toBe(status);
-  expect(response.headers.get("content-type")).toBe(PROBLEM_CONTENT_TYPE);
-  const body = (await response.json()) as Problem;
-  expect(body).toMatchObject({ status, title: expect.any(String), type: expect.any(String) });
-  expect(problemCodes).toContain(body.code);
-  if (code !== undefined) expect(body.code).toBe(code);
-  return body;
+  const text = await response.text();
+  return expectProblemAnswer({ status: response.status, headers: response.headers, text, json: parseJson(text) }, status, code);
+}
+
+export function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }

@@ -1,10 +1,10 @@
 // The 412 recovery helper against the real API with a concurrent writer interleaved.
 import { expect, it } from "vitest";
-import { describeOnBackends } from "../../test/support/harness.ts";
-import { signToken } from "../../test/support/tokens.ts";
-import { createAsset, getAsset, patchAsset } from "../../test/assets/helpers.ts";
-import { AssetUpdateError, updateAsset, type FetchLike } from "./client.ts";
-import type { AssetRepresentation } from "./model.ts";
+import { describeOnBackends } from "../support/harness.ts";
+import { signToken } from "../support/tokens.ts";
+import { createAsset, getAsset, patchAsset } from "./helpers.ts";
+import type { AssetRepresentation } from "../../core/assets/model.ts";
+import { AssetUpdateError, updateAssetOverHttp, type FetchLike } from "../support/asset-client.ts";
 
 const BASE_URL = "http://api.test";
 
@@ -15,7 +15,7 @@ interface Exchange {
   etag: string | null;
 }
 
-describeOnBackends("assets client: updateAsset", (h) => {
+describeOnBackends("assets client: updateAssetOverHttp", (h) => {
   /** The app as a fetch function, recording every exchange. */
   const recordingFetch = () => {
     const log: Exchange[] = [];
@@ -39,7 +39,7 @@ describeOnBackends("assets client: updateAsset", (h) => {
     const { id } = await createAsset(h());
     const { fetchFn, log } = recordingFetch();
     const seen: AssetRepresentation[] = [];
-    const result = await updateAsset(fetchFn, BASE_URL, id, (latest) => (seen.push(latest), { name: `${latest.name} (renamed)` }), {
+    const result = await updateAssetOverHttp(fetchFn, BASE_URL, id, (latest) => (seen.push(latest), { name: `${latest.name} (renamed)` }), {
       token: await signToken(),
     });
     expect(result).toMatchObject({ attempts: 1, asset: { name: "Chair (renamed)", material: "oak" } });
@@ -52,7 +52,7 @@ describeOnBackends("assets client: updateAsset", (h) => {
     const { id } = await createAsset(h());
     const { fetchFn, log } = recordingFetch();
     const seen: AssetRepresentation[] = [];
-    const result = await updateAsset(
+    const result = await updateAssetOverHttp(
       fetchFn,
       BASE_URL,
       id,
@@ -78,7 +78,7 @@ describeOnBackends("assets client: updateAsset", (h) => {
     const { id } = await createAsset(h());
     const { fetchFn, log } = recordingFetch();
     let rounds = 0;
-    const attempt = updateAsset(
+    const attempt = updateAssetOverHttp(
       fetchFn,
       BASE_URL,
       id,
@@ -102,18 +102,18 @@ describeOnBackends("assets client: updateAsset", (h) => {
     let calls = 0;
     const merge = () => (calls++, { name: "x" });
     const token = await signToken();
-    const locked = updateAsset(recordingFetch().fetchFn, BASE_URL, id, merge, { token });
+    const locked = updateAssetOverHttp(recordingFetch().fetchFn, BASE_URL, id, merge, { token });
     await expect(locked).rejects.toBeInstanceOf(AssetUpdateError);
     await expect(locked).rejects.toMatchObject({ status: 409, problem: { code: "asset_locked" } });
     expect(calls).toBe(1);
-    await expect(updateAsset(recordingFetch().fetchFn, BASE_URL, "missing", merge, { token })).rejects.toMatchObject({ status: 404 });
+    await expect(updateAssetOverHttp(recordingFetch().fetchFn, BASE_URL, "missing", merge, { token })).rejects.toMatchObject({ status: 404 });
     expect(calls).toBe(1);
   });
 
   it("writes nothing when the merge says nothing is to change", async () => {
     const { id, etag } = await createAsset(h());
     const { fetchFn, log } = recordingFetch();
-    const result = await updateAsset(fetchFn, BASE_URL, id, (latest) => (latest.material === "oak" ? null : { material: "oak" }), {
+    const result = await updateAssetOverHttp(fetchFn, BASE_URL, id, (latest) => (latest.material === "oak" ? null : { material: "oak" }), {
       token: await signToken(),
     });
     expect(result).toMatchObject({ attempts: 1, etag });

@@ -2,24 +2,24 @@
 // change into THAT version, send it with that version's ETag; on 412 start over from the fetch.
 // It never resends an old body with a fresh ETag: that would be the lost update again, only
 // slower. Web-standard fetch only, so it runs in browsers, workers and Node alike.
-import type { AssetRepresentation } from "./model.ts";
+import type { AssetRepresentation } from "../../core/assets/model.ts";
 
 export type FetchLike = (request: Request) => Promise<Response>;
 
 /** Fields of a merge patch. */
-export type AssetChanges = Partial<Pick<AssetRepresentation, "name" | "material">>;
+type AssetChanges = Partial<Pick<AssetRepresentation, "name" | "material">>;
 
 /** Gets the latest representation; answers the change to make to it, or null when none is needed. */
-export type MergeFn = (latest: AssetRepresentation) => AssetChanges | null | Promise<AssetChanges | null>;
+type MergeFn = (latest: AssetRepresentation) => AssetChanges | null | Promise<AssetChanges | null>;
 
-export interface UpdateAssetOptions {
+interface UpdateAssetOptions {
   /** Bearer token of the caller. */
   token: string;
   /** Fetch-merge-write rounds before giving up (default 3). */
   maxAttempts?: number;
 }
 
-export interface UpdatedAsset {
+interface UpdatedAsset {
   asset: AssetRepresentation;
   etag: string;
   /** Rounds it took; 1 when nobody wrote in between. */
@@ -38,7 +38,7 @@ export class AssetUpdateError extends Error {
   }
 }
 
-export async function updateAsset(
+export async function updateAssetOverHttp(
   fetchFn: FetchLike,
   baseUrl: string,
   id: string,

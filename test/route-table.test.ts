@@ -1,0 +1,34 @@
+// The route table (test/support/routes.ts) is the app's route list: a route added to the app
+// without an entry fails here, and with it every cross-cutting suite covers the route.
+import { describe, expect, it } from "vitest";
+import { createApp } from "../core/app.ts";
+import { parseSettings } from "../core/settings.ts";
+import { createMemoryKv } from "../edge/kv/memory.ts";
+import { appRouteKeys, parametersOf, routes, ROUTES } from "./support/routes.ts";
+import { TEST_AUTH_SECRET } from "./support/tokens.ts";
+
+const unusedSql = {
+  query: () => Promise.reject(new Error("no database in this test")),
+  transaction: () => Promise.reject(new Error("no database in this test")),
+};
+const app = createApp({ sql: unusedSql, kv: createMemoryKv(), settings: parseSettings({ AUTH_SECRET: TEST_AUTH_SECRET }), runtime: "test" });
+
+describe("the route table", () => {
+  it("lists exactly the app's routes", () => {
+    expect(Object.keys(ROUTES).sort()).toEqual(appRouteKeys(app));
+  });
+
+  it.each(routes.map((route) => [route.key, route] as const))("%s: its example matches the pattern", (_key, route) => {
+    const pattern = new RegExp(`^${route.pattern.replace(/:[A-Za-z]+/g, "[^/]+")}$`);
+    expect(route.example.path.split("?")[0]).toMatch(pattern);
+    expect(route.example.method ?? "GET").toBe(route.method);
+    expect(parametersOf(route).length).toBe((route.pattern.match(/:/g) ?? []).length);
+  });
+
+  it("sees a route the table lacks", () => {
+    const grown = createApp({ sql: unusedSql, kv: createMemoryKv(), settings: parseSettings({ AUTH_SECRET: TEST_AUTH_SECRET }), runtime: "test" });
+    grown.get("/v1/new-capability", (c) => c.text("new"));
+    expect(appRouteKeys(grown)).toContain("GET /v1/new-capability");
+    expect(Object.keys(ROUTES)).not.toContain("GET /v1/new-capability");
+  });
+});

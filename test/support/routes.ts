@@ -1,0 +1,94 @@
+// Every route of the app, once: who may call it and a request that reaches its handler. The
+// cross-cutting suites (auth matrix, injection, logging, properties, soak) walk this table, and
+// test/route-table.test.ts fails while the app has a route the table lacks, or the other way
+// round. Adding a route = one entry here.
+import type { Hono } from "hono";
+import type { RequestOptions } from "./harness.ts";
+
+/** Anyone; any valid token; an admin token (others get 403). */
+type Access = "public" | "token" | "admin";
+
+interface RouteCase {
+  access: Access;
+  /** With a valid token of tenant "acme" (an admin's for admin routes), reaches the handler. */
+  example: RequestOptions & { path: string };
+}
+
+/** Keyed `METHOD /pattern`, the pattern as Hono registers it (and as request logs name it). */
+export const ROUTES: Record<string, RouteCase> = {
+  "GET /healthz": { access: "public", example: { path: "/healthz" } },
+  "GET /readyz": { access: "public", example: { path: "/readyz" } },
+  "GET /openapi.json": { access: "public", example: { path: "/openapi.json" } },
+  "PUT /v1/links/:provider/:externalAccountId": {
+    access: "token",
+    example: { path: "/v1/links/github/victim", method: "PUT", body: { displayName: "x" } },
+  },
+  "GET /v1/links/:provider/:externalAccountId": { access: "token", example: { path: "/v1/links/github/victim?consistency=strong" } },
+  "DELETE /v1/links/:provider/:externalAccountId": { access: "token", example: { path: "/v1/links/github/victim", method: "DELETE" } },
+  "GET /v1/me/links": { access: "token", example: { path: "/v1/me/links" } },
+  "POST /v1/admin/links/resync": { access: "admin", example: { path: "/v1/admin/links/resync", method: "POST" } },
+  "POST /v1/assets": { access: "token", example: { path: "/v1/assets", method: "POST", body: { name: "n", material: "m" } } },
+  "GET /v1/assets/:id": { access: "token", example: { path: "/v1/assets/victim" } },
+  "PUT /v1/assets/:id": {
+    access: "token",
+    example: { path: "/v1/assets/victim", method: "PUT", headers: { "if-none-match": "*" }, body: { name: "n", material: "m" } },
+  },
+  "PATCH /v1/assets/:id": {
+    access: "token",
+    example: { path: "/v1/assets/victim", method: "PATCH", headers: { "if-match": "*" }, body: { name: "n" } },
+  },
+  "POST /v1/assets/:id/approve": {
+    access: "token",
+    example: { path: "/v1/assets/victim/approve", method: "POST", headers: { "if-match": "*" } },
+  },
+  "DELETE /v1/assets/:id": { access: "token", example: { path: "/v1/assets/victim", method: "DELETE", headers: { "if-match": "*" } } },
+  "POST /v1/assets/import": {
+    access: "token",
+    example: {
+      path: "/v1/assets/import",
+      method: "POST",
+      headers: { "content-type": "text/csv" },
+      body: "id,name,material,source_etag\nvictim,a,b,c\n",
+    },
+  },
+  "POST /v1/documents": { access: "token", example: { path: "/v1/documents", method: "POST", body: { contractId: "c", title: "t" } } },
+  "GET /v1/documents": { access: "token", example: { path: "/v1/documents?after=0&limit=10" } },
+  "GET /v1/documents/:docNumber": { access: "token", example: { path: "/v1/documents/1" } },
+};
+
+export interface Route extends RouteCase {
+  key: string;
+  method: string;
+  /** Hono's pattern, e.g. /v1/assets/:id */
+  pattern: string;
+}
+
+export const routes: Route[] = Object.entries(ROUTES).map(([key, route]) => {
+  const [method, pattern] = key.split(" ") as [string, string];
+  return { key, method, pattern, ...route };
+});
+
+/**
+ * The app's endpoints as `METHOD /pattern`: its routes for one method. `ALL` routes are
+ * middleware (logging, authentication) or the 405 answer for a known path's other methods.
+ */
+export function appRouteKeys(app: Pick<Hono, "routes">): string[] {
+  return [...new Set(app.routes.filter((route) => route.method !== "ALL").map((route) => `${route.method} ${route.path}`))].sort();
+}
+
+/** The example's path with one path parameter replaced by `value` (percent-encoded). */
+export function withParameter(route: Route, parameter: string, value: string): string {
+  const [path, query] = route.example.path.split("?") as [string, string | undefined];
+  const segments = path.split("/");
+  const index = route.pattern.split("/").indexOf(`:${parameter}`);
+  if (index < 0) throw new Error(`${route.key} has no parameter ${parameter}`);
+  segments[index] = encodeURIComponent(value);
+  return segments.join("/") + (query === undefined ? "" : `?${query}`);
+}
+
+/** The names of a route's path parameters. */
+export const parametersOf = (route: Route) => route.pattern.split("/").filter((part) => part.startsWith(":")).map((part) => part.slice(1));
+
+/** The JSON body's field names, when the example sends a JSON object. */
+export const bodyFieldsOf = (route: Route): string[] =>
+  typeof route.example.body === "object" && route.example.body !== null ? Object.keys(route.example.body) : [];
