@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import type { AuthSettings } from "./auth-settings.ts";
 import { ProblemError } from "./problem.ts";
-import { tokenVerifier, type TokenKeyOptions } from "./token-keys.ts";
+import { KeysUnavailableError, tokenVerifier, type TokenKeyOptions } from "./token-keys.ts";
 
 export type Role = "user" | "service" | "admin";
 
@@ -23,6 +23,10 @@ const BEARER = /^Bearer[ ]+([A-Za-z0-9._~+/=-]+)[ ]*$/i;
 const unauthorized = (detail: string) =>
   new ProblemError(401, "unauthorized", detail, {}, { "www-authenticate": 'Bearer realm="api"' });
 
+// The provider's keys could not be fetched: the token may be fine, so this is no 401.
+const keysUnavailable = () =>
+  new ProblemError(503, "keys_unavailable", "The identity provider's keys cannot be fetched; retry shortly.", {}, { "retry-after": "5" });
+
 /**
  * Returns a verifier bound to the configured keys (see token-keys.ts); other algorithms, `alg: none`
  * included, are refused. The tenant and role are read from the claims the settings name.
@@ -36,7 +40,8 @@ export function createAuthenticator(settings: AuthSettings, options: TokenKeyOpt
     let payload: unknown;
     try {
       payload = await verify(token);
-    } catch {
+    } catch (error) {
+      if (error instanceof KeysUnavailableError) throw keysUnavailable();
       throw unauthorized("The token is invalid or expired.");
     }
     const claims = v.safeParse(ClaimsSchema, standardClaims(payload as Record<string, unknown>, settings));

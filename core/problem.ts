@@ -20,6 +20,7 @@ export const problemTitles = {
   provider_already_linked: "Provider already linked",
   idempotency_key_reused: "Idempotency key reused",
   database_unavailable: "Database unavailable",
+  keys_unavailable: "Signing keys unavailable",
   internal_error: "Internal error",
   misconfigured: "Misconfigured",
 } as const;

@@ -5,6 +5,7 @@ import {
   createLocalJWKSet,
   createRemoteJWKSet,
   customFetch,
+  errors,
   jwtVerify,
   type JWTPayload,
   type JWTVerifyGetKey,
@@ -28,6 +29,11 @@ export const DEFAULT_JWKS_COOLDOWN_MS = 30_000;
 
 export type VerifyToken = (token: string) => Promise<JWTPayload>;
 
+/** AUTH_JWKS_URL could not be fetched or read: nothing is known about the token either way. */
+export class KeysUnavailableError extends Error {
+  override name = "KeysUnavailableError";
+}
+
 /** A verifier for the configured keys; throws (any error) for a token they do not accept. */
 export function tokenVerifier(settings: AuthSettings, options: TokenKeyOptions = {}): VerifyToken {
   const secret = settings.secret === undefined ? undefined : new TextEncoder().encode(settings.secret);
@@ -47,9 +53,18 @@ export function tokenVerifier(settings: AuthSettings, options: TokenKeyOptions =
 function publicKeySet(settings: AuthSettings, options: TokenKeyOptions): JWTVerifyGetKey | undefined {
   if (settings.jwks) return createLocalJWKSet(settings.jwks);
   if (!settings.jwksUrl) return undefined;
-  return createRemoteJWKSet(new URL(settings.jwksUrl), {
+  const remote = createRemoteJWKSet(new URL(settings.jwksUrl), {
     cacheMaxAge: options.cacheMaxAgeMs ?? DEFAULT_JWKS_CACHE_MAX_AGE_MS,
     cooldownDuration: options.cooldownMs ?? DEFAULT_JWKS_COOLDOWN_MS,
     ...(options.fetch ? { [customFetch]: options.fetch } : {}),
   });
+  return async (header, token) => {
+    try {
+      return await remote(header, token);
+    } catch (error) {
+      // No key for the token's kid is the token's fault; anything else is the provider's.
+      if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys) throw error;
+      throw new KeysUnavailableError(`the JWKS could not be loaded: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  };
 }
