@@ -2,7 +2,7 @@ import * as v from "valibot";
 import type { AuthSettings } from "./auth-settings.ts";
 import { ProblemError } from "./problem.ts";
 import { maxCodePoints } from "./validation.ts";
-import { tokenVerifier, type TokenKeyOptions } from "./token-keys.ts";
+import { KeysUnavailableError, tokenVerifier, type TokenKeyOptions } from "./token-keys.ts";
 
 export type Role = "user" | "service" | "admin";
 
@@ -28,6 +28,10 @@ const unauthorized = (detail: string, error?: "invalid_token") =>
     "www-authenticate": error ? `Bearer realm="api", error="${error}", error_description="${detail}"` : 'Bearer realm="api"',
   });
 
+// The provider's keys could not be fetched: the token may be fine, so this is no 401.
+const keysUnavailable = () =>
+  new ProblemError(503, "keys_unavailable", "The identity provider's keys cannot be fetched; retry shortly.", {}, { "retry-after": "5" });
+
 /**
  * Returns a verifier bound to the configured keys (see token-keys.ts); other algorithms, `alg: none`
  * included, are refused. The tenant and role are read from the claims the settings name.
@@ -41,7 +45,8 @@ export function createAuthenticator(settings: AuthSettings, options: TokenKeyOpt
     let payload: unknown;
     try {
       payload = await verify(token);
-    } catch {
+    } catch (error) {
+      if (error instanceof KeysUnavailableError) throw keysUnavailable();
       throw unauthorized("The token is invalid or expired.", "invalid_token");
     }
     const claims = v.safeParse(ClaimsSchema, standardClaims(payload as Record<string, unknown>, settings));

@@ -23,6 +23,7 @@ export const problemTitles = {
   idempotency_key_reused: "Idempotency key reused",
   database_unavailable: "Database unavailable",
   database_outcome_unknown: "Outcome unknown",
+  keys_unavailable: "Signing keys unavailable",
   internal_error: "Internal error",
   misconfigured: "Misconfigured",
 } as const;

@@ -107,6 +107,18 @@ describe("tokens checked against AUTH_JWKS_URL", () => {
     expect(asked).toEqual([JWKS_URL, JWKS_URL]);
   });
 
+  it.each([
+    ["is unreachable", async () => Promise.reject(new TypeError("fetch failed"))],
+    ["answers 500", async () => new Response("oops", { status: 500 })],
+    ["answers something that is not a JWKS", async () => Response.json({ keys: "none" })],
+  ])("answers 503 keys_unavailable, not 401, when the provider %s", async (_label, broken) => {
+    const authenticate = createAuthenticator(parseAuthSettings({ AUTH_JWKS_URL: JWKS_URL }), { fetch: broken as typeof fetch });
+    const error = await authenticate(await sign("RS256")).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProblemError);
+    expect((error as ProblemError).toProblem()).toMatchObject({ status: 503, code: "keys_unavailable" });
+    expect((error as ProblemError).headers["retry-after"]).toBe("5");
+  });
+
   it("does not refetch for every unknown kid: at most once per cooldown", async () => {
     served = [keys.RS256.jwk];
     asked.length = 0;

@@ -5,6 +5,7 @@ import {
   createLocalJWKSet,
   createRemoteJWKSet,
   customFetch,
+  errors,
   jwtVerify,
   type JWTPayload,
   type JWTVerifyGetKey,
@@ -28,6 +29,11 @@ export const DEFAULT_JWKS_COOLDOWN_MS = 30_000;
 
 export type VerifyToken = (token: string) => Promise<JWTPayload>;
 
+/** AUTH_JWKS_URL could not be fetched or read: nothing is known about the token either way. */
+export class KeysUnavailableError extends Error {
+  override name = "KeysUnavailableError";
+}
+
 /** A verifier for the configured keys; throws (any error) for a token they do not accept. */
 export function tokenVerifier(settings: AuthSettings, options: TokenKeyOptions = {}): VerifyToken {
   const secret = settings.secret === undefined ? undefined : new TextEncoder().encode(settings.secret);
@@ -47,9 +53,33 @@ export function tokenVerifier(settings: AuthSettings, options: TokenKeyOptions =
 function publicKeySet(settings: AuthSettings, options: TokenKeyOptions): JWTVerifyGetKey | undefined {
   if (settings.jwks) return createLocalJWKSet(settings.jwks);
   if (!settings.jwksUrl) return undefined;
-  return createRemoteJWKSet(new URL(settings.jwksUrl), {
+  const send = options.fetch ?? ((input, init) => fetch(input, init));
+  const remote = createRemoteJWKSet(new URL(settings.jwksUrl), {
     cacheMaxAge: options.cacheMaxAgeMs ?? DEFAULT_JWKS_CACHE_MAX_AGE_MS,
     cooldownDuration: options.cooldownMs ?? DEFAULT_JWKS_COOLDOWN_MS,
-    ...(options.fetch ? { [customFetch]: options.fetch } : {}),
+    [customFetch]: (input: string, init: RequestInit) =>
+      send(input, init).catch((error: unknown) => {
+        throw new KeysUnavailableError(`the JWKS could not be fetched: ${error instanceof Error ? error.message : String(error)}`);
+      }),
   });
+  return async (header, token) => {
+    try {
+      return await remote(header, token);
+    } catch (error) {
+      // The provider's fault: unreachable, too slow, not 200, not a JWKS. Anything else (no key
+      // for the token's kid, a key type this runtime's WebCrypto lacks) is the token's.
+      if (isProviderFault(error)) throw error instanceof KeysUnavailableError ? error : new KeysUnavailableError(String(error));
+      throw error;
+    }
+  };
+}
+
+function isProviderFault(error: unknown): boolean {
+  return (
+    error instanceof KeysUnavailableError ||
+    error instanceof errors.JWKSTimeout ||
+    error instanceof errors.JWKSInvalid ||
+    // jose's generic error is what it throws for a non-200 answer or a body that is not JSON.
+    (error as object | null)?.constructor === errors.JOSEError
+  );
 }

@@ -66,7 +66,8 @@ s = [{ key = "DATA", data = "d" }, { key = "FILE", file = "secret.txt" }, { key 
       configStores: { [CONFIG_STORE]: { NEON_FETCH_ENDPOINT: "http://127.0.0.1:5555/sql" } },
     });
     expect(merged.backends[NEON_BACKEND]).toEqual({ url: "http://127.0.0.1:5555" });
-    expect(merged.configStores[CONFIG_STORE]).toEqual({ LINK_CACHE_TTL_SECONDS: "300", NEON_FETCH_ENDPOINT: "http://127.0.0.1:5555/sql" });
+    expect(merged.configStores[CONFIG_STORE]).toEqual({ ...config.configStores[CONFIG_STORE], NEON_FETCH_ENDPOINT: "http://127.0.0.1:5555/sql" });
+    expect(merged.configStores[CONFIG_STORE]!.LINK_CACHE_TTL_SECONDS).toBe("300");
     expect(merged.secretStores).toEqual(config.secretStores);
   });
 });

@@ -3,8 +3,12 @@
 import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { describe, expect, it } from "vitest";
-import { ROOT } from "../../dev/build/fastly.ts";
+import { afterAll, describe, expect, it } from "vitest";
+import { PROBLEM_CONTENT_TYPE } from "../../core/problem.ts";
+import { ensureFastlyWasm, ROOT } from "../../dev/build/fastly.ts";
+import { startFastlyHost, type FastlyHost } from "../../dev/fastly-host/host.ts";
+import { applyOverrides, readLocalServer } from "../../dev/fastly-host/manifest.ts";
+import { MANIFEST_PATH, runOverrides } from "../../dev/launchers/fastly.ts";
 import { runToExit } from "./processes.ts";
 
 const FASTLY = join(ROOT, "node_modules", ".bin", "fastly");
@@ -25,5 +29,39 @@ describe("fastly compute", () => {
     const validate = await runToExit(FASTLY, ["compute", "validate", "-p", PACKAGE], OFFLINE, ROOT);
     expect(validate.code, validate.stdout + validate.stderr).toBe(0);
     expect(validate.stdout).toContain("Validated package");
+  }, 300_000);
+});
+
+describe("the service with an unusable setting", () => {
+  let host: FastlyHost | undefined;
+  afterAll(async () => {
+    await host?.close();
+  });
+
+  it.each([
+    ["AUTH_SECRET", { AUTH_SECRET: "short-secret-value" }],
+    ["AUTH_JWKS", { AUTH_SECRET: "", AUTH_JWKS: '{"keys": "not-a-list"}' }],
+    ["NEON_FETCH_ENDPOINT", { NEON_FETCH_ENDPOINT: "ftp://127.0.0.1:9/sql" }],
+  ])("a bad %s: every request answers 500 misconfigured naming it, and the log says which", async (setting, bad) => {
+    const env = {
+      AUTH_SECRET: "a-development-secret-of-32-bytes-or-more",
+      DATABASE_URL: "postgres://app:pw@127.0.0.1:9/app",
+      NEON_FETCH_ENDPOINT: "http://127.0.0.1:9/sql",
+      ...bad,
+    };
+    const logs: string[] = [];
+    const config = applyOverrides(readLocalServer(MANIFEST_PATH, env), runOverrides(env));
+    await host?.close();
+    host = await startFastlyHost({ wasmPath: await ensureFastlyWasm(), config, concurrency: 1, log: (_stream, text) => logs.push(text) });
+    for (const path of ["/healthz", "/v1/me/links"]) {
+      const response = await fetch(`${host.url}${path}`);
+      expect(response.status).toBe(500);
+      expect(response.headers.get("content-type")).toBe(PROBLEM_CONTENT_TYPE);
+      const body = await response.text();
+      expect(JSON.parse(body)).toMatchObject({ code: "misconfigured", setting });
+      for (const value of Object.values(bad)) if (value) expect(body).not.toContain(value);
+    }
+    expect(logs.join("")).toMatch(new RegExp(`"event":"misconfigured".*"setting":"${setting}"`));
+    for (const value of Object.values(bad)) if (value) expect(logs.join("")).not.toContain(value);
   }, 300_000);
 });
