@@ -128,8 +128,10 @@ function requestBody(body: NonNullable<OperationSpec["body"]>) {
 
 /** Problems every operation of a kind can answer, besides its own. */
 function sharedProblems(route: Route, spec: OperationSpec): Partial<Record<number, ProblemCode[]>> {
-  const shared: Partial<Record<number, ProblemCode[]>> = { 500: ["internal_error"] };
-  if (!spec.public) Object.assign(shared, { 401: ["unauthorized"], 503: ["database_unavailable"] });
+  const shared: Partial<Record<number, ProblemCode[]>> = { 500: ["internal_error", "misconfigured"] };
+  if (!spec.public) Object.assign(shared, { 401: ["unauthorized"], 503: ["database_unavailable", "keys_unavailable"] });
+  // A write whose answer was lost on the way back from the database may or may not have been made.
+  if (!spec.public && route.method !== "GET") shared[504] = ["database_outcome_unknown"];
   if (spec.body) {
     Object.assign(shared, {
       400: ["malformed_request"],
