@@ -3,7 +3,7 @@
 // is taken over; a stop releases it and leaves a folder that opens again.
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -84,12 +84,28 @@ describe("the data folder lock", () => {
   }, 90_000);
 
   it("prints usage and exits 0 on --help, doing nothing", async () => {
-    for (const script of ["dev/start.ts", "dev/migrate-cli.ts", "test/hardening/soak-cli.ts"]) {
+    for (const script of ["dev/start.ts", "dev/migrate-cli.ts", "dev/reset.ts", "test/hardening/soak-cli.ts"]) {
       const folder = join(root, "help");
       const run = watch(runScript(script, ["--help"], { PGLITE_DATA_DIR: folder }));
       expect(await run.exited, script).toBe(0);
       expect(run.output(), script).toMatch(/^Usage: npm /);
       expect(existsSync(folder), script).toBe(false);
     }
+  }, 60_000);
+
+  it("npm run reset deletes the folder, and refuses while a process holds it", async () => {
+    const folder = join(root, "reset");
+    await mkdir(folder, { recursive: true });
+    await writeFile(join(folder, "PG_VERSION"), "18");
+    const lock = await lockDataFolder(folder);
+    const refused = watch(runScript("dev/reset.ts", [], { PGLITE_DATA_DIR: folder }));
+    expect(await refused.exited).toBe(1);
+    expect(refused.output()).toContain(`in use by process ${process.pid}`);
+    expect(existsSync(join(folder, "PG_VERSION"))).toBe(true);
+    lock.release();
+    const reset = watch(runScript("dev/reset.ts", [], { PGLITE_DATA_DIR: folder }));
+    expect(await reset.exited).toBe(0);
+    expect(existsSync(folder)).toBe(false);
+    expect(existsSync(`${folder}.lock`)).toBe(false);
   }, 60_000);
 });
