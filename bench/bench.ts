@@ -25,7 +25,9 @@ const USAGE = `npm run bench -- [options]
   --runtimes LIST   ${runtimeNames.join(",")} (default: all)
   --operations LIST ${operationNames.join(",")} (default: all)
   --time-limit MS   no new request in a phase after this long (default 6000)
-  --out DIR         where bench.json, bench.md and bench.svg go (default bench/results)
+  --db-rtt MS       the Neon endpoint holds each round trip this long, as the edge-to-database
+                    distance would (default 0: same machine; at the edge 5–40)
+  --out DIR         where bench.json, bench.md and bench.svg go (default docs/results)
 Database: DATABASE_URL (postgres://…, a scratch schema is used and dropped), else embedded PGlite.`;
 
 function options() {
@@ -38,6 +40,7 @@ function options() {
       runtimes: { type: "string" },
       operations: { type: "string" },
       "time-limit": { type: "string" },
+      "db-rtt": { type: "string" },
       out: { type: "string", default: DEFAULT_RESULTS_DIR },
       help: { type: "boolean", default: false },
     },
@@ -51,6 +54,7 @@ function options() {
     runtimes: selection<RuntimeName>("runtimes", values.runtimes, runtimeNames),
     operations: selection<OperationName>("operations", values.operations, operationNames),
     timeLimitMs: positiveInt("time-limit", values["time-limit"], 6_000),
+    dbRttMs: positiveInt("db-rtt", values["db-rtt"], 0, 0),
     out: values.out,
   };
 }
@@ -147,7 +151,7 @@ async function main(): Promise<number> {
     return 0;
   }
   const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}`;
-  const db = await openBenchDatabase(process.env.DATABASE_URL || undefined);
+  const db = await openBenchDatabase(process.env.DATABASE_URL || undefined, opts.dbRttMs);
   progress(`Database: ${db.description}`);
   const secret = randomBytes(32).toString("base64url");
   // The runtimes log one line per request, as in production; printed, 10 000 lines would bury
@@ -190,10 +194,12 @@ async function main(): Promise<number> {
     console.log(benchText(summaries, launched.statuses));
     for (const note of notes) console.log(note);
     const machine = await machineInfo();
-    const settings = { requests: opts.requests, concurrency: opts.concurrency, rounds: opts.rounds, warmup: opts.warmup, timeLimitMs: opts.timeLimitMs };
-    const title = `Latency per runtime and operation (${db.description.split(",")[0]}, concurrency ${opts.concurrency})`;
+    const { requests, concurrency, rounds, warmup, timeLimitMs, dbRttMs } = opts;
+    const settings = { requests, concurrency, rounds, warmup, timeLimitMs, dbRttMs };
+    const title = `Latency per runtime and operation (${db.description.split(",")[0]}, concurrency ${concurrency}, database round trip ${dbRttMs} ms)`;
     const markdown = [
-      `Command: \`${command}\` — database: ${db.description}; ${machine.cpus} × ${machine.cpuModel}, Node ${machine.node}.`,
+      `Command: \`${command}\` — database: ${db.description}, each round trip held ${dbRttMs} ms; ` +
+        `${machine.cpus} × ${machine.cpuModel}, Node ${machine.node}.`,
       "",
       benchMarkdown(summaries, launched.statuses),
       "",

@@ -14,6 +14,8 @@ export interface LocalStackOptions {
   /** How long a statement may wait for a pooled PostgreSQL connection. */
   connectionTimeoutMillis?: number;
   endpointPort?: number;
+  /** Each round trip to the endpoint is held this long (the benchmark's --db-rtt). */
+  roundTripDelayMs?: number;
 }
 
 export interface LocalStack {
@@ -39,7 +41,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     : await createPgliteBackend(options.dataDir);
   try {
     await migrate(backend);
-    const endpoint = await startNeonEndpoint({ backend, port: options.endpointPort });
+    const endpoint = await startNeonEndpoint({ backend, port: options.endpointPort, roundTripDelayMs: options.roundTripDelayMs });
     return {
       backend,
       endpoint,

@@ -21,6 +21,8 @@ export interface NeonEndpointOptions {
   host?: string;
   /** Largest request body accepted (default 10 MB, like Neon). */
   maxBodyBytes?: number;
+  /** Holds every request this long before serving it: the network between an edge and Neon. */
+  roundTripDelayMs?: number;
 }
 
 export interface NeonEndpoint {
@@ -79,8 +81,9 @@ export async function startNeonEndpoint(options: NeonEndpointOptions): Promise<N
     }
   }
 
+  const hold = roundTripHold(options.roundTripDelayMs);
   const server = createServer((req, res) => {
-    serve(req, res).catch((error: unknown) => {
+    hold(() => serve(req, res)).catch((error: unknown) => {
       req.resume(); // an early refusal must not leave the body stuck in the socket
       if (res.headersSent) return void res.destroy();
       sendError(res, error);
@@ -109,6 +112,12 @@ export async function startNeonEndpoint(options: NeonEndpointOptions): Promise<N
         server.closeAllConnections(); // the driver's keep-alive sockets would hold close() open
       }),
   };
+}
+
+/** Runs `serve` after the round trip's delay, or at once when there is none. */
+function roundTripHold(delayMs = 0): (serve: () => Promise<void>) => Promise<void> {
+  if (delayMs <= 0) return (serve) => serve();
+  return (serve) => new Promise<void>((resolve) => setTimeout(resolve, delayMs)).then(serve);
 }
 
 /** Neon's request headers. The connection string is checked, never logged nor used to route. */
