@@ -14,6 +14,7 @@ import { latencyChart } from "./load/chart.ts";
 import { closeRuntimes, guardProcess, launchRuntimes, openBenchDatabase, type BenchDatabase } from "./load/environment.ts";
 import { probeKvOperations } from "./load/kv-probe.ts";
 import { startLoadGenerator, type LoadGenerator } from "./load/load-generator.ts";
+import { measureNaiveWrite, naiveWriteNote } from "./load/naive-write.ts";
 import { operationNames, operations, type OperationContext, type OperationName } from "./load/operations.ts";
 import { benchMarkdown, benchText, notes as reportNotes, summarize, type Measured } from "./load/report.ts";
 
@@ -187,10 +188,11 @@ async function main(): Promise<number> {
     });
     load = startLoadGenerator();
     const measured = await runRounds({ opts, db, secret, load, etags: new Map() }, running);
+    const naive = db.postgresUrl ? await measureNaiveWrite(db.postgresUrl, opts) : undefined;
     await cleanup();
 
     const summaries = summarize(measured, kv);
-    const notes = reportNotes(summaries, launched.statuses);
+    const notes = [...reportNotes(summaries, launched.statuses), naiveWriteNote(naive, opts.dbRttMs)];
     console.log(benchText(summaries, launched.statuses));
     for (const note of notes) console.log(note);
     const machine = await machineInfo();
@@ -207,7 +209,7 @@ async function main(): Promise<number> {
       "",
     ].join("\n");
     const files = await writeResults(opts.out, {
-      "bench.json": `${JSON.stringify({ command, finishedAt: new Date().toISOString(), machine, database: db.description, settings, runtimes: launched.statuses, kvProbe: kv, results: summaries }, null, 2)}\n`,
+      "bench.json": `${JSON.stringify({ command, finishedAt: new Date().toISOString(), machine, database: db.description, settings, runtimes: launched.statuses, kvProbe: kv, results: summaries, naiveWrite: naive ?? null }, null, 2)}\n`,
       "bench.md": markdown,
       "bench.svg": latencyChart(summaries, title, launched.statuses),
     });

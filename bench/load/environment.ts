@@ -15,6 +15,8 @@ export interface BenchDatabase {
   databaseUrl: string;
   neonFetchEndpoint: string;
   description: string;
+  /** The scratch schema's PostgreSQL URL for sessions of the bench's own (undefined on PGlite). */
+  postgresUrl?: string;
   /** Statements the endpoint served since the last reset: database round trips. */
   statements(): Promise<number>;
   resetStatements(): Promise<void>;
@@ -32,7 +34,7 @@ export async function openBenchDatabase(databaseUrl: string | undefined, roundTr
   const schema = await createScratchSchema(databaseUrl, "bench");
   try {
     const db = await startDatabaseThread(schema.url, `PostgreSQL ${version} (DATABASE_URL), ${schema.description}`, roundTripDelayMs);
-    return { ...db, close: () => db.close().finally(() => schema.drop()) };
+    return { ...db, postgresUrl: schema.url, close: () => db.close().finally(() => schema.drop()) };
   } catch (error) {
     await schema.drop();
     throw error;
