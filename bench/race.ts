@@ -17,6 +17,7 @@ import {
 } from "./race/numbering.ts";
 import { createApi } from "./race/api.ts";
 import { MAX_CONTENDERS, problemNames, problems, type ProblemLoad, type ProblemResult } from "./race/problems.ts";
+import { numberingChart } from "./race/chart.ts";
 import { raceMarkdown, raceText, summarizeNumbering } from "./race/report.ts";
 
 const USAGE = `npm run race -- [options]
@@ -30,7 +31,7 @@ const USAGE = `npm run race -- [options]
   --slices N         each strategy's time in a round, cut into N slices that take turns (default 4)
   --pool N           PostgreSQL connections behind the Neon endpoint (default 16)
   --skip-numbering   only the races
-  --out DIR          where race.json and race.md go (default docs/results)
+  --out DIR          where race.json, race.md and race.svg go (default docs/results)
 Database: DATABASE_URL (postgres://…), else ${LOCAL_POSTGRES_URL}; the run uses a scratch schema it drops.`;
 
 function options() {
@@ -139,6 +140,7 @@ async function main(): Promise<number> {
     const files = await writeResults(opts.out, {
       "race.json": `${JSON.stringify(result, null, 2)}\n`,
       "race.md": `Command: \`${command}\` (PostgreSQL ${db.serverVersion})\n\n${raceMarkdown(problemResults, numbering)}`,
+      ...(numbering.length ? { "race.svg": numberingChart(numbering, `Gapless numbering vs the single-row ceiling (${opts.rounds} rounds)`) } : {}),
     });
     progress(`Results: ${files.join(", ")}`);
     return 0;
