@@ -52,3 +52,11 @@ $$;
 CREATE FUNCTION documents_key_taken(tenant text, key text) RETURNS boolean LANGUAGE sql AS $$
   SELECT EXISTS (SELECT 1 FROM documents WHERE tenant_id = tenant AND idempotency_key = key)
 $$;
+
+-- Only documents created with an Idempotency-Key need the key's unique index. Most carry none, and
+-- each of those added a (tenant, NULL) entry to it under the tenant's lock; a partial index skips
+-- them. Look-ups by key (`idempotency_key = …` implies it is not null) still use it, and a second
+-- document with the same key for a tenant is still refused.
+ALTER TABLE documents DROP CONSTRAINT documents_tenant_idempotency_key_key;
+CREATE UNIQUE INDEX documents_tenant_idempotency_key ON documents (tenant_id, idempotency_key)
+  WHERE idempotency_key IS NOT NULL;

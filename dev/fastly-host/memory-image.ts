@@ -7,16 +7,23 @@
 // bytes a fresh instantiation would produce, in a fraction of the time.
 
 export interface ImagedModule {
-  /** The service with its memory imported as `memory.module`/`memory.name` and no data segments. */
+  /**
+   * The service with its memory imported as `memory.module`/`memory.name`, no data segments, and
+   * its mutable globals and its table exported as `STATE_EXPORT` + index, so that an instance can
+   * be put back into the state a fresh instantiation gives (see instance.ts).
+   */
   module: WebAssembly.Module;
+  /** Exported names of the mutable globals and of the table. */
+  state: { globals: string[]; table: string | undefined };
   memory: { module: string; name: string; initial: number; maximum: number | undefined };
   /** The memory's first bytes after every data segment was applied (the rest is zeros). */
   image: Uint8Array;
 }
 
 export const IMPORTED_MEMORY = { module: "fastly_host", name: "memory" } as const;
+const STATE_EXPORT = "fastly_host_state_";
 
-const SECTION = { import: 2, memory: 5, data: 11, dataCount: 12 } as const;
+const SECTION = { import: 2, table: 4, memory: 5, global: 6, export: 7, data: 11, dataCount: 12 } as const;
 
 /** Rewrites `wasm`, or returns undefined for a module this cannot handle (it is then run as is). */
 export function imageModule(wasm: Uint8Array): ImagedModule | undefined {
@@ -33,18 +40,30 @@ export function imageModule(wasm: Uint8Array): ImagedModule | undefined {
   const image = new Uint8Array(new SharedArrayBuffer(end));
   for (const segment of segments) image.set(segment.bytes, segment.offset);
 
+  const mutableGlobals = readMutableGlobals(wasm, sections.find((s) => s.id === SECTION.global));
+  const exportSection = sections.find((s) => s.id === SECTION.export);
+  if (!mutableGlobals || !exportSection || sections.some((s) => s.id === SECTION.import && importsGlobals(wasm, s))) return undefined;
+  const tables = sections.find((s) => s.id === SECTION.table) ? readCount(wasm, sections.find((s) => s.id === SECTION.table)!).count : 0;
+  if (tables > 1) return undefined;
+  const state = { globals: mutableGlobals.map((i) => `${STATE_EXPORT}global_${i}`), table: tables ? `${STATE_EXPORT}table_0` : undefined };
+  const stateExports = [
+    ...mutableGlobals.map((i) => exportEntry(`${STATE_EXPORT}global_${i}`, 0x03, i)),
+    ...(state.table ? [exportEntry(state.table, 0x01, 0)] : []),
+  ];
+
   const memoryImport = importEntry(IMPORTED_MEMORY.module, IMPORTED_MEMORY.name, limits.raw);
   const parts: Uint8Array[] = [wasm.subarray(0, 8)];
   for (const section of sections) {
     if (section.id === SECTION.memory || section.id === SECTION.data || section.id === SECTION.dataCount) continue;
-    if (section.id === SECTION.import) {
-      const { count, rest } = readCount(wasm, section);
-      parts.push(sectionBytes(SECTION.import, concat([uleb(count + 1), memoryImport, rest])));
+    const { count, rest } = readCount(wasm, section);
+    if (section.id === SECTION.import) parts.push(sectionBytes(SECTION.import, concat([uleb(count + 1), memoryImport, rest])));
+    else if (section.id === SECTION.export) {
+      parts.push(sectionBytes(SECTION.export, concat([uleb(count + stateExports.length), rest, ...stateExports])));
     } else parts.push(wasm.subarray(section.start, section.end));
   }
   try {
     const module = new WebAssembly.Module(concat(parts));
-    return { module, memory: { ...IMPORTED_MEMORY, initial: limits.initial, maximum: limits.maximum }, image };
+    return { module, state, memory: { ...IMPORTED_MEMORY, initial: limits.initial, maximum: limits.maximum }, image };
   } catch {
     return undefined; // e.g. code that refers to data segments (memory.init, data.drop)
   }
@@ -105,6 +124,56 @@ function readActiveSegments(wasm: Uint8Array, section: Section) {
     at = length.next + length.value;
   }
   return segments.every((s) => s.offset >= 0) ? segments : undefined;
+}
+
+/** Indexes of the module's mutable globals, or undefined for an init expression not understood. */
+function readMutableGlobals(wasm: Uint8Array, section: Section | undefined): number[] | undefined {
+  if (!section) return [];
+  const count = readUleb(wasm, section.payload);
+  const mutable: number[] = [];
+  let at = count.next;
+  for (let i = 0; i < count.value; i++) {
+    const isMutable = wasm[at + 1] === 1;
+    at += 2;
+    const op = wasm[at++];
+    if (op === 0x41 || op === 0x42) at = readSleb(wasm, at).next; // i32.const, i64.const
+    else if (op === 0x43) at += 4; // f32.const
+    else if (op === 0x44) at += 8; // f64.const
+    else return undefined;
+    if (wasm[at++] !== 0x0b) return undefined;
+    if (isMutable) mutable.push(i);
+  }
+  return mutable;
+}
+
+/** Whether the import section imports a global (global indexes would then not start at 0). */
+function importsGlobals(wasm: Uint8Array, section: Section): boolean {
+  const count = readUleb(wasm, section.payload);
+  let at = count.next;
+  for (let i = 0; i < count.value; i++) {
+    for (let name = 0; name < 2; name++) {
+      const length = readUleb(wasm, at);
+      at = length.next + length.value;
+    }
+    const kind = wasm[at++];
+    if (kind === 0x03) return true;
+    if (kind === 0x00) at = readUleb(wasm, at).next;
+    else if (kind === 0x01) at = skipLimits(wasm, at + 1);
+    else if (kind === 0x02) at = skipLimits(wasm, at);
+    else return true; // unknown: refuse
+  }
+  return false;
+}
+
+function skipLimits(wasm: Uint8Array, at: number): number {
+  const flags = wasm[at++]!;
+  at = readUleb(wasm, at).next;
+  return flags & 1 ? readUleb(wasm, at).next : at;
+}
+
+function exportEntry(name: string, kind: number, index: number): Uint8Array {
+  const bytes = new TextEncoder().encode(name);
+  return concat([uleb(bytes.length), bytes, Uint8Array.of(kind), uleb(index)]);
 }
 
 function readCount(wasm: Uint8Array, section: Section) {

@@ -45,14 +45,17 @@ const computeEnvironment = () => ({
 });
 
 /**
- * Makes the fresh instances of one compiled service, each ready before its request arrives. With
- * an imaged module (see memory-image.ts) the instance's memory is a copy of the initialised
- * image, in a memory this thread has used before: its pages are already mapped, so the copy is
- * one memcpy instead of thousands of page faults. The bytes are exactly those of a fresh
- * instantiation; a memory that grew is not reused.
+ * Makes the fresh instances of one compiled service, each ready before its request arrives.
+ *
+ * With an imaged module (memory-image.ts) the worker keeps one instance and, between requests,
+ * puts it back into exactly the state a fresh instantiation gives: its memory holds the image
+ * again (zeros beyond it), its mutable globals and its table their first values, no handles,
+ * a new WASI environment. That is all the state a wasm instance has, and what Compute gets from its
+ * snapshot. A memory that grew or a table that changed size is not reset: a new instance is made.
+ * Re-instantiating per request instead costs tens of milliseconds of V8 work per instance here.
  */
 export class GuestFactory {
-  private used: WebAssembly.Memory | undefined;
+  private resettable: ResettableInstance | undefined;
 
   constructor(
     private readonly module: WebAssembly.Module,
@@ -61,51 +64,90 @@ export class GuestFactory {
     private readonly imaged?: ImagedModule,
   ) {}
 
-  /** A new instance, with every import bound, waiting for its request. */
+  /** A fresh instance, with every import bound, waiting for its request. */
   prepare(): PreparedGuest {
-    const handles = new Handles();
-    let memory: WebAssembly.Memory | undefined = this.imaged && this.imagedMemory(this.imaged);
-    const ctx: GuestContext = {
-      memory: new GuestMemory(() => memory ?? failNoMemory()),
-      handles,
-      link: this.link,
-      config: this.config,
-      downstream: { request: 0, body: 0 },
-      response: { sent: false },
-    };
-    const wasi = new WASI({ version: "preview1", args: ["main.wasm"], env: computeEnvironment(), returnOnExit: true });
-    const module = this.imaged?.module ?? this.module;
-    const imports = importObject(module, ctx, wasi);
-    if (this.imaged) imports[this.imaged.memory.module] = { [this.imaged.memory.name]: memory! };
+    if (!this.imaged) return this.instantiated();
+    try {
+      if (!this.resettable?.reset()) this.resettable = new ResettableInstance(this.imaged, this.config, this.link);
+      return this.resettable.prepared();
+    } catch {
+      this.resettable = undefined;
+      return this.instantiated(); // which reports the failure with the request
+    }
+  }
+
+  /** A new instance of the module as it is (a module that could not be imaged). */
+  private instantiated(): PreparedGuest {
+    let memory: WebAssembly.Memory | undefined;
+    const ctx = newContext(() => memory ?? failNoMemory(), this.config, this.link);
+    const wasi = newWasi();
     let instance: WebAssembly.Instance | undefined;
     let failure: unknown;
     try {
-      instance = new WebAssembly.Instance(module, imports);
+      instance = new WebAssembly.Instance(this.module, importObject(this.module, ctx, wasiImports(wasi)));
       memory = instance.exports.memory as WebAssembly.Memory;
     } catch (error) {
       failure = error; // reported with the request it was made for, as a fresh instantiation would
     }
-    return {
-      run: (request) => {
-        ctx.downstream = {
-          request: handles.add({ kind: "request", method: request.method, uri: request.url, headers: HeaderList.from(request.headers) }),
-          body: handles.add(new Body(request.body)),
-        };
-        const outcome = start(ctx, wasi, instance, failure);
-        this.used = memory;
-        return outcome;
-      },
-    };
+    return { run: (request) => start(ctx, request, () => (instance ? wasi.start(instance) : fail(failure))) };
+  }
+}
+
+class ResettableInstance {
+  private readonly memory: WebAssembly.Memory;
+  private readonly ctx: GuestContext;
+  private readonly instance: WebAssembly.Instance;
+  private readonly globals: { global: WebAssembly.Global; value: unknown }[];
+  private readonly table: { table: WebAssembly.Table; entries: unknown[] } | undefined;
+  private wasi = newWasi();
+  private wasiFunctions = wasiImports(this.wasi);
+
+  constructor(
+    private readonly imaged: ImagedModule,
+    config: LocalServerConfig,
+    link: HostLink,
+  ) {
+    this.memory = freshMemory(imaged);
+    this.ctx = newContext(() => this.memory, config, link);
+    // WASI is new for every request; the instance's imports reach the current one.
+    const forwarding = Object.fromEntries(
+      Object.keys(this.wasiFunctions).map((name) => [name, (...args: number[]) => (this.wasiFunctions[name] as (...a: number[]) => number)(...args)]),
+    );
+    const imports = importObject(imaged.module, this.ctx, forwarding);
+    imports[imaged.memory.module] = { [imaged.memory.name]: this.memory };
+    this.instance = new WebAssembly.Instance(imaged.module, imports);
+    const exports = this.instance.exports;
+    this.globals = imaged.state.globals.map((name) => {
+      const global = exports[name] as WebAssembly.Global;
+      return { global, value: global.value };
+    });
+    const table = imaged.state.table ? (exports[imaged.state.table] as WebAssembly.Table) : undefined;
+    this.table = table && { table, entries: Array.from({ length: table.length }, (_, i) => table.get(i)) };
   }
 
-  private imagedMemory(imaged: ImagedModule): WebAssembly.Memory {
-    const memory = this.used;
-    this.used = undefined;
-    if (!memory || memory.buffer.byteLength !== imaged.memory.initial * 65_536) return freshMemory(imaged);
-    const bytes = new Uint8Array(memory.buffer);
-    bytes.set(imaged.image);
-    bytes.fill(0, imaged.image.length);
-    return memory;
+  /** Back to the state of a fresh instantiation; false when that cannot be done in place. */
+  reset(): boolean {
+    const { image, memory } = this.imaged;
+    if (this.memory.buffer.byteLength !== memory.initial * 65_536) return false;
+    if (this.table && this.table.table.length !== this.table.entries.length) return false;
+    const bytes = new Uint8Array(this.memory.buffer);
+    bytes.set(image);
+    bytes.fill(0, image.length);
+    for (const { global, value } of this.globals) global.value = value;
+    if (this.table) {
+      const { table, entries } = this.table;
+      for (let i = 0; i < entries.length; i++) if (table.get(i) !== entries[i]) table.set(i, entries[i] as never);
+    }
+    this.ctx.handles.clear();
+    this.ctx.response = { sent: false };
+    this.wasi = newWasi();
+    this.wasiFunctions = wasiImports(this.wasi);
+    return true;
+  }
+
+  prepared(): PreparedGuest {
+    const exports = { memory: this.memory, _start: this.instance.exports._start };
+    return { run: (request) => start(this.ctx, request, () => this.wasi.start({ exports } as unknown as WebAssembly.Instance)) };
   }
 }
 
@@ -119,11 +161,30 @@ export function runGuest(module: WebAssembly.Module, config: LocalServerConfig, 
   return new GuestFactory(module, config, link).prepare().run(request);
 }
 
-function start(ctx: GuestContext, wasi: WASI, instance: WebAssembly.Instance | undefined, failure: unknown): GuestOutcome {
+function newContext(memory: () => WebAssembly.Memory, config: LocalServerConfig, link: HostLink): GuestContext {
+  return {
+    memory: new GuestMemory(memory),
+    handles: new Handles(),
+    link,
+    config,
+    downstream: { request: 0, body: 0 },
+    response: { sent: false },
+  };
+}
+
+const newWasi = () => new WASI({ version: "preview1", args: ["main.wasm"], env: computeEnvironment(), returnOnExit: true });
+
+const wasiImports = (wasi: WASI) => (wasi.getImportObject() as { wasi_snapshot_preview1: Record<string, unknown> }).wasi_snapshot_preview1;
+
+/** Hands the request to the instance and runs it; the client gets a 500 if it never answers. */
+function start(ctx: GuestContext, request: DownstreamRequest, run: () => number | undefined): GuestOutcome {
+  ctx.downstream = {
+    request: ctx.handles.add({ kind: "request", method: request.method, uri: request.url, headers: HeaderList.from(request.headers) }),
+    body: ctx.handles.add(new Body(request.body)),
+  };
   const outcome: GuestOutcome = { exitCode: undefined, error: undefined };
   try {
-    if (!instance) throw failure;
-    outcome.exitCode = wasi.start(instance);
+    outcome.exitCode = run();
   } catch (error) {
     outcome.error = error instanceof Error ? (error.stack ?? error.message) : String(error);
   }
@@ -136,10 +197,17 @@ function start(ctx: GuestContext, wasi: WASI, instance: WebAssembly.Instance | u
   return outcome;
 }
 
-function importObject(module: WebAssembly.Module, ctx: GuestContext, wasi: WASI): Record<string, Record<string, WebAssembly.ImportValue>> {
-  const wasiImports = wasi.getImportObject() as { wasi_snapshot_preview1: Record<string, unknown> };
+function fail(error: unknown): never {
+  throw error;
+}
+
+function importObject(
+  module: WebAssembly.Module,
+  ctx: GuestContext,
+  wasi: Record<string, unknown>,
+): Record<string, Record<string, WebAssembly.ImportValue>> {
   const provided: Record<string, Record<string, unknown>> = {
-    wasi_snapshot_preview1: { ...wasiImports.wasi_snapshot_preview1, fd_write: consoleWriter(ctx, wasiImports.wasi_snapshot_preview1.fd_write) },
+    wasi_snapshot_preview1: { ...wasi, fd_write: consoleWriter(ctx, wasi.fd_write) },
     fastly_http_req: httpRequestModule(ctx),
     fastly_http_resp: httpResponseModule(ctx),
     fastly_http_body: httpBodyModule(ctx),
