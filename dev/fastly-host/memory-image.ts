@@ -9,12 +9,12 @@
 export interface ImagedModule {
   /**
    * The service with its memory imported as `memory.module`/`memory.name`, no data segments, and
-   * its mutable globals and its table exported as `STATE_EXPORT` + index, so that an instance can
-   * be put back into the state a fresh instantiation gives (see instance.ts).
+   * its mutable globals exported as `STATE_EXPORT` + index, so that an instance can be put back
+   * into the state a fresh instantiation gives (see instance.ts).
    */
   module: WebAssembly.Module;
-  /** Exported names of the mutable globals and of the table. */
-  state: { globals: string[]; table: string | undefined };
+  /** Exported names of the mutable globals. */
+  state: { globals: string[] };
   memory: { module: string; name: string; initial: number; maximum: number | undefined };
   /** The memory's first bytes after every data segment was applied (the rest is zeros). */
   image: Uint8Array;
@@ -43,13 +43,13 @@ export function imageModule(wasm: Uint8Array): ImagedModule | undefined {
   const mutableGlobals = readMutableGlobals(wasm, sections.find((s) => s.id === SECTION.global));
   const exportSection = sections.find((s) => s.id === SECTION.export);
   if (!mutableGlobals || !exportSection || sections.some((s) => s.id === SECTION.import && importsGlobals(wasm, s))) return undefined;
-  const tables = sections.find((s) => s.id === SECTION.table) ? readCount(wasm, sections.find((s) => s.id === SECTION.table)!).count : 0;
-  if (tables > 1) return undefined;
-  const state = { globals: mutableGlobals.map((i) => `${STATE_EXPORT}global_${i}`), table: tables ? `${STATE_EXPORT}table_0` : undefined };
-  const stateExports = [
-    ...mutableGlobals.map((i) => exportEntry(`${STATE_EXPORT}global_${i}`, 0x03, i)),
-    ...(state.table ? [exportEntry(state.table, 0x01, 0)] : []),
-  ];
+  // The table is not put back between requests (that costs ~10 ms a request through the JS API):
+  // only a module whose one table has a fixed size qualifies. js-compute's engine has no JIT in the
+  // wasm and only calls through its table; a table that could grow would say otherwise.
+  const table = sections.find((s) => s.id === SECTION.table);
+  if (table && !fixedSizeTable(wasm, table)) return undefined;
+  const state = { globals: mutableGlobals.map((i) => `${STATE_EXPORT}global_${i}`) };
+  const stateExports = mutableGlobals.map((i) => exportEntry(`${STATE_EXPORT}global_${i}`, 0x03, i));
 
   const memoryImport = importEntry(IMPORTED_MEMORY.module, IMPORTED_MEMORY.name, limits.raw);
   const parts: Uint8Array[] = [wasm.subarray(0, 8)];
@@ -169,6 +169,16 @@ function skipLimits(wasm: Uint8Array, at: number): number {
   const flags = wasm[at++]!;
   at = readUleb(wasm, at).next;
   return flags & 1 ? readUleb(wasm, at).next : at;
+}
+
+/** One table whose minimum and maximum size are equal: it can never grow. */
+function fixedSizeTable(wasm: Uint8Array, section: Section): boolean {
+  const count = readUleb(wasm, section.payload);
+  if (count.value !== 1) return false;
+  const flags = wasm[count.next + 1]; // after the element type
+  if (flags !== 1) return false;
+  const min = readUleb(wasm, count.next + 2);
+  return readUleb(wasm, min.next).value === min.value;
 }
 
 function exportEntry(name: string, kind: number, index: number): Uint8Array {

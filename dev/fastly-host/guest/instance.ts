@@ -48,10 +48,11 @@ const computeEnvironment = () => ({
  * Makes the fresh instances of one compiled service, each ready before its request arrives.
  *
  * With an imaged module (memory-image.ts) the worker keeps one instance and, between requests,
- * puts it back into exactly the state a fresh instantiation gives: its memory holds the image
- * again (zeros beyond it), its mutable globals and its table their first values, no handles,
- * a new WASI environment. That is all the state a wasm instance has, and what Compute gets from its
- * snapshot. A memory that grew or a table that changed size is not reset: a new instance is made.
+ * puts it back into the state a fresh instantiation gives: its memory holds the image again
+ * (zeros beyond it), its mutable globals their first values, no handles, a new WASI environment.
+ * With the table, whose size is fixed and which the engine only calls through, that is the
+ * instance's whole state, what Compute gets from its snapshot. A memory that grew is not reset:
+ * a new instance is made.
  * Re-instantiating per request instead costs tens of milliseconds of V8 work per instance here.
  */
 export class GuestFactory {
@@ -98,7 +99,6 @@ class ResettableInstance {
   private readonly ctx: GuestContext;
   private readonly instance: WebAssembly.Instance;
   private readonly globals: { global: WebAssembly.Global; value: unknown }[];
-  private readonly table: { table: WebAssembly.Table; entries: unknown[] } | undefined;
   private wasi = newWasi();
   private wasiFunctions = wasiImports(this.wasi);
 
@@ -121,23 +121,16 @@ class ResettableInstance {
       const global = exports[name] as WebAssembly.Global;
       return { global, value: global.value };
     });
-    const table = imaged.state.table ? (exports[imaged.state.table] as WebAssembly.Table) : undefined;
-    this.table = table && { table, entries: Array.from({ length: table.length }, (_, i) => table.get(i)) };
   }
 
   /** Back to the state of a fresh instantiation; false when that cannot be done in place. */
   reset(): boolean {
     const { image, memory } = this.imaged;
     if (this.memory.buffer.byteLength !== memory.initial * 65_536) return false;
-    if (this.table && this.table.table.length !== this.table.entries.length) return false;
     const bytes = new Uint8Array(this.memory.buffer);
     bytes.set(image);
     bytes.fill(0, image.length);
     for (const { global, value } of this.globals) global.value = value;
-    if (this.table) {
-      const { table, entries } = this.table;
-      for (let i = 0; i < entries.length; i++) if (table.get(i) !== entries[i]) table.set(i, entries[i] as never);
-    }
     this.ctx.handles.clear();
     this.ctx.response = { sent: false };
     this.wasi = newWasi();
