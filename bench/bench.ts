@@ -14,6 +14,7 @@ import { latencyChart } from "./load/chart.ts";
 import { closeRuntimes, guardProcess, launchRuntimes, openBenchDatabase, type BenchDatabase } from "./load/environment.ts";
 import { probeKvOperations } from "./load/kv-probe.ts";
 import { startLoadGenerator, type LoadGenerator } from "./load/load-generator.ts";
+import { measureNaiveWrite, naiveWriteNote } from "./load/naive-write.ts";
 import { operationNames, operations, type OperationContext, type OperationName } from "./load/operations.ts";
 import { benchMarkdown, benchText, notes as reportNotes, summarize, type Measured } from "./load/report.ts";
 
@@ -25,7 +26,9 @@ const USAGE = `npm run bench -- [options]
   --runtimes LIST   ${runtimeNames.join(",")} (default: all)
   --operations LIST ${operationNames.join(",")} (default: all)
   --time-limit MS   no new request in a phase after this long (default 6000)
-  --out DIR         where bench.json, bench.md and bench.svg go (default bench/results)
+  --db-rtt MS       the Neon endpoint holds each round trip this long, as the edge-to-database
+                    distance would (default 0: same machine; at the edge 5–40)
+  --out DIR         where bench.json, bench.md and bench.svg go (default docs/results)
 Database: DATABASE_URL (postgres://…, a scratch schema is used and dropped), else embedded PGlite.`;
 
 function options() {
@@ -38,6 +41,7 @@ function options() {
       runtimes: { type: "string" },
       operations: { type: "string" },
       "time-limit": { type: "string" },
+      "db-rtt": { type: "string" },
       out: { type: "string", default: DEFAULT_RESULTS_DIR },
       help: { type: "boolean", default: false },
     },
@@ -51,6 +55,7 @@ function options() {
     runtimes: selection<RuntimeName>("runtimes", values.runtimes, runtimeNames),
     operations: selection<OperationName>("operations", values.operations, operationNames),
     timeLimitMs: positiveInt("time-limit", values["time-limit"], 6_000),
+    dbRttMs: positiveInt("db-rtt", values["db-rtt"], 0, 0),
     out: values.out,
   };
 }
@@ -147,7 +152,7 @@ async function main(): Promise<number> {
     return 0;
   }
   const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}`;
-  const db = await openBenchDatabase(process.env.DATABASE_URL || undefined);
+  const db = await openBenchDatabase(process.env.DATABASE_URL || undefined, opts.dbRttMs);
   progress(`Database: ${db.description}`);
   const secret = randomBytes(32).toString("base64url");
   // The runtimes log one line per request, as in production; printed, 10 000 lines would bury
@@ -183,17 +188,20 @@ async function main(): Promise<number> {
     });
     load = startLoadGenerator();
     const measured = await runRounds({ opts, db, secret, load, etags: new Map() }, running);
+    const naive = db.postgresUrl ? await measureNaiveWrite(db.postgresUrl, opts) : undefined;
     await cleanup();
 
     const summaries = summarize(measured, kv);
-    const notes = reportNotes(summaries, launched.statuses);
+    const notes = [...reportNotes(summaries, launched.statuses), naiveWriteNote(naive, opts.dbRttMs)];
     console.log(benchText(summaries, launched.statuses));
     for (const note of notes) console.log(note);
     const machine = await machineInfo();
-    const settings = { requests: opts.requests, concurrency: opts.concurrency, rounds: opts.rounds, warmup: opts.warmup, timeLimitMs: opts.timeLimitMs };
-    const title = `Latency per runtime and operation (${db.description.split(",")[0]}, concurrency ${opts.concurrency})`;
+    const { requests, concurrency, rounds, warmup, timeLimitMs, dbRttMs } = opts;
+    const settings = { requests, concurrency, rounds, warmup, timeLimitMs, dbRttMs };
+    const title = `Latency per runtime and operation (${db.description.split(",")[0]}, concurrency ${concurrency}, database round trip ${dbRttMs} ms)`;
     const markdown = [
-      `Command: \`${command}\` — database: ${db.description}; ${machine.cpus} × ${machine.cpuModel}, Node ${machine.node}.`,
+      `Command: \`${command}\` — database: ${db.description}, each round trip held ${dbRttMs} ms; ` +
+        `${machine.cpus} × ${machine.cpuModel}, Node ${machine.node}.`,
       "",
       benchMarkdown(summaries, launched.statuses),
       "",
@@ -201,7 +209,7 @@ async function main(): Promise<number> {
       "",
     ].join("\n");
     const files = await writeResults(opts.out, {
-      "bench.json": `${JSON.stringify({ command, finishedAt: new Date().toISOString(), machine, database: db.description, settings, runtimes: launched.statuses, kvProbe: kv, results: summaries }, null, 2)}\n`,
+      "bench.json": `${JSON.stringify({ command, finishedAt: new Date().toISOString(), machine, database: db.description, settings, runtimes: launched.statuses, kvProbe: kv, results: summaries, naiveWrite: naive ?? null }, null, 2)}\n`,
       "bench.md": markdown,
       "bench.svg": latencyChart(summaries, title, launched.statuses),
     });

@@ -6,6 +6,7 @@ import { parseArgs } from "node:util";
 import { machineInfo, positiveInt, progress, selection, UsageError, writeResults, DEFAULT_RESULTS_DIR } from "./lib/cli.ts";
 import { LOCAL_POSTGRES_URL, openRaceDatabase, type RaceDatabase } from "./race/database.ts";
 import {
+  interleavedRound,
   numberingViolations,
   prepareScenarios,
   runStrategy,
@@ -16,6 +17,7 @@ import {
 } from "./race/numbering.ts";
 import { createApi } from "./race/api.ts";
 import { MAX_CONTENDERS, problemNames, problems, type ProblemLoad, type ProblemResult } from "./race/problems.ts";
+import { numberingChart } from "./race/chart.ts";
 import { raceMarkdown, raceText, summarizeNumbering } from "./race/report.ts";
 
 const USAGE = `npm run race -- [options]
@@ -23,12 +25,13 @@ const USAGE = `npm run race -- [options]
   --targets N        accounts / tenants / assets raced on (default 20)
   --contenders N     concurrent requests per target (default 8, at most ${MAX_CONTENDERS})
   --workers N        connections allocating numbers concurrently (default 8)
-  --duration MS      per strategy, scenario and round (default 2000)
+  --duration MS      per strategy, scenario and round, all slices together (default 2000)
   --tenants N        tenants of the "many tenants" scenario (default 64)
-  --rounds N         rounds of the throughput comparison (default 3)
+  --rounds N         rounds of the throughput comparison (default 5; a ratio is taken in each)
+  --slices N         each strategy's time in a round, cut into N slices that take turns (default 4)
   --pool N           PostgreSQL connections behind the Neon endpoint (default 16)
   --skip-numbering   only the races
-  --out DIR          where race.json and race.md go (default bench/results)
+  --out DIR          where race.json, race.md and race.svg go (default docs/results)
 Database: DATABASE_URL (postgres://…), else ${LOCAL_POSTGRES_URL}; the run uses a scratch schema it drops.`;
 
 function options() {
@@ -41,6 +44,7 @@ function options() {
       duration: { type: "string" },
       tenants: { type: "string" },
       rounds: { type: "string" },
+      slices: { type: "string" },
       pool: { type: "string" },
       "skip-numbering": { type: "boolean", default: false },
       out: { type: "string", default: DEFAULT_RESULTS_DIR },
@@ -59,7 +63,8 @@ function options() {
       durationMs: positiveInt("duration", values.duration, 2000, 50),
       tenants: positiveInt("tenants", values.tenants, 64),
     } satisfies NumberingLoad,
-    rounds: positiveInt("rounds", values.rounds, 3),
+    rounds: positiveInt("rounds", values.rounds, 5),
+    slices: positiveInt("slices", values.slices, 4),
     pool: positiveInt("pool", values.pool, 16),
     skipNumbering: values["skip-numbering"],
     out: values.out,
@@ -79,20 +84,16 @@ async function raceProblems(db: RaceDatabase, names: readonly string[], load: Pr
   return results;
 }
 
-async function compareNumbering(db: RaceDatabase, load: NumberingLoad, rounds: number): Promise<NumberingRun[]> {
+async function compareNumbering(db: RaceDatabase, load: NumberingLoad, rounds: number, slices: number): Promise<NumberingRun[]> {
   const scenarios = await prepareScenarios(db.pool, load);
   const warmUp = { ...load, durationMs: Math.min(300, load.durationMs) };
   for (const strategy of strategyNames) await runStrategy(db.pool, strategy, "many tenants", scenarios["many tenants"], warmUp);
   const runs: NumberingRun[] = [];
-  for (let round = 0; round < rounds; round++) {
-    // Rotated each round, so no strategy always runs first (or right after the heaviest one).
-    const order = strategyNames.map((_, i) => strategyNames[(i + round) % strategyNames.length]!);
+  for (let round = 1; round <= rounds; round++) {
     for (const scenario of Object.keys(scenarios) as ScenarioName[]) {
-      for (const strategy of order) {
-        const run = await runStrategy(db.pool, strategy, scenario, scenarios[scenario], load);
-        progress(`round ${round + 1}/${rounds} ${scenario} ${strategy}: ${run.perSecond.toFixed(0)}/s`);
-        runs.push(run);
-      }
+      const measured = await interleavedRound(db.pool, scenario, scenarios[scenario], load, { round, slices });
+      for (const run of measured) progress(`round ${round}/${rounds} ${scenario} ${run.strategy}: ${run.perSecond.toFixed(0)}/s`);
+      runs.push(...measured);
     }
   }
   return runs;
@@ -123,7 +124,7 @@ async function main(): Promise<number> {
   try {
     progress(`PostgreSQL ${db.serverVersion}, ${db.description}`);
     const problemResults = await raceProblems(db, opts.problems, opts.load);
-    const runs = opts.skipNumbering ? [] : await compareNumbering(db, opts.numbering, opts.rounds);
+    const runs = opts.skipNumbering ? [] : await compareNumbering(db, opts.numbering, opts.rounds, opts.slices);
     const numbering = summarizeNumbering(runs, runs.length ? await numberingViolations(db.pool) : {});
     console.log(raceText(problemResults, numbering));
     const command = `npm run race${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}`;
@@ -132,13 +133,14 @@ async function main(): Promise<number> {
       finishedAt: new Date().toISOString(),
       machine: await machineInfo(),
       postgres: db.serverVersion,
-      settings: { load: opts.load, numbering: opts.numbering, rounds: opts.rounds, pool: opts.pool },
+      settings: { load: opts.load, numbering: opts.numbering, rounds: opts.rounds, slices: opts.slices, pool: opts.pool },
       problems: problemResults,
       numbering,
     };
     const files = await writeResults(opts.out, {
       "race.json": `${JSON.stringify(result, null, 2)}\n`,
       "race.md": `Command: \`${command}\` (PostgreSQL ${db.serverVersion})\n\n${raceMarkdown(problemResults, numbering)}`,
+      ...(numbering.length ? { "race.svg": numberingChart(numbering, `Gapless numbering vs the single-row ceiling (${opts.rounds} rounds)`) } : {}),
     });
     progress(`Results: ${files.join(", ")}`);
     return 0;

@@ -20,6 +20,8 @@ export interface LocalStackOptions {
   endpointPort?: number;
   /** Browser origins the endpoint answers with CORS (none by default). */
   allowedOrigins?: readonly string[];
+  /** Each round trip to the endpoint is held this long (the benchmark's --db-rtt). */
+  roundTripDelayMs?: number;
 }
 
 export interface LocalStack {
@@ -51,6 +53,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       port: options.endpointPort,
       credentials: { password, user: APP_ROLE, database },
       allowedOrigins: options.allowedOrigins,
+      roundTripDelayMs: options.roundTripDelayMs,
     });
     const served = backend;
     return {

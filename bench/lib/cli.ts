@@ -3,7 +3,8 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-export const DEFAULT_RESULTS_DIR = fileURLToPath(new URL("../results", import.meta.url));
+/** Committed: docs/benchmarks.md points at the results and the command that made them. */
+export const DEFAULT_RESULTS_DIR = fileURLToPath(new URL("../../docs/results", import.meta.url));
 
 /** A whole number ≥ min from an option, or a usage error naming the option. */
 export function positiveInt(name: string, value: string | undefined, fallback: number, min = 1): number {

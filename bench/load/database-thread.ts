@@ -11,7 +11,8 @@ export type DatabaseRequest =
   | { op: "seed"; query: string; params: string[] }
   | { op: "close" };
 
-const stack = await startLocalStack({ databaseUrl: (workerData as { databaseUrl?: string }).databaseUrl });
+const { databaseUrl, roundTripDelayMs } = workerData as { databaseUrl?: string; roundTripDelayMs?: number };
+const stack = await startLocalStack({ databaseUrl, roundTripDelayMs });
 
 serve<DatabaseRequest>(parentPort!, async (request) => {
   switch (request.op) {

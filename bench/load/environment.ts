@@ -15,6 +15,8 @@ export interface BenchDatabase {
   databaseUrl: string;
   neonFetchEndpoint: string;
   description: string;
+  /** The scratch schema's PostgreSQL URL for sessions of the bench's own (undefined on PGlite). */
+  postgresUrl?: string;
   /** Statements the endpoint served since the last reset: database round trips. */
   statements(): Promise<number>;
   resetStatements(): Promise<void>;
@@ -23,15 +25,16 @@ export interface BenchDatabase {
   close(): Promise<void>;
 }
 
-export async function openBenchDatabase(databaseUrl: string | undefined): Promise<BenchDatabase> {
-  if (databaseUrl === undefined) return startDatabaseThread(undefined, "embedded PGlite (in memory)");
+/** `roundTripDelayMs`: how long the endpoint holds each round trip (the edge-to-Neon distance). */
+export async function openBenchDatabase(databaseUrl: string | undefined, roundTripDelayMs = 0): Promise<BenchDatabase> {
+  if (databaseUrl === undefined) return startDatabaseThread(undefined, "embedded PGlite (in memory)", roundTripDelayMs);
   if (!isPostgresUrl(databaseUrl)) throw new Error("DATABASE_URL must be a postgres:// or postgresql:// URL");
   const version = await serverVersion(databaseUrl);
   if (version instanceof Error) throw new Error(`PostgreSQL (DATABASE_URL) is unreachable: ${version.message}`);
   const schema = await createScratchSchema(databaseUrl, "bench");
   try {
-    const db = await startDatabaseThread(schema.url, `PostgreSQL ${version} (DATABASE_URL), ${schema.description}`);
-    return { ...db, close: () => db.close().finally(() => schema.drop()) };
+    const db = await startDatabaseThread(schema.url, `PostgreSQL ${version} (DATABASE_URL), ${schema.description}`, roundTripDelayMs);
+    return { ...db, postgresUrl: schema.url, close: () => db.close().finally(() => schema.drop()) };
   } catch (error) {
     await schema.drop();
     throw error;
@@ -39,8 +42,8 @@ export async function openBenchDatabase(databaseUrl: string | undefined): Promis
 }
 
 /** The local stack (migrated database + Neon endpoint) in bench/load/database-thread.ts. */
-async function startDatabaseThread(databaseUrl: string | undefined, description: string): Promise<BenchDatabase> {
-  const worker = startTsWorker(new URL("./database-thread.ts", import.meta.url), { databaseUrl });
+async function startDatabaseThread(databaseUrl: string | undefined, description: string, roundTripDelayMs: number): Promise<BenchDatabase> {
+  const worker = startTsWorker(new URL("./database-thread.ts", import.meta.url), { databaseUrl, roundTripDelayMs });
   const ready = await new Promise<{ databaseUrl: string; neonFetchEndpoint: string }>((resolve, reject) => {
     worker.once("error", reject);
     worker.once("message", (message: { ready: { databaseUrl: string; neonFetchEndpoint: string } }) => resolve(message.ready));

@@ -30,7 +30,7 @@ const RETRYABLE = new Set(["40001", "40P01", "23505"]);
 
 const strategies: Record<StrategyName, Strategy> = {
   "sequence-row": {
-    how: "the app's INSERT; trigger upserts the tenant's counter row (sql/0003)",
+    how: "the app's INSERT; trigger increments the tenant's counter row once (sql/0004)",
     table: "documents",
     async allocate(client, tenant) {
       await client.query(`INSERT INTO documents (tenant_id, contract_id) VALUES (${literal(client, tenant)}, 'c') RETURNING doc_number`);
@@ -90,6 +90,7 @@ export interface NumberingLoad {
 }
 
 export interface NumberingRun {
+  round: number;
   strategy: StrategyName;
   scenario: ScenarioName;
   allocations: number;
@@ -106,6 +107,37 @@ export async function prepareScenarios(pool: pg.Pool, load: NumberingLoad): Prom
   return scenarios;
 }
 
+/**
+ * One round of one scenario: every strategy gets `durationMs`, cut into `slices` that take turns
+ * (A B C D A B C D …, the order rotated by round), so a noisy neighbour or a checkpoint lands on
+ * all of them alike and the ratios taken within the round stay fair.
+ */
+export async function interleavedRound(
+  pool: pg.Pool,
+  scenario: ScenarioName,
+  tenants: readonly string[],
+  load: NumberingLoad,
+  at: { round: number; slices: number },
+): Promise<NumberingRun[]> {
+  const order = strategyNames.map((_, i) => strategyNames[(i + at.round - 1) % strategyNames.length]!);
+  const slice = { ...load, durationMs: Math.max(1, Math.round(load.durationMs / at.slices)) };
+  const totals = new Map(order.map((name) => [name, { allocations: 0, retries: 0, errors: 0, ms: 0 }]));
+  for (let i = 0; i < at.slices; i++) {
+    for (const name of order) {
+      const part = await runSlice(pool, name, tenants, slice);
+      const total = totals.get(name)!;
+      total.allocations += part.allocations;
+      total.retries += part.retries;
+      total.errors += part.errors;
+      total.ms += part.ms;
+    }
+  }
+  return order.map((name) => {
+    const { allocations, retries, errors, ms } = totals.get(name)!;
+    return { round: at.round, strategy: name, scenario, allocations, retries, errors, perSecond: allocations / (ms / 1000) };
+  });
+}
+
 /** `workers` connections allocate for `durationMs`; worker w takes tenants w, w+workers, … in turn. */
 export async function runStrategy(
   pool: pg.Pool,
@@ -114,6 +146,11 @@ export async function runStrategy(
   tenants: readonly string[],
   load: NumberingLoad,
 ): Promise<NumberingRun> {
+  const { allocations, retries, errors, ms } = await runSlice(pool, name, tenants, load);
+  return { round: 0, strategy: name, scenario, allocations, retries, errors, perSecond: allocations / (ms / 1000) };
+}
+
+async function runSlice(pool: pg.Pool, name: StrategyName, tenants: readonly string[], load: NumberingLoad) {
   const strategy = strategies[name];
   const clients = await Promise.all(Array.from({ length: load.workers }, () => pool.connect()));
   let allocations = 0;
@@ -137,8 +174,7 @@ export async function runStrategy(
   } finally {
     for (const client of clients) client.release();
   }
-  const seconds = (performance.now() - started) / 1000;
-  return { strategy: name, scenario, allocations, retries, errors, perSecond: allocations / seconds };
+  return { allocations, retries, errors, ms: performance.now() - started };
 }
 
 export const strategyHow = (name: StrategyName) => strategies[name].how;

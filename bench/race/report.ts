@@ -4,7 +4,7 @@ import { median, range } from "../lib/stats.ts";
 import type { ProblemResult } from "./problems.ts";
 import { strategyHow, type NumberingRun, type ScenarioName, type StrategyName } from "./numbering.ts";
 
-interface NumberingSummary {
+export interface NumberingSummary {
   scenario: ScenarioName;
   strategy: StrategyName;
   how: string;
@@ -12,8 +12,12 @@ interface NumberingSummary {
   medianPerSecond: number;
   minPerSecond: number;
   maxPerSecond: number;
-  /** Median throughput over the ceiling's median, same scenario. */
+  /** Median over the rounds of (throughput ÷ the ceiling's throughput in the same round). */
   ratioToCeiling: number;
+  /** Each round's ratio to the ceiling, in round order: the spread. */
+  roundRatios: number[];
+  ratioMin: number;
+  ratioMax: number;
   retriesPerAllocation: number;
   errors: number;
   /** Tenants with a gap or duplicate afterwards (null for the ceiling, which writes no document). */
@@ -42,16 +46,32 @@ export function summarizeNumbering(
       minPerSecond: range(rates).min,
       maxPerSecond: range(rates).max,
       ratioToCeiling: Number.NaN,
+      roundRatios: [] as number[],
+      ratioMin: Number.NaN,
+      ratioMax: Number.NaN,
       retriesPerAllocation: allocations > 0 ? group.reduce((sum, run) => sum + run.retries, 0) / allocations : 0,
       errors: group.reduce((sum, run) => sum + run.errors, 0),
       brokenTenants: violations[first.strategy] ?? null,
     };
   });
   for (const summary of summaries) {
-    const ceiling = summaries.find((s) => s.scenario === summary.scenario && s.strategy === "ceiling");
-    summary.ratioToCeiling = ceiling ? summary.medianPerSecond / ceiling.medianPerSecond : Number.NaN;
+    const ratios = roundRatios(runs, summary.scenario, summary.strategy);
+    summary.roundRatios = ratios;
+    summary.ratioToCeiling = median(ratios);
+    ({ min: summary.ratioMin, max: summary.ratioMax } = range(ratios));
   }
   return summaries;
+}
+
+/** The ratio to the ceiling taken within each round (same scenario), never across rounds. */
+function roundRatios(runs: readonly NumberingRun[], scenario: ScenarioName, strategy: StrategyName): number[] {
+  const ratios: number[] = [];
+  for (const run of runs) {
+    if (run.scenario !== scenario || run.strategy !== strategy) continue;
+    const ceiling = runs.find((other) => other.scenario === scenario && other.round === run.round && other.strategy === "ceiling");
+    if (ceiling && ceiling.perSecond > 0) ratios.push(run.perSecond / ceiling.perSecond);
+  }
+  return ratios;
 }
 
 const PROBLEM_HEADER = ["problem", "variant", "how", "requests", "done", "refused", "failed", "violations"];
@@ -69,7 +89,17 @@ function problemRows(results: readonly ProblemResult[]): string[][] {
   ]);
 }
 
-const NUMBERING_HEADER = ["scenario", "strategy", "numbers/s (median)", "rounds min–max", "× ceiling", "retries/number", "errors", "gaps/dups"];
+const NUMBERING_HEADER = [
+  "scenario",
+  "strategy",
+  "numbers/s (median)",
+  "rounds min–max",
+  "× ceiling (median of rounds)",
+  "× ceiling min–max",
+  "retries/number",
+  "errors",
+  "gaps/dups",
+];
 
 function numberingRows(summaries: readonly NumberingSummary[]): string[][] {
   return summaries.map((s) => [
@@ -78,6 +108,7 @@ function numberingRows(summaries: readonly NumberingSummary[]): string[][] {
     fixed(s.medianPerSecond, 0),
     `${fixed(s.minPerSecond, 0)}–${fixed(s.maxPerSecond, 0)}`,
     percent(s.ratioToCeiling),
+    `${percent(s.ratioMin)}–${percent(s.ratioMax)}`,
     fixed(s.retriesPerAllocation, 2),
     String(s.errors),
     s.brokenTenants === null ? "n/a" : String(s.brokenTenants),

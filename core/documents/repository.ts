@@ -1,5 +1,6 @@
 // Documents in Postgres. The number is allocated by the BEFORE INSERT trigger of
-// sql/0003_documents.sql, inside the INSERT itself: one statement, one round trip, no gap.
+// sql/0003_documents.sql (its function as sql/0005 replaced it), inside the INSERT itself: one
+// statement, one round trip, no gap.
 import type { Row, Sql } from "../ports/sql.ts";
 import { toIsoTimestamp } from "../rows.ts";
 

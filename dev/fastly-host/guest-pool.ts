@@ -3,6 +3,7 @@ import { MessageChannel, Worker } from "node:worker_threads";
 import { build } from "esbuild";
 import type { DownstreamRequest } from "./guest/instance.ts";
 import type { LocalServerConfig } from "./manifest.ts";
+import type { ImagedModule } from "./memory-image.ts";
 import { serveHostLink, type GuestEvent, type HostReply, type HostRequest } from "./rpc.ts";
 
 // Worker threads that run guest instances. Each runs one request at a time (its thread blocks in
@@ -17,6 +18,8 @@ export interface GuestEvents {
 
 interface GuestPoolOptions {
   module: WebAssembly.Module;
+  /** The same service with its memory image apart, when it could be made (memory-image.ts). */
+  imaged?: ImagedModule;
   config: LocalServerConfig;
   size: number;
   answer(request: HostRequest): Promise<HostReply>;
@@ -65,7 +68,8 @@ export class GuestPool {
 
   static async start(options: GuestPoolOptions): Promise<GuestPool> {
     const pool = new GuestPool(options, await bundledWorker());
-    for (let i = 0; i < options.size; i++) pool.idle.push(pool.spawn());
+    // Each worker joins `idle` once its first instance is made ("ready").
+    for (let i = 0; i < options.size; i++) pool.spawn();
     return pool;
   }
 
@@ -96,7 +100,7 @@ export class GuestPool {
     const signal = new SharedArrayBuffer(4);
     const worker = new Worker(this.source, {
       eval: true,
-      workerData: { module: this.options.module, config: this.options.config, port: port2, signal },
+      workerData: { module: this.options.module, imaged: this.options.imaged, config: this.options.config, port: port2, signal },
       transferList: [port2],
     });
     const slot: Slot = { worker, closeLink: () => port1.close() };
@@ -112,6 +116,10 @@ export class GuestPool {
   private onEvent(slot: Slot, event: GuestEvent): void {
     const job = slot.job;
     if (event.event === "log") return this.options.log(event.stream, event.text);
+    if (event.event === "ready") {
+      this.idle.push(slot);
+      return this.dispatch();
+    }
     if (!job) return;
     if (event.event === "response") {
       job.responded = true;
@@ -122,8 +130,6 @@ export class GuestPool {
       if (event.error) this.options.log("stderr", `[fastly-host] the guest failed: ${event.error}\n`);
       slot.job = undefined;
       job.finished();
-      this.idle.push(slot);
-      this.dispatch();
     }
   }
 
@@ -132,6 +138,8 @@ export class GuestPool {
     this.options.log("stderr", `[fastly-host] a guest worker crashed: ${error.stack ?? error.message}\n`);
     const job = slot.job;
     slot.job = undefined;
+    const idle = this.idle.indexOf(slot);
+    if (idle >= 0) this.idle.splice(idle, 1);
     void this.retire(slot);
     if (job) {
       if (!job.responded) job.events.response(502, [["content-type", "text/plain"]], Buffer.from(`${error.message}\n`));
@@ -139,8 +147,7 @@ export class GuestPool {
       job.finished();
     }
     if (this.closed) return;
-    this.idle.push(this.spawn());
-    this.dispatch();
+    this.spawn();
   }
 
   private async retire(slot: Slot): Promise<void> {

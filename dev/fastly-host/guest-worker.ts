@@ -1,23 +1,32 @@
 // A worker thread that runs guest instances, one request at a time. The host (host.ts) bundles
 // this file and starts it; `workerData` carries the compiled service, the configuration and the
-// link back to the main thread.
+// link back to the main thread. The next request's fresh instance is made as soon as the last one
+// is done, before that request arrives: instantiation stays off the request's critical path.
 import { parentPort, workerData, type MessagePort } from "node:worker_threads";
-import { runGuest, type DownstreamRequest } from "./guest/instance.ts";
+import { GuestFactory, type DownstreamRequest } from "./guest/instance.ts";
 import type { LocalServerConfig } from "./manifest.ts";
+import type { ImagedModule } from "./memory-image.ts";
 import { HostLink } from "./rpc.ts";
 
 interface GuestWorkerData {
   module: WebAssembly.Module;
+  imaged: ImagedModule | undefined;
   config: LocalServerConfig;
   port: MessagePort;
   signal: SharedArrayBuffer;
 }
 
-const { module, config, port, signal } = workerData as GuestWorkerData;
+const { module, imaged, config, port, signal } = workerData as GuestWorkerData;
 const link = new HostLink(port, new Int32Array(signal));
+const factory = new GuestFactory(module, config, link, imaged);
+
+let next = factory.prepare();
+link.emit({ event: "ready" });
 
 parentPort!.on("message", (request: DownstreamRequest) => {
-  const outcome = runGuest(module, config, link, request);
+  const outcome = next.run(request);
   if (outcome.exitCode) link.emit({ event: "log", stream: "stderr", text: `[fastly-host] exit code ${outcome.exitCode}\n` });
   link.emit({ event: "done", ...outcome });
+  next = factory.prepare();
+  link.emit({ event: "ready" });
 });

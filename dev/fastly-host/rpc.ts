@@ -44,7 +44,9 @@ export type GuestEvent =
   | { event: "chunk"; data: Uint8Array }
   | { event: "end"; complete: boolean }
   | { event: "log"; stream: string; text: string }
-  | { event: "done"; exitCode: number | undefined; error: string | undefined };
+  | { event: "done"; exitCode: number | undefined; error: string | undefined }
+  /** The worker's next instance is made: it can take a request. */
+  | { event: "ready" };
 
 type Envelope = { id: number; request: HostRequest } | GuestEvent;
 type ReplyEnvelope = { id: number; reply?: HostReply; error?: string };

@@ -33,6 +33,8 @@ export interface NeonEndpointOptions {
   credentials?: { password: string; user?: string; database?: string };
   /** Browser origins answered with CORS (exact match); none by default, never "*". */
   allowedOrigins?: readonly string[];
+  /** Holds every request this long before serving it: the network between an edge and Neon. */
+  roundTripDelayMs?: number;
 }
 
 export interface NeonEndpoint {
@@ -121,8 +123,9 @@ export async function startNeonEndpoint(options: NeonEndpointOptions): Promise<N
     sendText(res, 200, text, { ...cors, ...result.headers });
   }
 
+  const hold = roundTripHold(options.roundTripDelayMs);
   const server = createServer((req, res) => {
-    serve(req, res).catch((error: unknown) => {
+    hold(() => serve(req, res)).catch((error: unknown) => {
       req.resume(); // an early refusal must not leave the body stuck in the socket
       if (res.headersSent || res.destroyed) return void res.destroy();
       sendError(res, error, corsHeaders(req.headers.origin, allowedOrigins, false));
@@ -188,6 +191,12 @@ function refuseCopy(query: string): void {
   if (/^(?:\s|;|\(|--[^\n]*(?:\n|$)|\/\*[\s\S]*?\*\/)*copy\b/i.test(query)) {
     throw new PostgresError({ message: "COPY is not supported over HTTP", code: "0A000", severity: "ERROR" });
   }
+}
+
+/** Runs `serve` after the round trip's delay, or at once when there is none. */
+function roundTripHold(delayMs = 0): (serve: () => Promise<void>) => Promise<void> {
+  if (delayMs <= 0) return (serve) => serve();
+  return (serve) => new Promise<void>((resolve) => setTimeout(resolve, delayMs)).then(serve);
 }
 
 /** Neon's request headers. The connection string is checked, never logged nor used to route. */

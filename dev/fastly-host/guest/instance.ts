@@ -2,6 +2,7 @@ import "../quiet-wasi-warning.ts";
 import { randomBytes } from "node:crypto";
 import { WASI } from "node:wasi";
 import { GuestMemory } from "../abi.ts";
+import { freshMemory, type ImagedModule } from "../memory-image.ts";
 import { HeaderList } from "../header-list.ts";
 import type { LocalServerConfig } from "../manifest.ts";
 import type { HostLink } from "../rpc.ts";
@@ -43,44 +44,163 @@ const computeEnvironment = () => ({
   FASTLY_TRACE_ID: randomBytes(16).toString("hex"),
 });
 
+/**
+ * Makes the fresh instances of one compiled service, each ready before its request arrives.
+ *
+ * With an imaged module (memory-image.ts) the worker keeps one instance and, between requests,
+ * puts it back into the state a fresh instantiation gives: its memory holds the image again
+ * (zeros beyond it), its mutable globals their first values, no handles, a new WASI environment.
+ * With the table, whose size is fixed and which the engine only calls through, that is the
+ * instance's whole state, what Compute gets from its snapshot. A memory that grew is not reset:
+ * a new instance is made.
+ * Re-instantiating per request instead costs tens of milliseconds of V8 work per instance here.
+ */
+export class GuestFactory {
+  private resettable: ResettableInstance | undefined;
+
+  constructor(
+    private readonly module: WebAssembly.Module,
+    private readonly config: LocalServerConfig,
+    private readonly link: HostLink,
+    private readonly imaged?: ImagedModule,
+  ) {}
+
+  /** A fresh instance, with every import bound, waiting for its request. */
+  prepare(): PreparedGuest {
+    if (!this.imaged) return this.instantiated();
+    try {
+      if (!this.resettable?.reset()) this.resettable = new ResettableInstance(this.imaged, this.config, this.link);
+      return this.resettable.prepared();
+    } catch {
+      this.resettable = undefined;
+      return this.instantiated(); // which reports the failure with the request
+    }
+  }
+
+  /** A new instance of the module as it is (a module that could not be imaged). */
+  private instantiated(): PreparedGuest {
+    let memory: WebAssembly.Memory | undefined;
+    const ctx = newContext(() => memory ?? failNoMemory(), this.config, this.link);
+    const wasi = newWasi();
+    let instance: WebAssembly.Instance | undefined;
+    let failure: unknown;
+    try {
+      instance = new WebAssembly.Instance(this.module, importObject(this.module, ctx, wasiImports(wasi)));
+      memory = instance.exports.memory as WebAssembly.Memory;
+    } catch (error) {
+      failure = error; // reported with the request it was made for, as a fresh instantiation would
+    }
+    return { run: (request) => start(ctx, request, () => (instance ? wasi.start(instance) : fail(failure))) };
+  }
+}
+
+class ResettableInstance {
+  private readonly memory: WebAssembly.Memory;
+  private readonly ctx: GuestContext;
+  private readonly instance: WebAssembly.Instance;
+  private readonly globals: { global: WebAssembly.Global; value: unknown }[];
+  private wasi = newWasi();
+  private wasiFunctions = wasiImports(this.wasi);
+
+  constructor(
+    private readonly imaged: ImagedModule,
+    config: LocalServerConfig,
+    link: HostLink,
+  ) {
+    this.memory = freshMemory(imaged);
+    this.ctx = newContext(() => this.memory, config, link);
+    // WASI is new for every request; the instance's imports reach the current one.
+    const forwarding = Object.fromEntries(
+      Object.keys(this.wasiFunctions).map((name) => [name, (...args: number[]) => (this.wasiFunctions[name] as (...a: number[]) => number)(...args)]),
+    );
+    const imports = importObject(imaged.module, this.ctx, forwarding);
+    imports[imaged.memory.module] = { [imaged.memory.name]: this.memory };
+    this.instance = new WebAssembly.Instance(imaged.module, imports);
+    const exports = this.instance.exports;
+    this.globals = imaged.state.globals.map((name) => {
+      const global = exports[name] as WebAssembly.Global;
+      return { global, value: global.value };
+    });
+  }
+
+  /** Back to the state of a fresh instantiation; false when that cannot be done in place. */
+  reset(): boolean {
+    const { image, memory } = this.imaged;
+    if (this.memory.buffer.byteLength !== memory.initial * 65_536) return false;
+    const bytes = new Uint8Array(this.memory.buffer);
+    bytes.set(image);
+    bytes.fill(0, image.length);
+    for (const { global, value } of this.globals) global.value = value;
+    this.ctx.handles.clear();
+    this.ctx.response = { sent: false };
+    this.wasi = newWasi();
+    this.wasiFunctions = wasiImports(this.wasi);
+    return true;
+  }
+
+  prepared(): PreparedGuest {
+    const exports = { memory: this.memory, _start: this.instance.exports._start };
+    return { run: (request) => start(this.ctx, request, () => this.wasi.start({ exports } as unknown as WebAssembly.Instance)) };
+  }
+}
+
+export interface PreparedGuest {
+  /** Runs the request in this instance; call once. */
+  run(request: DownstreamRequest): GuestOutcome;
+}
+
 /** Runs one request in a fresh instance of the compiled service, as Compute does. */
 export function runGuest(module: WebAssembly.Module, config: LocalServerConfig, link: HostLink, request: DownstreamRequest): GuestOutcome {
-  let memory: WebAssembly.Memory | undefined;
-  const handles = new Handles();
-  const ctx: GuestContext = {
-    memory: new GuestMemory(() => memory ?? failNoMemory()),
-    handles,
+  return new GuestFactory(module, config, link).prepare().run(request);
+}
+
+function newContext(memory: () => WebAssembly.Memory, config: LocalServerConfig, link: HostLink): GuestContext {
+  return {
+    memory: new GuestMemory(memory),
+    handles: new Handles(),
     link,
     config,
-    downstream: {
-      request: handles.add({ kind: "request", method: request.method, uri: request.url, headers: HeaderList.from(request.headers) }),
-      body: handles.add(new Body(request.body)),
-    },
+    downstream: { request: 0, body: 0 },
     response: { sent: false },
   };
-  const wasi = new WASI({ version: "preview1", args: ["main.wasm"], env: computeEnvironment(), returnOnExit: true });
-  const imports = importObject(module, ctx, wasi);
+}
+
+const newWasi = () => new WASI({ version: "preview1", args: ["main.wasm"], env: computeEnvironment(), returnOnExit: true });
+
+const wasiImports = (wasi: WASI) => (wasi.getImportObject() as { wasi_snapshot_preview1: Record<string, unknown> }).wasi_snapshot_preview1;
+
+/** Hands the request to the instance and runs it; the client gets a 500 if it never answers. */
+function start(ctx: GuestContext, request: DownstreamRequest, run: () => number | undefined): GuestOutcome {
+  ctx.downstream = {
+    request: ctx.handles.add({ kind: "request", method: request.method, uri: request.url, headers: HeaderList.from(request.headers) }),
+    body: ctx.handles.add(new Body(request.body)),
+  };
   const outcome: GuestOutcome = { exitCode: undefined, error: undefined };
   try {
-    const instance = new WebAssembly.Instance(module, imports);
-    memory = instance.exports.memory as WebAssembly.Memory;
-    outcome.exitCode = wasi.start(instance);
+    outcome.exitCode = run();
   } catch (error) {
     outcome.error = error instanceof Error ? (error.stack ?? error.message) : String(error);
   }
   if (!ctx.response.sent) {
     const reason = outcome.error ?? `the guest exited (code ${outcome.exitCode}) without sending a response`;
-    link.emit({ event: "response", status: 500, headers: [["content-type", "text/plain"]], body: Buffer.from(`${reason}\n`) });
+    ctx.link.emit({ event: "response", status: 500, headers: [["content-type", "text/plain"]], body: Buffer.from(`${reason}\n`) });
   } else if (ctx.response.streamingBody !== undefined) {
-    link.emit({ event: "end", complete: false });
+    ctx.link.emit({ event: "end", complete: false });
   }
   return outcome;
 }
 
-function importObject(module: WebAssembly.Module, ctx: GuestContext, wasi: WASI): WebAssembly.Imports {
-  const wasiImports = wasi.getImportObject() as { wasi_snapshot_preview1: Record<string, unknown> };
+function fail(error: unknown): never {
+  throw error;
+}
+
+function importObject(
+  module: WebAssembly.Module,
+  ctx: GuestContext,
+  wasi: Record<string, unknown>,
+): Record<string, Record<string, WebAssembly.ImportValue>> {
   const provided: Record<string, Record<string, unknown>> = {
-    wasi_snapshot_preview1: { ...wasiImports.wasi_snapshot_preview1, fd_write: consoleWriter(ctx, wasiImports.wasi_snapshot_preview1.fd_write) },
+    wasi_snapshot_preview1: { ...wasi, fd_write: consoleWriter(ctx, wasi.fd_write) },
     fastly_http_req: httpRequestModule(ctx),
     fastly_http_resp: httpResponseModule(ctx),
     fastly_http_body: httpBodyModule(ctx),

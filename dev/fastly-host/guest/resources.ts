@@ -127,4 +127,10 @@ export class Handles {
   has(handle: number): boolean {
     return this.table.has(handle);
   }
+
+  /** Back to a fresh instance's: no handles, numbering from 1 again. */
+  clear(): void {
+    this.table.clear();
+    this.next = 1;
+  }
 }

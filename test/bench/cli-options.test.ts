@@ -1,0 +1,47 @@
+// The bench's own options: --help prints the usage and runs nothing; --db-rtt holds every round
+// trip to the Neon endpoint for the given time, so an edge-to-database distance can be benched.
+import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createNeonSql } from "../../edge/neon/neon-sql.ts";
+import { startLocalStack, type LocalStack } from "../../dev/stack.ts";
+import { runScript } from "./run-script.ts";
+
+describe.each(["bench/bench.ts", "bench/race.ts"])("%s --help", (script) => {
+  it("prints the usage, exits 0 and writes nothing", async () => {
+    const out = await mkdtemp(join(tmpdir(), "help-"));
+    try {
+      const run = await runScript(script, ["--help", "--out", out], { DATABASE_URL: undefined });
+      expect(run.code).toBe(0);
+      expect(run.stdout).toMatch(/^npm run (bench|race) -- \[options\]/);
+      expect(run.stdout).toMatch(/--out DIR/);
+      expect(await readdir(out)).toEqual([]);
+    } finally {
+      await rm(out, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
+describe("the endpoint's round-trip delay (--db-rtt)", () => {
+  const DELAY_MS = 120;
+  let held: LocalStack;
+  beforeAll(async () => {
+    held = await startLocalStack({ roundTripDelayMs: DELAY_MS });
+  }, 60_000);
+  afterAll(async () => {
+    await held?.close();
+  });
+
+  const timed = async (stack: LocalStack, roundTrips: number) => {
+    const sql = createNeonSql({ databaseUrl: stack.databaseUrl, fetchEndpoint: stack.neonFetchEndpoint });
+    const started = performance.now();
+    for (let i = 0; i < roundTrips; i++) expect(await sql.query("SELECT $1::int AS n", [String(i)])).toEqual([{ n: i }]);
+    return performance.now() - started;
+  };
+
+  it("holds each round trip at least that long, and answers the same", async () => {
+    expect(await timed(held, 3)).toBeGreaterThanOrEqual(3 * DELAY_MS);
+    expect(held.endpoint.statements()).toBe(3);
+  });
+});
