@@ -30,7 +30,7 @@ const RETRYABLE = new Set(["40001", "40P01", "23505"]);
 
 const strategies: Record<StrategyName, Strategy> = {
   "sequence-row": {
-    how: "the app's INSERT; trigger increments the tenant's counter row once (sql/0004)",
+    how: "the app's INSERT; trigger increments the tenant's counter row once (sql/0005)",
     table: "documents",
     async allocate(client, tenant) {
       await client.query(`INSERT INTO documents (tenant_id, contract_id) VALUES (${literal(client, tenant)}, 'c') RETURNING doc_number`);
