@@ -30,6 +30,7 @@ export function linkRoutes(deps: AppDeps, options: LinkRouteOptions = {}) {
   const now = options.now ?? (() => Date.now());
   const cacheFor = (c: Context<AppEnv>) =>
     createLinkCache(deps.kv, {
+      tenantId: c.get("principal").tenantId,
       ttlSeconds: deps.settings.linkCacheTtlSeconds,
       timeoutMs: options.kvTimeoutMs ?? DEFAULT_KV_TIMEOUT_MS,
       logger: withRequestId(deps.logger ?? silentLogger, c.get("requestId")),
@@ -41,9 +42,11 @@ export function linkRoutes(deps: AppDeps, options: LinkRouteOptions = {}) {
       const target = readTarget(c);
       const body = await readJson(c.req.raw, LinkBodySchema, { whenEmpty: {} });
       const readAt = now();
+      const principal = c.get("principal");
       const result = await linkAccount(sql, {
         ...target,
-        userId: c.get("principal").userId,
+        tenantId: principal.tenantId,
+        userId: principal.userId,
         displayName: body.displayName ?? null,
         replaceDisplayName: body.displayName !== undefined,
       });
@@ -65,7 +68,7 @@ export function linkRoutes(deps: AppDeps, options: LinkRouteOptions = {}) {
         if (cached && canSee(principal, cached)) return found(c, cached, "kv");
       }
       const readAt = now();
-      const link = await findLink(sql, target);
+      const link = await findLink(sql, principal.tenantId, target);
       // A refused lookup writes nothing, not even a cache copy.
       if (!link || !canSee(principal, link)) throw notFound("No such link.");
       // A strong read leaves the cache alone: it answers one client, repair is resync's job.
@@ -74,11 +77,15 @@ export function linkRoutes(deps: AppDeps, options: LinkRouteOptions = {}) {
     })
     .delete("/links/:provider/:externalAccountId", async (c) => {
       const target = readTarget(c);
-      if (!(await unlinkAccount(sql, target, c.get("principal").userId))) throw notFound("No such link.");
+      const { tenantId, userId } = c.get("principal");
+      if (!(await unlinkAccount(sql, tenantId, target, userId))) throw notFound("No such link.");
       await cacheFor(c).remove(target);
       return c.body(null, 204);
     })
-    .get("/me/links", async (c) => c.json({ items: await listUserLinks(sql, c.get("principal").userId) }))
+    .get("/me/links", async (c) => {
+      const { tenantId, userId } = c.get("principal");
+      return c.json({ items: await listUserLinks(sql, tenantId, userId) });
+    })
     .post("/admin/links/resync", async (c) => {
       if (c.get("principal").role !== "admin") {
         throw new ProblemError(403, "forbidden", "Only admin tokens may resync the link cache.");

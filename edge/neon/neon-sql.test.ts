@@ -4,8 +4,8 @@ import { DatabaseError, DatabaseUnavailableError, isUniqueViolation } from "../.
 import { describeOnBackends } from "../../test/support/harness.ts";
 import { createNeonSql, toPortError } from "./neon-sql.ts";
 
-const insertLink = `INSERT INTO linked_external_accounts (provider, external_account_id, user_id)
-                   VALUES ($1, $2, $3) RETURNING id`;
+const insertLink = `INSERT INTO linked_external_accounts (tenant_id, provider, external_account_id, user_id)
+                   VALUES ('acme', $1, $2, $3) RETURNING id`;
 
 describeOnBackends("SQL port over the Neon driver", (harness) => {
   it("runs a parameterized statement and returns row objects", async () => {
