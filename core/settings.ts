@@ -4,6 +4,8 @@ import { MIN_KV_TTL_SECONDS } from "./ports/kv.ts";
 export interface Settings {
   authSecret: string;
   linkCacheTtlSeconds: number;
+  /** How often each deployment drains the link change feed into its KV cache. */
+  linkSyncIntervalSeconds: number;
   databaseUrl: string | undefined;
   neonFetchEndpoint: string | undefined;
 }
@@ -11,11 +13,18 @@ export interface Settings {
 export type RawSettings = Record<string, string | undefined>;
 
 /** The names every runtime reads, whatever holds them (environment, bindings, stores). */
-export const SETTING_NAMES = ["AUTH_SECRET", "DATABASE_URL", "NEON_FETCH_ENDPOINT", "LINK_CACHE_TTL_SECONDS"] as const;
+export const SETTING_NAMES = [
+  "AUTH_SECRET",
+  "DATABASE_URL",
+  "NEON_FETCH_ENDPOINT",
+  "LINK_CACHE_TTL_SECONDS",
+  "LINK_SYNC_INTERVAL_SECONDS",
+] as const;
 
 export type SettingName = (typeof SETTING_NAMES)[number];
 
 export const DEFAULT_LINK_CACHE_TTL_SECONDS = 300;
+export const DEFAULT_LINK_SYNC_INTERVAL_SECONDS = 10;
 export const MIN_AUTH_SECRET_BYTES = 32;
 
 export class SettingsError extends Error {
@@ -30,6 +39,7 @@ export function parseSettings(raw: RawSettings): Settings {
   return {
     authSecret,
     linkCacheTtlSeconds: parseTtl(raw.LINK_CACHE_TTL_SECONDS),
+    linkSyncIntervalSeconds: parseSyncInterval(raw.LINK_SYNC_INTERVAL_SECONDS),
     databaseUrl: nonEmpty(raw.DATABASE_URL),
     neonFetchEndpoint: nonEmpty(raw.NEON_FETCH_ENDPOINT),
   };
@@ -46,6 +56,15 @@ function parseTtl(value: string | undefined): number {
   if (!Number.isInteger(seconds)) throw new SettingsError("LINK_CACHE_TTL_SECONDS must be a whole number");
   // Workers KV refuses shorter lifetimes; clamp rather than fail every cache write.
   return Math.max(seconds, MIN_KV_TTL_SECONDS);
+}
+
+function parseSyncInterval(value: string | undefined): number {
+  if (value === undefined || value.trim() === "") return DEFAULT_LINK_SYNC_INTERVAL_SECONDS;
+  const seconds = Number(value);
+  if (!Number.isInteger(seconds) || seconds < 1) {
+    throw new SettingsError("LINK_SYNC_INTERVAL_SECONDS must be a whole number of seconds, at least 1");
+  }
+  return seconds;
 }
 
 const nonEmpty = (value: string | undefined) => (value === undefined || value === "" ? undefined : value);

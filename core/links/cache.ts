@@ -140,7 +140,7 @@ export function decodeEntry(text: string): CacheEntry | undefined {
 }
 
 /** `call()` or a rejection after `ms`; the timer never outlives the call. */
-async function withDeadline<T>(call: () => Promise<T>, ms: number): Promise<T> {
+export async function withDeadline<T>(call: () => Promise<T>, ms: number): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);

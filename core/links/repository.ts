@@ -35,13 +35,32 @@ const COLUMNS = "provider, external_account_id, user_id, display_name, linked_at
 // an arbiter, so it raises 23505. Under READ COMMITTED ON CONFLICT waits for a concurrent insert
 // and then takes one of the two branches: at most one statement creates the link.
 // `xmax = 0` holds only for a freshly inserted row version.
+//
+// The same statement records a change (sql/0005_link_changes.sql) for a new link and for a new
+// display name, and none for a re-link that changed nothing. `before` locks the caller's own row
+// first (the INSERT reads it, so it runs first): FOR UPDATE waits for a concurrent writer and
+// yields the latest committed name. A row inserted concurrently, after this statement's snapshot,
+// is not in `before`; its re-link is then recorded too, an extra change that costs one KV delete.
 const LINK = `
-INSERT INTO linked_external_accounts AS linked (tenant_id, provider, external_account_id, user_id, display_name)
-VALUES ($6, $1, $2, $3, $4)
-ON CONFLICT (tenant_id, (lower(provider)), external_account_id) DO UPDATE
-  SET display_name = CASE WHEN $5::boolean THEN excluded.display_name ELSE linked.display_name END
-  WHERE linked.user_id = excluded.user_id
-RETURNING ${COLUMNS}, (xmax = 0) AS created`;
+WITH before AS (
+  SELECT display_name FROM linked_external_accounts
+  WHERE tenant_id = $6 AND lower(provider) = $1 AND external_account_id = $2 AND user_id = $3
+  FOR UPDATE
+),
+linked AS (
+  INSERT INTO linked_external_accounts AS linked (tenant_id, provider, external_account_id, user_id, display_name)
+  SELECT $6::text, $1::text, $2::text, $3::text, $4::text FROM (SELECT count(*) FROM before) AS locked_first
+  ON CONFLICT (tenant_id, (lower(provider)), external_account_id) DO UPDATE
+    SET display_name = CASE WHEN $5::boolean THEN excluded.display_name ELSE linked.display_name END
+    WHERE linked.user_id = excluded.user_id
+  RETURNING ${COLUMNS}, (xmax = 0) AS created
+),
+change AS (
+  INSERT INTO link_changes (tenant_id, provider, external_account_id)
+  SELECT $6, provider, external_account_id FROM linked
+  WHERE created OR NOT EXISTS (SELECT 1 FROM before WHERE before.display_name IS NOT DISTINCT FROM linked.display_name)
+)
+SELECT * FROM linked`;
 
 // lower(provider) lets these use the unique indexes (providers are stored lower-case anyway).
 const BY_TARGET = `
@@ -51,10 +70,18 @@ WHERE tenant_id = $3 AND lower(provider) = $1 AND external_account_id = $2`;
 const BY_USER = `
 SELECT ${COLUMNS} FROM linked_external_accounts WHERE tenant_id = $2 AND user_id = $1 ORDER BY lower(provider)`;
 
+// The unlink and its change feed row: one statement, so there is a row exactly when a link went.
 const UNLINK = `
-DELETE FROM linked_external_accounts
-WHERE tenant_id = $4 AND lower(provider) = $1 AND external_account_id = $2 AND user_id = $3
-RETURNING 1`;
+WITH unlinked AS (
+  DELETE FROM linked_external_accounts
+  WHERE tenant_id = $4 AND lower(provider) = $1 AND external_account_id = $2 AND user_id = $3
+  RETURNING tenant_id, provider, external_account_id
+),
+change AS (
+  INSERT INTO link_changes (tenant_id, provider, external_account_id)
+  SELECT tenant_id, provider, external_account_id FROM unlinked
+)
+SELECT 1 FROM unlinked`;
 
 const PAGE = `
 SELECT id, ${COLUMNS} FROM linked_external_accounts WHERE tenant_id = $3 AND id > $1 ORDER BY id LIMIT $2`;

@@ -9,6 +9,7 @@ import { createLinkCache, DEFAULT_KV_TIMEOUT_MS } from "./cache.ts";
 import { canSee, LinkBodySchema, linkLocation, LookupQuerySchema, readTarget, type Link } from "./link.ts";
 import { findLink, linkAccount, listUserLinks, unlinkAccount, type LinkConflictCode } from "./repository.ts";
 import { DEFAULT_RESYNC_BATCH_SIZE, resyncLinkCache } from "./resync.ts";
+import { createLinkSync } from "./sync.ts";
 
 export const LINK_SOURCE_HEADER = "x-link-source";
 
@@ -26,6 +27,7 @@ const conflictDetails: Record<LinkConflictCode, string> = {
 /** The link routes of docs/API.md. Postgres decides every outcome; KV only serves reads. */
 export function linkRoutes(deps: AppDeps, options: LinkRouteOptions = {}) {
   const { sql } = deps;
+  const linkSync = deps.linkSync ?? createLinkSync(deps);
   // Looked up on every call, not captured: a test that fakes the clock moves it for us too.
   const now = options.now ?? (() => Date.now());
   const cacheFor = (c: Context<AppEnv>) =>
@@ -87,16 +89,29 @@ export function linkRoutes(deps: AppDeps, options: LinkRouteOptions = {}) {
       return c.json({ items: await listUserLinks(sql, tenantId, userId) });
     })
     .post("/admin/links/resync", async (c) => {
-      if (c.get("principal").role !== "admin") {
-        throw new ProblemError(403, "forbidden", "Only admin tokens may resync the link cache.");
-      }
+      requireAdmin(c, "resync");
       const batchSize = options.resyncBatchSize ?? DEFAULT_RESYNC_BATCH_SIZE;
       return c.json(await resyncLinkCache(sql, cacheFor(c), { batchSize, now }));
+    })
+    // One drain of the change feed, for an outside scheduler. The drain covers the deployment;
+    // the answer speaks of the caller's tenant only.
+    .post("/admin/links/sync", async (c) => {
+      requireAdmin(c, "sync");
+      const report = await linkSync.drain();
+      const removed = report.removedByTenant[c.get("principal").tenantId] ?? 0;
+      return c.json({ removed, caughtUp: report.caughtUp && !report.failed });
     });
   allowOnly(app, "/links/:provider/:externalAccountId", ["GET", "HEAD", "PUT", "DELETE"]);
   allowOnly(app, "/me/links", ["GET", "HEAD"]);
   allowOnly(app, "/admin/links/resync", ["POST"]);
+  allowOnly(app, "/admin/links/sync", ["POST"]);
   return app;
+}
+
+function requireAdmin(c: Context<AppEnv>, action: string) {
+  if (c.get("principal").role !== "admin") {
+    throw new ProblemError(403, "forbidden", `Only admin tokens may ${action} the link cache.`);
+  }
 }
 
 function found(c: Context<AppEnv>, link: Link, source: "kv" | "db"): Response {

@@ -8,6 +8,7 @@ export interface Bindings {
   DATABASE_URL?: string;
   NEON_FETCH_ENDPOINT?: string;
   LINK_CACHE_TTL_SECONDS?: string;
+  LINK_SYNC_INTERVAL_SECONDS?: string;
 }
 
 /** Settings from vars and secrets: the same object every runtime builds. */

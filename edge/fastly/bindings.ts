@@ -13,5 +13,5 @@ export const NEON_BACKEND = "neon";
 import type { SettingName } from "../../core/settings.ts";
 
 /** core's settings, split between the two stores. */
-export const CONFIG_KEYS = ["LINK_CACHE_TTL_SECONDS", "NEON_FETCH_ENDPOINT"] as const satisfies readonly SettingName[];
+export const CONFIG_KEYS = ["LINK_CACHE_TTL_SECONDS", "LINK_SYNC_INTERVAL_SECONDS", "NEON_FETCH_ENDPOINT"] as const satisfies readonly SettingName[];
 export const SECRET_KEYS = ["AUTH_SECRET", "DATABASE_URL"] as const satisfies readonly SettingName[];
