@@ -97,7 +97,7 @@ export function linkRoutes(deps: AppDeps, options: LinkRouteOptions = {}) {
     // the answer speaks of the caller's tenant only.
     .post("/admin/links/sync", async (c) => {
       requireAdmin(c, "sync");
-      const report = await linkSync.drain();
+      const report = await linkSync.drainFromNow();
       const removed = report.removedByTenant[c.get("principal").tenantId] ?? 0;
       return c.json({ removed, caughtUp: report.caughtUp && !report.failed });
     });

@@ -112,6 +112,12 @@ export function createLinkSync(deps: LinkSyncDeps, options: LinkSyncOptions = {}
     return running;
   }
 
+  /** A drain that starts after this call, so it covers every change committed before it. */
+  async function drainFromNow(): Promise<DrainReport> {
+    await running;
+    return drain();
+  }
+
   /**
    * For platforms without a scheduler (after a response): a drain when this deployment's lease in
    * KV has run out, at most once per interval per instance and, the store permitting, per
@@ -145,5 +151,5 @@ export function createLinkSync(deps: LinkSyncDeps, options: LinkSyncOptions = {}
     }
   }
 
-  return { drain, drainIfDue, runFor, intervalMs };
+  return { drain, drainFromNow, drainIfDue, runFor, intervalMs };
 }

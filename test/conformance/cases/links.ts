@@ -178,6 +178,25 @@ export function linkCases(call: Call) {
       expect((await call("GET", linkPath("github", id), { as: first })).json.displayName).toBe("first");
     });
 
+    it("POST /v1/admin/links/sync: 403 for user and service tokens; for an admin, one drain of the change feed", async () => {
+      for (const role of ["user", "service"] as const) {
+        expectProblem(await call("POST", "/v1/admin/links/sync", { as: { sub: unique(role), tid: "acme", role } }), 403, "forbidden");
+      }
+      const tenant = freshTenant();
+      const user = { sub: unique("user"), tid: tenant };
+      const path = linkPath("github", unique("gh"));
+      expectStatus(await call("PUT", path, { as: user, body: { displayName: "before" } }), 201);
+      expect((await call("GET", path, { as: user })).headers.get(LINK_SOURCE)).toBe("kv");
+      expectStatus(await call("PUT", path, { as: user, body: { displayName: "after" } }), 200);
+      const sync = await call("POST", "/v1/admin/links/sync", { as: { sub: "root", tid: tenant, role: "admin" } });
+      expectStatus(sync, 200);
+      expect(sync.json).toEqual({ removed: expect.any(Number), caughtUp: true });
+      // The rename's change was drained: the entry is gone, the next lookup reads Postgres.
+      const lookup = await call("GET", path, { as: user });
+      expect(lookup.headers.get(LINK_SOURCE)).toBe("db");
+      expect(lookup.json.displayName).toBe("after");
+    });
+
     it("POST /v1/admin/links/resync: 403 forbidden for user and service tokens", async () => {
       for (const role of ["user", "service"] as const) {
         expectProblem(await call("POST", "/v1/admin/links/resync", { as: { sub: unique(role), tid: "acme", role } }), 403, "forbidden");
