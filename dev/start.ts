@@ -1,18 +1,21 @@
-// `npm start [-- --runtime node|cloudflare|deno|fastly] [--port N]`: the local stack — database
+// `npm start [-- --runtime node|cloudflare|deno|fastly[,…]] [--port N]`: the local stack — database
 // (PGlite, or the PostgreSQL in DATABASE_URL), the Neon-compatible endpoint, and the API on the
-// chosen runtime. Prints the URL and development tokens; Ctrl-C / SIGTERM stop everything.
+// chosen runtime, or on each of a list (ports N, N+1, …). Prints the URLs and development tokens;
+// Ctrl-C / SIGTERM stop everything.
 import { parseArgs } from "node:util";
 import { randomBytes } from "node:crypto";
 import { SignJWT } from "jose";
-import { isRuntimeName, launchRuntime } from "./launchers/index.ts";
+import { closeRuntimes, launchRuntimes, parseRuntimeList } from "./multi-runtime.ts";
 import { isPostgresUrl, startLocalStack } from "./stack.ts";
 
 const { values } = parseArgs({
   options: { runtime: { type: "string", default: "node" }, port: { type: "string" } },
 });
-const runtime = values.runtime!;
-if (!isRuntimeName(runtime)) {
-  console.error(`Unknown runtime "${runtime}": choose node, cloudflare, deno or fastly.`);
+let runtimes: ReturnType<typeof parseRuntimeList>;
+try {
+  runtimes = parseRuntimeList(values.runtime!);
+} catch (error) {
+  console.error((error as Error).message);
   process.exit(2);
 }
 const port = Number(values.port ?? process.env.PORT ?? 8787);
@@ -26,15 +29,15 @@ const stack = await startLocalStack({ databaseUrl, dataDir });
 console.log(`Database: ${isPostgresUrl(databaseUrl) ? "PostgreSQL (DATABASE_URL)" : `embedded PGlite (${dataDir})`}`);
 console.log(`Neon-compatible endpoint: ${stack.neonFetchEndpoint}`);
 
-const server = await launchRuntime(
-  runtime,
+const servers = await launchRuntimes(
+  runtimes,
   {
     ...process.env,
     AUTH_SECRET: authSecret,
     DATABASE_URL: stack.databaseUrl,
     NEON_FETCH_ENDPOINT: stack.neonFetchEndpoint,
   },
-  { port },
+  port,
 );
 
 const token = (sub: string, role: string) =>
@@ -44,7 +47,7 @@ const token = (sub: string, role: string) =>
     .setExpirationTime("12h")
     .sign(new TextEncoder().encode(authSecret));
 
-console.log(`API (${runtime}) listening on ${server.url}`);
+for (const server of servers) console.log(`API (${server.runtime}) listening on ${server.url}`);
 console.log(`Development token (user "dev-user", tenant "dev"): ${await token("dev-user", "user")}`);
 console.log(`Admin token: ${await token("dev-admin", "admin")}`);
 
@@ -53,7 +56,7 @@ async function stop(signal: string) {
   if (stopping) return;
   stopping = true;
   console.log(`${signal}: stopping`);
-  await server.close();
+  await closeRuntimes(servers);
   await stack.close();
   process.exit(0);
 }

@@ -3,7 +3,7 @@
 // one SQL statement plus parallel KV deletes; a drain reads at most `maxBatches` pages. A drain that
 // fails anywhere leaves the cursor where it was, so the next one retries the same changes (deletes
 // are idempotent); the entries' own TTL stays the backstop. The entries only trigger it.
-import { errorMessage, silentLogger, type Logger } from "../log.ts";
+import { consoleLogger, errorMessage, silentLogger, type Logger } from "../log.ts";
 import type { KvCache } from "../ports/kv.ts";
 import type { Sql } from "../ports/sql.ts";
 import type { Settings } from "../settings.ts";
@@ -100,7 +100,7 @@ export function createLinkSync(deps: LinkSyncDeps, options: LinkSyncOptions = {}
   const { now = () => Date.now(), sleep = (ms: number) => new Promise<void>((done) => setTimeout(done, ms)) } = options;
   const intervalMs = deps.settings.linkSyncIntervalSeconds * 1000;
   const retentionSeconds = Math.max(deps.settings.linkCacheTtlSeconds, MIN_CHANGE_RETENTION_SECONDS);
-  const logger = deps.logger ?? silentLogger;
+  const logger = deps.logger ?? consoleLogger;
   let running: Promise<DrainReport> | undefined;
   let checkedAt = Number.NEGATIVE_INFINITY;
 
