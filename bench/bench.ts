@@ -16,6 +16,7 @@ import { probeKvOperations } from "./load/kv-probe.ts";
 import { startLoadGenerator, type LoadGenerator } from "./load/load-generator.ts";
 import { operationNames, operations, type OperationContext, type OperationName } from "./load/operations.ts";
 import { benchMarkdown, benchText, notes as reportNotes, summarize, type Measured } from "./load/report.ts";
+import { measureStaleness, stalenessMarkdown, stalenessText } from "./load/staleness.ts";
 
 const USAGE = `npm run bench -- [options]
   --requests N      requests per runtime, operation and round (default 200)
@@ -25,6 +26,7 @@ const USAGE = `npm run bench -- [options]
   --runtimes LIST   ${runtimeNames.join(",")} (default: all)
   --operations LIST ${operationNames.join(",")} (default: all)
   --time-limit MS   no new request in a phase after this long (default 6000)
+  --staleness N     unlinks per runtime pair timed for cross-edge staleness (default 3, 0: none)
   --out DIR         where bench.json, bench.md and bench.svg go (default bench/results)
 Database: DATABASE_URL (postgres://…, a scratch schema is used and dropped), else embedded PGlite.`;
 
@@ -38,6 +40,7 @@ function options() {
       runtimes: { type: "string" },
       operations: { type: "string" },
       "time-limit": { type: "string" },
+      staleness: { type: "string" },
       out: { type: "string", default: DEFAULT_RESULTS_DIR },
       help: { type: "boolean", default: false },
     },
@@ -51,6 +54,7 @@ function options() {
     runtimes: selection<RuntimeName>("runtimes", values.runtimes, runtimeNames),
     operations: selection<OperationName>("operations", values.operations, operationNames),
     timeLimitMs: positiveInt("time-limit", values["time-limit"], 6_000),
+    staleness: positiveInt("staleness", values.staleness, 3, 0),
     out: values.out,
   };
 }
@@ -183,11 +187,12 @@ async function main(): Promise<number> {
     });
     load = startLoadGenerator();
     const measured = await runRounds({ opts, db, secret, load, etags: new Map() }, running);
+    const staleness = await measureStaleness(running, secret, opts.staleness);
     await cleanup();
 
     const summaries = summarize(measured, kv);
     const notes = reportNotes(summaries, launched.statuses);
-    console.log(benchText(summaries, launched.statuses));
+    console.log(benchText(summaries, launched.statuses) + stalenessText(staleness));
     for (const note of notes) console.log(note);
     const machine = await machineInfo();
     const settings = { requests: opts.requests, concurrency: opts.concurrency, rounds: opts.rounds, warmup: opts.warmup, timeLimitMs: opts.timeLimitMs };
@@ -197,11 +202,12 @@ async function main(): Promise<number> {
       "",
       benchMarkdown(summaries, launched.statuses),
       "",
+      stalenessMarkdown(staleness),
       ...notes.map((note) => `- ${note}`),
       "",
     ].join("\n");
     const files = await writeResults(opts.out, {
-      "bench.json": `${JSON.stringify({ command, finishedAt: new Date().toISOString(), machine, database: db.description, settings, runtimes: launched.statuses, kvProbe: kv, results: summaries }, null, 2)}\n`,
+      "bench.json": `${JSON.stringify({ command, finishedAt: new Date().toISOString(), machine, database: db.description, settings, runtimes: launched.statuses, kvProbe: kv, results: summaries, staleness }, null, 2)}\n`,
       "bench.md": markdown,
       "bench.svg": latencyChart(summaries, title, launched.statuses),
     });
