@@ -65,7 +65,8 @@ export async function drainLinkChanges(sql: Sql, kv: KvCache, options: DrainOpti
     logger.log("warn", "link_sync_failed", { error: errorMessage(error), changes: report.changes });
     return report;
   }
-  if (report.caughtUp) await prune(sql, options.retentionSeconds, logger);
+  // Only a feed that grew needs pruning: an idle drain costs one statement, not two.
+  if (report.caughtUp && report.changes > 0) await prune(sql, options.retentionSeconds, logger);
   if (report.changes > 0) logger.log("info", "link_sync", { changes: report.changes, caughtUp: report.caughtUp });
   return report;
 }
