@@ -67,6 +67,7 @@ const routes: Array<[string, RequestOptions]> = [
   ["/v1/links/github/victim", {}],
   ["/v1/links/github/victim", { method: "DELETE" }],
   ["/v1/admin/links/resync", { method: "POST" }],
+  ["/v1/admin/links/sync", { method: "POST" }],
   ["/v1/assets", { method: "POST", body: { name: "n", material: "m" } }],
   ["/v1/assets/victim", {}],
   ["/v1/assets/victim", { method: "PUT", headers: { "if-none-match": "*" }, body: { name: "n", material: "m" } }],
@@ -184,8 +185,10 @@ describe("another user's links", () => {
       expect(await response.json()).toMatchObject({ userId: "alice" });
     }
     for (const role of ["user", "service"] as const) {
-      const response = await harness.request("/v1/admin/links/resync", { method: "POST", as: { sub: "ops", tid: "acme", role } });
-      await expectKnownProblem(response, 403, "forbidden");
+      for (const route of ["/v1/admin/links/resync", "/v1/admin/links/sync"]) {
+        const response = await harness.request(route, { method: "POST", as: { sub: "ops", tid: "acme", role } });
+        await expectKnownProblem(response, 403, "forbidden");
+      }
     }
   });
 });
