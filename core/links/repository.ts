@@ -153,6 +153,27 @@ export async function findLinks(sql: Sql, tenantId: string, targets: readonly Li
   return rows.map(toLink);
 }
 
+const ACROSS_TENANTS = `
+SELECT l.tenant_id, l.provider, l.external_account_id, l.user_id, l.display_name, l.linked_at
+FROM linked_external_accounts AS l
+JOIN unnest($1::text[], $2::text[], $3::text[]) AS wanted (tenant_id, provider, external_account_id)
+  ON l.tenant_id = wanted.tenant_id AND lower(l.provider) = wanted.provider
+  AND l.external_account_id = wanted.external_account_id`;
+
+/** The links among `targets` (each of its own tenant) that exist, in one round trip: for the sync. */
+export async function findLinksAcrossTenants(
+  sql: Sql,
+  targets: readonly (LinkTarget & { tenantId: string })[],
+): Promise<(Link & { tenantId: string })[]> {
+  if (targets.length === 0) return [];
+  const rows = await sql.query(ACROSS_TENANTS, [
+    targets.map((t) => t.tenantId),
+    targets.map((t) => t.provider),
+    targets.map((t) => t.externalAccountId),
+  ]);
+  return rows.map((row) => ({ tenantId: String(row.tenant_id), ...toLink(row) }));
+}
+
 function toLink(row: Row): Link {
   return {
     provider: String(row.provider),

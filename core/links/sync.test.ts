@@ -58,7 +58,7 @@ describe("draining the change feed into another deployment's KV", () => {
     harness().stack.endpoint.resetStatements();
     const report = await drainLinkChanges(harness().sql, kv, RETENTION);
     expect(report).toEqual({ changes: 2, removedByTenant: { north: 2 }, caughtUp: true, failed: false });
-    expect(harness().stack.endpoint.statements()).toBe(2); // one feed read, one prune
+    expect(harness().stack.endpoint.statements()).toBe(3); // the feed read, the cached entries' links, the prune
     expect(await edgeCache(kv, "north").read(northLink)).toBeUndefined();
     expect(await edgeCache(kv, "north").read(kept)).toBeUndefined();
     expect(await edgeCache(kv, "south").read(southLink)).toEqual(southLink);
@@ -66,6 +66,15 @@ describe("draining the change feed into another deployment's KV", () => {
     harness().stack.endpoint.resetStatements();
     expect(await drainLinkChanges(harness().sql, kv, RETENTION)).toMatchObject({ changes: 0, caughtUp: true });
     expect(harness().stack.endpoint.statements()).toBe(1); // an idle drain: the feed read only
+  });
+
+  it("keeps an entry that already equals the link in Postgres: a deployment's own write-back stays", async () => {
+    const kv = await caughtUpKv();
+    const owner = { sub: "own-write", tid: "own" };
+    const created = await link(linkPath("github", "own-write"), owner, { displayName: "mine" });
+    expect(await edgeCache(kv, "own").write(created, Date.now())).toBe(true);
+    expect(await drainLinkChanges(harness().sql, kv, RETENTION)).toMatchObject({ changes: 1, removedByTenant: {} });
+    expect(await edgeCache(kv, "own").read(created)).toEqual(created);
   });
 
   it("reads at most maxBatches pages of batchSize per drain, one statement each", async () => {

@@ -1,15 +1,19 @@
 // Drains the change feed (changes.ts) into this deployment's KV cache: every entry named by a
-// change since the cursor is deleted, then the cursor, kept in the same KV, moves on. Each page is
-// one SQL statement plus parallel KV deletes; a drain reads at most `maxBatches` pages. A drain that
+// change since the cursor is deleted unless it already equals the link in Postgres (read after the
+// change committed: the deployment's own write-back of that very change stays), then the cursor,
+// kept in the same KV, moves on. Each page is one feed read, parallel KV reads, one statement for
+// the links of the entries found, and parallel deletes; a drain reads at most `maxBatches` pages. A drain that
 // fails anywhere leaves the cursor where it was, so the next one retries the same changes (deletes
 // are idempotent); the entries' own TTL stays the backstop. The entries only trigger it.
 import { consoleLogger, errorMessage, silentLogger, type Logger } from "../log.ts";
 import type { KvCache } from "../ports/kv.ts";
 import type { Sql } from "../ports/sql.ts";
 import type { Settings } from "../settings.ts";
-import { DEFAULT_KV_TIMEOUT_MS, withDeadline } from "./cache.ts";
-import { FEED_START, pruneChanges, readChanges } from "./changes.ts";
+import { decodeEntry, DEFAULT_KV_TIMEOUT_MS, withDeadline } from "./cache.ts";
+import { FEED_START, pruneChanges, readChanges, type LinkChange } from "./changes.ts";
 import { linkKey } from "./keys.ts";
+import { sameLink } from "./link.ts";
+import { findLinksAcrossTenants } from "./repository.ts";
 
 /** Outside `links/v2/`, so no listing of cached links ever sees them. */
 export const SYNC_CURSOR_KEY = "links/sync/cursor";
@@ -51,13 +55,12 @@ export async function drainLinkChanges(sql: Sql, kv: KvCache, options: DrainOpti
     let cursor = (await kvCall(() => kv.get(SYNC_CURSOR_KEY))) ?? FEED_START;
     for (let batch = 0; batch < maxBatches && !report.caughtUp; batch++) {
       const page = await readChanges(sql, cursor, batchSize);
-      const keys = new Map<string, string>(); // key → tenant, each key deleted once
-      for (const change of page.changes) keys.set(await linkKey(change.tenantId, change), change.tenantId);
-      await Promise.all([...keys.keys()].map((key) => kvCall(() => kv.delete(key))));
+      const stale = await staleEntries(sql, kv, page.changes, kvCall);
+      await Promise.all(stale.map(({ key }) => kvCall(() => kv.delete(key))));
       if (page.next !== cursor) await kvCall(() => kv.put(SYNC_CURSOR_KEY, page.next, { ttlSeconds: CURSOR_TTL_SECONDS }));
       cursor = page.next;
       report.changes += page.changes.length;
-      for (const tenantId of keys.values()) report.removedByTenant[tenantId] = (report.removedByTenant[tenantId] ?? 0) + 1;
+      for (const { tenantId } of stale) report.removedByTenant[tenantId] = (report.removedByTenant[tenantId] ?? 0) + 1;
       report.caughtUp = !page.more;
     }
   } catch (error) {
@@ -69,6 +72,33 @@ export async function drainLinkChanges(sql: Sql, kv: KvCache, options: DrainOpti
   if (report.caughtUp && report.changes > 0) await prune(sql, options.retentionSeconds, logger);
   if (report.changes > 0) logger.log("info", "link_sync", { changes: report.changes, caughtUp: report.caughtUp });
   return report;
+}
+
+interface NamedEntry extends LinkChange {
+  key: string;
+  text: string | null;
+}
+
+/** The cached entries `changes` name that differ from Postgres now (or cannot be read). */
+async function staleEntries(
+  sql: Sql,
+  kv: KvCache,
+  changes: readonly LinkChange[],
+  kvCall: <T>(call: () => Promise<T>) => Promise<T>,
+): Promise<NamedEntry[]> {
+  const named = new Map<string, LinkChange>(); // each key once
+  for (const change of changes) named.set(await linkKey(change.tenantId, change), change);
+  const entries: NamedEntry[] = await Promise.all(
+    [...named].map(async ([key, change]) => ({ ...change, key, text: await kvCall(() => kv.get(key)) })),
+  );
+  const cached = entries.filter((entry) => entry.text !== null);
+  const current = new Map<string, Awaited<ReturnType<typeof findLinksAcrossTenants>>[number]>();
+  for (const link of await findLinksAcrossTenants(sql, cached)) current.set(await linkKey(link.tenantId, link), link);
+  return cached.filter(({ key, tenantId, text }) => {
+    const entry = decodeEntry(text!);
+    const link = current.get(key);
+    return !(entry && link && entry.tenantId === tenantId && sameLink(entry.link, link));
+  });
 }
 
 async function prune(sql: Sql, retentionSeconds: number, logger: Logger) {
