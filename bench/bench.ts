@@ -17,6 +17,7 @@ import { startLoadGenerator, type LoadGenerator } from "./load/load-generator.ts
 import { measureNaiveWrite, naiveWriteNote } from "./load/naive-write.ts";
 import { operationNames, operations, type OperationContext, type OperationName } from "./load/operations.ts";
 import { benchMarkdown, benchText, notes as reportNotes, summarize, type Measured } from "./load/report.ts";
+import { measureStaleness, stalenessMarkdown, stalenessText } from "./load/staleness.ts";
 
 const USAGE = `npm run bench -- [options]
   --requests N      requests per runtime, operation and round (default 200)
@@ -28,6 +29,7 @@ const USAGE = `npm run bench -- [options]
   --time-limit MS   no new request in a phase after this long (default 6000)
   --db-rtt MS       the Neon endpoint holds each round trip this long, as the edge-to-database
                     distance would (default 0: same machine; at the edge 5–40)
+  --staleness N     unlinks per runtime pair timed for cross-edge staleness (default 3, 0: none)
   --out DIR         where bench.json, bench.md and bench.svg go (default docs/results)
 Database: DATABASE_URL (postgres://…, a scratch schema is used and dropped), else embedded PGlite.`;
 
@@ -42,6 +44,7 @@ function options() {
       operations: { type: "string" },
       "time-limit": { type: "string" },
       "db-rtt": { type: "string" },
+      staleness: { type: "string" },
       out: { type: "string", default: DEFAULT_RESULTS_DIR },
       help: { type: "boolean", default: false },
     },
@@ -56,6 +59,7 @@ function options() {
     operations: selection<OperationName>("operations", values.operations, operationNames),
     timeLimitMs: positiveInt("time-limit", values["time-limit"], 6_000),
     dbRttMs: positiveInt("db-rtt", values["db-rtt"], 0, 0),
+    staleness: positiveInt("staleness", values.staleness, 3, 0),
     out: values.out,
   };
 }
@@ -189,11 +193,12 @@ async function main(): Promise<number> {
     load = startLoadGenerator();
     const measured = await runRounds({ opts, db, secret, load, etags: new Map() }, running);
     const naive = db.postgresUrl ? await measureNaiveWrite(db.postgresUrl, opts) : undefined;
+    const staleness = await measureStaleness(running, secret, opts.staleness);
     await cleanup();
 
     const summaries = summarize(measured, kv);
     const notes = [...reportNotes(summaries, launched.statuses), naiveWriteNote(naive, opts.dbRttMs)];
-    console.log(benchText(summaries, launched.statuses));
+    console.log(benchText(summaries, launched.statuses) + stalenessText(staleness));
     for (const note of notes) console.log(note);
     const machine = await machineInfo();
     const { requests, concurrency, rounds, warmup, timeLimitMs, dbRttMs } = opts;
@@ -205,11 +210,12 @@ async function main(): Promise<number> {
       "",
       benchMarkdown(summaries, launched.statuses),
       "",
+      stalenessMarkdown(staleness),
       ...notes.map((note) => `- ${note}`),
       "",
     ].join("\n");
     const files = await writeResults(opts.out, {
-      "bench.json": `${JSON.stringify({ command, finishedAt: new Date().toISOString(), machine, database: db.description, settings, runtimes: launched.statuses, kvProbe: kv, results: summaries, naiveWrite: naive ?? null }, null, 2)}\n`,
+      "bench.json": `${JSON.stringify({ command, finishedAt: new Date().toISOString(), machine, database: db.description, settings, runtimes: launched.statuses, kvProbe: kv, results: summaries, naiveWrite: naive ?? null, staleness }, null, 2)}\n`,
       "bench.md": markdown,
       "bench.svg": latencyChart(summaries, title, launched.statuses),
     });

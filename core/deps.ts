@@ -2,6 +2,7 @@ import type { Principal } from "./auth.ts";
 import type { Logger } from "./log.ts";
 import type { KvCache } from "./ports/kv.ts";
 import type { Sql } from "./ports/sql.ts";
+import type { LinkSync } from "./links/sync.ts";
 import type { Settings } from "./settings.ts";
 
 /** What every runtime hands to core: the two ports, settings, and where logs go. */
@@ -14,6 +15,8 @@ export interface AppDeps {
   logger?: Logger;
   /** How AUTH_JWKS_URL is fetched, when not with the global `fetch` (Fastly: a named backend). */
   jwksFetch?: typeof fetch;
+  /** The deployment's drain of the link change feed, shared with the entry's trigger; made when absent. */
+  linkSync?: LinkSync;
 }
 
 /** Hono's per-request variables. */

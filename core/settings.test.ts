@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_LINK_CACHE_TTL_SECONDS, parseSettings, readSettings, SETTING_NAMES, SettingsError } from "./settings.ts";
+import { DEFAULT_LINK_CACHE_TTL_SECONDS, DEFAULT_LINK_SYNC_INTERVAL_SECONDS, parseSettings, readSettings, SETTING_NAMES, SettingsError } from "./settings.ts";
 
 const AUTH_SECRET = "s".repeat(32);
 
@@ -8,6 +8,7 @@ describe("parseSettings", () => {
     expect(parseSettings({ AUTH_SECRET })).toEqual({
       auth: expect.objectContaining({ secret: AUTH_SECRET, tenantClaim: "tid", roleClaim: "role" }),
       linkCacheTtlSeconds: DEFAULT_LINK_CACHE_TTL_SECONDS,
+      linkSyncIntervalSeconds: DEFAULT_LINK_SYNC_INTERVAL_SECONDS,
       databaseUrl: undefined,
       neonFetchEndpoint: undefined,
     });
@@ -17,10 +18,12 @@ describe("parseSettings", () => {
     const settings = parseSettings({
       AUTH_SECRET,
       LINK_CACHE_TTL_SECONDS: "120",
+      LINK_SYNC_INTERVAL_SECONDS: "2",
       DATABASE_URL: "postgres://u:p@h/db",
       NEON_FETCH_ENDPOINT: "http://127.0.0.1:1/sql",
     });
     expect(settings.linkCacheTtlSeconds).toBe(120);
+    expect(settings.linkSyncIntervalSeconds).toBe(2);
     expect(settings.databaseUrl).toBe("postgres://u:p@h/db");
     expect(settings.neonFetchEndpoint).toBe("http://127.0.0.1:1/sql");
   });
@@ -31,6 +34,12 @@ describe("parseSettings", () => {
 
   it("refuses a TTL that is not a whole number", () => {
     expect(() => parseSettings({ AUTH_SECRET, LINK_CACHE_TTL_SECONDS: "soon" })).toThrow(SettingsError);
+  });
+
+  it("refuses a sync interval that is not a whole number of seconds from 1 up, naming it", () => {
+    for (const value of ["0", "-5", "1.5", "often"]) {
+      expect(() => parseSettings({ AUTH_SECRET, LINK_SYNC_INTERVAL_SECONDS: value })).toThrow(/LINK_SYNC_INTERVAL_SECONDS/);
+    }
   });
 
   it("refuses an AUTH_SECRET under 32 bytes", () => {

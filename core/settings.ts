@@ -9,6 +9,8 @@ export { MIN_AUTH_SECRET_BYTES } from "./auth-settings.ts";
 export interface Settings {
   auth: AuthSettings;
   linkCacheTtlSeconds: number;
+  /** How often each deployment drains the link change feed into its KV cache. */
+  linkSyncIntervalSeconds: number;
   databaseUrl: string | undefined;
   neonFetchEndpoint: string | undefined;
 }
@@ -21,17 +23,20 @@ export const SETTING_NAMES = [
   "DATABASE_URL",
   "NEON_FETCH_ENDPOINT",
   "LINK_CACHE_TTL_SECONDS",
+  "LINK_SYNC_INTERVAL_SECONDS",
 ] as const;
 
 export type SettingName = (typeof SETTING_NAMES)[number];
 
 export const DEFAULT_LINK_CACHE_TTL_SECONDS = 300;
+export const DEFAULT_LINK_SYNC_INTERVAL_SECONDS = 10;
 
 /** Checks every setting; the first unusable one throws a SettingsError naming it (never its value). */
 export function parseSettings(raw: RawSettings): Settings {
   return {
     auth: parseAuthSettings(raw),
     linkCacheTtlSeconds: parseTtl(raw.LINK_CACHE_TTL_SECONDS),
+    linkSyncIntervalSeconds: parseSyncInterval(raw.LINK_SYNC_INTERVAL_SECONDS),
     databaseUrl: parseDatabaseUrl(raw.DATABASE_URL),
     neonFetchEndpoint: parseHttpUrl("NEON_FETCH_ENDPOINT", raw.NEON_FETCH_ENDPOINT),
   };
@@ -77,6 +82,15 @@ function parseHttpUrl(setting: string, value: string | undefined): string | unde
   if (url === undefined) return undefined;
   if (!/^https?:\/\//.test(url) || !parsesAsUrl(url)) throw new SettingsError(setting, "must be an http:// or https:// URL");
   return url;
+}
+
+function parseSyncInterval(value: string | undefined): number {
+  if (value === undefined || value.trim() === "") return DEFAULT_LINK_SYNC_INTERVAL_SECONDS;
+  const seconds = Number(value);
+  if (!Number.isInteger(seconds) || seconds < 1) {
+    throw new SettingsError("LINK_SYNC_INTERVAL_SECONDS", "must be a whole number of seconds, at least 1");
+  }
+  return seconds;
 }
 
 const nonEmpty = (value: string | undefined) => (value === undefined || value === "" ? undefined : value);

@@ -49,7 +49,7 @@ async function applyOne(backend: SqlBackend, name: string, sql: string): Promise
   // waits for the lock, then fails on the primary key before running the body a second time.
   const record = `INSERT INTO schema_migrations (name) VALUES ('${name.replaceAll("'", "''")}')`;
   // The newline before COMMIT ends a trailing "-- comment" in the file.
-  // A migration may take longer than the statement timeout the app runs under (0004).
+  // A migration may take longer than the statement timeout the app runs under (0004_timeouts).
   const script = `BEGIN;\nSET LOCAL statement_timeout = 0;\n${LOCK};\n${record};\n${sql}\n;\nCOMMIT;`;
   try {
     await backend.exec(script);

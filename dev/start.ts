@@ -1,13 +1,15 @@
-// `npm start [-- --runtime node|cloudflare|deno|fastly] [--port N] [--neon-port N]`: the local
+// `npm start [-- --runtime node|cloudflare|deno|fastly[,…]] [--port N] [--neon-port N]`: the local
 // stack — database (PGlite, or the PostgreSQL in DATABASE_URL), the Neon-compatible endpoint, and
-// the API on the chosen runtime. Prints the URL and development tokens; Ctrl-C / SIGTERM stop
-// everything: in-flight requests are answered, then the database is closed cleanly.
-import { devSecretForStart, mintDevToken, refuseUnusableSettings } from "./dev-auth.ts";
-import { isRuntimeName, launchRuntime } from "./launchers/index.ts";
-import { isPostgresUrl, startLocalStack } from "./stack.ts";
+// the API on the chosen runtime, or on each of a list (ports N, N+1, …). Prints the URLs and
+// development tokens; Ctrl-C / SIGTERM stop everything: in-flight requests are answered, then the
+// database is closed cleanly.
 import { parseCommandLine, portOption } from "./cli.ts";
 import { pgliteDataDir } from "./data-dir.ts";
+import { devSecretForStart, mintDevToken, refuseUnusableSettings } from "./dev-auth.ts";
+import type { RunningRuntime } from "./launchers/index.ts";
+import { closeRuntimes, launchRuntimes, parseRuntimeList } from "./multi-runtime.ts";
 import { assertPortFree } from "./ports.ts";
+import { isPostgresUrl, startLocalStack } from "./stack.ts";
 import { signalListenerSnapshot, stopOnSignals } from "./stop-signals.ts";
 
 const USAGE = `Usage: npm start [-- options]
@@ -16,22 +18,25 @@ Starts the database (embedded PGlite, or the PostgreSQL named by DATABASE_URL), 
 Neon-compatible endpoint and the API, and prints the API's URL and development tokens.
 
 Options:
-  --runtime NAME    node (default), cloudflare, deno or fastly
-  --port N          the API's port (default: PORT, else 8787)
+  --runtime NAMES   node (default), cloudflare, deno or fastly; a comma-separated list
+                    (e.g. cloudflare,fastly) starts each on its own port over one database
+  --port N          the (first) API's port (default: PORT, else 8787; 0: free ports)
   --neon-port N     the Neon-compatible endpoint's port (default: a free one)
   -h, --help        print this and exit
 
-Settings: DATABASE_URL, PGLITE_DATA_DIR (default .data/pglite), AUTH_SECRET, PORT.
-Ctrl-C or SIGTERM stops everything; a second one exits without waiting.`;
+Settings: DATABASE_URL, PGLITE_DATA_DIR (default .data/pglite), AUTH_SECRET, PORT, and the
+API's settings (README). Ctrl-C or SIGTERM stops everything; a second one exits without waiting.`;
 
 const values = parseCommandLine(USAGE, {
   runtime: { type: "string", default: "node" },
   port: { type: "string" },
   "neon-port": { type: "string" },
 });
-const runtime = values.runtime!;
-if (!isRuntimeName(runtime)) {
-  console.error(`Unknown runtime "${runtime}": choose node, cloudflare, deno or fastly.`);
+let runtimes: ReturnType<typeof parseRuntimeList>;
+try {
+  runtimes = parseRuntimeList(values.runtime!);
+} catch (error) {
+  console.error((error as Error).message);
   process.exit(2);
 }
 const port = portOption("--port", values.port ?? process.env.PORT, 8787);
@@ -46,7 +51,7 @@ const databaseUrl = process.env.DATABASE_URL;
 const dataDir = pgliteDataDir();
 // Refusals come before anything is opened: a taken port, then the data folder's lock.
 try {
-  await assertPortFree(port, "--port / PORT");
+  if (port !== 0) for (const [i] of runtimes.entries()) await assertPortFree(port + i, "--port / PORT");
   await assertPortFree(neonPort, "--neon-port");
 } catch (error) {
   console.error((error as Error).message);
@@ -59,33 +64,32 @@ const stack = await startLocalStack({ databaseUrl, dataDir, endpointPort: neonPo
 console.log(`Database: ${isPostgresUrl(databaseUrl) ? "PostgreSQL (DATABASE_URL)" : `embedded PGlite (${dataDir})`}`);
 console.log(`Neon-compatible endpoint: ${stack.neonFetchEndpoint}`);
 
-let server: Awaited<ReturnType<typeof launchRuntime>> | undefined;
+let servers: RunningRuntime[] = [];
 stopOnSignals(async (signal) => {
   console.log(`${signal}: stopping (answering in-flight requests, then closing the database)`);
-  await server?.close();
+  await closeRuntimes(servers);
   await stack.close();
 });
 const signalListeners = signalListenerSnapshot();
-server = await launchRuntime(
-  runtime,
-  {
-    ...process.env,
-    AUTH_SECRET: devSecret?.secret,
-    DATABASE_URL: stack.databaseUrl,
-    NEON_FETCH_ENDPOINT: stack.neonFetchEndpoint,
-    // The interactive reference at /docs (the node runtime serves it): on here unless turned off.
-    API_DOCS: process.env.API_DOCS ?? "on",
-  },
-  { port },
-).catch(async (error: Error) => {
-  console.error(`The ${runtime} runtime did not start: ${error.message}`);
+const env = {
+  ...process.env,
+  AUTH_SECRET: devSecret?.secret,
+  DATABASE_URL: stack.databaseUrl,
+  NEON_FETCH_ENDPOINT: stack.neonFetchEndpoint,
+  // The interactive reference at /docs (the node runtime serves it): on here unless turned off.
+  API_DOCS: process.env.API_DOCS ?? "on",
+};
+servers = await launchRuntimes(runtimes, env, port).catch(async (error: Error) => {
+  console.error(`The runtime did not start: ${error.message}`);
   await stack.close();
   process.exit(1);
 });
 
-console.log(`API (${runtime}) listening on ${server.url}`);
-console.log(`OpenAPI document: ${server.url}/openapi.json`);
-if (runtime === "node" && process.env.API_DOCS !== "off") console.log(`API reference: ${server.url}/docs`);
+for (const server of servers) {
+  console.log(`API (${server.runtime}) listening on ${server.url}`);
+  if (server.runtime === "node" && env.API_DOCS !== "off") console.log(`API reference: ${server.url}/docs`);
+}
+console.log(`OpenAPI document: ${servers[0]!.url}/openapi.json`);
 if (devSecret) {
   const token = (sub: string, role: string) => mintDevToken({ sub, tid: "dev", role, ttl: "12h" }, devSecret.secret, process.env);
   console.log(`Development token (user "dev-user", tenant "dev"): ${await token("dev-user", "user")}`);
@@ -95,6 +99,6 @@ if (devSecret) {
   console.log("Sign in with your identity provider's tokens (AUTH_JWKS / AUTH_JWKS_URL); no development key.");
 }
 
-// Miniflare registers handlers that exit at once; this process stops its runtime itself, in
+// Miniflare registers handlers that exit at once; this process stops its runtimes itself, in
 // order (stopOnSignals above), so in-flight requests are answered and the database closed cleanly.
 signalListeners.dropAddedSince();

@@ -40,8 +40,8 @@ const SERVICE: TokenClaims = { sub: "bench-service", tid: "bench", role: "servic
 
 const seedLinks = (context: OperationContext, prefix: string, count: number) =>
   context.seed(
-    "INSERT INTO linked_external_accounts (provider, external_account_id, user_id) " +
-      "SELECT 'github', $1 || g, $1 || 'user-' || g FROM generate_series(0, $2::int - 1) g",
+    "INSERT INTO linked_external_accounts (tenant_id, provider, external_account_id, user_id) " +
+      "SELECT 'bench', 'github', $1 || g, $1 || 'user-' || g FROM generate_series(0, $2::int - 1) g",
     [prefix, String(count)],
   );
 

@@ -25,7 +25,7 @@ beforeEach(() => {
   events = [];
 });
 
-const cacheOver = (kv: KvCache, timeoutMs = 50) => createLinkCache(kv, { ttlSeconds: TTL_SECONDS, logger, timeoutMs, now });
+const cacheOver = (kv: KvCache, timeoutMs = 50) => createLinkCache(kv, { tenantId: "acme", ttlSeconds: TTL_SECONDS, logger, timeoutMs, now });
 
 /** A store that remembers every put and never expires anything. */
 function recordingKv() {
@@ -53,7 +53,7 @@ describe("link cache", () => {
     expect(await cache.read(link)).toEqual(link);
     clock += 1;
     expect(await cache.read(link)).toBeUndefined();
-    expect(await kv.get(await linkKey(link))).not.toBeNull(); // the store still holds it
+    expect(await kv.get(await linkKey("acme", link))).not.toBeNull(); // the store still holds it
   });
 
   it("gives the store only the lifetime left since the read, never less than 60 s", async () => {
@@ -97,14 +97,30 @@ describe("link cache", () => {
   it("treats unreadable entries and entries of another target as misses", async () => {
     const { kv, values } = recordingKv();
     const cache = cacheOver(kv);
-    const key = await linkKey(link);
+    const key = await linkKey("acme", link);
     values.set(key, "not json");
     expect(await cache.read(link)).toBeUndefined();
-    values.set(key, JSON.stringify({ link: { ...link, userId: 7 }, readAt: clock }));
+    values.set(key, JSON.stringify({ tenantId: "acme", link: { ...link, userId: 7 }, readAt: clock }));
     expect(await cache.read(link)).toBeUndefined();
-    values.set(key, JSON.stringify({ link: { ...link, externalAccountId: "43" }, readAt: clock }));
+    // A value of before tenants existed (no tenant) is unreadable, never served.
+    values.set(key, JSON.stringify({ link, readAt: clock }));
     expect(await cache.read(link)).toBeUndefined();
-    expect(events.filter((e) => e.event === "link_cache_unreadable")).toHaveLength(2);
+    values.set(key, JSON.stringify({ tenantId: "acme", link: { ...link, externalAccountId: "43" }, readAt: clock }));
+    expect(await cache.read(link)).toBeUndefined();
+    expect(events.filter((e) => e.event === "link_cache_unreadable")).toHaveLength(3);
+  });
+
+  it("serves an entry to its own tenant only, even one found under this tenant's key", async () => {
+    const { kv, values } = recordingKv();
+    const acme = cacheOver(kv);
+    const globex = createLinkCache(kv, { tenantId: "globex", ttlSeconds: TTL_SECONDS, logger, timeoutMs: 50, now });
+    await acme.write(link, clock);
+    expect(await globex.read(link)).toBeUndefined();
+    expect(await acme.read(link)).toEqual(link);
+    values.set(await linkKey("globex", link), JSON.stringify({ tenantId: "acme", link, readAt: clock }));
+    expect(await globex.read(link)).toBeUndefined();
+    expect(await globex.remove(link)).toBe(true);
+    expect(await acme.read(link)).toEqual(link);
   });
 
   describe("when the store fails", () => {
@@ -138,7 +154,8 @@ describe("link cache", () => {
 
 describe("decodeEntry", () => {
   it("round-trips what the cache writes and refuses anything else", () => {
-    expect(decodeEntry(JSON.stringify({ link, readAt: 5 }))).toEqual({ link, readAt: 5 });
+    expect(decodeEntry(JSON.stringify({ tenantId: "acme", link, readAt: 5 }))).toEqual({ tenantId: "acme", link, readAt: 5 });
+    expect(decodeEntry(JSON.stringify({ link, readAt: 5 }))).toBeUndefined();
     expect(decodeEntry(JSON.stringify({ link }))).toBeUndefined();
     expect(decodeEntry("{")).toBeUndefined();
   });

@@ -12,12 +12,14 @@
 import * as v from "valibot";
 import { errorMessage, type Logger } from "../log.ts";
 import { MIN_KV_TTL_SECONDS, type KvCache, type KvListPage } from "../ports/kv.ts";
-import { linkKey, LINK_KEY_PREFIX } from "./keys.ts";
+import { linkKey, tenantKeyPrefix } from "./keys.ts";
 import { sameTarget, type Link, type LinkTarget } from "./link.ts";
 
 export const DEFAULT_KV_TIMEOUT_MS = 1_000;
 
 export interface LinkCacheOptions {
+  /** Every key, entry and listing of this cache belongs to this tenant. */
+  tenantId: string;
   ttlSeconds: number;
   logger: Logger;
   /** Deadline of each KV call; a store that hangs costs a request at most this long per call. */
@@ -26,6 +28,8 @@ export interface LinkCacheOptions {
 }
 
 export interface CacheEntry {
+  /** The tenant the link belongs to: an entry answers no other tenant's lookup. */
+  tenantId: string;
   link: Link;
   /** Epoch milliseconds, taken before the Postgres read the link came from. */
   readAt: number;
@@ -40,6 +44,7 @@ export type EntryRead =
 export type Attempt<T> = { ok: true; value: T } | { ok: false };
 
 const EntrySchema = v.object({
+  tenantId: v.string(),
   link: v.object({
     provider: v.string(),
     externalAccountId: v.string(),
@@ -53,7 +58,8 @@ const EntrySchema = v.object({
 export type LinkCache = ReturnType<typeof createLinkCache>;
 
 export function createLinkCache(kv: KvCache, options: LinkCacheOptions) {
-  const { logger, timeoutMs = DEFAULT_KV_TIMEOUT_MS, now = () => Date.now() } = options;
+  const { tenantId, logger, timeoutMs = DEFAULT_KV_TIMEOUT_MS, now = () => Date.now() } = options;
+  const prefix = tenantKeyPrefix(tenantId);
   const ttlMs = options.ttlSeconds * 1000;
 
   async function attempt<T>(operation: string, key: string, call: () => Promise<T>): Promise<Attempt<T>> {
@@ -82,14 +88,18 @@ export function createLinkCache(kv: KvCache, options: LinkCacheOptions) {
     const remainingMs = readAt + ttlMs - now();
     if (remainingMs <= 0) return false;
     const ttlSeconds = Math.max(MIN_KV_TTL_SECONDS, Math.ceil(remainingMs / 1000));
-    const value = JSON.stringify({ link, readAt } satisfies CacheEntry);
+    const value = JSON.stringify({ tenantId, link, readAt } satisfies CacheEntry);
     return (await attempt("put", key, () => kv.put(key, value, { ttlSeconds }))).ok;
   }
 
   const deleteEntry = async (key: string) => (await attempt("delete", key, () => kv.delete(key))).ok;
 
   const listEntries = (cursor: string | undefined, limit: number): Promise<Attempt<KvListPage>> =>
-    attempt("list", LINK_KEY_PREFIX, () => kv.list(LINK_KEY_PREFIX, cursor === undefined ? { limit } : { cursor, limit }));
+    attempt("list", prefix, () => kv.list(prefix, cursor === undefined ? { limit } : { cursor, limit }));
+
+  /** Whether `entry`, found under `key`, is this tenant's and filed where its link belongs. */
+  const isFiled = async (key: string, entry: CacheEntry) =>
+    entry.tenantId === tenantId && (await linkKey(tenantId, entry.link)) === key;
 
   return {
     isFresh,
@@ -97,21 +107,23 @@ export function createLinkCache(kv: KvCache, options: LinkCacheOptions) {
     writeEntry,
     deleteEntry,
     listEntries,
+    isFiled,
+    tenantId,
 
     /** The cached link of `target` when one is fresh; undefined on a miss of any kind. */
     async read(target: LinkTarget): Promise<Link | undefined> {
-      const read = await readEntry(await linkKey(target));
+      const read = await readEntry(await linkKey(tenantId, target));
       if (read.state !== "present") return undefined;
       const { entry } = read;
-      return sameTarget(entry.link, target) && isFresh(entry) ? entry.link : undefined;
+      return entry.tenantId === tenantId && sameTarget(entry.link, target) && isFresh(entry) ? entry.link : undefined;
     },
 
     async write(link: Link, readAt: number): Promise<boolean> {
-      return writeEntry(await linkKey(link), link, readAt);
+      return writeEntry(await linkKey(tenantId, link), link, readAt);
     },
 
     async remove(target: LinkTarget): Promise<boolean> {
-      return deleteEntry(await linkKey(target));
+      return deleteEntry(await linkKey(tenantId, target));
     },
   };
 }
@@ -128,7 +140,7 @@ export function decodeEntry(text: string): CacheEntry | undefined {
 }
 
 /** `call()` or a rejection after `ms`; the timer never outlives the call. */
-async function withDeadline<T>(call: () => Promise<T>, ms: number): Promise<T> {
+export async function withDeadline<T>(call: () => Promise<T>, ms: number): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);

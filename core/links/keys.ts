@@ -2,15 +2,20 @@
 // printable code point, `/`, `#`, `?` …), while stores restrict keys: Fastly refuses `#;?^|`,
 // CR/LF, "", ".", ".." and more than 1024 characters; Workers KV caps keys at 512 bytes. A hash of
 // the canonical target fits every store whatever the input, and never leaks the id into a key.
+// The tenant id (1-64 of A-Z a-z 0-9 _ -, checked by auth) is legal everywhere as it is: it leads
+// the key, so one tenant's entries can be listed, and no entry of one tenant answers another's.
 import { sha256Hex } from "../sha256.ts";
 import type { LinkTarget } from "./link.ts";
 
-/** Versioned, so a future value format can live beside this one and resync can list it. */
-export const LINK_KEY_PREFIX = "links/v1/";
+/** Versioned: v1 keys (before tenants) are never read again and expire on their own. */
+export const LINK_KEY_PREFIX = "links/v2/";
 
-/** `links/v1/` + 64 hex digits of SHA-256(provider "\n" externalAccountId); targets are canonical. */
-export async function linkKey(target: LinkTarget): Promise<string> {
-  return LINK_KEY_PREFIX + (await sha256Hex(targetText(target)));
+/** Where every cached link of one tenant lives: `links/v2/<tenantId>/`. */
+export const tenantKeyPrefix = (tenantId: string) => `${LINK_KEY_PREFIX}${tenantId}/`;
+
+/** `links/v2/<tenantId>/` + 64 hex digits of SHA-256(provider "\n" externalAccountId). */
+export async function linkKey(tenantId: string, target: LinkTarget): Promise<string> {
+  return tenantKeyPrefix(tenantId) + (await sha256Hex(targetText(target)));
 }
 
 /** One string per canonical target: a provider never contains "\n", so it is unambiguous. */

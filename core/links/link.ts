@@ -94,7 +94,7 @@ function decodeSegment(segment: string): string {
 export const linkLocation = (target: LinkTarget) =>
   `/v1/links/${encodeURIComponent(target.provider)}/${encodeURIComponent(target.externalAccountId)}`;
 
-/** `service` and `admin` tokens see every link; a `user` token only its own. */
+/** Of a link of the caller's tenant: `service` and `admin` tokens see any, a `user` token only its own. */
 export const canSee = (principal: Principal, link: Link) => principal.role !== "user" || link.userId === principal.userId;
 
 export const sameTarget = (a: LinkTarget, b: LinkTarget) =>

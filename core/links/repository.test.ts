@@ -7,6 +7,7 @@ import { DatabaseError, type Sql } from "../ports/sql.ts";
 import { findLinks, linkAccount, pageLinks, type NewLink } from "./repository.ts";
 
 const newLink: NewLink = {
+  tenantId: "acme",
   provider: "github",
   externalAccountId: "1",
   userId: "alice",
@@ -56,9 +57,9 @@ describeOnBackends("link repository", (harness) => {
       await linkAccount(harness().sql, { ...newLink, externalAccountId, userId: `find-${index}` });
     }
     const wanted = [...ids, "absent"].map((externalAccountId) => ({ provider: "github", externalAccountId }));
-    const found = await findLinks(harness().sql, wanted);
+    const found = await findLinks(harness().sql, "acme", wanted);
     expect(found.map((link) => link.externalAccountId).sort()).toEqual([...ids].sort());
-    expect(await findLinks(harness().sql, [])).toEqual([]);
+    expect(await findLinks(harness().sql, "acme", [])).toEqual([]);
   });
 
   it("pages through every link in bounded pages", async () => {
@@ -69,7 +70,7 @@ describeOnBackends("link repository", (harness) => {
     let after: string | undefined = "0";
     let pages = 0;
     while (after !== undefined) {
-      const page = await pageLinks(harness().sql, after, 3);
+      const page = await pageLinks(harness().sql, "acme", after, 3);
       expect(page.links.length).toBeLessThanOrEqual(3);
       seen.push(...page.links.map((link) => link.externalAccountId));
       after = page.next;
@@ -91,7 +92,7 @@ describeOnBackends(
   (harness) => {
     const insert = (provider: string, externalAccountId: string, userId: string) =>
       harness().sql.query(
-        "INSERT INTO linked_external_accounts (provider, external_account_id, user_id) VALUES ($1, $2, $3)",
+        "INSERT INTO linked_external_accounts (tenant_id, provider, external_account_id, user_id) VALUES ('acme', $1, $2, $3)",
         [provider, externalAccountId, userId],
       );
 

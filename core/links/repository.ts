@@ -1,10 +1,12 @@
-// Links in Postgres. The unique indexes of sql/0001_links.sql decide who owns what; every write
-// is one statement, and no answer depends on a read made before it.
+// Links in Postgres. The unique indexes of sql/0006_link_tenants.sql decide who owns what within a
+// tenant; every write is one statement, and no answer depends on a read made before it. Every
+// statement names the tenant: no query reads, changes or conflicts with another tenant's links.
 import { isUniqueViolation, type Row, type Sql } from "../ports/sql.ts";
 import { toIsoTimestamp } from "../rows.ts";
 import type { Link, LinkTarget } from "./link.ts";
 
 export interface NewLink extends LinkTarget {
+  tenantId: string;
   userId: string;
   displayName: string | null;
   /** Whether an existing link of the same user takes `displayName` (the body carried the field). */
@@ -33,31 +35,63 @@ const COLUMNS = "provider, external_account_id, user_id, display_name, linked_at
 // an arbiter, so it raises 23505. Under READ COMMITTED ON CONFLICT waits for a concurrent insert
 // and then takes one of the two branches: at most one statement creates the link.
 // `xmax = 0` holds only for a freshly inserted row version.
+//
+// The same statement records a change (sql/0007_link_changes.sql) for a new link and for a new
+// display name, and none for a re-link that changed nothing. `before` locks the caller's own row
+// first (the INSERT reads it, so it runs first): FOR UPDATE waits for a concurrent writer and
+// yields the latest committed name. A row inserted concurrently, after this statement's snapshot,
+// is not in `before`; its re-link is then recorded too, an extra change that costs one KV delete.
 const LINK = `
-INSERT INTO linked_external_accounts AS linked (provider, external_account_id, user_id, display_name)
-VALUES ($1, $2, $3, $4)
-ON CONFLICT ((lower(provider)), external_account_id) DO UPDATE
-  SET display_name = CASE WHEN $5::boolean THEN excluded.display_name ELSE linked.display_name END
-  WHERE linked.user_id = excluded.user_id
-RETURNING ${COLUMNS}, (xmax = 0) AS created`;
+WITH before AS (
+  SELECT display_name FROM linked_external_accounts
+  WHERE tenant_id = $6 AND lower(provider) = $1 AND external_account_id = $2 AND user_id = $3
+  FOR UPDATE
+),
+linked AS (
+  INSERT INTO linked_external_accounts AS linked (tenant_id, provider, external_account_id, user_id, display_name)
+  SELECT $6::text, $1::text, $2::text, $3::text, $4::text FROM (SELECT count(*) FROM before) AS locked_first
+  ON CONFLICT (tenant_id, (lower(provider)), external_account_id) DO UPDATE
+    SET display_name = CASE WHEN $5::boolean THEN excluded.display_name ELSE linked.display_name END
+    WHERE linked.user_id = excluded.user_id
+  RETURNING ${COLUMNS}, (xmax = 0) AS created
+),
+change AS (
+  INSERT INTO link_changes (tenant_id, provider, external_account_id)
+  SELECT $6, provider, external_account_id FROM linked
+  WHERE created OR NOT EXISTS (SELECT 1 FROM before WHERE before.display_name IS NOT DISTINCT FROM linked.display_name)
+)
+SELECT * FROM linked`;
 
 // lower(provider) lets these use the unique indexes (providers are stored lower-case anyway).
-const BY_TARGET = `SELECT ${COLUMNS} FROM linked_external_accounts WHERE lower(provider) = $1 AND external_account_id = $2`;
+const BY_TARGET = `
+SELECT ${COLUMNS} FROM linked_external_accounts
+WHERE tenant_id = $3 AND lower(provider) = $1 AND external_account_id = $2`;
 
-const BY_USER = `SELECT ${COLUMNS} FROM linked_external_accounts WHERE user_id = $1 ORDER BY lower(provider)`;
+const BY_USER = `
+SELECT ${COLUMNS} FROM linked_external_accounts WHERE tenant_id = $2 AND user_id = $1 ORDER BY lower(provider)`;
 
+// The unlink and its change feed row: one statement, so there is a row exactly when a link went.
 const UNLINK = `
-DELETE FROM linked_external_accounts
-WHERE lower(provider) = $1 AND external_account_id = $2 AND user_id = $3
-RETURNING 1`;
+WITH unlinked AS (
+  DELETE FROM linked_external_accounts
+  WHERE tenant_id = $4 AND lower(provider) = $1 AND external_account_id = $2 AND user_id = $3
+  RETURNING tenant_id, provider, external_account_id
+),
+change AS (
+  INSERT INTO link_changes (tenant_id, provider, external_account_id)
+  SELECT tenant_id, provider, external_account_id FROM unlinked
+)
+SELECT 1 FROM unlinked`;
 
-const PAGE = `SELECT id, ${COLUMNS} FROM linked_external_accounts WHERE id > $1 ORDER BY id LIMIT $2`;
+const PAGE = `
+SELECT id, ${COLUMNS} FROM linked_external_accounts WHERE tenant_id = $3 AND id > $1 ORDER BY id LIMIT $2`;
 
 const BY_TARGETS = `
 SELECT l.provider, l.external_account_id, l.user_id, l.display_name, l.linked_at
 FROM linked_external_accounts AS l
 JOIN unnest($1::text[], $2::text[]) AS wanted (provider, external_account_id)
-  ON lower(l.provider) = wanted.provider AND l.external_account_id = wanted.external_account_id`;
+  ON lower(l.provider) = wanted.provider AND l.external_account_id = wanted.external_account_id
+WHERE l.tenant_id = $3`;
 
 export async function linkAccount(sql: Sql, link: NewLink): Promise<LinkResult> {
   let rows: Row[];
@@ -68,6 +102,7 @@ export async function linkAccount(sql: Sql, link: NewLink): Promise<LinkResult> 
       link.userId,
       link.displayName,
       link.replaceDisplayName,
+      link.tenantId,
     ]);
   } catch (error) {
     const code = isUniqueViolation(error) ? CONFLICTS_BY_INDEX[error.constraint ?? ""] : undefined;
@@ -79,18 +114,18 @@ export async function linkAccount(sql: Sql, link: NewLink): Promise<LinkResult> 
   return { outcome: row.created === true ? "created" : "existing", link: toLink(row) };
 }
 
-export async function findLink(sql: Sql, target: LinkTarget): Promise<Link | undefined> {
-  const [row] = await sql.query(BY_TARGET, [target.provider, target.externalAccountId]);
+export async function findLink(sql: Sql, tenantId: string, target: LinkTarget): Promise<Link | undefined> {
+  const [row] = await sql.query(BY_TARGET, [target.provider, target.externalAccountId, tenantId]);
   return row && toLink(row);
 }
 
-export async function listUserLinks(sql: Sql, userId: string): Promise<Link[]> {
-  return (await sql.query(BY_USER, [userId])).map(toLink);
+export async function listUserLinks(sql: Sql, tenantId: string, userId: string): Promise<Link[]> {
+  return (await sql.query(BY_USER, [userId, tenantId])).map(toLink);
 }
 
 /** Deletes the link only when `userId` owns it; false when there was nothing of theirs. */
-export async function unlinkAccount(sql: Sql, target: LinkTarget, userId: string): Promise<boolean> {
-  const rows = await sql.query(UNLINK, [target.provider, target.externalAccountId, userId]);
+export async function unlinkAccount(sql: Sql, tenantId: string, target: LinkTarget, userId: string): Promise<boolean> {
+  const rows = await sql.query(UNLINK, [target.provider, target.externalAccountId, userId, tenantId]);
   return rows.length > 0;
 }
 
@@ -100,21 +135,43 @@ export interface LinkPage {
   next: string | undefined;
 }
 
-/** Keyset pagination in insertion order, for resync: `after` is "0" or a page's `next`. */
-export async function pageLinks(sql: Sql, after: string, limit: number): Promise<LinkPage> {
-  const rows = await sql.query(PAGE, [after, String(limit)]);
+/** One tenant's links, keyset-paginated in insertion order for resync: `after` is "0" or a page's `next`. */
+export async function pageLinks(sql: Sql, tenantId: string, after: string, limit: number): Promise<LinkPage> {
+  const rows = await sql.query(PAGE, [after, String(limit), tenantId]);
   const last = rows.at(-1);
   return { links: rows.map(toLink), next: rows.length === limit && last ? String(last.id) : undefined };
 }
 
-/** The links among `targets` that exist, in one round trip. */
-export async function findLinks(sql: Sql, targets: readonly LinkTarget[]): Promise<Link[]> {
+/** The links of the tenant among `targets` that exist, in one round trip. */
+export async function findLinks(sql: Sql, tenantId: string, targets: readonly LinkTarget[]): Promise<Link[]> {
   if (targets.length === 0) return [];
   const rows = await sql.query(BY_TARGETS, [
     targets.map((t) => t.provider),
     targets.map((t) => t.externalAccountId),
+    tenantId,
   ]);
   return rows.map(toLink);
+}
+
+const ACROSS_TENANTS = `
+SELECT l.tenant_id, l.provider, l.external_account_id, l.user_id, l.display_name, l.linked_at
+FROM linked_external_accounts AS l
+JOIN unnest($1::text[], $2::text[], $3::text[]) AS wanted (tenant_id, provider, external_account_id)
+  ON l.tenant_id = wanted.tenant_id AND lower(l.provider) = wanted.provider
+  AND l.external_account_id = wanted.external_account_id`;
+
+/** The links among `targets` (each of its own tenant) that exist, in one round trip: for the sync. */
+export async function findLinksAcrossTenants(
+  sql: Sql,
+  targets: readonly (LinkTarget & { tenantId: string })[],
+): Promise<(Link & { tenantId: string })[]> {
+  if (targets.length === 0) return [];
+  const rows = await sql.query(ACROSS_TENANTS, [
+    targets.map((t) => t.tenantId),
+    targets.map((t) => t.provider),
+    targets.map((t) => t.externalAccountId),
+  ]);
+  return rows.map((row) => ({ tenantId: String(row.tenant_id), ...toLink(row) }));
 }
 
 function toLink(row: Row): Link {

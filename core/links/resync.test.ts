@@ -4,7 +4,7 @@ import { expectProblem } from "../../test/support/problems.ts";
 import { describeOnBackends } from "../../test/support/harness.ts";
 import type { TokenClaims } from "../../test/support/tokens.ts";
 import { DEFAULT_LINK_CACHE_TTL_SECONDS } from "../settings.ts";
-import { linkKey, LINK_KEY_PREFIX } from "./keys.ts";
+import { linkKey, tenantKeyPrefix } from "./keys.ts";
 import type { Link } from "./link.ts";
 import { DEFAULT_RESYNC_BATCH_SIZE, type ResyncCounts } from "./resync.ts";
 
@@ -42,34 +42,43 @@ describeOnBackends("POST /v1/admin/links/resync", (harness) => {
     const { sql, kv } = harness();
     // Links KV has never seen (written straight to Postgres).
     await sql.query(
-      `INSERT INTO linked_external_accounts (provider, external_account_id, user_id)
-       SELECT 'bulk', 'bulk-' || n, 'bulk-user-' || n FROM generate_series(1, ${BULK}) AS n`,
+      `INSERT INTO linked_external_accounts (tenant_id, provider, external_account_id, user_id)
+       SELECT 'acme', 'bulk', 'bulk-' || n, 'bulk-user-' || n FROM generate_series(1, ${BULK}) AS n`,
     );
     const missing = await link("github", "missing", "ann");
     const wrongOwner = await link("github", "wrong-owner", "ben");
     const unlinked = await link("github", "unlinked", "cat");
     const expired = await link("github", "expired", "dan");
-    await kv.delete(await linkKey(missing));
-    await kv.put(await linkKey(wrongOwner), JSON.stringify({ link: { ...wrongOwner, userId: "mallory" }, readAt: Date.now() }), {
+    await kv.delete(await linkKey("acme", missing));
+    await kv.put(await linkKey("acme", wrongOwner), JSON.stringify({ tenantId: "acme", link: { ...wrongOwner, userId: "mallory" }, readAt: Date.now() }), {
       ttlSeconds: 300,
     });
     await sql.query("DELETE FROM linked_external_accounts WHERE external_account_id = 'unlinked'");
     const tooOld = Date.now() - DEFAULT_LINK_CACHE_TTL_SECONDS * 1000 - 1;
-    await kv.put(await linkKey(expired), JSON.stringify({ link: expired, readAt: tooOld }), { ttlSeconds: 300 });
-    await kv.put(`${LINK_KEY_PREFIX}garbage`, "not an entry", { ttlSeconds: 300 });
-    const misfiled = `${LINK_KEY_PREFIX}${"0".repeat(64)}`;
-    await kv.put(misfiled, JSON.stringify({ link: wrongOwner, readAt: Date.now() }), { ttlSeconds: 300 });
+    await kv.put(await linkKey("acme", expired), JSON.stringify({ tenantId: "acme", link: expired, readAt: tooOld }), { ttlSeconds: 300 });
+    await kv.put(`${tenantKeyPrefix("acme")}garbage`, "not an entry", { ttlSeconds: 300 });
+    const misfiled = `${tenantKeyPrefix("acme")}${"0".repeat(64)}`;
+    await kv.put(misfiled, JSON.stringify({ tenantId: "acme", link: wrongOwner, readAt: Date.now() }), { ttlSeconds: 300 });
+    // Another tenant's entry under this tenant's key: never served here, removed.
+    const foreign = await linkKey("acme", { provider: "github", externalAccountId: "foreign" });
+    const foreignLink = { ...wrongOwner, externalAccountId: "foreign" };
+    await kv.put(foreign, JSON.stringify({ tenantId: "other", link: foreignLink, readAt: Date.now() }), { ttlSeconds: 300 });
+    // Another tenant's entries are not this admin's to list, judge or remove.
+    const otherTenants = await linkKey("other", { provider: "github", externalAccountId: "unlinked" });
+    await kv.put(otherTenants, JSON.stringify({ tenantId: "other", link: unlinked, readAt: Date.now() }), { ttlSeconds: 300 });
 
     const rows = BULK + 3; // missing, wrongOwner, expired
     const [first, statements] = await statementsDuring(resync);
-    expect(first).toEqual({ written: rows, removed: 3, unchanged: 0, failed: 0 });
+    expect(first).toEqual({ written: rows, removed: 4, unchanged: 0, failed: 0 });
     // One statement per KV page (5 entries) and one per table page: never one per link.
     expect(statements).toBe(1 + batches(rows + 1));
 
     const keys = await cacheKeys(kv);
     expect(keys).toHaveLength(rows);
-    expect(keys).not.toContain(await linkKey(unlinked));
+    expect(keys).not.toContain(await linkKey("acme", unlinked));
     expect(keys).not.toContain(misfiled);
+    expect(keys).not.toContain(foreign);
+    expect(await kv.get(otherTenants)).not.toBeNull();
     expect((await cachedEntry(kv, wrongOwner))?.link).toEqual(wrongOwner);
     expect((await cachedEntry(kv, missing))?.link).toEqual(missing);
     expect((await cachedEntry(kv, { provider: "bulk", externalAccountId: `bulk-${BULK}` }))?.link.userId).toBe(

@@ -1,4 +1,4 @@
-// Makes the KV cache agree with Postgres, in bounded batches: one KV list page or one keyset
+// Makes one tenant's KV cache entries agree with its links in Postgres, in bounded batches: one KV list page or one keyset
 // page of the table at a time, each checked with one SQL round trip and parallel KV calls.
 import type { Sql } from "../ports/sql.ts";
 import type { LinkCache } from "./cache.ts";
@@ -59,14 +59,14 @@ async function orphans(sql: Sql, cache: LinkCache, keys: string[], counts: Resyn
       const read = await cache.readEntry(key);
       if (read.state === "failed") counts.failed++;
       else if (read.state === "unreadable") doomed.push(key);
-      // An entry under a key its own link does not hash to is corrupt: never served, removed.
+      // An entry under a key its own tenant and link do not hash to is corrupt: never served, removed.
       else if (read.state === "present") {
-        if ((await linkKey(read.entry.link)) === key) filed.push({ key, link: read.entry.link });
+        if (await cache.isFiled(key, read.entry)) filed.push({ key, link: read.entry.link });
         else doomed.push(key);
       }
     }),
   );
-  const live = new Set((await findLinks(sql, filed.map((entry) => entry.link))).map(targetText));
+  const live = new Set((await findLinks(sql, cache.tenantId, filed.map((entry) => entry.link))).map(targetText));
   return [...doomed, ...filed.filter((entry) => !live.has(targetText(entry.link))).map((entry) => entry.key)];
 }
 
@@ -75,10 +75,10 @@ async function writeLinks(sql: Sql, cache: LinkCache, batchSize: number, now: ()
   let after: string | undefined = "0";
   while (after !== undefined) {
     const readAt = now(); // before the read, as the staleness bound requires
-    const page = await pageLinks(sql, after, batchSize);
+    const page = await pageLinks(sql, cache.tenantId, after, batchSize);
     await Promise.all(
       page.links.map(async (link) => {
-        const key = await linkKey(link);
+        const key = await linkKey(cache.tenantId, link);
         const read = await cache.readEntry(key);
         if (read.state === "present" && cache.isFresh(read.entry) && sameLink(read.entry.link, link)) {
           counts.unchanged++;

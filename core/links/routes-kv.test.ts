@@ -91,7 +91,7 @@ describeOnBackends(
       const owner = { sub: `${backend}-owner` };
       const path = linkPath("github", `${backend}-raced`);
       const link = (await (await harness().request(path, { method: "PUT", as: owner })).json()) as Link;
-      const key = await linkKey(link);
+      const key = await linkKey("acme", link);
       await kv.delete(key); // evicted: the next lookup misses and writes back
 
       // The lookup reads the link from Postgres at T0, then its write-back stalls on the way.

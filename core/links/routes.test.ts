@@ -112,7 +112,7 @@ describeOnBackends("links API", (harness) => {
     expect(cached.headers.get("x-link-source")).toBe("kv");
     expect(await cached.json()).toEqual(link);
 
-    await harness().kv.delete(await linkKey(link));
+    await harness().kv.delete(await linkKey("acme", link));
     const fromDb = await get(linkPath("github", id), alice);
     expect(fromDb.headers.get("x-link-source")).toBe("db");
     expect(await fromDb.json()).toEqual(link);
@@ -128,7 +128,7 @@ describeOnBackends("links API", (harness) => {
     expect(strong.headers.get("x-link-source")).toBe("db");
     expect(await strong.json()).toEqual(link);
 
-    await harness().kv.delete(await linkKey(link));
+    await harness().kv.delete(await linkKey("acme", link));
     await get(`${linkPath("github", id)}?consistency=strong`, alice);
     expect(await cachedEntry(harness().kv, link)).toBeUndefined(); // no write-back either
     expect((await get(`${linkPath("github", id)}?consistency=eventual`, alice)).headers.get("x-link-source")).toBe("db");
@@ -178,7 +178,7 @@ describeOnBackends("links API", (harness) => {
   it("writes no cache entry for a lookup it refuses", async () => {
     const target = { provider: "github", externalAccountId: fresh("uncached") };
     await put(linkPath(target.provider, target.externalAccountId), alice);
-    await harness().kv.delete(await linkKey(target));
+    await harness().kv.delete(await linkKey("acme", target));
     await expectProblem(await get(linkPath(target.provider, target.externalAccountId), bob), 404, "not_found");
     expect(await cachedEntry(harness().kv, target)).toBeUndefined();
   });

@@ -9,6 +9,7 @@ import { createLinkCache, DEFAULT_KV_TIMEOUT_MS } from "./cache.ts";
 import { canSee, LinkBodySchema, linkLocation, LookupQuerySchema, readTarget, type Link } from "./link.ts";
 import { findLink, linkAccount, listUserLinks, unlinkAccount, type LinkConflictCode } from "./repository.ts";
 import { DEFAULT_RESYNC_BATCH_SIZE, resyncLinkCache } from "./resync.ts";
+import { createLinkSync } from "./sync.ts";
 
 export const LINK_SOURCE_HEADER = "x-link-source";
 
@@ -20,10 +21,12 @@ const conflictDetails: Record<LinkConflictCode, string> = {
 /** The link routes of docs/API.md. Postgres decides every outcome; KV only serves reads. */
 export function linkRoutes(deps: AppDeps) {
   const { sql } = deps;
+  const linkSync = deps.linkSync ?? createLinkSync(deps);
   // Looked up on every call, not captured: a test that fakes the clock moves it for us too.
   const now = () => Date.now();
   const cacheFor = (c: Context<AppEnv>) =>
     createLinkCache(deps.kv, {
+      tenantId: c.get("principal").tenantId,
       ttlSeconds: deps.settings.linkCacheTtlSeconds,
       timeoutMs: DEFAULT_KV_TIMEOUT_MS,
       logger: withRequestId(deps.logger ?? silentLogger, c.get("requestId")),
@@ -35,9 +38,11 @@ export function linkRoutes(deps: AppDeps) {
       const target = readTarget(c);
       const body = await readJson(c.req.raw, LinkBodySchema, { whenEmpty: {} });
       const readAt = now();
+      const principal = c.get("principal");
       const result = await linkAccount(sql, {
         ...target,
-        userId: c.get("principal").userId,
+        tenantId: principal.tenantId,
+        userId: principal.userId,
         displayName: body.displayName ?? null,
         replaceDisplayName: body.displayName !== undefined,
       });
@@ -59,7 +64,7 @@ export function linkRoutes(deps: AppDeps) {
         if (cached && canSee(principal, cached)) return found(c, cached, "kv");
       }
       const readAt = now();
-      const link = await findLink(sql, target);
+      const link = await findLink(sql, principal.tenantId, target);
       // A refused lookup writes nothing, not even a cache copy.
       if (!link || !canSee(principal, link)) throw notFound("No such link.");
       // A strong read leaves the cache alone: it answers one client, repair is resync's job.
@@ -68,22 +73,39 @@ export function linkRoutes(deps: AppDeps) {
     })
     .delete("/links/:provider/:externalAccountId", async (c) => {
       const target = readTarget(c);
-      if (!(await unlinkAccount(sql, target, c.get("principal").userId))) throw notFound("No such link.");
+      const { tenantId, userId } = c.get("principal");
+      if (!(await unlinkAccount(sql, tenantId, target, userId))) throw notFound("No such link.");
       await cacheFor(c).remove(target);
       return c.body(null, 204);
     })
-    .get("/me/links", async (c) => c.json({ items: await listUserLinks(sql, c.get("principal").userId) }))
+    .get("/me/links", async (c) => {
+      const { tenantId, userId } = c.get("principal");
+      return c.json({ items: await listUserLinks(sql, tenantId, userId) });
+    })
     .post("/admin/links/resync", async (c) => {
-      if (c.get("principal").role !== "admin") {
-        throw new ProblemError(403, "forbidden", "Only admin tokens may resync the link cache.");
-      }
+      requireAdmin(c, "resync");
       const batchSize = DEFAULT_RESYNC_BATCH_SIZE;
       return c.json(await resyncLinkCache(sql, cacheFor(c), { batchSize, now }));
+    })
+    // One drain of the change feed, for an outside scheduler. The drain covers the deployment;
+    // the answer speaks of the caller's tenant only.
+    .post("/admin/links/sync", async (c) => {
+      requireAdmin(c, "sync");
+      const report = await linkSync.drainFromNow();
+      const removed = report.removedByTenant[c.get("principal").tenantId] ?? 0;
+      return c.json({ removed, caughtUp: report.caughtUp && !report.failed });
     });
   allowOnly(app, "/links/:provider/:externalAccountId", ["GET", "HEAD", "PUT", "DELETE"]);
   allowOnly(app, "/me/links", ["GET", "HEAD"]);
   allowOnly(app, "/admin/links/resync", ["POST"]);
+  allowOnly(app, "/admin/links/sync", ["POST"]);
   return app;
+}
+
+function requireAdmin(c: Context<AppEnv>, action: string) {
+  if (c.get("principal").role !== "admin") {
+    throw new ProblemError(403, "forbidden", `Only admin tokens may ${action} the link cache.`);
+  }
 }
 
 function found(c: Context<AppEnv>, link: Link, source: "kv" | "db"): Response {

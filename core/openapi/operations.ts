@@ -139,6 +139,12 @@ export const operations: Record<string, OperationSpec> = {
     responses: { 200: { description: "What was done.", body: "ResyncCounts" } },
     problems: { 403: ["forbidden"] },
   },
+  "POST /v1/admin/links/sync": {
+    summary: "Drain the link change feed into this deployment's KV cache now (admin only), for an outside scheduler.",
+    tag: "links",
+    responses: { 200: { description: "Cache entries of the caller's tenant removed, and whether the feed was drained to its end.", body: "LinkSyncReport" } },
+    problems: { 403: ["forbidden"] },
+  },
 
   "POST /v1/assets/import": {
     summary: "Conditional bulk update from CSV (`id,name,material,source_etag`).",

@@ -32,6 +32,8 @@ export const LinkListSchema = v.strictObject({ items: v.array(LinkSchema) });
 
 export const ResyncCountsSchema = v.strictObject({ written: count, removed: count, unchanged: count, failed: count });
 
+export const LinkSyncReportSchema = v.strictObject({ removed: count, caughtUp: v.boolean() });
+
 export const AssetSchema = v.strictObject({
   id: v.pipe(v.string(), v.regex(ASSET_ID_PATTERN)),
   name: v.string(),
@@ -78,6 +80,7 @@ export const namedSchemas = {
   Link: LinkSchema,
   LinkList: LinkListSchema,
   ResyncCounts: ResyncCountsSchema,
+  LinkSyncReport: LinkSyncReportSchema,
   Asset: AssetSchema,
   ImportResults: ImportResultsSchema,
   Document: DocumentSchema,

@@ -81,7 +81,7 @@ describe("the Fastly test host running the service", () => {
       const headers = await bearer({ sub: "kv-user" });
       const path = `${host.url}/v1/links/github/kv-42`;
       expect((await fetch(path, { method: "PUT", headers })).status).toBe(201);
-      const listing = JSON.parse(host.kv.list(KV_STORE, { prefix: "links/v1/" }) as string) as { data: string[] };
+      const listing = JSON.parse(host.kv.list(KV_STORE, { prefix: "links/v2/acme/" }) as string) as { data: string[] };
       expect(listing.data).toHaveLength(1);
       expect((await fetch(path, { headers })).headers.get("x-link-source")).toBe("kv");
       host.kv.delete(KV_STORE, listing.data[0]!);

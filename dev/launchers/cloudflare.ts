@@ -21,8 +21,8 @@ export async function workerCompatibility(): Promise<{ date: string; flags: stri
 
 export async function startCloudflareRuntime(env: RawSettings, { port = 0 }: { port?: number } = {}) {
   const [bundle, compatibility] = await Promise.all([bundleWorker(), workerCompatibility()]);
-  // The settings a worker receives as vars/secrets; every other variable stays out of the isolate.
   const bindings: Record<string, string> = {};
+  // Settings are the worker's vars/secrets; every other variable stays out of the isolate.
   for (const name of SETTING_NAMES) {
     const value = env[name];
     if (value !== undefined && value !== "") bindings[name] = value;
@@ -38,9 +38,42 @@ export async function startCloudflareRuntime(env: RawSettings, { port = 0 }: { p
   });
   try {
     const url = await mf.ready;
-    return { url: url.origin, close: () => mf.dispose() };
+    const stopCron = await fireCronTriggers(mf);
+    return {
+      url: url.origin,
+      async close() {
+        stopCron();
+        await mf.dispose();
+      },
+    };
   } catch (error) {
     await mf.dispose().catch(() => {});
     throw error;
   }
+}
+
+/** How often wrangler.toml's Cron Trigger ("* * * * *") fires. */
+const CRON_PERIOD_MS = 60_000;
+
+/**
+ * Miniflare runs no Cron Triggers on its own: fire the worker's `scheduled` now and then once a
+ * minute, as Cloudflare would. Answers how to stop.
+ */
+async function fireCronTriggers(mf: Miniflare): Promise<() => void> {
+  // The worker's Fetcher (its types come from workers-types, which this project does not load).
+  const worker = (await mf.getWorker()) as unknown as { scheduled(options: { cron: string }): Promise<unknown> };
+  let stopped = false;
+  const fire = () => {
+    if (stopped) return;
+    worker.scheduled({ cron: "* * * * *" }).catch((error: unknown) => {
+      if (!stopped) console.error(`scheduled handler failed: ${error instanceof Error ? error.message : String(error)}`);
+    });
+  };
+  fire();
+  const timer = setInterval(fire, CRON_PERIOD_MS);
+  timer.unref();
+  return () => {
+    stopped = true;
+    clearInterval(timer);
+  };
 }

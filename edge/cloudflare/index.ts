@@ -1,34 +1,55 @@
 // The Cloudflare Workers entry: a module worker. Bindings → settings → ports → the core app.
+// A Cron Trigger (wrangler.toml) runs `scheduled`, which drains the link change feed into LINKS.
 import { createApp, type App } from "../../core/app.ts";
+import { createLinkSync, type LinkSync } from "../../core/links/sync.ts";
 import { consoleLogger } from "../../core/log.ts";
 import { misconfiguredResponse } from "../../core/misconfigured.ts";
 import { createWorkersKv } from "../kv/workers-kv.ts";
 import { neonSqlFromSettings } from "../neon/neon-sql.ts";
 import { settingsFromBindings, type Bindings } from "./settings.ts";
 
+/** The part of Workers' ExecutionContext used here. */
+interface ExecutionContext {
+  waitUntil(promise: Promise<unknown>): void;
+}
+
+/** Cron Triggers fire at most once a minute; each run drains every interval until the next. */
+const CRON_PERIOD_MS = 60_000;
+
+interface Deployment {
+  app: App;
+  linkSync: LinkSync;
+}
+
 // One app per isolate and bindings object: building it (settings, key import, driver) is not
 // per-request work. Workers hand the same `env` to every request of an isolate.
-const apps = new WeakMap<Bindings, App>();
+const deployments = new WeakMap<Bindings, Deployment>();
 
-function appFor(env: Bindings): App {
-  let app = apps.get(env);
-  if (!app) {
+function deploymentFor(env: Bindings): Deployment {
+  let deployment = deployments.get(env);
+  if (!deployment) {
     const settings = settingsFromBindings(env);
-    app = createApp({ sql: neonSqlFromSettings(settings), kv: createWorkersKv(env.LINKS), settings, runtime: "cloudflare" });
-    apps.set(env, app);
+    const deps = { sql: neonSqlFromSettings(settings), kv: createWorkersKv(env.LINKS), settings, runtime: "cloudflare" };
+    const linkSync = createLinkSync(deps);
+    deployment = { app: createApp({ ...deps, linkSync }), linkSync };
+    deployments.set(env, deployment);
   }
-  return app;
+  return deployment;
 }
 
 export default {
   fetch(request: Request, env: Bindings): Response | Promise<Response> {
-    let app: App;
+    let deployment: Deployment;
     try {
-      app = appFor(env);
+      deployment = deploymentFor(env);
     } catch (error) {
       // Workers have no start-up step to fail: an unusable setting is answered on every request.
       return misconfiguredResponse(error, consoleLogger);
     }
-    return app.fetch(request);
+    return deployment.app.fetch(request);
+  },
+  // An unusable setting throws here too: Workers record a failed scheduled run with its error.
+  scheduled(_controller: unknown, env: Bindings, ctx: ExecutionContext): void {
+    ctx.waitUntil(deploymentFor(env).linkSync.runFor(CRON_PERIOD_MS));
   },
 };

@@ -1,7 +1,9 @@
 // The Deno entry: `deno task start` (see deno.json), and Deno Deploy's entry point. Deno.env →
 // settings → ports → the core app, served by Deno.serve with Deno KV as the link cache. An
-// unusable setting stops it at start with one line naming the setting.
+// unusable setting stops it at start with one line naming the setting. Deno.cron drains the link
+// change feed.
 import { createApp } from "../../core/app.ts";
+import { createLinkSync } from "../../core/links/sync.ts";
 import { misconfiguredLine } from "../../core/misconfigured.ts";
 import { SettingsError } from "../../core/settings.ts";
 import { createDenoKv, type DenoKv } from "../kv/deno-kv.ts";
@@ -13,6 +15,7 @@ import { settingsFromEnv } from "./settings.ts";
 interface DenoGlobal {
   env: { get(name: string): string | undefined };
   openKv(path?: string): Promise<DenoKv>;
+  cron(name: string, schedule: string, handler: () => Promise<void>): Promise<void>;
   exit(code: number): never;
   serve(
     options: { port: number; hostname: string; onListen(address: { hostname: string; port: number }): void },
@@ -40,7 +43,12 @@ function configureOrExit() {
 const { settings, sql, address } = configureOrExit();
 // No path: Deno Deploy's KV, or a local database in Deno's cache. DENO_KV_PATH=:memory: for tests.
 const kv = createDenoKv(await deno.openKv(env("DENO_KV_PATH") || undefined));
-const app = createApp({ sql, kv, settings, runtime: "deno" });
+const linkSync = createLinkSync({ sql, kv, settings });
+const app = createApp({ sql, kv, settings, runtime: "deno", linkSync });
+
+// Deno.cron fires at most once a minute; each run drains every interval until the next one.
+const CRON_PERIOD_MS = 60_000;
+void deno.cron("link-sync", "* * * * *", () => linkSync.runFor(CRON_PERIOD_MS));
 
 // Deno Deploy ignores the address and serves on its own; self-hosted, HOST and PORT decide.
 deno.serve(

@@ -17,6 +17,7 @@ import type { SettingName } from "../../core/settings.ts";
 /** core's settings, split between the two stores. */
 export const CONFIG_KEYS = [
   "LINK_CACHE_TTL_SECONDS",
+  "LINK_SYNC_INTERVAL_SECONDS",
   "NEON_FETCH_ENDPOINT",
   // Public keys and claim names: nothing here lets anyone sign a token.
   "AUTH_JWKS",

@@ -1,11 +1,14 @@
 // The Fastly Compute service, built into bin/main.wasm by `npm run build:fastly`. Compute only
 // dispatches to `fetch` event listeners. Settings come from a Config Store and a Secret Store, the
 // KV cache is a Fastly KV Store, and every Neon request goes to the named `neon` backend.
+// Compute has no scheduler: after a response, a request drains the link change feed into the KV
+// Store when this deployment's lease (held in that store) has run out, at most once per interval.
 import { enforceExplicitBackends } from "fastly:backend";
 import { ConfigStore } from "fastly:config-store";
 import { KVStore } from "fastly:kv-store";
 import { SecretStore } from "fastly:secret-store";
 import { createApp, type App } from "../../core/app.ts";
+import { createLinkSync, type LinkSync } from "../../core/links/sync.ts";
 import { consoleLogger, errorMessage } from "../../core/log.ts";
 import { misconfiguredResponse } from "../../core/misconfigured.ts";
 import { ProblemError, problemResponse } from "../../core/problem.ts";
@@ -23,9 +26,21 @@ installAbortSignal();
 
 // Stores can only be opened while a request runs (the build snapshots the top level), so the app
 // is made on the first request; an instance that serves several requests reuses it.
-let app: Promise<App> | undefined;
+let app: Promise<FastlyService> | undefined;
 
-function fastlyApp(): Promise<App> {
+interface FastlyService {
+  app: App;
+  linkSync: LinkSync;
+}
+
+/** The part of the fetch event used here. */
+interface FetchEvent {
+  request: Request;
+  respondWith(response: Promise<Response>): void;
+  waitUntil(promise: Promise<unknown>): void;
+}
+
+function fastlyApp(): Promise<FastlyService> {
   app ??= createFastlyApp().catch((error: unknown) => {
     app = undefined;
     throw error;
@@ -33,16 +48,18 @@ function fastlyApp(): Promise<App> {
   return app;
 }
 
-async function createFastlyApp(): Promise<App> {
+async function createFastlyApp(): Promise<FastlyService> {
   const raw = await readFastlySettings(new ConfigStore(CONFIG_STORE), new SecretStore(SECRET_STORE));
   const settings = requireNeonEndpoint(parseSettings(raw));
   const sql = neonSqlFromSettings(settings, { fetchFunction: fetchThroughBackend(NEON_BACKEND) });
-  const kv = createFastlyKv(new KVStore(KV_STORE));
-  return createApp({ sql, kv, settings, runtime: "fastly", jwksFetch: fetchThroughBackend(JWKS_BACKEND) });
+  const deps = { sql, kv: createFastlyKv(new KVStore(KV_STORE)), settings };
+  const linkSync = createLinkSync(deps);
+  const app = createApp({ ...deps, runtime: "fastly", linkSync, jwksFetch: fetchThroughBackend(JWKS_BACKEND) });
+  return { app, linkSync };
 }
 
-async function handle(request: Request): Promise<Response> {
-  let service: App;
+async function handle(event: FetchEvent): Promise<Response> {
+  let service: FastlyService;
   try {
     service = await fastlyApp();
   } catch (error) {
@@ -50,7 +67,10 @@ async function handle(request: Request): Promise<Response> {
     consoleLogger.log("error", "startup_failed", { error: errorMessage(error) });
     return problemResponse(new ProblemError(500, "internal_error", "The service is misconfigured."));
   }
-  return service.fetch(request);
+  const response = await service.app.fetch(event.request);
+  // Registered before the response is handed over, run after it: never on the request's path.
+  event.waitUntil(Promise.resolve().then(() => service.linkSync.drainIfDue()));
+  return response;
 }
 
-addEventListener("fetch", (event) => event.respondWith(handle(event.request)));
+addEventListener("fetch", (event) => event.respondWith(handle(event as unknown as FetchEvent)));

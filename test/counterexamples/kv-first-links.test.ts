@@ -44,7 +44,7 @@ describeWithPostgres("KV-first links (counter-example) against Postgres-decided 
     const naiveWinners = (await race((request) => naive.fetch(request))).filter((o) => o.status === 201);
     // Each of these was told it owns the account; the store remembers only the last of them.
     expect(naiveWinners.length).toBeGreaterThan(1);
-    const stored = JSON.parse((await naiveKv.get(await linkKey(target)))!) as { userId: string };
+    const stored = JSON.parse((await naiveKv.get(await linkKey("acme", target)))!) as { userId: string };
     expect(naiveWinners.map((w) => w.userId)).toContain(stored.userId);
 
     const ours = await race((request) => harness.app.fetch(request));

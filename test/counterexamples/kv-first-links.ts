@@ -21,7 +21,7 @@ export function createKvFirstLinkApp(kv: KvCache, authSecret: string) {
       provider: c.req.param("provider"),
       externalAccountId: c.req.param("externalAccountId"),
     });
-    const key = await linkKey(target);
+    const key = await linkKey("acme", target);
     const current = await kv.get(key);
     if (current !== null) {
       const owner = (JSON.parse(current) as { userId: string }).userId;

@@ -194,8 +194,10 @@ describe("another user's links", () => {
       expect(await response.json()).toMatchObject({ userId: "alice" });
     }
     for (const role of ["user", "service"] as const) {
-      const response = await harness.request("/v1/admin/links/resync", { method: "POST", as: { sub: "ops", tid: "acme", role } });
-      await expectProblem(response, 403, "forbidden");
+      for (const route of routes.filter((entry) => entry.access === "admin")) {
+        const response = await harness.request(route.example.path, { ...route.example, as: { sub: "ops", tid: "acme", role } });
+        await expectProblem(response, 403, "forbidden");
+      }
     }
   });
 });

@@ -270,16 +270,17 @@ async function lostUpdates(sql: Sql, score: Score): Promise<string[]> {
 
 /** The KV cache holds exactly one readable entry per link in Postgres, with the same owner. */
 export async function kvMismatches(sql: Sql, kv: KvCache): Promise<string[]> {
-  const links = await sql.query("SELECT provider, external_account_id, user_id FROM linked_external_accounts");
+  const links = await sql.query("SELECT tenant_id, provider, external_account_id, user_id FROM linked_external_accounts");
   const expected = new Map<string, string>();
   const violations: string[] = [];
   for (const row of links) {
     const target = { provider: String(row.provider), externalAccountId: String(row.external_account_id) };
-    expected.set(await linkKey(target), String(row.user_id));
-    const entry = await cachedEntry(kv, target);
+    const tenantId = String(row.tenant_id);
+    expected.set(await linkKey(tenantId, target), String(row.user_id));
+    const entry = await cachedEntry(kv, target, tenantId);
     if (entry?.link.userId !== row.user_id) violations.push(`KV holds ${entry?.link.userId ?? "nothing"} for ${target.externalAccountId}, owned by ${String(row.user_id)}`);
   }
-  for (const key of await cacheKeys(kv)) {
+  for (const key of await cacheKeys(kv, null)) {
     if (!expected.has(key)) violations.push(`KV holds ${key}, which no link in Postgres has`);
   }
   return violations;

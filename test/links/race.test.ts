@@ -50,6 +50,27 @@ describeWithPostgres("link races on PostgreSQL", () => {
     ]);
   });
 
+  it("racers of several tenants linking one account at once: one winner per tenant, one row each", async () => {
+    const tenants = ["north", "south", "east", "west"];
+    // The same subs in every tenant: a sub names a user only within its tenant.
+    const requests = users("tenanted").map((as, i) => ({
+      path: linkPath("github", "contested-3"),
+      as: { ...as, tid: tenants[i % tenants.length]! },
+    }));
+    const outcomes = await putAll(requests);
+    expect(tally(outcomes)).toEqual({ "201": tenants.length, "409 external_account_already_linked": CONCURRENCY - tenants.length });
+    const winners = requests.filter((_, i) => outcomes[i]!.status === 201).map(({ as }) => as.tid);
+    expect(winners.sort()).toEqual([...tenants].sort());
+    const rows = await harness.sql.query(
+      "SELECT tenant_id, user_id FROM linked_external_accounts WHERE external_account_id = 'contested-3' ORDER BY tenant_id",
+    );
+    expect(rows.map((row) => row.tenant_id)).toEqual([...tenants].sort());
+    for (const row of rows) {
+      const won = requests.find((r, i) => outcomes[i]!.status === 201 && r.as.tid === row.tenant_id)!;
+      expect(row.user_id).toBe(won.as.sub);
+    }
+  });
+
   it("the same with every request spelling provider and id differently", async () => {
     const spellings = ["github", "GitHub", "GITHUB", " gitHub", "Github\t"];
     const requests = users("cased").map((as, i) => ({

@@ -1,6 +1,6 @@
 // Shared helpers of the link suites: paths, and what Postgres and the KV store hold.
 import { decodeEntry, type CacheEntry } from "../../core/links/cache.ts";
-import { linkKey, LINK_KEY_PREFIX } from "../../core/links/keys.ts";
+import { linkKey, LINK_KEY_PREFIX, tenantKeyPrefix } from "../../core/links/keys.ts";
 import type { LinkTarget } from "../../core/links/link.ts";
 import type { KvCache } from "../../core/ports/kv.ts";
 import type { Row, Sql } from "../../core/ports/sql.ts";
@@ -17,17 +17,19 @@ export async function linkRows(sql: Sql, target?: LinkTarget): Promise<Row[]> {
   );
 }
 
-export async function cachedEntry(kv: KvCache, target: LinkTarget): Promise<CacheEntry | undefined> {
-  const text = await kv.get(await linkKey(target));
+/** The entry cached for `target` of `tenantId` (the test tokens' default tenant unless named). */
+export async function cachedEntry(kv: KvCache, target: LinkTarget, tenantId = "acme"): Promise<CacheEntry | undefined> {
+  const text = await kv.get(await linkKey(tenantId, target));
   return text === null ? undefined : decodeEntry(text);
 }
 
-/** Every key under the links prefix, all pages. */
-export async function cacheKeys(kv: KvCache): Promise<string[]> {
+/** Every key of one tenant's cached links (null: of every tenant), all pages. */
+export async function cacheKeys(kv: KvCache, tenantId: string | null = "acme"): Promise<string[]> {
+  const prefix = tenantId === null ? LINK_KEY_PREFIX : tenantKeyPrefix(tenantId);
   const keys: string[] = [];
   let cursor: string | undefined;
   do {
-    const page = await kv.list(LINK_KEY_PREFIX, cursor === undefined ? {} : { cursor });
+    const page = await kv.list(prefix, cursor === undefined ? {} : { cursor });
     keys.push(...page.keys);
     cursor = page.cursor;
   } while (cursor !== undefined);

@@ -6,8 +6,8 @@ import assert from "node:assert/strict";
 import { DatabaseError, isUniqueViolation, type Sql } from "../../core/ports/sql.ts";
 import type { ContractCase } from "./contract.ts";
 
-const insertLink = `INSERT INTO linked_external_accounts (provider, external_account_id, user_id)
-                   VALUES ($1, $2, $3) RETURNING id`;
+const insertLink = `INSERT INTO linked_external_accounts (tenant_id, provider, external_account_id, user_id)
+                   VALUES ('acme', $1, $2, $3) RETURNING id`;
 
 const refusal = (promise: Promise<unknown>) => promise.then(() => assert.fail("expected a refusal"), (error: unknown) => error);
 

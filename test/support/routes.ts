@@ -27,6 +27,7 @@ export const ROUTES: Record<string, RouteCase> = {
   "DELETE /v1/links/:provider/:externalAccountId": { access: "token", example: { path: "/v1/links/github/victim", method: "DELETE" } },
   "GET /v1/me/links": { access: "token", example: { path: "/v1/me/links" } },
   "POST /v1/admin/links/resync": { access: "admin", example: { path: "/v1/admin/links/resync", method: "POST" } },
+  "POST /v1/admin/links/sync": { access: "admin", example: { path: "/v1/admin/links/sync", method: "POST" } },
   "POST /v1/assets": { access: "token", example: { path: "/v1/assets", method: "POST", body: { name: "n", material: "m" } } },
   "GET /v1/assets/:id": { access: "token", example: { path: "/v1/assets/victim" } },
   "PUT /v1/assets/:id": {

@@ -60,7 +60,7 @@ export function basicCases(call: Call, runtime: RuntimeName) {
     it("every /v1 route asks for a token before anything else", async () => {
       const routes: [string, string][] = [
         ["PUT", "/v1/links/github/1"], ["GET", "/v1/links/github/1"], ["DELETE", "/v1/links/github/1"],
-        ["POST", "/v1/admin/links/resync"], ["POST", "/v1/assets"], ["GET", "/v1/assets/a"],
+        ["POST", "/v1/admin/links/resync"], ["POST", "/v1/admin/links/sync"], ["POST", "/v1/assets"], ["GET", "/v1/assets/a"],
         ["PUT", "/v1/assets/a"], ["PATCH", "/v1/assets/a"], ["DELETE", "/v1/assets/a"],
         ["POST", "/v1/assets/a/approve"], ["POST", "/v1/assets/import"], ["POST", "/v1/documents"],
         ["GET", "/v1/documents"], ["GET", "/v1/documents/1"],

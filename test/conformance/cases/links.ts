@@ -1,6 +1,6 @@
 // Links: one external account, one user. Postgres decides; KV only serves reads.
 import { describe, expect, it } from "vitest";
-import { expectProblem, expectStatus, unique, type Call } from "../client.ts";
+import { expectProblem, expectStatus, freshTenant, unique, type Call } from "../client.ts";
 
 const LINK_SOURCE = "x-link-source";
 
@@ -125,6 +125,77 @@ export function linkCases(call: Call) {
       expectStatus(answer, 200);
       expect(answer.json.items.map((link: { externalAccountId: string }) => link.externalAccountId).sort()).toEqual([...ids].sort());
       expect(answer.json.items.every((link: { userId: string }) => link.userId === user.sub)).toBe(true);
+    });
+
+    it("the same sub in another tenant is another user: it neither lists nor unlinks the first one's links", async () => {
+      const sub = unique("user");
+      const [home, away] = [freshTenant(), freshTenant()];
+      const path = linkPath("github", unique("gh"));
+      expectStatus(await call("PUT", path, { as: { sub, tid: home } }), 201);
+      expect((await call("GET", "/v1/me/links", { as: { sub, tid: away } })).json.items).toEqual([]);
+      expectProblem(await call("DELETE", path, { as: { sub, tid: away } }), 404, "not_found");
+      const lookup = await call("GET", path, { as: { sub, tid: away } });
+      expectProblem(lookup, 404, "not_found");
+      expect(lookup.headers.get(LINK_SOURCE)).toBeNull();
+      expect((await call("GET", "/v1/me/links", { as: { sub, tid: home } })).json.items).toHaveLength(1);
+      expect((await call("GET", path, { as: { sub, tid: home } })).headers.get(LINK_SOURCE)).toBe("kv");
+    });
+
+    it("service and admin tokens read and resync their own tenant's links only", async () => {
+      const [home, away] = [freshTenant(), freshTenant()];
+      const path = linkPath("github", unique("gh"));
+      expectStatus(await call("PUT", path, { as: { sub: unique("user"), tid: home } }), 201);
+      for (const role of ["service", "admin"] as const) {
+        for (const consistency of ["", "?consistency=strong"]) {
+          const answer = await call("GET", path + consistency, { as: { sub: unique(role), tid: away, role } });
+          expectProblem(answer, 404, "not_found");
+          expect(answer.headers.get(LINK_SOURCE)).toBeNull();
+        }
+      }
+      const resync = await call("POST", "/v1/admin/links/resync", { as: { sub: "root", tid: away, role: "admin" } });
+      expectStatus(resync, 200);
+      expect(resync.json).toEqual({ written: 0, removed: 0, unchanged: 0, failed: 0 });
+      const own = await call("POST", "/v1/admin/links/resync", { as: { sub: "root", tid: home, role: "admin" } });
+      expect(own.json.written + own.json.unchanged).toBe(1);
+    });
+
+    it("an account linked in another tenant is free here: 201, never a 409 that tells of it", async () => {
+      const [home, away] = [freshTenant(), freshTenant()];
+      const id = unique("gh");
+      const first = { sub: unique("user"), tid: home };
+      const second = { sub: unique("user"), tid: away };
+      expectStatus(await call("PUT", linkPath("github", id), { as: first, body: { displayName: "first" } }), 201);
+      const answer = await call("PUT", linkPath("GitHub", id), { as: second, body: { displayName: "second" } });
+      expectStatus(answer, 201);
+      expect(answer.json).toMatchObject({ userId: second.sub, displayName: "second" });
+      // Each tenant's cache answers its own owner.
+      for (const [as, owner] of [[first, first.sub], [second, second.sub]] as const) {
+        const lookup = await call("GET", linkPath("github", id), { as: { ...as, role: "service" } });
+        expectStatus(lookup, 200);
+        expect(lookup.json.userId).toBe(owner);
+      }
+      expectStatus(await call("DELETE", linkPath("github", id), { as: second }), 204);
+      expect((await call("GET", linkPath("github", id), { as: first })).json.displayName).toBe("first");
+    });
+
+    it("POST /v1/admin/links/sync: 403 for user and service tokens; for an admin, one drain of the change feed", async () => {
+      for (const role of ["user", "service"] as const) {
+        expectProblem(await call("POST", "/v1/admin/links/sync", { as: { sub: unique(role), tid: "acme", role } }), 403, "forbidden");
+      }
+      const tenant = freshTenant();
+      const user = { sub: unique("user"), tid: tenant };
+      const path = linkPath("github", unique("gh"));
+      expectStatus(await call("PUT", path, { as: user, body: { displayName: "before" } }), 201);
+      expect((await call("GET", path, { as: user })).headers.get(LINK_SOURCE)).toBe("kv");
+      expectStatus(await call("PUT", path, { as: user, body: { displayName: "after" } }), 200);
+      const sync = await call("POST", "/v1/admin/links/sync", { as: { sub: "root", tid: tenant, role: "admin" } });
+      expectStatus(sync, 200);
+      expect(sync.json).toEqual({ removed: expect.any(Number), caughtUp: true });
+      // Drained: whatever this edge serves now is the renamed link (its own copy of the rename
+      // equals Postgres and may stay; a copy of the old name would have been deleted).
+      const lookup = await call("GET", path, { as: user });
+      expectStatus(lookup, 200);
+      expect(lookup.json.displayName).toBe("after");
     });
 
     it("POST /v1/admin/links/resync: 403 forbidden for user and service tokens", async () => {

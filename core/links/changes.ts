@@ -1,0 +1,69 @@
+// The change feed of links in Postgres (sql/0007_link_changes.sql), read in (txid, id) order and
+// only below the reading snapshot's xmin: every transaction older than that horizon has ended, so
+// no change can commit behind a cursor that never passes it. One statement per page.
+import type { Sql } from "../ports/sql.ts";
+import type { LinkTarget } from "./link.ts";
+
+export interface LinkChange extends LinkTarget {
+  tenantId: string;
+}
+
+/** Where a reader stands in the feed: "txid:id", both decimal. The start is "0:0". */
+export type FeedCursor = string;
+export const FEED_START: FeedCursor = "0:0";
+
+export interface ChangePage {
+  changes: LinkChange[];
+  /** Where the next read starts: past these changes and, once caught up, at the horizon. */
+  next: FeedCursor;
+  /** Whether the page was full: more changes may be waiting below the horizon. */
+  more: boolean;
+}
+
+// The LEFT JOIN keeps one row even when nothing is new, so the horizon always comes back.
+const PAGE = `
+SELECT h.horizon::text AS horizon, c.txid::text AS txid, c.id::text AS id,
+       c.tenant_id, c.provider, c.external_account_id
+FROM (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS horizon) AS h
+LEFT JOIN LATERAL (
+  SELECT txid, id, tenant_id, provider, external_account_id FROM link_changes
+  WHERE (txid, id) > ($1::xid8, $2::bigint) AND txid < h.horizon
+  ORDER BY txid, id
+  LIMIT $3
+) AS c ON true
+ORDER BY c.txid, c.id`;
+
+const PRUNE = `
+WITH pruned AS (DELETE FROM link_changes WHERE changed_at < now() - make_interval(secs => $1::int) RETURNING 1)
+SELECT count(*)::int AS pruned FROM pruned`;
+
+const CURSOR = /^(\d+):(\d+)$/;
+
+export function parseCursor(text: string | null | undefined): { txid: bigint; id: bigint } {
+  const match = text?.match(CURSOR);
+  return match ? { txid: BigInt(match[1]!), id: BigInt(match[2]!) } : { txid: 0n, id: 0n };
+}
+
+/** Up to `limit` changes after `cursor` that no transaction still in flight can precede. */
+export async function readChanges(sql: Sql, cursor: FeedCursor, limit: number): Promise<ChangePage> {
+  const from = parseCursor(cursor);
+  const rows = await sql.query(PAGE, [String(from.txid), String(from.id), String(limit)]);
+  const horizon = BigInt(String(rows[0]?.horizon ?? "0"));
+  const found = rows.filter((row) => row.txid !== null);
+  const changes = found.map((row) => ({
+    tenantId: String(row.tenant_id),
+    provider: String(row.provider),
+    externalAccountId: String(row.external_account_id),
+  }));
+  const last = found.at(-1);
+  if (found.length === limit && last) return { changes, next: `${String(last.txid)}:${String(last.id)}`, more: true };
+  // Caught up: everything below the horizon has been read, later changes all lie at or above it.
+  const next = horizon > from.txid ? `${horizon}:0` : last ? `${String(last.txid)}:${String(last.id)}` : cursor;
+  return { changes, next, more: false };
+}
+
+/** Deletes changes older than `retentionSeconds`; answers how many. */
+export async function pruneChanges(sql: Sql, retentionSeconds: number): Promise<number> {
+  const [row] = await sql.query(PRUNE, [String(retentionSeconds)]);
+  return Number(row?.pruned ?? 0);
+}
