@@ -94,24 +94,28 @@ JOIN unnest($1::text[], $2::text[]) AS wanted (provider, external_account_id)
 WHERE l.tenant_id = $3`;
 
 export async function linkAccount(sql: Sql, link: NewLink): Promise<LinkResult> {
-  let rows: Row[];
-  try {
-    rows = await sql.query(LINK, [
-      link.provider,
-      link.externalAccountId,
-      link.userId,
-      link.displayName,
-      link.replaceDisplayName,
-      link.tenantId,
-    ]);
-  } catch (error) {
-    const code = isUniqueViolation(error) ? CONFLICTS_BY_INDEX[error.constraint ?? ""] : undefined;
-    if (code) return { outcome: "conflict", code };
-    throw error;
-  }
-  const [row] = rows;
+  const params = [link.provider, link.externalAccountId, link.userId, link.displayName, link.replaceDisplayName, link.tenantId];
+  let result = await tryLink(sql, params);
+  // ON CONFLICT only arbitrates its own index. When the same user links the same account twice at
+  // once, the later statement can meet the earlier one's row in the user-provider index first and
+  // fail there, though the row is the very link it asked for. Run once more: the arbiter then sees
+  // the committed row and answers 200, or the user really has another account of the provider.
+  // The rare race costs one more round trip; nothing else does.
+  if (result === "provider_already_linked") result = await tryLink(sql, params);
+  if (typeof result === "string") return { outcome: "conflict", code: result };
+  const [row] = result;
   if (!row) return { outcome: "conflict", code: "external_account_already_linked" };
   return { outcome: row.created === true ? "created" : "existing", link: toLink(row) };
+}
+
+async function tryLink(sql: Sql, params: unknown[]): Promise<Row[] | LinkConflictCode> {
+  try {
+    return await sql.query(LINK, params);
+  } catch (error) {
+    const code = isUniqueViolation(error) ? CONFLICTS_BY_INDEX[error.constraint ?? ""] : undefined;
+    if (code) return code;
+    throw error;
+  }
 }
 
 export async function findLink(sql: Sql, tenantId: string, target: LinkTarget): Promise<Link | undefined> {
