@@ -35,7 +35,10 @@ export async function startServer(env: Record<string, string | undefined>, args:
   const child = runScript("dev/start.ts", ["--port", "0", ...args], env);
   const { output, exited } = watch(child);
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`start timed out:\n${output()}`)), 60_000);
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`start timed out:\n${output()}`));
+    }, 60_000);
     const check = () => {
       const match = /listening on (http:\/\/\S+)/.exec(output());
       if (match) {
