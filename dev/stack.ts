@@ -20,6 +20,11 @@ export interface LocalStackOptions {
   endpointPort?: number;
   /** Browser origins the endpoint answers with CORS (none by default). */
   allowedOrigins?: readonly string[];
+  /**
+   * Extra SQL run as the database's owner after the migrations, before the app role's grants
+   * (tables of a benchmark): requests themselves run as the app role, which cannot create tables.
+   */
+  ownerSql?: string;
 }
 
 export interface LocalStack {
@@ -82,6 +87,7 @@ async function openBackend(options: LocalStackOptions, lock: DataLock | undefine
     const backend = await createPgliteBackend(lock ? options.dataDir : undefined);
     try {
       await migrate(backend);
+      if (options.ownerSql) await backend.exec(options.ownerSql);
       await prepareAppRole(backend);
       backend.serveAs(APP_ROLE);
     } catch (error) {
@@ -95,6 +101,7 @@ async function openBackend(options: LocalStackOptions, lock: DataLock | undefine
   const admin = createPgBackend(options.databaseUrl, { max: 1 });
   try {
     await migrate(admin);
+    if (options.ownerSql) await admin.exec(options.ownerSql);
     await prepareAppRole(admin, rolePassword);
   } finally {
     await admin.close();
