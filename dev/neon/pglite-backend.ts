@@ -8,6 +8,7 @@ import { mkdir } from "node:fs/promises";
 import { messages, PGlite, protocol } from "@electric-sql/pglite";
 import {
   beginStatement,
+  mayChangeSession,
   NotStartedError,
   parseCommandTag,
   toPostgresError,
@@ -104,16 +105,6 @@ export async function createPgliteBackend(dataDir?: string): Promise<PgliteBacke
         await db.close();
       }),
   };
-}
-
-// Statements that may leave session state behind: SET/RESET/PREPARE/LISTEN/DECLARE/DISCARD/DO/
-// CREATE/CALL at the start, or temporary objects, advisory locks, set_config, roles, anywhere.
-// (A user-defined function that sets session state when called is not caught: documented.)
-const SESSION_CHANGING_START = /^(?:\s|--[^\n]*\n|\/\*[\s\S]*?\*\/)*(set|reset|prepare|listen|declare|discard|do|create|call|load|begin|start)\b/i;
-const SESSION_CHANGING_ANYWHERE = /temp|advisory|set_config|authorization|role|search_path|listen/i;
-
-function mayChangeSession({ query }: Statement): boolean {
-  return SESSION_CHANGING_START.test(query) || SESSION_CHANGING_ANYWHERE.test(query);
 }
 
 function quoteIdentifier(name: string): string {
