@@ -81,9 +81,13 @@ export function createPgBackend(connectionString: string, options: PgBackendOpti
   function finish(client: Client, broken: boolean, dirty: boolean): void {
     if (broken || client.getTransactionStatus() !== "I") {
       if (broken) generation++;
-      return client.release(true);
+      client.release(true);
+      return;
     }
-    if (!dirty) return client.release();
+    if (!dirty) {
+      client.release();
+      return;
+    }
     // Not awaited: the answer goes out while the connection resets.
     client.query(RESET_SESSION).then(
       () => client.release(),

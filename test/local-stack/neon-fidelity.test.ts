@@ -118,11 +118,21 @@ function fidelitySuite(backend: "pglite" | "postgres") {
         return copy.toString();
       };
       const refusals: Array<[string, string]> = [
-        [variant((u) => void (u.password = "")), "28P01"],
-        [variant((u) => void (u.password = "wrong")), "28P01"],
-        [variant((u) => void (u.password = `${url.password}x`)), "28P01"],
-        [variant((u) => void (u.username = "postgres")), "28P01"],
-        [variant((u) => void (u.pathname = "/other")), "3D000"],
+        [variant((u) => {
+          u.password = "";
+        }), "28P01"],
+        [variant((u) => {
+          u.password = "wrong";
+        }), "28P01"],
+        [variant((u) => {
+          u.password = `${url.password}x`;
+        }), "28P01"],
+        [variant((u) => {
+          u.username = "postgres";
+        }), "28P01"],
+        [variant((u) => {
+          u.pathname = "/other";
+        }), "3D000"],
       ];
       for (const [connectionString, code] of refusals) {
         const error = await failure(driverFor(opened.stack, connectionString).query("SELECT 1"));

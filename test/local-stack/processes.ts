@@ -24,8 +24,11 @@ export function runScript(script: string, args: string[], env: Record<string, st
 /** Collects a process' output and exit code. */
 export function watch(child: ChildProcess) {
   let output = "";
-  child.stdout?.on("data", (chunk: Buffer) => void (output += chunk.toString()));
-  child.stderr?.on("data", (chunk: Buffer) => void (output += chunk.toString()));
+  const collect = (chunk: Buffer) => {
+    output += chunk.toString();
+  };
+  child.stdout?.on("data", collect);
+  child.stderr?.on("data", collect);
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
   return { output: () => output, exited };
 }
