@@ -109,16 +109,20 @@ export function createPgBackend(connectionString: string, options: PgBackendOpti
     };
     signal?.addEventListener("abort", onAbort, { once: true });
     let broken = false;
+    let failed = false;
     try {
       return await work(client);
     } catch (error) {
+      failed = true;
       broken = !(error instanceof PostgresError) || isFatal(error);
       throw error;
     } finally {
       signal?.removeEventListener("abort", onAbort);
       // A cancelled connection is discarded, as Neon discards one whose client went away.
       if (cancelled) client.release(true);
-      else finish(client, broken, statements === "script" || statements.some(mayChangeSession));
+      // After a Postgres error Neon drops the connection; here it is reset (cheaper, same effect:
+      // an autocommit statement that failed left nothing but possible session state).
+      else finish(client, broken, failed || statements === "script" || statements.some(mayChangeSession));
     }
   }
 

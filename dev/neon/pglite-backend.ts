@@ -46,6 +46,9 @@ export async function createPgliteBackend(dataDir?: string): Promise<PgliteBacke
       if (signal?.aborted) throw new NotStartedError("the request was abandoned before it started");
       try {
         return await fn();
+      } catch (error) {
+        mustReset = true; // Neon drops a connection that saw an error; one session is reset instead
+        throw error;
       } finally {
         if (db.isInTransaction()) await execute(db, { query: "ROLLBACK", params: [] });
         if (mustReset || statements.some(mayChangeSession)) await resetSession();
