@@ -35,6 +35,11 @@ export interface LocalStack {
   /** The real PostgreSQL behind the endpoint (undefined for PGlite), for direct sessions. */
   postgresUrl: string | undefined;
   neonFetchEndpoint: string;
+  /**
+   * Runs a script as the database's owner (tests that change the schema: requests cannot), then
+   * grants the app role its rights on whatever the script created.
+   */
+  ownerExec(script: string): Promise<void>;
   /** Finishes in-flight requests, then closes the database cleanly and releases its folder. */
   close(): Promise<void>;
 }
@@ -65,6 +70,19 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       databaseUrl: `postgres://${APP_ROLE}:${password}@127.0.0.1:${endpoint.port}/${encodeURIComponent(database)}`,
       postgresUrl: isPostgresUrl(options.databaseUrl) ? options.databaseUrl : undefined,
       neonFetchEndpoint: endpoint.url,
+      async ownerExec(script) {
+        if (!isPostgresUrl(options.databaseUrl)) {
+          await served.exec(script); // PGlite's exec runs as its superuser
+          return prepareAppRole(served);
+        }
+        const owner = createPgBackend(options.databaseUrl, { max: 1 });
+        try {
+          await owner.exec(script);
+          await prepareAppRole(owner, opened.rolePassword);
+        } finally {
+          await owner.close();
+        }
+      },
       async close() {
         try {
           await endpoint.close();
@@ -94,7 +112,7 @@ async function openBackend(options: LocalStackOptions, lock: DataLock | undefine
       await backend.close();
       throw error;
     }
-    return { backend: backend as SqlBackend, database: "pglite" };
+    return { backend: backend as SqlBackend, database: "pglite", rolePassword: undefined };
   }
   const adminUrl = new URL(options.databaseUrl);
   const rolePassword = appRolePassword(decodeURIComponent(adminUrl.password));
@@ -113,5 +131,5 @@ async function openBackend(options: LocalStackOptions, lock: DataLock | undefine
     max: options.poolSize,
     connectionTimeoutMillis: options.connectionTimeoutMillis,
   });
-  return { backend, database: decodeURIComponent(adminUrl.pathname.slice(1)) || "postgres" };
+  return { backend, database: decodeURIComponent(adminUrl.pathname.slice(1)) || "postgres", rolePassword };
 }
