@@ -6,12 +6,15 @@ import type { SqlBackend } from "./neon/backend.ts";
 
 export const APP_ROLE = "edge_app";
 
-/** Grants after every migration run, so tables added by a later migration are covered too. */
-const GRANTS = [
-  `GRANT USAGE ON SCHEMA public TO ${APP_ROLE}`,
-  `GRANT SELECT, INSERT, UPDATE, DELETE, TRUNCATE ON ALL TABLES IN SCHEMA public TO ${APP_ROLE}`,
-  `GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA public TO ${APP_ROLE}`,
-].join(";\n");
+/**
+ * Grants after every migration run, so tables added by a later migration are covered too; in the
+ * schema the migrations went to (public, or a scratch schema pinned by the URL's search_path).
+ */
+const GRANTS = `DO $$ BEGIN
+  EXECUTE format('GRANT USAGE ON SCHEMA %I TO ${APP_ROLE}', current_schema());
+  EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE, TRUNCATE ON ALL TABLES IN SCHEMA %I TO ${APP_ROLE}', current_schema());
+  EXECUTE format('GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA %I TO ${APP_ROLE}', current_schema());
+END $$`;
 
 /**
  * Creates the role (once per server: roles are cluster-wide) and grants it the app's rights in

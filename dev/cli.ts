@@ -6,9 +6,10 @@ type Options = NonNullable<ParseArgsConfig["options"]>;
 
 /** The parsed options, or (for --help and mistakes) the usage and an exit. */
 export function parseCommandLine<T extends Options>(usage: string, options: T, argv = process.argv.slice(2)) {
-  let parsed;
+  const parse = () => parseArgs({ args: argv, options: { ...options, help: { type: "boolean", short: "h" } }, strict: true });
+  let parsed: ReturnType<typeof parse>;
   try {
-    parsed = parseArgs({ args: argv, options: { ...options, help: { type: "boolean", short: "h" } }, strict: true });
+    parsed = parse();
   } catch (error) {
     process.stderr.write(`${(error as Error).message}\n\n${usage.trimEnd()}\n`);
     process.exit(2);

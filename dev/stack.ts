@@ -22,6 +22,11 @@ export interface LocalStackOptions {
   allowedOrigins?: readonly string[];
   /** Each round trip to the endpoint is held this long (the benchmark's --db-rtt). */
   roundTripDelayMs?: number;
+  /**
+   * Extra SQL run as the database's owner after the migrations, before the app role's grants
+   * (tables of a benchmark): requests themselves run as the app role, which cannot create tables.
+   */
+  ownerSql?: string;
 }
 
 export interface LocalStack {
@@ -32,6 +37,11 @@ export interface LocalStack {
   /** The real PostgreSQL behind the endpoint (undefined for PGlite), for direct sessions. */
   postgresUrl: string | undefined;
   neonFetchEndpoint: string;
+  /**
+   * Runs a script as the database's owner (tests that change the schema: requests cannot), then
+   * grants the app role its rights on whatever the script created.
+   */
+  ownerExec(script: string): Promise<void>;
   /** Finishes in-flight requests, then closes the database cleanly and releases its folder. */
   close(): Promise<void>;
 }
@@ -63,6 +73,19 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       databaseUrl: `postgres://${APP_ROLE}:${password}@127.0.0.1:${endpoint.port}/${encodeURIComponent(database)}`,
       postgresUrl: isPostgresUrl(options.databaseUrl) ? options.databaseUrl : undefined,
       neonFetchEndpoint: endpoint.url,
+      async ownerExec(script) {
+        if (!isPostgresUrl(options.databaseUrl)) {
+          await served.exec(script); // PGlite's exec runs as its superuser
+          return prepareAppRole(served);
+        }
+        const owner = createPgBackend(options.databaseUrl, { max: 1 });
+        try {
+          await owner.exec(script);
+          await prepareAppRole(owner, opened.rolePassword);
+        } finally {
+          await owner.close();
+        }
+      },
       async close() {
         try {
           await endpoint.close();
@@ -85,19 +108,21 @@ async function openBackend(options: LocalStackOptions, lock: DataLock | undefine
     const backend = await createPgliteBackend(lock ? options.dataDir : undefined);
     try {
       await migrate(backend);
+      if (options.ownerSql) await backend.exec(options.ownerSql);
       await prepareAppRole(backend);
       backend.serveAs(APP_ROLE);
     } catch (error) {
       await backend.close();
       throw error;
     }
-    return { backend: backend as SqlBackend, database: "pglite" };
+    return { backend: backend as SqlBackend, database: "pglite", rolePassword: undefined };
   }
   const adminUrl = new URL(options.databaseUrl);
   const rolePassword = appRolePassword(decodeURIComponent(adminUrl.password));
   const admin = createPgBackend(options.databaseUrl, { max: 1 });
   try {
     await migrate(admin);
+    if (options.ownerSql) await admin.exec(options.ownerSql);
     await prepareAppRole(admin, rolePassword);
   } finally {
     await admin.close();
@@ -109,5 +134,5 @@ async function openBackend(options: LocalStackOptions, lock: DataLock | undefine
     max: options.poolSize,
     connectionTimeoutMillis: options.connectionTimeoutMillis,
   });
-  return { backend, database: decodeURIComponent(adminUrl.pathname.slice(1)) || "postgres" };
+  return { backend, database: decodeURIComponent(adminUrl.pathname.slice(1)) || "postgres", rolePassword };
 }

@@ -65,8 +65,8 @@ export async function openRaceDatabase(
   const schema = await createScratchSchema(target, "race");
   let stack: LocalStack | undefined;
   try {
-    stack = await startLocalStack({ databaseUrl: schema.url, poolSize: sizes.endpointPool }); // migrates
-    await stack.backend.exec(RACE_TABLES);
+    // Migrates, then creates the race tables as the owner; requests run as the app role.
+    stack = await startLocalStack({ databaseUrl: schema.url, poolSize: sizes.endpointPool, ownerSql: RACE_TABLES });
   } catch (error) {
     await stack?.close();
     await schema.drop();

@@ -97,7 +97,8 @@ describeOnBackends(
       );
 
     it("answers a unique violation on any other index with a logged 500, never a link conflict", async () => {
-      await harness().sql.query(
+      // Schema changes need the owner: requests run as the app role, as on Neon.
+      await harness().stack.ownerExec(
         "CREATE UNIQUE INDEX test_only_display_name_key ON linked_external_accounts (display_name)",
       );
       const body = { displayName: "Same Name" };
@@ -122,7 +123,7 @@ describeOnBackends(
     });
 
     it("still allows one link per account and per user and provider in any case, checks or not", async () => {
-      await harness().sql.query(
+      await harness().stack.ownerExec(
         "ALTER TABLE linked_external_accounts DROP CONSTRAINT linked_external_accounts_provider_normalized",
       );
       await insert("github", "1", "a");

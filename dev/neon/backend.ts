@@ -94,6 +94,16 @@ export interface SqlBackend {
  */
 export const RESET_SESSION = "DISCARD ALL";
 
+// Statements that may leave session state behind: SET/RESET/PREPARE/LISTEN/DECLARE/DISCARD/DO/
+// CREATE/CALL at the start, or temporary objects, advisory locks, set_config, roles, anywhere.
+// (A user-defined function that sets session state when called is not caught: documented.)
+const SESSION_CHANGING_START = /^(?:\s|--[^\n]*\n|\/\*[\s\S]*?\*\/)*(set|reset|prepare|listen|declare|discard|do|create|call|load|begin|start)\b/i;
+const SESSION_CHANGING_ANYWHERE = /temp|advisory|set_config|authorization|role|search_path|listen/i;
+
+export function mayChangeSession({ query }: Statement): boolean {
+  return SESSION_CHANGING_START.test(query) || SESSION_CHANGING_ANYWHERE.test(query);
+}
+
 // --- Helpers shared by the backends (pg and PGlite speak the same wire protocol). ---
 
 const ISOLATION_SQL: Record<IsolationLevel, string> = {

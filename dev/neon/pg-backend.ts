@@ -2,6 +2,7 @@
 import pg from "pg";
 import {
   beginStatement,
+  mayChangeSession,
   NotStartedError,
   PostgresError,
   RESET_SESSION,
@@ -72,11 +73,20 @@ export function createPgBackend(connectionString: string, options: PgBackendOpti
     }
   }
 
-  /** Back to the pool only after Neon's reset; a broken or dirty connection is destroyed. */
-  function finish(client: Client, broken: boolean): void {
+  /**
+   * Back to the pool after Neon's reset; a broken connection, or one left in a transaction, is
+   * destroyed. The reset (one more round trip for the server) runs only after statements that
+   * can change the session; plain reads and writes leave nothing behind.
+   */
+  function finish(client: Client, broken: boolean, dirty: boolean): void {
     if (broken || client.getTransactionStatus() !== "I") {
       if (broken) generation++;
-      return client.release(true);
+      client.release(true);
+      return;
+    }
+    if (!dirty) {
+      client.release();
+      return;
     }
     // Not awaited: the answer goes out while the connection resets.
     client.query(RESET_SESSION).then(
@@ -86,7 +96,11 @@ export function createPgBackend(connectionString: string, options: PgBackendOpti
   }
 
   /** Runs `work` on a connection; an abandoned request cancels its statement. */
-  async function withClient<T>(signal: AbortSignal | undefined, work: (client: Client) => Promise<T>): Promise<T> {
+  async function withClient<T>(
+    signal: AbortSignal | undefined,
+    statements: Statement[] | "script",
+    work: (client: Client) => Promise<T>,
+  ): Promise<T> {
     const client = await checkout(signal);
     let cancelled = false;
     const onAbort = () => {
@@ -95,26 +109,30 @@ export function createPgBackend(connectionString: string, options: PgBackendOpti
     };
     signal?.addEventListener("abort", onAbort, { once: true });
     let broken = false;
+    let failed = false;
     try {
       return await work(client);
     } catch (error) {
+      failed = true;
       broken = !(error instanceof PostgresError) || isFatal(error);
       throw error;
     } finally {
       signal?.removeEventListener("abort", onAbort);
       // A cancelled connection is discarded, as Neon discards one whose client went away.
       if (cancelled) client.release(true);
-      else finish(client, broken);
+      // After a Postgres error Neon drops the connection; here it is reset (cheaper, same effect:
+      // an autocommit statement that failed left nothing but possible session state).
+      else finish(client, broken, failed || statements === "script" || statements.some(mayChangeSession));
     }
   }
 
   return {
     kind: "postgres",
 
-    query: (statement, signal) => withClient(signal, (client) => run(client, statement)),
+    query: (statement, signal) => withClient(signal, [statement], (client) => run(client, statement)),
 
     batch: (statements, batchOptions, signal) =>
-      withClient(signal, async (client) => {
+      withClient(signal, statements, async (client) => {
         try {
           return await runInTransaction(client, statements, batchOptions);
         } catch (error) {
@@ -126,7 +144,7 @@ export function createPgBackend(connectionString: string, options: PgBackendOpti
       }),
 
     exec: (script) =>
-      withClient(undefined, async (client) => {
+      withClient(undefined, "script", async (client) => {
         try {
           await client.query(script); // no values: the simple protocol, several statements allowed
         } catch (error) {

@@ -8,6 +8,7 @@ import { mkdir } from "node:fs/promises";
 import { messages, PGlite, protocol } from "@electric-sql/pglite";
 import {
   beginStatement,
+  mayChangeSession,
   NotStartedError,
   parseCommandTag,
   toPostgresError,
@@ -21,7 +22,8 @@ export interface PgliteBackend extends SqlBackend {
   /**
    * From now on requests run as `role` (SET SESSION AUTHORIZATION after every reset), so a
    * statement needing a superuser is refused as on Neon. PGlite is one superuser session: a
-   * deliberate RESET SESSION AUTHORIZATION in one request still escapes until the next reset.
+   * deliberate SET SESSION AUTHORIZATION to the superuser in one request still escapes until the
+   * next reset.
    */
   serveAs(role: string): void;
 }
@@ -30,6 +32,7 @@ export interface PgliteBackend extends SqlBackend {
 export async function createPgliteBackend(dataDir?: string): Promise<PgliteBackend> {
   if (dataDir) await mkdir(dataDir, { recursive: true });
   const db = await PGlite.create(dataDir ? { dataDir } : {});
+  const superuser = String((await db.query<{ rolname: string }>("SELECT rolname FROM pg_roles WHERE oid = 10")).rows[0]?.rolname);
   const serialized = promiseQueue();
   let closed = false;
   let role: string | undefined;
@@ -45,6 +48,9 @@ export async function createPgliteBackend(dataDir?: string): Promise<PgliteBacke
       if (signal?.aborted) throw new NotStartedError("the request was abandoned before it started");
       try {
         return await fn();
+      } catch (error) {
+        mustReset = true; // Neon drops a connection that saw an error; one session is reset instead
+        throw error;
       } finally {
         if (db.isInTransaction()) await execute(db, { query: "ROLLBACK", params: [] });
         if (mustReset || statements.some(mayChangeSession)) await resetSession();
@@ -56,7 +62,7 @@ export async function createPgliteBackend(dataDir?: string): Promise<PgliteBacke
     // DISCARD ALL, spelled out: PGlite runs a script as one implicit transaction, where DISCARD
     // ALL is refused. The session authorization is reset first so nothing is left to a role.
     const steps = [
-      "CLOSE ALL", "RESET SESSION AUTHORIZATION", "RESET ALL", "DEALLOCATE ALL", "SELECT pg_advisory_unlock_all()",
+      "CLOSE ALL", `SET SESSION AUTHORIZATION ${quoteIdentifier(superuser)}`, "RESET ALL", "DEALLOCATE ALL", "SELECT pg_advisory_unlock_all()",
       "DISCARD TEMP", "DISCARD SEQUENCES", "UNLISTEN *", "DISCARD PLANS",
     ];
     if (role) steps.push(`SET SESSION AUTHORIZATION ${quoteIdentifier(role)}`);
@@ -91,7 +97,9 @@ export async function createPgliteBackend(dataDir?: string): Promise<PgliteBacke
       exclusive(async () => {
         mustReset = true;
         try {
-          await db.exec(`RESET SESSION AUTHORIZATION; ${script}`);
+          // PGlite ignores RESET SESSION AUTHORIZATION once a role was set: name the superuser.
+          await db.exec(`SET SESSION AUTHORIZATION ${quoteIdentifier(superuser)}`);
+          await db.exec(script);
         } catch (error) {
           throw asPostgresError(error);
         }
@@ -104,16 +112,6 @@ export async function createPgliteBackend(dataDir?: string): Promise<PgliteBacke
         await db.close();
       }),
   };
-}
-
-// Statements that may leave session state behind: SET/RESET/PREPARE/LISTEN/DECLARE/DISCARD/DO/
-// CREATE/CALL at the start, or temporary objects, advisory locks, set_config, roles, anywhere.
-// (A user-defined function that sets session state when called is not caught: documented.)
-const SESSION_CHANGING_START = /^(?:\s|--[^\n]*\n|\/\*[\s\S]*?\*\/)*(set|reset|prepare|listen|declare|discard|do|create|call|load|begin|start)\b/i;
-const SESSION_CHANGING_ANYWHERE = /temp|advisory|set_config|authorization|role|search_path|listen/i;
-
-function mayChangeSession({ query }: Statement): boolean {
-  return SESSION_CHANGING_START.test(query) || SESSION_CHANGING_ANYWHERE.test(query);
 }
 
 function quoteIdentifier(name: string): string {

@@ -15,7 +15,7 @@ describeWithPostgres("counter-example: max()+1 numbering under the race suite's 
   });
 
   it("max()+1 collides: 23505 errors, failed requests", { timeout: 180_000 }, async () => {
-    const naive = maxPlusOneNumbering(harness.sql);
+    const naive = maxPlusOneNumbering(harness.sql, harness.stack.ownerExec);
     await naive.prepare();
     const tenants = newTenants(SPREAD_LOAD.tenants);
     const load = interleaved(tenants, SPREAD_LOAD.perTenant);

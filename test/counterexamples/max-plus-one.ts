@@ -22,10 +22,11 @@ RETURNING doc_number`;
 
 export const MAX_PLUS_ONE_CONSTRAINT = "max_plus_one_documents_tenant_number_key";
 
-export function maxPlusOneNumbering(sql: Sql) {
+/** `ownerExec` creates the table: requests run as the app role, which cannot (as on Neon). */
+export function maxPlusOneNumbering(sql: Sql, ownerExec: (script: string) => Promise<void>) {
   return {
     async prepare(): Promise<void> {
-      await sql.query(CREATE_TABLE);
+      await ownerExec(CREATE_TABLE);
     },
     /** The new document's number; rejects with a 23505 DatabaseError when it collided. */
     async create(tenantId: string, contractId: string): Promise<number> {

@@ -2,7 +2,7 @@
 // migrate` refuses before opening anything and names the holder; a lock left by a killed process
 // is taken over; a stop releases it and leaves a folder that opens again.
 import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,6 +17,13 @@ beforeAll(async () => {
 afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
+
+// pg_control's `state` (after system identifier, control version and catalog version):
+// 1 = shut down cleanly; 6 = in production, i.e. never closed.
+const DB_SHUTDOWNED = 1;
+function controlFileState(folder: string): number {
+  return readFileSync(join(folder, "global", "pg_control")).readUInt32LE(16);
+}
 
 /** A pid that surely belongs to no running process: one that just exited. */
 function deadPid(): number {
@@ -63,6 +70,7 @@ describe("the data folder lock", () => {
     expect(await first.exited).toBe(0);
     expect(first.output()).toContain("SIGTERM: stopping");
     expect(existsSync(`${folder}.lock`)).toBe(false);
+    expect(controlFileState(folder)).toBe(DB_SHUTDOWNED); // closed cleanly, not left "interrupted"
     const again = watch(runScript("dev/migrate-cli.ts", [], { PGLITE_DATA_DIR: folder }));
     expect(await again.exited).toBe(0);
     expect(again.output()).toContain("Nothing to apply");

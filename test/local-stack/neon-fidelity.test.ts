@@ -61,6 +61,7 @@ function fidelitySuite(backend: "pglite" | "postgres") {
     // [what one request leaves behind, a probe of it, the value the probe must see afterwards]
     const leaks: Array<[string, string, string, unknown]> = [
       ["search_path", "SET search_path TO pg_catalog", "SELECT current_setting('search_path') <> 'pg_catalog'", true],
+      ["set_config", "SELECT set_config('search_path', 'pg_catalog', false)", "SELECT current_setting('search_path') <> 'pg_catalog'", true],
       ["statement_timeout", "SET statement_timeout = '1ms'", "SELECT current_setting('statement_timeout') <> '1ms'", true],
       ["read-only default", "SET default_transaction_read_only = on", "SHOW default_transaction_read_only", "off"],
       ["temporary table", "CREATE TEMP TABLE leak_t (x int)", "SELECT to_regclass('pg_temp.leak_t') IS NULL", true],
@@ -117,11 +118,21 @@ function fidelitySuite(backend: "pglite" | "postgres") {
         return copy.toString();
       };
       const refusals: Array<[string, string]> = [
-        [variant((u) => void (u.password = "")), "28P01"],
-        [variant((u) => void (u.password = "wrong")), "28P01"],
-        [variant((u) => void (u.password = `${url.password}x`)), "28P01"],
-        [variant((u) => void (u.username = "postgres")), "28P01"],
-        [variant((u) => void (u.pathname = "/other")), "3D000"],
+        [variant((u) => {
+          u.password = "";
+        }), "28P01"],
+        [variant((u) => {
+          u.password = "wrong";
+        }), "28P01"],
+        [variant((u) => {
+          u.password = `${url.password}x`;
+        }), "28P01"],
+        [variant((u) => {
+          u.username = "postgres";
+        }), "28P01"],
+        [variant((u) => {
+          u.pathname = "/other";
+        }), "3D000"],
       ];
       for (const [connectionString, code] of refusals) {
         const error = await failure(driverFor(opened.stack, connectionString).query("SELECT 1"));

@@ -24,8 +24,11 @@ export function runScript(script: string, args: string[], env: Record<string, st
 /** Collects a process' output and exit code. */
 export function watch(child: ChildProcess) {
   let output = "";
-  child.stdout?.on("data", (chunk: Buffer) => void (output += chunk.toString()));
-  child.stderr?.on("data", (chunk: Buffer) => void (output += chunk.toString()));
+  const collect = (chunk: Buffer) => {
+    output += chunk.toString();
+  };
+  child.stdout?.on("data", collect);
+  child.stderr?.on("data", collect);
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
   return { output: () => output, exited };
 }
@@ -35,7 +38,10 @@ export async function startServer(env: Record<string, string | undefined>, args:
   const child = runScript("dev/start.ts", ["--port", "0", ...args], env);
   const { output, exited } = watch(child);
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`start timed out:\n${output()}`)), 60_000);
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`start timed out:\n${output()}`));
+    }, 60_000);
     const check = () => {
       const match = /listening on (http:\/\/\S+)/.exec(output());
       if (match) {
