@@ -5,7 +5,7 @@ import { enforceExplicitBackends } from "fastly:backend";
 import { ConfigStore } from "fastly:config-store";
 import { KVStore } from "fastly:kv-store";
 import { SecretStore } from "fastly:secret-store";
-import { createApp, type App } from "../../core/app.ts";
+import { createApp } from "../../core/app.ts";
 import { consoleLogger, errorMessage } from "../../core/log.ts";
 import { misconfiguredResponse } from "../../core/misconfigured.ts";
 import { ProblemError, problemResponse } from "../../core/problem.ts";
@@ -14,6 +14,7 @@ import { neonSqlFromSettings } from "../neon/neon-sql.ts";
 import { installAbortSignal } from "./abort-signal.ts";
 import { CONFIG_STORE, JWKS_BACKEND, KV_STORE, NEON_BACKEND, SECRET_STORE } from "./bindings.ts";
 import { createFastlyKv } from "../kv/fastly-kv.ts";
+import { lateBoundDeps } from "./late-deps.ts";
 import { fetchThroughBackend } from "./neon-fetch.ts";
 import { readFastlySettings, requireNeonEndpoint } from "./settings.ts";
 
@@ -21,36 +22,41 @@ import { readFastlySettings, requireNeonEndpoint } from "./settings.ts";
 enforceExplicitBackends();
 installAbortSignal();
 
-// Stores can only be opened while a request runs (the build snapshots the top level), so the app
-// is made on the first request; an instance that serves several requests reuses it.
-let app: Promise<App> | undefined;
+// Built at the top level, which the build snapshots: every fresh instance starts with the routes,
+// the schemas and the router ready. Stores can only be opened while a request runs, so what
+// depends on their values (settings, the Neon driver, the KV Store) is bound on the first request
+// of each instance; an instance that serves several requests keeps it.
+const late = lateBoundDeps();
+const app = createApp({ ...late.deps, runtime: "fastly", jwksFetch: fetchThroughBackend(JWKS_BACKEND) });
+// The router compiles its matchers on its first match: done here, it is in the snapshot too.
+app.router.match("GET", "/healthz");
 
-function fastlyApp(): Promise<App> {
-  app ??= createFastlyApp().catch((error: unknown) => {
-    app = undefined;
+let bound: Promise<void> | undefined;
+
+function bindStores(): Promise<void> {
+  bound ??= readStores().catch((error: unknown) => {
+    bound = undefined;
     throw error;
   });
-  return app;
+  return bound;
 }
 
-async function createFastlyApp(): Promise<App> {
+async function readStores(): Promise<void> {
   const raw = await readFastlySettings(new ConfigStore(CONFIG_STORE), new SecretStore(SECRET_STORE));
   const settings = requireNeonEndpoint(parseSettings(raw));
   const sql = neonSqlFromSettings(settings, { fetchFunction: fetchThroughBackend(NEON_BACKEND) });
-  const kv = createFastlyKv(new KVStore(KV_STORE));
-  return createApp({ sql, kv, settings, runtime: "fastly", jwksFetch: fetchThroughBackend(JWKS_BACKEND) });
+  late.bind({ sql, kv: createFastlyKv(new KVStore(KV_STORE)), settings });
 }
 
 async function handle(request: Request): Promise<Response> {
-  let service: App;
   try {
-    service = await fastlyApp();
+    await bindStores();
   } catch (error) {
     if (error instanceof SettingsError) return misconfiguredResponse(error, consoleLogger);
     consoleLogger.log("error", "startup_failed", { error: errorMessage(error) });
     return problemResponse(new ProblemError(500, "internal_error", "The service is misconfigured."));
   }
-  return service.fetch(request);
+  return app.fetch(request);
 }
 
 addEventListener("fetch", (event) => event.respondWith(handle(event.request)));
