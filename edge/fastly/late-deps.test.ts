@@ -16,7 +16,13 @@ describe("lateBoundDeps", () => {
     const kv = createMemoryKv();
     await kv.put("k", "v", { ttlSeconds: 60 });
     const queries: string[] = [];
-    const sql = { query: async (text: string) => (queries.push(text), []), transaction: async () => [] };
+    const sql = {
+      async query(text: string) {
+        queries.push(text);
+        return [];
+      },
+      transaction: async () => [],
+    };
     const settings = parseSettings({ AUTH_SECRET: "a".repeat(32), LINK_CACHE_TTL_SECONDS: "90" });
     bind({ sql, kv, settings });
     expect(deps.settings.linkCacheTtlSeconds).toBe(90);
