@@ -11,12 +11,12 @@ import { DEFAULT_RESULTS_DIR, machineInfo, muteStdout, positiveInt, progress, se
 import { fixed } from "./lib/format.ts";
 import { percentile } from "./lib/stats.ts";
 import { latencyChart } from "./load/chart.ts";
-import { closeRuntimes, guardProcess, launchRuntimes, openBenchDatabase, type BenchDatabase } from "./load/environment.ts";
+import { closeRuntimes, guardProcess, launchKvBaselines, launchRuntimes, openBenchDatabase, type BenchDatabase } from "./load/environment.ts";
 import { probeKvOperations } from "./load/kv-probe.ts";
 import { startLoadGenerator, type LoadGenerator } from "./load/load-generator.ts";
 import { measureNaiveWrite, naiveWriteNote } from "./load/naive-write.ts";
 import { operationNames, operations, type OperationContext, type OperationName } from "./load/operations.ts";
-import { benchMarkdown, benchText, notes as reportNotes, summarize, type Measured } from "./load/report.ts";
+import { benchMarkdown, benchText, latencyRatios, notes as reportNotes, summarize, type Measured } from "./load/report.ts";
 import { measureStaleness, stalenessMarkdown, stalenessText } from "./load/staleness.ts";
 
 const USAGE = `npm run bench -- [options]
@@ -73,9 +73,17 @@ interface Session {
   load: LoadGenerator;
   /** Per runtime: its assets' current ETags. */
   etags: Map<string, Map<string, string>>;
+  /** Per runtime: its bare KV get's URL, or why it did not start. */
+  baselines: Map<RuntimeName, string | Error>;
 }
 
-function contextFor(session: Session, runtime: RunningRuntime, tag: string, count: number): OperationContext {
+/** Where an operation's requests go: the app, or the runtime's bare KV get. */
+function targetUrl(session: Session, runtime: RunningRuntime, operation: OperationName): string | Error {
+  if (operations[operation].target !== "baseline") return runtime.url;
+  return session.baselines.get(runtime.runtime) ?? new Error("not started");
+}
+
+function contextFor(session: Session, runtime: RunningRuntime, url: string, tag: string, count: number): OperationContext {
   return {
     owner: runtime.runtime,
     tag: `${runtime.runtime}-${tag}`,
@@ -83,16 +91,18 @@ function contextFor(session: Session, runtime: RunningRuntime, tag: string, coun
     concurrency: session.opts.concurrency,
     token: (claims) => signToken(claims, session.secret),
     seed: session.db.seed,
-    call: (planned) => fetch(new URL(planned.path, runtime.url), { method: planned.method, headers: planned.headers, body: planned.body }),
+    call: (planned) => fetch(new URL(planned.path, url), { method: planned.method, headers: planned.headers, body: planned.body }),
     etags: session.etags.get(runtime.runtime)!,
   };
 }
 
 /** Plans (seeds, primes) a phase, then runs it on the load-generator thread and counts statements. */
 async function measure(session: Session, runtime: RunningRuntime, operation: OperationName, tag: string, count: number) {
-  const context = contextFor(session, runtime, tag, count);
+  const url = targetUrl(session, runtime, operation);
+  const context = contextFor(session, runtime, url instanceof Error ? "http://127.0.0.1:9" : url, tag, count);
   let requests;
   try {
+    if (url instanceof Error) throw new Error(`the bare KV get did not start: ${url.message.split("\n")[0]}`);
     requests = await operations[operation].plan(context);
   } catch (error) {
     // A runtime that cannot even be primed (it died, say) shows as failed requests, not a crash.
@@ -101,7 +111,7 @@ async function measure(session: Session, runtime: RunningRuntime, operation: Ope
   }
   await session.db.resetStatements();
   const result = await session.load.run({
-    baseUrl: runtime.url,
+    baseUrl: url,
     requests,
     expect: operations[operation].expect,
     concurrency: session.opts.concurrency,
@@ -119,7 +129,9 @@ async function runRounds(session: Session, running: readonly RunningRuntime[]): 
   for (const runtime of running) {
     session.etags.set(runtime.runtime, new Map());
     for (const operation of opts.operations) {
-      await operations[operation].setup?.(contextFor(session, runtime, "setup", 0)).catch((error: unknown) => {
+      const url = targetUrl(session, runtime, operation);
+      if (url instanceof Error) continue; // its phases report why
+      await operations[operation].setup?.(contextFor(session, runtime, url, "setup", 0)).catch((error: unknown) => {
         progress(`${runtime.runtime}: setup of ${operation} failed (its requests will fail): ${String(error)}`);
       });
     }
@@ -163,19 +175,20 @@ async function main(): Promise<number> {
   // the progress and time the terminal. They are produced, and dropped here.
   const unmute = muteStdout();
   const running: RunningRuntime[] = [];
+  const baselineServers: RunningRuntime[] = [];
   let load: LoadGenerator | undefined;
   let cleaned: Promise<void> | undefined;
   const cleanup = () =>
     (cleaned ??= (async () => {
       try {
         await load?.close();
-        await closeRuntimes(running);
+        await closeRuntimes([...running, ...baselineServers]);
         await db.close();
       } finally {
         unmute();
       }
     })());
-  const guard = guardProcess(cleanup, running);
+  const guard = guardProcess(cleanup, running, baselineServers);
   try {
     const sql = createNeonSql({ databaseUrl: db.databaseUrl, fetchEndpoint: db.neonFetchEndpoint });
     const kv = await probeKvOperations(sql, opts.operations, db.seed, secret);
@@ -190,14 +203,20 @@ async function main(): Promise<number> {
       guard.takeOver();
       progress(status.available ? `${status.runtime}: started in ${status.startMs} ms` : `${status.runtime}: UNAVAILABLE — ${status.reason}`);
     });
+    const baselines = opts.operations.includes("kv-baseline")
+      ? await launchKvBaselines(running.map((runtime) => runtime.runtime), baselineServers)
+      : new Map<RuntimeName, string | Error>();
+    guard.takeOver();
+    for (const [runtime, url] of baselines) if (url instanceof Error) progress(`${runtime}: bare KV get UNAVAILABLE — ${url.message.split("\n")[0]}`);
     load = startLoadGenerator();
-    const measured = await runRounds({ opts, db, secret, load, etags: new Map() }, running);
+    const measured = await runRounds({ opts, db, secret, load, etags: new Map(), baselines }, running);
     const naive = db.postgresUrl ? await measureNaiveWrite(db.postgresUrl, opts) : undefined;
     const staleness = await measureStaleness(running, secret, opts.staleness);
     await cleanup();
 
     const summaries = summarize(measured, kv);
-    const notes = [...reportNotes(summaries, launched.statuses), naiveWriteNote(naive, opts.dbRttMs)];
+    const ratios = latencyRatios(summaries);
+    const notes = [...reportNotes(summaries, launched.statuses), ...ratios.notes, naiveWriteNote(naive, opts.dbRttMs)];
     console.log(benchText(summaries, launched.statuses) + stalenessText(staleness));
     for (const note of notes) console.log(note);
     const machine = await machineInfo();
@@ -215,7 +234,7 @@ async function main(): Promise<number> {
       "",
     ].join("\n");
     const files = await writeResults(opts.out, {
-      "bench.json": `${JSON.stringify({ command, finishedAt: new Date().toISOString(), machine, database: db.description, settings, runtimes: launched.statuses, kvProbe: kv, results: summaries, naiveWrite: naive ?? null, staleness }, null, 2)}\n`,
+      "bench.json": `${JSON.stringify({ command, finishedAt: new Date().toISOString(), machine, database: db.description, settings, runtimes: launched.statuses, kvProbe: kv, results: summaries, kvHitOverBaseline: ratios.kvHitOverBaseline, kvHitOverDeno: ratios.kvHitOverDeno, naiveWrite: naive ?? null, staleness }, null, 2)}\n`,
       "bench.md": markdown,
       "bench.svg": latencyChart(summaries, title, launched.statuses),
     });

@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import type { Context, MiddlewareHandler } from "hono";
-import { createAuthenticator } from "./auth.ts";
+import { createAuthenticator, type Authenticate } from "./auth.ts";
 import type { AppDeps, AppEnv } from "./deps.ts";
 import { healthRoutes } from "./health.ts";
 import { allowOnly } from "./http/allow-only.ts";
@@ -18,7 +18,9 @@ export type { AppDeps, AppEnv } from "./deps.ts";
 /** The whole API as one Web-standard handler: `createApp(deps).fetch(request)`. */
 export function createApp(deps: AppDeps) {
   const logger = deps.logger ?? consoleLogger;
-  const authenticate = createAuthenticator(deps.settings.auth, { fetch: deps.jwksFetch });
+  // Made on first use, not here: an app built ahead of its settings (a snapshot taken at build
+  // time) reads them only once a request runs.
+  let authenticate: Authenticate | undefined;
   const routeDeps = { ...deps, logger };
   const app = new Hono<AppEnv>();
 
@@ -31,6 +33,7 @@ export function createApp(deps: AppDeps) {
   allowOnly(app, "/openapi.json", ["GET", "HEAD"]);
 
   app.use("/v1/*", async (c, next) => {
+    authenticate ??= createAuthenticator(deps.settings.auth, { fetch: deps.jwksFetch });
     c.set("principal", await authenticate(c.req.header("authorization")));
     await next();
   });

@@ -92,6 +92,28 @@ export async function launchRuntimes(
   return { statuses };
 }
 
+/**
+ * Starts each runtime's bare KV get (dev/kv-baseline/) into `running`; returns its URL per
+ * runtime, or why it could not start.
+ */
+export async function launchKvBaselines(
+  names: readonly RuntimeName[],
+  running: RunningRuntime[],
+): Promise<Map<RuntimeName, string | Error>> {
+  const { launchKvBaseline } = await import("../../dev/kv-baseline/launch.ts");
+  const urls = new Map<RuntimeName, string | Error>();
+  for (const name of names) {
+    try {
+      const baseline = await launchKvBaseline(name);
+      running.push({ runtime: name, ...baseline });
+      urls.set(name, baseline.url);
+    } catch (error) {
+      urls.set(name, error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+  return urls;
+}
+
 /** Closes every runtime even when one of them fails to close. */
 export async function closeRuntimes(running: readonly RunningRuntime[]): Promise<void> {
   await Promise.allSettled(running.map((runtime) => runtime.close()));
@@ -106,10 +128,10 @@ const SIGNALS = ["SIGINT", "SIGTERM"] as const;
  * after each launch) puts the bench's handler back in sole charge; and on any exit, every
  * runtime's close() is started, whose first, synchronous step signals its child process.
  */
-export function guardProcess(cleanup: () => Promise<void>, running: readonly RunningRuntime[]) {
+export function guardProcess(cleanup: () => Promise<void>, ...lists: readonly (readonly { close(): Promise<void> }[])[]) {
   const onSignal = () => void cleanup().finally(() => process.exit(130));
   const onExit = () => {
-    for (const runtime of running) void runtime.close().catch(() => {});
+    for (const runtime of lists.flat()) void runtime.close().catch(() => {});
   };
   const takeOver = () => {
     for (const signal of SIGNALS) {

@@ -42,6 +42,7 @@ export async function probeKvOperations(
   const result: Partial<Record<OperationName, KvCounts | string>> = {};
   for (const name of names) {
     const operation = operations[name];
+    if (operation.target === "baseline") continue; // not the app
     const context: OperationContext = {
       owner: "probe",
       tag: `probe-${name}`,

@@ -2,11 +2,12 @@
 // and how many database round trips the design promises. Each runtime gets its own accounts,
 // assets and tenant (`owner`), and every phase its own fresh links (`tag`), so the runtimes start
 // every phase from the same database and cache state.
+import { BASELINE_PATH } from "../../dev/kv-baseline/handler.ts";
 import type { TokenClaims } from "../../test/support/tokens.ts";
 import type { Expectation, PlannedRequest } from "./request.ts";
 
-export type OperationName = "link-hit" | "link-miss" | "link" | "asset-patch" | "document-create";
-export const operationNames: OperationName[] = ["link-hit", "link-miss", "link", "asset-patch", "document-create"];
+export type OperationName = "kv-baseline" | "link-hit" | "link-miss" | "link" | "asset-patch" | "document-create";
+export const operationNames: OperationName[] = ["kv-baseline", "link-hit", "link-miss", "link", "asset-patch", "document-create"];
 
 export interface OperationContext {
   /** Unique per runtime, e.g. "node". */
@@ -29,6 +30,8 @@ interface Operation {
   expect: Expectation;
   /** Database round trips per request by design: 0 for a KV hit, 1 for each write. */
   roundTrips: number;
+  /** "baseline": sent to the runtime's bare KV get (dev/kv-baseline/), not to the app. */
+  target?: "baseline";
   /** Once per runtime, before its first phase. */
   setup?(context: OperationContext): Promise<void>;
   /** Before each phase (unmeasured): seeds or primes what the phase needs; returns its requests. */
@@ -54,6 +57,19 @@ const lookup = (authorization: string, prefix: string, i: number): PlannedReques
 const times = <T>(count: number, make: (i: number) => T) => Array.from({ length: count }, (_, i) => make(i));
 
 export const operations: Record<OperationName, Operation> = {
+  "kv-baseline": {
+    label: "bare KV get (baseline)",
+    expect: { status: 200 },
+    roundTrips: 0,
+    target: "baseline",
+    async setup(context) {
+      // About the size of a link lookup's answer.
+      const body = JSON.stringify({ provider: "github", externalAccountId: "baseline-0", userId: "baseline-user-0", tenant: "bench" });
+      const response = await context.call({ method: "PUT", path: BASELINE_PATH, headers: {}, body });
+      if (!response.ok) throw new Error(`PUT ${BASELINE_PATH}: HTTP ${response.status}`);
+    },
+    plan: async (context) => times(context.count, () => ({ method: "GET", path: BASELINE_PATH, headers: {} })),
+  },
   "link-hit": {
     label: "link lookup (KV hit)",
     expect: { status: 200, linkSource: "kv" },

@@ -117,6 +117,37 @@ export function notes(summaries: readonly Summary[], statuses: readonly RuntimeS
   ];
 }
 
+interface Ratio {
+  runtime: string;
+  p50: number;
+  overP50: number;
+  ratio: number;
+}
+
+/**
+ * The app's KV-hit p50 over the same runtime's bare KV get (goal ≤ 1.5×: what the app adds to
+ * the store), and each runtime's KV-hit p50 over Deno's (the Fastly host's goal: ≤ 2×).
+ */
+export function latencyRatios(summaries: readonly Summary[]) {
+  const p50 = (runtime: string, operation: OperationName) =>
+    summaries.find((s) => s.runtime === runtime && s.operation === operation && s.requests > 0)?.latencyMs.p50;
+  const runtimes = [...new Set(summaries.map((s) => s.runtime))];
+  const ratio = (runtime: string, over: number | undefined): Ratio[] => {
+    const hit = p50(runtime, "link-hit");
+    return hit === undefined || over === undefined ? [] : [{ runtime, p50: hit, overP50: over, ratio: hit / over }];
+  };
+  const kvHitOverBaseline = runtimes.flatMap((runtime) => ratio(runtime, p50(runtime, "kv-baseline")));
+  const deno = p50("deno", "link-hit");
+  const kvHitOverDeno = runtimes.filter((runtime) => runtime !== "deno").flatMap((runtime) => ratio(runtime, deno));
+  const notes = [
+    ...kvHitOverBaseline.map(
+      (r) => `${r.runtime}: KV-hit p50 ${fixed(r.p50, 1)} ms over its bare KV get ${fixed(r.overP50, 1)} ms = ${fixed(r.ratio, 2)}× (goal ≤ 1.5×)`,
+    ),
+    ...kvHitOverDeno.map((r) => `${r.runtime}: KV-hit p50 ${fixed(r.ratio, 2)}× deno's (${fixed(r.p50, 1)} ms vs ${fixed(r.overP50, 1)} ms)`),
+  ];
+  return { kvHitOverBaseline, kvHitOverDeno, notes };
+}
+
 export const benchText = (summaries: readonly Summary[], statuses: readonly RuntimeStatus[]) =>
   textTable(HEADER, rows(summaries, statuses));
 

@@ -13,24 +13,42 @@ import { build, type Metafile } from "esbuild";
 import { wasmSections } from "./wasm-sections.ts";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const WASM_PATH = join(ROOT, "bin", "main.wasm");
-const STAMP_PATH = `${WASM_PATH}.sources-sha256`;
 const LOCK_PATH = join(ROOT, "bin", ".build-lock");
-const ENTRY = join(ROOT, "edge", "fastly", "index.ts");
-// What ends up in the wasm: the service, core, the Neon port, and the exact dependency versions.
-const SOURCE_DIRS = ["core", "edge/fastly", "edge/kv", "edge/neon"];
 const SOURCE_FILES = ["package-lock.json"];
 const STALE_LOCK_MS = 5 * 60_000;
 
-/** Builds bin/main.wasm unless it was built from the current sources; returns its path. */
-export async function ensureFastlyWasm(): Promise<string> {
-  const hash = await sourcesHash();
-  if (await isBuiltFrom(hash)) return WASM_PATH;
+/** One wasm this project compiles: its entry, where it goes, and the folders it is built from. */
+export interface WasmTarget {
+  entry: string;
+  wasmPath: string;
+  sourceDirs: string[];
+}
+
+/** The service: core, the Fastly entry, the KV stores and the Neon port. */
+export const SERVICE_WASM: WasmTarget = {
+  entry: join(ROOT, "edge", "fastly", "index.ts"),
+  wasmPath: join(ROOT, "bin", "main.wasm"),
+  sourceDirs: ["core", "edge/fastly", "edge/kv", "edge/neon"],
+};
+
+/** The benchmark's bare KV get (dev/kv-baseline/): never deployed. */
+export const KV_BASELINE_WASM: WasmTarget = {
+  entry: join(ROOT, "dev", "kv-baseline", "fastly.ts"),
+  wasmPath: join(ROOT, "bin", "kv-baseline.wasm"),
+  sourceDirs: ["dev/kv-baseline", "edge/kv", "core/ports"],
+};
+
+const stampPath = (target: WasmTarget) => `${target.wasmPath}.sources-sha256`;
+
+/** Builds the target's wasm unless it was built from the current sources; returns its path. */
+export async function ensureFastlyWasm(target: WasmTarget = SERVICE_WASM): Promise<string> {
+  const hash = await sourcesHash(target);
+  if (await isBuiltFrom(target, hash)) return target.wasmPath;
   await withBuildLock(async () => {
     // Another process may have built it while this one waited.
-    if (!(await isBuiltFrom(hash))) await buildFastlyWasm(hash);
+    if (!(await isBuiltFrom(target, hash))) await buildFastlyWasm(hash, target);
   });
-  return WASM_PATH;
+  return target.wasmPath;
 }
 
 export interface FastlyBuildReport {
@@ -44,19 +62,19 @@ export interface FastlyBuildReport {
   inputByPackage: Record<string, number>;
 }
 
-export async function buildFastlyWasm(hash?: string): Promise<FastlyBuildReport> {
-  const stamp = hash ?? (await sourcesHash());
+export async function buildFastlyWasm(hash?: string, target: WasmTarget = SERVICE_WASM): Promise<FastlyBuildReport> {
+  const stamp = hash ?? (await sourcesHash(target));
   await mkdir(join(ROOT, "bin"), { recursive: true });
   // Written aside and renamed, so no reader ever sees half a wasm.
   const partial = join(ROOT, "bin", `.main-${process.pid}.wasm`);
   const input = join(ROOT, "bin", `.input-${process.pid}.js`);
   const cli = join(ROOT, "node_modules", ".bin", "js-compute-runtime");
   try {
-    const metafile = await minifiedInput(input);
+    const metafile = await minifiedInput(target.entry, input);
     await promisify(execFile)(cli, [input, partial], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 });
     const wasm = await readFile(partial);
-    await rename(partial, WASM_PATH);
-    await writeFile(STAMP_PATH, `${stamp}\n`);
+    await rename(partial, target.wasmPath);
+    await writeFile(stampPath(target), `${stamp}\n`);
     const sections = wasmSections(wasm);
     const output = Object.values(metafile.outputs)[0]!;
     return {
@@ -73,9 +91,9 @@ export async function buildFastlyWasm(hash?: string): Promise<FastlyBuildReport>
 }
 
 /** The service as one minified ES module; `fastly:*` stays for js-compute to provide. */
-async function minifiedInput(outfile: string): Promise<Metafile> {
+async function minifiedInput(entry: string, outfile: string): Promise<Metafile> {
   const result = await build({
-    entryPoints: [ENTRY],
+    entryPoints: [entry],
     outfile,
     bundle: true,
     format: "esm",
@@ -104,15 +122,15 @@ function bytesByPackage(inputs: Record<string, { bytesInOutput: number }>): Reco
   return Object.fromEntries(Object.entries(totals).sort((a, b) => b[1] - a[1]));
 }
 
-async function isBuiltFrom(hash: string): Promise<boolean> {
-  const stamp = await readFile(STAMP_PATH, "utf8").catch(() => "");
-  const wasm = await stat(WASM_PATH).catch(() => undefined);
+async function isBuiltFrom(target: WasmTarget, hash: string): Promise<boolean> {
+  const stamp = await readFile(stampPath(target), "utf8").catch(() => "");
+  const wasm = await stat(target.wasmPath).catch(() => undefined);
   return stamp.trim() === hash && wasm !== undefined;
 }
 
-async function sourcesHash(): Promise<string> {
+async function sourcesHash(target: WasmTarget): Promise<string> {
   const hash = createHash("sha256");
-  const files = [...(await Promise.all(SOURCE_DIRS.map((dir) => sourceFiles(join(ROOT, dir))))).flat(), ...SOURCE_FILES.map((f) => join(ROOT, f))];
+  const files = [...(await Promise.all(target.sourceDirs.map((dir) => sourceFiles(join(ROOT, dir))))).flat(), ...SOURCE_FILES.map((f) => join(ROOT, f))];
   for (const file of files.sort()) {
     hash.update(`${relative(ROOT, file)}\0`);
     hash.update(await readFile(file));
@@ -162,7 +180,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const report = await buildFastlyWasm();
   const mb = (bytes: number) => `${(bytes / 1e6).toFixed(2)} MB`;
   const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
-  console.log(`${relative(process.cwd(), WASM_PATH)}: ${mb(report.wasmBytes)} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  console.log(`${relative(process.cwd(), SERVICE_WASM.wasmPath)}: ${mb(report.wasmBytes)} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   console.log(`  code (engine + service):      ${mb(report.codeBytes)}`);
   console.log(`  memory snapshot (data):       ${mb(report.snapshotBytes)}`);
   console.log(`  minified input:               ${kb(report.inputBytes)}`);

@@ -45,7 +45,7 @@ export async function startFastlyHost(options: FastlyHostOptions): Promise<Fastl
     module,
     imaged: imageModule(wasm),
     config,
-    size: options.concurrency ?? 4,
+    size: options.concurrency ?? 8,
     answer: (request) => answerHostRequest(kv, request),
     log,
   });

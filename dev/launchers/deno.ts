@@ -33,9 +33,13 @@ export function startDenoRuntime(env: RawSettings, { port = 0 }: { port?: number
   // The entry listens on every interface by default (a container); a local run stays on this machine.
   childEnv.HOST = "127.0.0.1";
   childEnv.DENO_KV_PATH ??= ":memory:";
-  childEnv.NO_COLOR = "1";
+  return spawnDenoServer(denoRunArgs(), childEnv);
+}
 
-  const child = spawn(DENO_BIN, denoRunArgs(), { cwd: PROJECT_ROOT, env: childEnv, stdio: ["ignore", "pipe", "inherit"] });
+/** Runs `deno <args>` and resolves with the URL of the first `{"event":"listening"}` line it prints. */
+export function spawnDenoServer(args: string[], env: Record<string, string>) {
+  const childEnv = { ...env, NO_COLOR: "1" };
+  const child = spawn(DENO_BIN, args, { cwd: PROJECT_ROOT, env: childEnv, stdio: ["ignore", "pipe", "inherit"] });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const close = async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");

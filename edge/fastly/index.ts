@@ -7,7 +7,7 @@ import { enforceExplicitBackends } from "fastly:backend";
 import { ConfigStore } from "fastly:config-store";
 import { KVStore } from "fastly:kv-store";
 import { SecretStore } from "fastly:secret-store";
-import { createApp, type App } from "../../core/app.ts";
+import { createApp } from "../../core/app.ts";
 import { createLinkSync, type LinkSync } from "../../core/links/sync.ts";
 import { consoleLogger, errorMessage } from "../../core/log.ts";
 import { misconfiguredResponse } from "../../core/misconfigured.ts";
@@ -17,6 +17,7 @@ import { neonSqlFromSettings } from "../neon/neon-sql.ts";
 import { installAbortSignal } from "./abort-signal.ts";
 import { CONFIG_STORE, JWKS_BACKEND, KV_STORE, NEON_BACKEND, SECRET_STORE } from "./bindings.ts";
 import { createFastlyKv } from "../kv/fastly-kv.ts";
+import { lateBoundDeps } from "./late-deps.ts";
 import { fetchThroughBackend } from "./neon-fetch.ts";
 import { readFastlySettings, requireNeonEndpoint } from "./settings.ts";
 
@@ -24,13 +25,45 @@ import { readFastlySettings, requireNeonEndpoint } from "./settings.ts";
 enforceExplicitBackends();
 installAbortSignal();
 
-// Stores can only be opened while a request runs (the build snapshots the top level), so the app
-// is made on the first request; an instance that serves several requests reuses it.
-let app: Promise<FastlyService> | undefined;
+// Built at the top level, which the build snapshots: every fresh instance starts with the routes,
+// the schemas and the router ready. Stores can only be opened while a request runs, so what
+// depends on their values (settings, the Neon driver, the KV Store) is bound on the first request
+// of each instance; an instance that serves several requests keeps it.
+const late = lateBoundDeps();
+let linkSync: LinkSync | undefined;
+// The drain needs the settings too: the app's handle on it forwards to the one bound with them.
+const lateLinkSync = new Proxy({} as LinkSync, {
+  get: (_, name) => {
+    if (!linkSync) throw new Error("the service's settings are not read yet");
+    return linkSync[name as keyof LinkSync];
+  },
+});
+const app = createApp({
+  ...late.deps,
+  runtime: "fastly",
+  linkSync: lateLinkSync,
+  jwksFetch: fetchThroughBackend(JWKS_BACKEND),
+});
+// The router compiles its matchers on its first match: done here, it is in the snapshot too.
+app.router.match("GET", "/healthz");
 
-interface FastlyService {
-  app: App;
-  linkSync: LinkSync;
+let bound: Promise<void> | undefined;
+
+function bindStores(): Promise<void> {
+  bound ??= readStores().catch((error: unknown) => {
+    bound = undefined;
+    throw error;
+  });
+  return bound;
+}
+
+async function readStores(): Promise<void> {
+  const raw = await readFastlySettings(new ConfigStore(CONFIG_STORE), new SecretStore(SECRET_STORE));
+  const settings = requireNeonEndpoint(parseSettings(raw));
+  const sql = neonSqlFromSettings(settings, { fetchFunction: fetchThroughBackend(NEON_BACKEND) });
+  const deps = { sql, kv: createFastlyKv(new KVStore(KV_STORE)), settings };
+  late.bind(deps);
+  linkSync = createLinkSync(deps);
 }
 
 /** The part of the fetch event used here. */
@@ -40,36 +73,17 @@ interface FetchEvent {
   waitUntil(promise: Promise<unknown>): void;
 }
 
-function fastlyApp(): Promise<FastlyService> {
-  app ??= createFastlyApp().catch((error: unknown) => {
-    app = undefined;
-    throw error;
-  });
-  return app;
-}
-
-async function createFastlyApp(): Promise<FastlyService> {
-  const raw = await readFastlySettings(new ConfigStore(CONFIG_STORE), new SecretStore(SECRET_STORE));
-  const settings = requireNeonEndpoint(parseSettings(raw));
-  const sql = neonSqlFromSettings(settings, { fetchFunction: fetchThroughBackend(NEON_BACKEND) });
-  const deps = { sql, kv: createFastlyKv(new KVStore(KV_STORE)), settings };
-  const linkSync = createLinkSync(deps);
-  const app = createApp({ ...deps, runtime: "fastly", linkSync, jwksFetch: fetchThroughBackend(JWKS_BACKEND) });
-  return { app, linkSync };
-}
-
 async function handle(event: FetchEvent): Promise<Response> {
-  let service: FastlyService;
   try {
-    service = await fastlyApp();
+    await bindStores();
   } catch (error) {
     if (error instanceof SettingsError) return misconfiguredResponse(error, consoleLogger);
     consoleLogger.log("error", "startup_failed", { error: errorMessage(error) });
     return problemResponse(new ProblemError(500, "internal_error", "The service is misconfigured."));
   }
-  const response = await service.app.fetch(event.request);
+  const response = await app.fetch(event.request);
   // Registered before the response is handed over, run after it: never on the request's path.
-  event.waitUntil(Promise.resolve().then(() => service.linkSync.drainIfDue()));
+  event.waitUntil(Promise.resolve().then(() => linkSync?.drainIfDue()));
   return response;
 }
 

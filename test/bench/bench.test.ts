@@ -22,9 +22,10 @@ interface BenchJson {
     roundTripsPerRequest: number;
     designRoundTrips: number;
   }[];
+  kvHitOverBaseline: { runtime: string; p50: number; overP50: number; ratio: number }[];
 }
 
-const OPERATIONS = ["link-hit", "link-miss", "link", "asset-patch", "document-create"];
+const OPERATIONS = ["kv-baseline", "link-hit", "link-miss", "link", "asset-patch", "document-create"];
 
 describe("npm run bench (tiny settings, node runtime)", () => {
   let out: string;
@@ -59,8 +60,18 @@ describe("npm run bench (tiny settings, node runtime)", () => {
 
   it("counts one database round trip per write and per KV miss, none per KV hit", () => {
     const roundTrips = Object.fromEntries(result.results.map((r) => [r.operation, r.roundTripsPerRequest]));
-    expect(roundTrips).toEqual({ "link-hit": 0, "link-miss": 1, link: 1, "asset-patch": 1, "document-create": 1 });
+    expect(roundTrips).toEqual({ "kv-baseline": 0, "link-hit": 0, "link-miss": 1, link: 1, "asset-patch": 1, "document-create": 1 });
     for (const summary of result.results) expect(summary.roundTripsPerRequest).toBe(summary.designRoundTrips);
+  });
+
+  it("measures the runtime's bare KV get as a baseline and the app's KV hit over it", () => {
+    const p50 = (operation: string) => result.results.find((r) => r.operation === operation)!.latencyMs.p50;
+    expect(p50("kv-baseline")).toBeGreaterThan(0);
+    const [ratio] = result.kvHitOverBaseline;
+    expect(result.kvHitOverBaseline).toHaveLength(1);
+    expect(ratio).toMatchObject({ runtime: "node", p50: p50("link-hit"), overP50: p50("kv-baseline") });
+    expect(ratio!.ratio).toBeCloseTo(p50("link-hit") / p50("kv-baseline"), 6);
+    expect(run.stdout).toMatch(/node: KV-hit p50 [\d.]+ ms over its bare KV get [\d.]+ ms = [\d.]+× \(goal ≤ 1\.5×\)/);
   });
 
   it("counts the KV calls each operation makes", () => {
@@ -73,6 +84,7 @@ describe("npm run bench (tiny settings, node runtime)", () => {
     const markdown = await readFile(join(out, "bench.md"), "utf8");
     expect(markdown).toContain("npm run bench -- --requests 20");
     expect(markdown).toMatch(/\| node \| link lookup \(KV hit\) \|/);
+    expect(markdown).toMatch(/\| node \| bare KV get \(baseline\) \|/);
     const svg = await readFile(join(out, "bench.svg"), "utf8");
     expect(svg).toMatch(/^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
     expect(svg.match(/<rect [^>]*><title>node · /g)).toHaveLength(OPERATIONS.length);

@@ -1,0 +1,56 @@
+// Starts the bare-KV-get baseline of a runtime, the way dev/launchers/ start the service: node in
+// process, the Worker in workerd, the script in the deno binary, the wasm in the Fastly test host.
+import { build } from "esbuild";
+import { fileURLToPath } from "node:url";
+import { createMemoryKv } from "../../edge/kv/memory.ts";
+import { KV_STORE } from "../../edge/fastly/bindings.ts";
+import { listen } from "../../edge/node/server.ts";
+import type { RuntimeName } from "../launchers/index.ts";
+import { kvBaselineHandler } from "./handler.ts";
+
+export interface RunningBaseline {
+  url: string;
+  close(): Promise<void>;
+}
+
+const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
+
+const baselines: Record<RuntimeName, () => Promise<RunningBaseline>> = {
+  node: () => listen(kvBaselineHandler(createMemoryKv()), { port: 0 }),
+  async cloudflare() {
+    const [{ Miniflare }, { workerCompatibility }] = await Promise.all([import("miniflare"), import("../launchers/cloudflare.ts")]);
+    const bundled = await build({ entryPoints: [here("./workers.ts")], bundle: true, format: "esm", write: false, logLevel: "silent" });
+    const compatibility = await workerCompatibility();
+    const mf = new Miniflare({
+      modules: [{ type: "ESModule", path: "worker.js", contents: bundled.outputFiles[0]!.text }],
+      compatibilityDate: compatibility.date,
+      compatibilityFlags: compatibility.flags,
+      kvNamespaces: ["LINKS"],
+      host: "127.0.0.1",
+      port: 0,
+    });
+    const url = await mf.ready.catch(async (error: unknown) => {
+      await mf.dispose().catch(() => {});
+      throw error;
+    });
+    return { url: url.origin, close: () => mf.dispose() };
+  },
+  async deno() {
+    const { spawnDenoServer } = await import("../launchers/deno.ts");
+    const env: Record<string, string> = {};
+    for (const [name, value] of Object.entries(process.env)) if (value !== undefined) env[name] = value;
+    return spawnDenoServer(["run", "--allow-net=127.0.0.1", "--unstable-kv", "dev/kv-baseline/deno.ts"], env);
+  },
+  async fastly() {
+    const [{ ensureFastlyWasm, KV_BASELINE_WASM }, { startFastlyHost }] = await Promise.all([
+      import("../build/fastly.ts"),
+      import("../fastly-host/host.ts"),
+    ]);
+    const wasmPath = await ensureFastlyWasm(KV_BASELINE_WASM);
+    const config = { backends: {}, kvStores: { [KV_STORE]: [] }, configStores: {}, secretStores: {} };
+    const host = await startFastlyHost({ wasmPath, config, port: 0 });
+    return { url: host.url, close: () => host.close() };
+  },
+};
+
+export const launchKvBaseline = (runtime: RuntimeName): Promise<RunningBaseline> => baselines[runtime]();
