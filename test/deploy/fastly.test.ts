@@ -1,6 +1,8 @@
 // The Fastly package as `fastly compute deploy` would upload it, built and validated by the Fastly
 // CLI from npm (@fastly/cli). Publishing needs an account (docs/deploy.md).
 import { execFile } from "node:child_process";
+import { cp, mkdtemp, rm, symlink } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
@@ -17,16 +19,35 @@ const PACKAGE = join("pkg", "edge-race-free.tar.gz");
 // port keeps that attempt on this machine, where it fails at once.
 const OFFLINE = { HTTPS_PROXY: "http://127.0.0.1:9", HTTP_PROXY: "http://127.0.0.1:9", NO_PROXY: "" };
 
+/**
+ * The project's sources in a folder of their own: the CLI replaces bin/main.wasm while it builds,
+ * which other suites running at the same time read.
+ */
+async function projectCopy(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), "fastly-package-"));
+  for (const entry of ["core", "edge", "dev", "fastly.toml", "package.json", "package-lock.json", "tsconfig.json"]) {
+    await cp(join(ROOT, entry), join(dir, entry), { recursive: true });
+  }
+  await symlink(join(ROOT, "node_modules"), join(dir, "node_modules"));
+  return dir;
+}
+
 describe("fastly compute", () => {
+  let project: string;
+  afterAll(async () => {
+    if (project) await rm(project, { recursive: true, force: true });
+  });
+
   it("build --non-interactive packs the service, and validate accepts the package", async () => {
-    const build = await runToExit(FASTLY, ["compute", "build", "--non-interactive", "--metadata-disable"], OFFLINE, ROOT);
+    project = await projectCopy();
+    const build = await runToExit(FASTLY, ["compute", "build", "--non-interactive", "--metadata-disable"], OFFLINE, project);
     expect(build.code, build.stdout + build.stderr).toBe(0);
     expect(build.stdout).toContain(`Built package (${PACKAGE})`);
 
-    const { stdout: listing } = await promisify(execFile)("tar", ["-tzf", join(ROOT, PACKAGE)]);
+    const { stdout: listing } = await promisify(execFile)("tar", ["-tzf", join(project, PACKAGE)]);
     expect(listing.split("\n")).toEqual(expect.arrayContaining(["edge-race-free/fastly.toml", "edge-race-free/bin/main.wasm"]));
 
-    const validate = await runToExit(FASTLY, ["compute", "validate", "-p", PACKAGE], OFFLINE, ROOT);
+    const validate = await runToExit(FASTLY, ["compute", "validate", "-p", PACKAGE], OFFLINE, project);
     expect(validate.code, validate.stdout + validate.stderr).toBe(0);
     expect(validate.stdout).toContain("Validated package");
   }, 300_000);
