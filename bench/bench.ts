@@ -4,19 +4,42 @@
 import { randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
 import type { RuntimeName } from "../dev/launchers/index.ts";
-import { runtimeNames, type RunningRuntime } from "../dev/launchers/index.ts";
+import { type RunningRuntime, runtimeNames } from "../dev/launchers/index.ts";
 import { createNeonSql } from "../edge/neon/neon-sql.ts";
 import { signToken } from "../test/support/tokens.ts";
-import { DEFAULT_RESULTS_DIR, machineInfo, muteStdout, positiveInt, progress, selection, UsageError, writeResults } from "./lib/cli.ts";
+import {
+  DEFAULT_RESULTS_DIR,
+  machineInfo,
+  muteStdout,
+  positiveInt,
+  progress,
+  selection,
+  UsageError,
+  writeResults,
+} from "./lib/cli.ts";
 import { fixed } from "./lib/format.ts";
 import { percentile } from "./lib/stats.ts";
 import { latencyChart } from "./load/chart.ts";
-import { closeRuntimes, guardProcess, launchKvBaselines, launchRuntimes, openBenchDatabase, type BenchDatabase } from "./load/environment.ts";
+import {
+  type BenchDatabase,
+  closeRuntimes,
+  guardProcess,
+  launchKvBaselines,
+  launchRuntimes,
+  openBenchDatabase,
+} from "./load/environment.ts";
 import { probeKvOperations } from "./load/kv-probe.ts";
-import { startLoadGenerator, type LoadGenerator } from "./load/load-generator.ts";
+import { type LoadGenerator, startLoadGenerator } from "./load/load-generator.ts";
 import { measureNaiveWrite, naiveWriteNote } from "./load/naive-write.ts";
-import { operationNames, operations, type OperationContext, type OperationName } from "./load/operations.ts";
-import { benchMarkdown, benchText, latencyRatios, notes as reportNotes, summarize, type Measured } from "./load/report.ts";
+import { type OperationContext, type OperationName, operationNames, operations } from "./load/operations.ts";
+import {
+  benchMarkdown,
+  benchText,
+  latencyRatios,
+  type Measured,
+  notes as reportNotes,
+  summarize,
+} from "./load/report.ts";
 import { measureStaleness, stalenessMarkdown, stalenessText } from "./load/staleness.ts";
 
 const USAGE = `npm run bench -- [options]
@@ -83,7 +106,13 @@ function targetUrl(session: Session, runtime: RunningRuntime, operation: Operati
   return session.baselines.get(runtime.runtime) ?? new Error("not started");
 }
 
-function contextFor(session: Session, runtime: RunningRuntime, url: string, tag: string, count: number): OperationContext {
+function contextFor(
+  session: Session,
+  runtime: RunningRuntime,
+  url: string,
+  tag: string,
+  count: number,
+): OperationContext {
   return {
     owner: runtime.runtime,
     tag: `${runtime.runtime}-${tag}`,
@@ -91,13 +120,20 @@ function contextFor(session: Session, runtime: RunningRuntime, url: string, tag:
     concurrency: session.opts.concurrency,
     token: (claims) => signToken(claims, session.secret),
     seed: session.db.seed,
-    call: (planned) => fetch(new URL(planned.path, url), { method: planned.method, headers: planned.headers, body: planned.body }),
+    call: (planned) =>
+      fetch(new URL(planned.path, url), { method: planned.method, headers: planned.headers, body: planned.body }),
     etags: session.etags.get(runtime.runtime)!,
   };
 }
 
 /** Plans (seeds, primes) a phase, then runs it on the load-generator thread and counts statements. */
-async function measure(session: Session, runtime: RunningRuntime, operation: OperationName, tag: string, count: number) {
+async function measure(
+  session: Session,
+  runtime: RunningRuntime,
+  operation: OperationName,
+  tag: string,
+  count: number,
+) {
   const url = targetUrl(session, runtime, operation);
   const context = contextFor(session, runtime, url instanceof Error ? "http://127.0.0.1:9" : url, tag, count);
   let requests;
@@ -107,7 +143,10 @@ async function measure(session: Session, runtime: RunningRuntime, operation: Ope
   } catch (error) {
     // A runtime that cannot even be primed (it died, say) shows as failed requests, not a crash.
     const reason = `setup failed: ${error instanceof Error ? error.message : String(error)}`;
-    return { result: { latencies: [], errors: { [reason]: count }, wallMs: 0, etags: [...context.etags] }, statements: 0 };
+    return {
+      result: { latencies: [], errors: { [reason]: count }, wallMs: 0, etags: [...context.etags] },
+      statements: 0,
+    };
   }
   await session.db.resetStatements();
   const result = await session.load.run({
@@ -201,13 +240,21 @@ async function main(): Promise<number> {
     };
     const launched = await launchRuntimes(opts.runtimes, env, running, (status) => {
       guard.takeOver();
-      progress(status.available ? `${status.runtime}: started in ${status.startMs} ms` : `${status.runtime}: UNAVAILABLE — ${status.reason}`);
+      progress(
+        status.available
+          ? `${status.runtime}: started in ${status.startMs} ms`
+          : `${status.runtime}: UNAVAILABLE — ${status.reason}`,
+      );
     });
     const baselines = opts.operations.includes("kv-baseline")
-      ? await launchKvBaselines(running.map((runtime) => runtime.runtime), baselineServers)
+      ? await launchKvBaselines(
+          running.map((runtime) => runtime.runtime),
+          baselineServers,
+        )
       : new Map<RuntimeName, string | Error>();
     guard.takeOver();
-    for (const [runtime, url] of baselines) if (url instanceof Error) progress(`${runtime}: bare KV get UNAVAILABLE — ${url.message.split("\n")[0]}`);
+    for (const [runtime, url] of baselines)
+      if (url instanceof Error) progress(`${runtime}: bare KV get UNAVAILABLE — ${url.message.split("\n")[0]}`);
     load = startLoadGenerator();
     const measured = await runRounds({ opts, db, secret, load, etags: new Map(), baselines }, running);
     const naive = db.postgresUrl ? await measureNaiveWrite(db.postgresUrl, opts) : undefined;

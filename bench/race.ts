@@ -3,21 +3,29 @@
 // as a ratio to a bare single-row UPDATE. PGlite cannot take part: it is one session, so
 // nothing in it ever runs concurrently and a naive version would look correct.
 import { parseArgs } from "node:util";
-import { machineInfo, positiveInt, progress, selection, UsageError, writeResults, DEFAULT_RESULTS_DIR } from "./lib/cli.ts";
+import {
+  DEFAULT_RESULTS_DIR,
+  machineInfo,
+  positiveInt,
+  progress,
+  selection,
+  UsageError,
+  writeResults,
+} from "./lib/cli.ts";
+import { createApi } from "./race/api.ts";
+import { numberingChart } from "./race/chart.ts";
 import { LOCAL_POSTGRES_URL, openRaceDatabase, type RaceDatabase } from "./race/database.ts";
 import {
   interleavedRound,
+  type NumberingLoad,
+  type NumberingRun,
   numberingViolations,
   prepareScenarios,
   runStrategy,
-  strategyNames,
-  type NumberingLoad,
-  type NumberingRun,
   type ScenarioName,
+  strategyNames,
 } from "./race/numbering.ts";
-import { createApi } from "./race/api.ts";
-import { MAX_CONTENDERS, problemNames, problems, type ProblemLoad, type ProblemResult } from "./race/problems.ts";
-import { numberingChart } from "./race/chart.ts";
+import { MAX_CONTENDERS, type ProblemLoad, type ProblemResult, problemNames, problems } from "./race/problems.ts";
 import { raceMarkdown, raceText, summarizeNumbering } from "./race/report.ts";
 
 const USAGE = `npm run race -- [options]
@@ -84,15 +92,22 @@ async function raceProblems(db: RaceDatabase, names: readonly string[], load: Pr
   return results;
 }
 
-async function compareNumbering(db: RaceDatabase, load: NumberingLoad, rounds: number, slices: number): Promise<NumberingRun[]> {
+async function compareNumbering(
+  db: RaceDatabase,
+  load: NumberingLoad,
+  rounds: number,
+  slices: number,
+): Promise<NumberingRun[]> {
   const scenarios = await prepareScenarios(db.pool, load);
   const warmUp = { ...load, durationMs: Math.min(300, load.durationMs) };
-  for (const strategy of strategyNames) await runStrategy(db.pool, strategy, "many tenants", scenarios["many tenants"], warmUp);
+  for (const strategy of strategyNames)
+    await runStrategy(db.pool, strategy, "many tenants", scenarios["many tenants"], warmUp);
   const runs: NumberingRun[] = [];
   for (let round = 1; round <= rounds; round++) {
     for (const scenario of Object.keys(scenarios) as ScenarioName[]) {
       const measured = await interleavedRound(db.pool, scenario, scenarios[scenario], load, { round, slices });
-      for (const run of measured) progress(`round ${round}/${rounds} ${scenario} ${run.strategy}: ${run.perSecond.toFixed(0)}/s`);
+      for (const run of measured)
+        progress(`round ${round}/${rounds} ${scenario} ${run.strategy}: ${run.perSecond.toFixed(0)}/s`);
       runs.push(...measured);
     }
   }
@@ -133,14 +148,27 @@ async function main(): Promise<number> {
       finishedAt: new Date().toISOString(),
       machine: await machineInfo(),
       postgres: db.serverVersion,
-      settings: { load: opts.load, numbering: opts.numbering, rounds: opts.rounds, slices: opts.slices, pool: opts.pool },
+      settings: {
+        load: opts.load,
+        numbering: opts.numbering,
+        rounds: opts.rounds,
+        slices: opts.slices,
+        pool: opts.pool,
+      },
       problems: problemResults,
       numbering,
     };
     const files = await writeResults(opts.out, {
       "race.json": `${JSON.stringify(result, null, 2)}\n`,
       "race.md": `Command: \`${command}\` (PostgreSQL ${db.serverVersion})\n\n${raceMarkdown(problemResults, numbering)}`,
-      ...(numbering.length ? { "race.svg": numberingChart(numbering, `Gapless numbering vs the single-row ceiling (${opts.rounds} rounds)`) } : {}),
+      ...(numbering.length
+        ? {
+            "race.svg": numberingChart(
+              numbering,
+              `Gapless numbering vs the single-row ceiling (${opts.rounds} rounds)`,
+            ),
+          }
+        : {}),
     });
     progress(`Results: ${files.join(", ")}`);
     return 0;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { createMemoryKv } from "../edge/kv/memory.ts";
 import { expectProblem } from "../test/support/problems.ts";
 import { bearer, TEST_AUTH_SECRET } from "../test/support/tokens.ts";
 import { createApp } from "./app.ts";
-import { createMemoryKv } from "../edge/kv/memory.ts";
 import { silentLogger } from "./log.ts";
 import { DatabaseUnavailableError, type Sql } from "./ports/sql.ts";
 import { parseSettings } from "./settings.ts";
@@ -68,10 +68,12 @@ describe("app", () => {
 
   it("echoes a sane X-Request-Id and replaces an unsafe one", async () => {
     const app = appWith(down);
-    expect((await app.request("/healthz", { headers: { "x-request-id": "abc-123" } })).headers.get("x-request-id")).toBe(
-      "abc-123",
+    expect(
+      (await app.request("/healthz", { headers: { "x-request-id": "abc-123" } })).headers.get("x-request-id"),
+    ).toBe("abc-123");
+    const replaced = (await app.request("/healthz", { headers: { "x-request-id": "a b\tc" } })).headers.get(
+      "x-request-id",
     );
-    const replaced = (await app.request("/healthz", { headers: { "x-request-id": "a b\tc" } })).headers.get("x-request-id");
     expect(replaced).toMatch(/^[0-9a-f-]{36}$/);
   });
 });

@@ -1,17 +1,17 @@
-import { Hono } from "hono";
 import type { Context, MiddlewareHandler } from "hono";
-import { createAuthenticator, type Authenticate } from "./auth.ts";
+import { Hono } from "hono";
+import { assetRoutes } from "./assets/routes.ts";
+import { type Authenticate, createAuthenticator } from "./auth.ts";
 import type { AppDeps, AppEnv } from "./deps.ts";
+import { documentRoutes } from "./documents/routes.ts";
 import { healthRoutes } from "./health.ts";
 import { allowOnly } from "./http/allow-only.ts";
 import { requestLogging } from "./http/request-id.ts";
+import { linkRoutes } from "./links/routes.ts";
 import { consoleLogger, errorMessage, type Logger } from "./log.ts";
+import { openApiDocument } from "./openapi/document.ts";
 import { DatabaseOutcomeUnknownError, DatabaseUnavailableError } from "./ports/sql.ts";
 import { ProblemError, problemResponse } from "./problem.ts";
-import { assetRoutes } from "./assets/routes.ts";
-import { documentRoutes } from "./documents/routes.ts";
-import { linkRoutes } from "./links/routes.ts";
-import { openApiDocument } from "./openapi/document.ts";
 
 export type { AppDeps, AppEnv } from "./deps.ts";
 
@@ -69,7 +69,11 @@ function answerError(error: unknown, c: Context<AppEnv>, logger: Logger): Respon
   if (error instanceof DatabaseUnavailableError || (error instanceof DatabaseOutcomeUnknownError && isRead)) {
     logger.log("warn", "database_unavailable", { requestId, error: errorMessage(error) });
     return problemResponse(
-      new ProblemError(503, "database_unavailable", "The database cannot be reached; nothing was written. Retry shortly."),
+      new ProblemError(
+        503,
+        "database_unavailable",
+        "The database cannot be reached; nothing was written. Retry shortly.",
+      ),
       { "retry-after": "2" },
     );
   }

@@ -17,7 +17,9 @@ function refusal(raw: Record<string, string>): SettingsError {
 
 describe("auth settings", () => {
   it("defaults the claim names to tid and role, and reads the rest", () => {
-    expect(parseAuthSettings({ AUTH_JWKS: PUBLIC_JWKS, AUTH_ISSUER: "https://idp/", AUTH_AUDIENCE: "a,b" })).toMatchObject({
+    expect(
+      parseAuthSettings({ AUTH_JWKS: PUBLIC_JWKS, AUTH_ISSUER: "https://idp/", AUTH_AUDIENCE: "a,b" }),
+    ).toMatchObject({
       secret: undefined,
       jwks: JSON.parse(PUBLIC_JWKS),
       issuer: "https://idp/",

@@ -45,7 +45,10 @@ export function parseAuthSettings(raw: Record<string, string | undefined>): Auth
     throw new SettingsError("AUTH_JWKS", "and AUTH_JWKS_URL are both set: set one of them");
   }
   if (secret === undefined && jwksText === undefined && jwksUrl === undefined) {
-    throw new SettingsError("AUTH_SECRET", "is not set: set AUTH_JWKS or AUTH_JWKS_URL (production) or AUTH_SECRET (development)");
+    throw new SettingsError(
+      "AUTH_SECRET",
+      "is not set: set AUTH_JWKS or AUTH_JWKS_URL (production) or AUTH_SECRET (development)",
+    );
   }
   return {
     secret,
@@ -66,7 +69,8 @@ function parseJwks(text: string): JSONWebKeySet {
     throw new SettingsError("AUTH_JWKS", "is not JSON");
   }
   const keys = (parsed as { keys?: unknown } | null)?.keys;
-  if (!Array.isArray(keys) || keys.length === 0) throw new SettingsError("AUTH_JWKS", 'must be a JWKS: {"keys": [...]}, with at least one key');
+  if (!Array.isArray(keys) || keys.length === 0)
+    throw new SettingsError("AUTH_JWKS", 'must be a JWKS: {"keys": [...]}, with at least one key');
   for (const key of keys) {
     const kty = (key as { kty?: unknown } | null)?.kty;
     if (typeof kty !== "string") throw new SettingsError("AUTH_JWKS", "has a key without kty");
@@ -91,7 +95,10 @@ function parseJwksUrl(text: string): string {
 }
 
 function parseAudience(text: string | undefined): string[] | undefined {
-  const audiences = (text ?? "").split(",").map((part) => part.trim()).filter((part) => part !== "");
+  const audiences = (text ?? "")
+    .split(",")
+    .map((part) => part.trim())
+    .filter((part) => part !== "");
   return audiences.length === 0 ? undefined : audiences;
 }
 

@@ -1,8 +1,8 @@
 import * as v from "valibot";
 import type { AuthSettings } from "./auth-settings.ts";
 import { ProblemError } from "./problem.ts";
+import { KeysUnavailableError, type TokenKeyOptions, tokenVerifier } from "./token-keys.ts";
 import { maxCodePoints } from "./validation.ts";
-import { KeysUnavailableError, tokenVerifier, type TokenKeyOptions } from "./token-keys.ts";
 
 export type Role = "user" | "service" | "admin";
 
@@ -24,13 +24,27 @@ const BEARER = /^Bearer[ ]+([A-Za-z0-9._~+/=-]+)[ ]*$/i;
 
 // RFC 6750 §3.1: a request without a bearer token gets no error code; a refused token gets invalid_token.
 const unauthorized = (detail: string, error?: "invalid_token") =>
-  new ProblemError(401, "unauthorized", detail, {}, {
-    "www-authenticate": error ? `Bearer realm="api", error="${error}", error_description="${detail}"` : 'Bearer realm="api"',
-  });
+  new ProblemError(
+    401,
+    "unauthorized",
+    detail,
+    {},
+    {
+      "www-authenticate": error
+        ? `Bearer realm="api", error="${error}", error_description="${detail}"`
+        : 'Bearer realm="api"',
+    },
+  );
 
 // The provider's keys could not be fetched: the token may be fine, so this is no 401.
 const keysUnavailable = () =>
-  new ProblemError(503, "keys_unavailable", "The identity provider's keys cannot be fetched; retry shortly.", {}, { "retry-after": "5" });
+  new ProblemError(
+    503,
+    "keys_unavailable",
+    "The identity provider's keys cannot be fetched; retry shortly.",
+    {},
+    { "retry-after": "5" },
+  );
 
 /**
  * Returns a verifier bound to the configured keys (see token-keys.ts); other algorithms, `alg: none`

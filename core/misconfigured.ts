@@ -9,7 +9,9 @@ export function misconfiguredResponse(error: unknown, logger: Logger): Response 
   if (!(error instanceof SettingsError)) throw error;
   logger.log("error", "misconfigured", { setting: error.setting, error: error.message });
   return problemResponse(
-    new ProblemError(500, "misconfigured", `The service is misconfigured: ${error.message}.`, { setting: error.setting }),
+    new ProblemError(500, "misconfigured", `The service is misconfigured: ${error.message}.`, {
+      setting: error.setting,
+    }),
   );
 }
 

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_LINK_CACHE_TTL_SECONDS, DEFAULT_LINK_SYNC_INTERVAL_SECONDS, parseSettings, readSettings, SETTING_NAMES, SettingsError } from "./settings.ts";
+import {
+  DEFAULT_LINK_CACHE_TTL_SECONDS,
+  DEFAULT_LINK_SYNC_INTERVAL_SECONDS,
+  parseSettings,
+  readSettings,
+  SETTING_NAMES,
+  SettingsError,
+} from "./settings.ts";
 
 const AUTH_SECRET = "s".repeat(32);
 
@@ -38,7 +45,9 @@ describe("parseSettings", () => {
 
   it("refuses a sync interval that is not a whole number of seconds from 1 up, naming it", () => {
     for (const value of ["0", "-5", "1.5", "often"]) {
-      expect(() => parseSettings({ AUTH_SECRET, LINK_SYNC_INTERVAL_SECONDS: value })).toThrow(/LINK_SYNC_INTERVAL_SECONDS/);
+      expect(() => parseSettings({ AUTH_SECRET, LINK_SYNC_INTERVAL_SECONDS: value })).toThrow(
+        /LINK_SYNC_INTERVAL_SECONDS/,
+      );
     }
   });
 

@@ -1,9 +1,9 @@
-import { AUTH_SETTING_NAMES, parseAuthSettings, type AuthSettings } from "./auth-settings.ts";
+import { AUTH_SETTING_NAMES, type AuthSettings, parseAuthSettings } from "./auth-settings.ts";
 import { MIN_KV_TTL_SECONDS } from "./ports/kv.ts";
 import { SettingsError } from "./settings-error.ts";
 
-export { SettingsError } from "./settings-error.ts";
 export { MIN_AUTH_SECRET_BYTES } from "./auth-settings.ts";
+export { SettingsError } from "./settings-error.ts";
 
 /** The same settings object on every runtime; each runtime only collects the raw strings. */
 export interface Settings {
@@ -80,7 +80,8 @@ function parsesAsUrl(value: string): boolean {
 function parseHttpUrl(setting: string, value: string | undefined): string | undefined {
   const url = nonEmpty(value);
   if (url === undefined) return undefined;
-  if (!/^https?:\/\//.test(url) || !parsesAsUrl(url)) throw new SettingsError(setting, "must be an http:// or https:// URL");
+  if (!/^https?:\/\//.test(url) || !parsesAsUrl(url))
+    throw new SettingsError(setting, "must be an http:// or https:// URL");
   return url;
 }
 

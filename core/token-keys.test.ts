@@ -1,6 +1,6 @@
 // Sign-in with an identity provider's keys: inline or fetched JWKS, the three algorithms providers
 // use, issuer/audience, custom claim names, and the algorithm-confusion refusals.
-import { exportJWK, exportSPKI, generateKeyPair, SignJWT, type JWK } from "jose";
+import { exportJWK, exportSPKI, generateKeyPair, type JWK, SignJWT } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createAuthenticator } from "./auth.ts";
 import { parseAuthSettings } from "./auth-settings.ts";
@@ -20,15 +20,25 @@ beforeAll(async () => {
 
 const jwks = (...algs: Alg[]) => JSON.stringify({ keys: algs.map((alg) => keys[alg].jwk) });
 
-function sign(alg: Alg, claims: Record<string, unknown> = { tid: "acme" }, { iss, aud }: { iss?: string; aud?: string } = {}) {
-  let jwt = new SignJWT(claims).setProtectedHeader({ alg, kid: `${alg}-1` }).setSubject("alice").setExpirationTime("1h");
+function sign(
+  alg: Alg,
+  claims: Record<string, unknown> = { tid: "acme" },
+  { iss, aud }: { iss?: string; aud?: string } = {},
+) {
+  let jwt = new SignJWT(claims)
+    .setProtectedHeader({ alg, kid: `${alg}-1` })
+    .setSubject("alice")
+    .setExpirationTime("1h");
   if (iss) jwt = jwt.setIssuer(iss);
   if (aud) jwt = jwt.setAudience(aud);
   return jwt.sign(keys[alg].privateKey).then((token) => `Bearer ${token}`);
 }
 
 async function refused(promise: Promise<unknown>) {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(ProblemError);
   expect((error as ProblemError).status).toBe(401);
 }
@@ -36,7 +46,11 @@ async function refused(promise: Promise<unknown>) {
 describe("tokens from an identity provider (AUTH_JWKS)", () => {
   it.each(ALGORITHMS)("accepts %s", async (alg) => {
     const authenticate = createAuthenticator(parseAuthSettings({ AUTH_JWKS: jwks(...ALGORITHMS) }));
-    expect(await authenticate(await sign(alg, { tid: "acme", role: "admin" }))).toEqual({ userId: "alice", tenantId: "acme", role: "admin" });
+    expect(await authenticate(await sign(alg, { tid: "acme", role: "admin" }))).toEqual({
+      userId: "alice",
+      tenantId: "acme",
+      role: "admin",
+    });
   });
 
   it("refuses a key that is not in the set", async () => {
@@ -47,18 +61,27 @@ describe("tokens from an identity provider (AUTH_JWKS)", () => {
   it("refuses HS256 when no AUTH_SECRET is set, and an HS256 token keyed with a public key's bytes", async () => {
     const authenticate = createAuthenticator(parseAuthSettings({ AUTH_JWKS: jwks("RS256") }));
     const pem = new TextEncoder().encode(await exportSPKI(keys.RS256.publicKey));
-    const confused = await new SignJWT({ tid: "acme" }).setProtectedHeader({ alg: "HS256", kid: "RS256-1" }).setSubject("alice")
-      .setExpirationTime("1h").sign(pem);
+    const confused = await new SignJWT({ tid: "acme" })
+      .setProtectedHeader({ alg: "HS256", kid: "RS256-1" })
+      .setSubject("alice")
+      .setExpirationTime("1h")
+      .sign(pem);
     await refused(authenticate(`Bearer ${confused}`));
     const jwkBytes = new TextEncoder().encode(JSON.stringify(keys.RS256.jwk));
-    const confusedJwk = await new SignJWT({ tid: "acme" }).setProtectedHeader({ alg: "HS256" }).setSubject("alice").sign(jwkBytes);
+    const confusedJwk = await new SignJWT({ tid: "acme" })
+      .setProtectedHeader({ alg: "HS256" })
+      .setSubject("alice")
+      .sign(jwkBytes);
     await refused(authenticate(`Bearer ${confusedJwk}`));
   });
 
   it("accepts both kinds when both are configured, each only with its own key", async () => {
     const secret = "a-development-secret-of-32-bytes-or-more";
     const authenticate = createAuthenticator(parseAuthSettings({ AUTH_JWKS: jwks("ES256"), AUTH_SECRET: secret }));
-    const hs = await new SignJWT({ tid: "acme" }).setProtectedHeader({ alg: "HS256" }).setSubject("bob").setExpirationTime("1h")
+    const hs = await new SignJWT({ tid: "acme" })
+      .setProtectedHeader({ alg: "HS256" })
+      .setSubject("bob")
+      .setExpirationTime("1h")
       .sign(new TextEncoder().encode(secret));
     expect((await authenticate(`Bearer ${hs}`)).userId).toBe("bob");
     expect((await authenticate(await sign("ES256"))).userId).toBe("alice");
@@ -66,19 +89,36 @@ describe("tokens from an identity provider (AUTH_JWKS)", () => {
 
   it("checks AUTH_ISSUER and AUTH_AUDIENCE when set", async () => {
     const authenticate = createAuthenticator(
-      parseAuthSettings({ AUTH_JWKS: jwks("ES256"), AUTH_ISSUER: "https://idp.example/", AUTH_AUDIENCE: "api, other-api" }),
+      parseAuthSettings({
+        AUTH_JWKS: jwks("ES256"),
+        AUTH_ISSUER: "https://idp.example/",
+        AUTH_AUDIENCE: "api, other-api",
+      }),
     );
-    expect((await authenticate(await sign("ES256", { tid: "acme" }, { iss: "https://idp.example/", aud: "api" }))).tenantId).toBe("acme");
+    expect(
+      (await authenticate(await sign("ES256", { tid: "acme" }, { iss: "https://idp.example/", aud: "api" }))).tenantId,
+    ).toBe("acme");
     await refused(authenticate(await sign("ES256", { tid: "acme" }, { iss: "https://evil.example/", aud: "api" })));
-    await refused(authenticate(await sign("ES256", { tid: "acme" }, { iss: "https://idp.example/", aud: "someone-else" })));
+    await refused(
+      authenticate(await sign("ES256", { tid: "acme" }, { iss: "https://idp.example/", aud: "someone-else" })),
+    );
     await refused(authenticate(await sign("ES256", { tid: "acme" })));
   });
 
   it("reads the tenant and role from the claims AUTH_TENANT_CLAIM and AUTH_ROLE_CLAIM name", async () => {
     const authenticate = createAuthenticator(
-      parseAuthSettings({ AUTH_JWKS: jwks("RS256"), AUTH_TENANT_CLAIM: "https://example.com/org", AUTH_ROLE_CLAIM: "app_role" }),
+      parseAuthSettings({
+        AUTH_JWKS: jwks("RS256"),
+        AUTH_TENANT_CLAIM: "https://example.com/org",
+        AUTH_ROLE_CLAIM: "app_role",
+      }),
     );
-    const token = await sign("RS256", { "https://example.com/org": "org_1", app_role: "service", tid: "ignored", role: "admin" });
+    const token = await sign("RS256", {
+      "https://example.com/org": "org_1",
+      app_role: "service",
+      tid: "ignored",
+      role: "admin",
+    });
     expect(await authenticate(token)).toEqual({ userId: "alice", tenantId: "org_1", role: "service" });
     await refused(authenticate(await sign("RS256", { tid: "acme" })));
   });
@@ -98,7 +138,10 @@ describe("tokens checked against AUTH_JWKS_URL", () => {
   it("fetches the set once, reuses it, and refetches it for an unknown kid (a rotated key)", async () => {
     served = [keys.RS256.jwk];
     asked.length = 0;
-    const authenticate = createAuthenticator(parseAuthSettings({ AUTH_JWKS_URL: JWKS_URL }), { fetch: provider, cooldownMs: 0 });
+    const authenticate = createAuthenticator(parseAuthSettings({ AUTH_JWKS_URL: JWKS_URL }), {
+      fetch: provider,
+      cooldownMs: 0,
+    });
     await authenticate(await sign("RS256"));
     await authenticate(await sign("RS256"));
     expect(asked).toEqual([JWKS_URL]);
@@ -112,7 +155,9 @@ describe("tokens checked against AUTH_JWKS_URL", () => {
     ["answers 500", async () => new Response("oops", { status: 500 })],
     ["answers something that is not a JWKS", async () => Response.json({ keys: "none" })],
   ])("answers 503 keys_unavailable, not 401, when the provider %s", async (_label, broken) => {
-    const authenticate = createAuthenticator(parseAuthSettings({ AUTH_JWKS_URL: JWKS_URL }), { fetch: broken as typeof fetch });
+    const authenticate = createAuthenticator(parseAuthSettings({ AUTH_JWKS_URL: JWKS_URL }), {
+      fetch: broken as typeof fetch,
+    });
     const error = await authenticate(await sign("RS256")).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ProblemError);
     expect((error as ProblemError).toProblem()).toMatchObject({ status: 503, code: "keys_unavailable" });
@@ -122,7 +167,10 @@ describe("tokens checked against AUTH_JWKS_URL", () => {
   it("does not refetch for every unknown kid: at most once per cooldown", async () => {
     served = [keys.RS256.jwk];
     asked.length = 0;
-    const authenticate = createAuthenticator(parseAuthSettings({ AUTH_JWKS_URL: JWKS_URL }), { fetch: provider, cooldownMs: 60_000 });
+    const authenticate = createAuthenticator(parseAuthSettings({ AUTH_JWKS_URL: JWKS_URL }), {
+      fetch: provider,
+      cooldownMs: 60_000,
+    });
     await authenticate(await sign("RS256"));
     await refused(authenticate(await sign("EdDSA")));
     await refused(authenticate(await sign("EdDSA")));

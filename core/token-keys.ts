@@ -6,9 +6,9 @@ import {
   createRemoteJWKSet,
   customFetch,
   errors,
-  jwtVerify,
   type JWTPayload,
   type JWTVerifyGetKey,
+  jwtVerify,
 } from "jose";
 import type { AuthSettings } from "./auth-settings.ts";
 
@@ -59,7 +59,9 @@ function publicKeySet(settings: AuthSettings, options: TokenKeyOptions): JWTVeri
     cooldownDuration: options.cooldownMs ?? DEFAULT_JWKS_COOLDOWN_MS,
     [customFetch]: (input: string, init: RequestInit) =>
       send(input, init).catch((error: unknown) => {
-        throw new KeysUnavailableError(`the JWKS could not be fetched: ${error instanceof Error ? error.message : String(error)}`);
+        throw new KeysUnavailableError(
+          `the JWKS could not be fetched: ${error instanceof Error ? error.message : String(error)}`,
+        );
       }),
   });
   return async (header, token) => {
@@ -68,7 +70,8 @@ function publicKeySet(settings: AuthSettings, options: TokenKeyOptions): JWTVeri
     } catch (error) {
       // The provider's fault: unreachable, too slow, not 200, not a JWKS. Anything else (no key
       // for the token's kid, a key type this runtime's WebCrypto lacks) is the token's.
-      if (isProviderFault(error)) throw error instanceof KeysUnavailableError ? error : new KeysUnavailableError(String(error));
+      if (isProviderFault(error))
+        throw error instanceof KeysUnavailableError ? error : new KeysUnavailableError(String(error));
       throw error;
     }
   };

@@ -21,4 +21,7 @@ export const codePointLength = (text: string) => {
  * units, so an emoji would count twice). `maxCodePoints` is kept on the action for the OpenAPI document.
  */
 export const maxCodePoints = (max: number, message = `must be at most ${max} characters`) =>
-  Object.assign(v.check((text: string) => codePointLength(text) <= max, message), { maxCodePoints: max });
+  Object.assign(
+    v.check((text: string) => codePointLength(text) <= max, message),
+    { maxCodePoints: max },
+  );

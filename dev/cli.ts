@@ -1,12 +1,13 @@
 // Command lines shared by the project's commands (start, migrate, soak): `--help` prints the usage
 // and exits 0 before anything is opened or started; a wrong option prints one line and the usage.
-import { parseArgs, type ParseArgsConfig } from "node:util";
+import { type ParseArgsConfig, parseArgs } from "node:util";
 
 type Options = NonNullable<ParseArgsConfig["options"]>;
 
 /** The parsed options, or (for --help and mistakes) the usage and an exit. */
 export function parseCommandLine<T extends Options>(usage: string, options: T, argv = process.argv.slice(2)) {
-  const parse = () => parseArgs({ args: argv, options: { ...options, help: { type: "boolean", short: "h" } }, strict: true });
+  const parse = () =>
+    parseArgs({ args: argv, options: { ...options, help: { type: "boolean", short: "h" } }, strict: true });
   let parsed: ReturnType<typeof parse>;
   try {
     parsed = parse();

@@ -13,7 +13,10 @@ export interface DataLock {
 
 /** The folder is held by a live process. */
 export class DataFolderLockedError extends Error {
-  constructor(readonly folder: string, readonly holder: LockHolder) {
+  constructor(
+    readonly folder: string,
+    readonly holder: LockHolder,
+  ) {
     super(
       `The data folder ${folder} is in use by process ${holder.pid}` +
         `${holder.command ? ` (${holder.command})` : ""}; stop it first, or set PGLITE_DATA_DIR to another folder.`,

@@ -79,7 +79,11 @@ describe("npm run token", () => {
     expect(result.status, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+\n$/);
     const authenticate = createAuthenticator(parseAuthSettings({ AUTH_SECRET: SECRET }));
-    expect(await authenticate(`Bearer ${result.stdout.trim()}`)).toEqual({ userId: "bob", tenantId: "acme", role: "service" });
+    expect(await authenticate(`Bearer ${result.stdout.trim()}`)).toEqual({
+      userId: "bob",
+      tenantId: "acme",
+      role: "service",
+    });
   });
 
   it.each([

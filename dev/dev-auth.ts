@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { SignJWT } from "jose";
 import { DEFAULT_ROLE_CLAIM, DEFAULT_TENANT_CLAIM } from "../core/auth-settings.ts";
 import { misconfiguredLine } from "../core/misconfigured.ts";
-import { parseSettings, SettingsError, type RawSettings } from "../core/settings.ts";
+import { parseSettings, type RawSettings, SettingsError } from "../core/settings.ts";
 
 export const DEV_SECRET_PATH = fileURLToPath(new URL("../.data/dev-auth-secret", import.meta.url));
 
@@ -52,7 +52,11 @@ export interface DevTokenRequest {
 }
 
 /** An HS256 token the local server accepts; the tenant and role go in the claims the settings name. */
-export function mintDevToken({ sub, tid, role, ttl = "1h" }: DevTokenRequest, secret: string, env: RawSettings = {}): Promise<string> {
+export function mintDevToken(
+  { sub, tid, role, ttl = "1h" }: DevTokenRequest,
+  secret: string,
+  env: RawSettings = {},
+): Promise<string> {
   const claims = {
     [env.AUTH_TENANT_CLAIM || DEFAULT_TENANT_CLAIM]: tid,
     ...(role ? { [env.AUTH_ROLE_CLAIM || DEFAULT_ROLE_CLAIM]: role } : {}),

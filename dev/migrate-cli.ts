@@ -1,11 +1,12 @@
 // `npm run migrate`: applies sql/ to DATABASE_URL (a postgres:// URL, e.g. a Neon connection
 // string with sslmode=require) or, when it is unset, to the embedded PGlite data folder
 // (PGLITE_DATA_DIR, default .data/pglite), which it locks first. Never prints the password.
-import type { SqlBackend } from "./neon/backend.ts";
+
 import { parseCommandLine } from "./cli.ts";
 import { pgliteDataDir } from "./data-dir.ts";
-import { lockDataFolder, type DataLock } from "./data-lock.ts";
+import { type DataLock, lockDataFolder } from "./data-lock.ts";
 import { migrate } from "./migrate.ts";
+import type { SqlBackend } from "./neon/backend.ts";
 import { createPgBackend } from "./neon/pg-backend.ts";
 import { createPgliteBackend } from "./neon/pglite-backend.ts";
 

@@ -4,8 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, describeWithPostgres, type TestDatabase } from "../test/support/postgres.ts";
+import { MigrationError, migrate } from "./migrate.ts";
 import type { SqlBackend } from "./neon/backend.ts";
-import { migrate, MigrationError } from "./migrate.ts";
 import { createPgBackend } from "./neon/pg-backend.ts";
 import { createPgliteBackend } from "./neon/pglite-backend.ts";
 
@@ -62,7 +62,10 @@ function migrateSuite(open: () => Promise<SqlBackend>) {
 }
 
 describe("migrate on PGlite", () => {
-  describe("in memory", migrateSuite(() => createPgliteBackend()));
+  describe(
+    "in memory",
+    migrateSuite(() => createPgliteBackend()),
+  );
 
   it("persists to a data folder it creates", async () => {
     const root = await mkdtemp(join(tmpdir(), "pglite-"));
@@ -92,7 +95,10 @@ describeWithPostgres("migrate on PostgreSQL", () => {
     await db?.drop();
   });
 
-  describe("one migrator", migrateSuite(async () => createPgBackend(db.url, { max: 2 })));
+  describe(
+    "one migrator",
+    migrateSuite(async () => createPgBackend(db.url, { max: 2 })),
+  );
 
   it("lets concurrent migrators apply each file exactly once", async () => {
     const fresh = await createTestDatabase();

@@ -62,7 +62,10 @@ async function applyOne(backend: SqlBackend, name: string, sql: string): Promise
 
 /** Names the file that failed; the Postgres error (code, position in the script…) is its cause. */
 export class MigrationError extends Error {
-  constructor(readonly migration: string, cause: unknown) {
+  constructor(
+    readonly migration: string,
+    cause: unknown,
+  ) {
     super(`migration ${migration} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
     this.name = "MigrationError";
   }

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TEST_AUTH_SECRET } from "../test/support/tokens.ts";
-import { bearer } from "../test/support/tokens.ts";
+import { bearer, TEST_AUTH_SECRET } from "../test/support/tokens.ts";
 import type { RunningRuntime } from "./launchers/index.ts";
 import { closeRuntimes, launchRuntimes, parseRuntimeList } from "./multi-runtime.ts";
-import { startLocalStack, type LocalStack } from "./stack.ts";
+import { type LocalStack, startLocalStack } from "./stack.ts";
 
 describe("--runtime lists", () => {
   it("takes one runtime or several, each once, in order", () => {
@@ -22,7 +21,11 @@ describe("several runtimes over one database", () => {
   let runtimes: RunningRuntime[] = [];
   beforeAll(async () => {
     stack = await startLocalStack();
-    const env = { AUTH_SECRET: TEST_AUTH_SECRET, DATABASE_URL: stack.databaseUrl, NEON_FETCH_ENDPOINT: stack.neonFetchEndpoint };
+    const env = {
+      AUTH_SECRET: TEST_AUTH_SECRET,
+      DATABASE_URL: stack.databaseUrl,
+      NEON_FETCH_ENDPOINT: stack.neonFetchEndpoint,
+    };
     runtimes = await launchRuntimes(["node", "deno"], env, 0);
   }, 180_000);
   afterAll(async () => {

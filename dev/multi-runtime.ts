@@ -2,20 +2,35 @@
 // port each, the way several CDNs serve one API over one Neon database. Each keeps its own KV cache
 // and drains the shared link change feed into it.
 import type { RawSettings } from "../core/settings.ts";
-import { isRuntimeName, launchRuntime, runtimeNames, type RunningRuntime, type RuntimeName } from "./launchers/index.ts";
+import {
+  isRuntimeName,
+  launchRuntime,
+  type RunningRuntime,
+  type RuntimeName,
+  runtimeNames,
+} from "./launchers/index.ts";
 
 /** The runtimes of a comma-separated list, each once, in order; an error names what is wrong. */
 export function parseRuntimeList(text: string): RuntimeName[] {
-  const names = text.split(",").map((name) => name.trim()).filter((name) => name !== "");
+  const names = text
+    .split(",")
+    .map((name) => name.trim())
+    .filter((name) => name !== "");
   const unknown = names.filter((name) => !isRuntimeName(name));
   if (names.length === 0 || unknown.length > 0) {
-    throw new Error(`Unknown runtime "${unknown.join(",") || text}": choose from ${runtimeNames.join(", ")} (a comma-separated list).`);
+    throw new Error(
+      `Unknown runtime "${unknown.join(",") || text}": choose from ${runtimeNames.join(", ")} (a comma-separated list).`,
+    );
   }
   return [...new Set(names)] as RuntimeName[];
 }
 
 /** Starts each runtime on `basePort`, `basePort + 1`, … (0: free ports); on a failure stops those started. */
-export async function launchRuntimes(runtimes: readonly RuntimeName[], env: RawSettings, basePort: number): Promise<RunningRuntime[]> {
+export async function launchRuntimes(
+  runtimes: readonly RuntimeName[],
+  env: RawSettings,
+  basePort: number,
+): Promise<RunningRuntime[]> {
   const started: RunningRuntime[] = [];
   try {
     for (const [index, runtime] of runtimes.entries()) {

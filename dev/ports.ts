@@ -2,7 +2,10 @@ import { createServer } from "node:net";
 
 /** The port is in use: found before any database is opened, so nothing is left half-started. */
 export class PortInUseError extends Error {
-  constructor(readonly port: number, setting: string) {
+  constructor(
+    readonly port: number,
+    setting: string,
+  ) {
     super(`Port ${port} on 127.0.0.1 is already in use (${setting}); stop what runs there or choose another port.`);
     this.name = "PortInUseError";
   }

@@ -1,11 +1,11 @@
 import { randomBytes } from "node:crypto";
+import { APP_ROLE, appRolePassword, prepareAppRole } from "./app-role.ts";
+import { type DataLock, lockDataFolder } from "./data-lock.ts";
+import { migrate } from "./migrate.ts";
+import type { SqlBackend } from "./neon/backend.ts";
+import { type NeonEndpoint, startNeonEndpoint } from "./neon/endpoint.ts";
 import { createPgBackend } from "./neon/pg-backend.ts";
 import { createPgliteBackend } from "./neon/pglite-backend.ts";
-import { migrate } from "./migrate.ts";
-import { startNeonEndpoint, type NeonEndpoint } from "./neon/endpoint.ts";
-import type { SqlBackend } from "./neon/backend.ts";
-import { APP_ROLE, appRolePassword, prepareAppRole } from "./app-role.ts";
-import { lockDataFolder, type DataLock } from "./data-lock.ts";
 
 export interface LocalStackOptions {
   /** A postgres:// URL selects the real PostgreSQL; otherwise embedded PGlite. */
@@ -50,7 +50,8 @@ export const isPostgresUrl = (url: string | undefined): url is string => !!url &
 
 /** Database (migrated, with the app's role) + the Neon-compatible endpoint in front of it. */
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
-  const lock = options.dataDir && !isPostgresUrl(options.databaseUrl) ? await lockDataFolder(options.dataDir) : undefined;
+  const lock =
+    options.dataDir && !isPostgresUrl(options.databaseUrl) ? await lockDataFolder(options.dataDir) : undefined;
   let backend: SqlBackend | undefined;
   try {
     const opened = await openBackend(options, lock);

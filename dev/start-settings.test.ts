@@ -8,7 +8,9 @@ import { ROOT } from "./build/fastly.ts";
 const SECRET = "a-development-secret-of-32-bytes-or-more";
 
 function start(env: Record<string, string>) {
-  const parent = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(AUTH_|DATABASE_URL|NEON_)/.test(name)));
+  const parent = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !/^(AUTH_|DATABASE_URL|NEON_)/.test(name)),
+  );
   return spawnSync(join(ROOT, "node_modules", ".bin", "tsx"), [join(ROOT, "dev", "start.ts")], {
     cwd: ROOT,
     env: { ...parent, ...env, PORT: "0" },
@@ -23,11 +25,17 @@ describe("npm start with an unusable setting", () => {
     ["AUTH_SECRET", { AUTH_SECRET: "short-secret-value" }],
     ["AUTH_JWKS", { AUTH_JWKS: "[not a jwks]" }],
     ["LINK_CACHE_TTL_SECONDS", { AUTH_SECRET: SECRET, LINK_CACHE_TTL_SECONDS: "ten" }],
-  ])("refuses a bad %s with one line before starting anything", (setting, env) => {
-    const result = start(env);
-    expect(result.status).toBe(2);
-    expect(result.stderr.trim().split("\n")).toEqual([expect.stringMatching(new RegExp(`^Misconfigured: ${setting} `))]);
-    expect(result.stdout).not.toMatch(/Database:|listening/);
-    for (const value of Object.values(env)) if (value !== SECRET) expect(result.stderr).not.toContain(value);
-  }, 60_000);
+  ])(
+    "refuses a bad %s with one line before starting anything",
+    (setting, env) => {
+      const result = start(env);
+      expect(result.status).toBe(2);
+      expect(result.stderr.trim().split("\n")).toEqual([
+        expect.stringMatching(new RegExp(`^Misconfigured: ${setting} `)),
+      ]);
+      expect(result.stdout).not.toMatch(/Database:|listening/);
+      for (const value of Object.values(env)) if (value !== SECRET) expect(result.stderr).not.toContain(value);
+    },
+    60_000,
+  );
 });

@@ -44,8 +44,10 @@ const neonPort = portOption("--neon-port", values["neon-port"], 0);
 
 const devSecret = await devSecretForStart(process.env);
 refuseUnusableSettings(process.env, devSecret);
-if (devSecret?.source === "created") console.log("AUTH_SECRET not set: created a development key in .data/dev-auth-secret");
-if (devSecret?.source === "file") console.log("AUTH_SECRET not set: using the development key in .data/dev-auth-secret");
+if (devSecret?.source === "created")
+  console.log("AUTH_SECRET not set: created a development key in .data/dev-auth-secret");
+if (devSecret?.source === "file")
+  console.log("AUTH_SECRET not set: using the development key in .data/dev-auth-secret");
 
 const databaseUrl = process.env.DATABASE_URL;
 const dataDir = pgliteDataDir();
@@ -91,7 +93,8 @@ for (const server of servers) {
 }
 console.log(`OpenAPI document: ${servers[0]!.url}/openapi.json`);
 if (devSecret) {
-  const token = (sub: string, role: string) => mintDevToken({ sub, tid: "dev", role, ttl: "12h" }, devSecret.secret, process.env);
+  const token = (sub: string, role: string) =>
+    mintDevToken({ sub, tid: "dev", role, ttl: "12h" }, devSecret.secret, process.env);
   console.log(`Development token (user "dev-user", tenant "dev"): ${await token("dev-user", "user")}`);
   console.log(`Admin token: ${await token("dev-admin", "admin")}`);
   console.log("More: npm run token -- --sub USER --tid TENANT [--role admin]");

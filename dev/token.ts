@@ -35,8 +35,10 @@ function request(argv: string[]) {
   });
   if (values.help) return undefined;
   if (!values.sub || values.sub.length > 128) throw new UsageError("--sub is required (1-128 characters)");
-  if (!values.tid || !/^[A-Za-z0-9_-]{1,64}$/.test(values.tid)) throw new UsageError("--tid is required ([A-Za-z0-9_-], 1-64 characters)");
-  if (values.role !== undefined && !ROLES.includes(values.role)) throw new UsageError(`--role must be one of ${ROLES.join(", ")}`);
+  if (!values.tid || !/^[A-Za-z0-9_-]{1,64}$/.test(values.tid))
+    throw new UsageError("--tid is required ([A-Za-z0-9_-], 1-64 characters)");
+  if (values.role !== undefined && !ROLES.includes(values.role))
+    throw new UsageError(`--role must be one of ${ROLES.join(", ")}`);
   if (!/^\d+(\.\d+)?\s*[a-z]+$/i.test(values.ttl!)) throw new UsageError("--ttl must be a span such as 30m, 1h or 7d");
   return { sub: values.sub, tid: values.tid, role: values.role, ttl: values.ttl };
 }
@@ -55,7 +57,9 @@ async function main(argv: string[]): Promise<number> {
   }
   const secret = await devSecretForTokens(process.env);
   if (!secret) {
-    console.error("No development secret: set AUTH_SECRET, or run npm start once (it keeps one in .data/dev-auth-secret).");
+    console.error(
+      "No development secret: set AUTH_SECRET, or run npm start once (it keeps one in .data/dev-auth-secret).",
+    );
     return 1;
   }
   try {

@@ -17,7 +17,8 @@ import { describe, expect, it } from "vitest";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const RUNTIME_DEPENDENCIES = Object.keys(
-  (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { dependencies: Record<string, string> }).dependencies,
+  (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { dependencies: Record<string, string> })
+    .dependencies,
 );
 /** Runtime dependencies that tie code to one runtime or driver: edge/ only. */
 const EDGE_ONLY_DEPENDENCIES = ["@hono/node-server", "@neondatabase/serverless"];
@@ -35,8 +36,13 @@ function filesUnder(dir: string): string[] {
 }
 
 const rel = (file: string) => relative(ROOT, file);
-const importsOf = (file: string) => ts.preProcessFile(readFileSync(file, "utf8"), true, true).importedFiles.map((i) => i.fileName);
-const packageOf = (specifier: string) => specifier.split("/").slice(0, specifier.startsWith("@") ? 2 : 1).join("/");
+const importsOf = (file: string) =>
+  ts.preProcessFile(readFileSync(file, "utf8"), true, true).importedFiles.map((i) => i.fileName);
+const packageOf = (specifier: string) =>
+  specifier
+    .split("/")
+    .slice(0, specifier.startsWith("@") ? 2 : 1)
+    .join("/");
 
 /** Where a relative import lands, project-relative; undefined for a bare specifier. */
 function target(file: string, specifier: string): string | undefined {
@@ -54,13 +60,15 @@ function importViolations(file: string, allowedDirs: string[], allowedBare: (spe
 
 // Identifiers and string literals only: comments (not part of the syntax tree) may explain which
 // runtime a choice was made for.
-const RUNTIME_WORDS = /^(node|cloudflare|workerd|miniflare|wrangler|deno|fastly|viceroy)$|^(Deno|Bun)$|^process$|^Buffer$|^require$/i;
+const RUNTIME_WORDS =
+  /^(node|cloudflare|workerd|miniflare|wrangler|deno|fastly|viceroy)$|^(Deno|Bun)$|^process$|^Buffer$|^require$/i;
 
 function codeWords(source: string): string[] {
   const words: string[] = [];
   const visit = (node: ts.Node) => {
     if (ts.isIdentifier(node)) words.push(node.text);
-    else if (ts.isStringLiteralLike(node) || ts.isTemplateLiteralToken(node)) words.push(...node.text.split(/[^A-Za-z]+/));
+    else if (ts.isStringLiteralLike(node) || ts.isTemplateLiteralToken(node))
+      words.push(...node.text.split(/[^A-Za-z]+/));
     ts.forEachChild(node, visit);
   };
   visit(ts.createSourceFile("file.ts", source, ts.ScriptTarget.Latest, true));

@@ -12,16 +12,30 @@ describe("vitest projects", () => {
   it("put every test file in exactly one project", () => {
     const all = Object.values(projects).flat();
     expect(new Set(all).size).toBe(all.length);
-    expect(all).toEqual(expect.arrayContaining(["core/settings.test.ts", "test/conformance/node.test.ts", "test/links/race.test.ts"]));
+    expect(all).toEqual(
+      expect.arrayContaining(["core/settings.test.ts", "test/conformance/node.test.ts", "test/links/race.test.ts"]),
+    );
   });
 
   it("keep the database, subprocess and wasm suites out of the unit loop", () => {
-    expect(projects.unit).toEqual(expect.arrayContaining(["core/settings.test.ts", "edge/kv/memory.test.ts", "test/layout.test.ts"]));
-    expect(projects.integration).toEqual(
-      expect.arrayContaining(["core/assets/routes.test.ts", "edge/kv/workers-kv.test.ts", "dev/deno/deno-tests.test.ts"]),
+    expect(projects.unit).toEqual(
+      expect.arrayContaining(["core/settings.test.ts", "edge/kv/memory.test.ts", "test/layout.test.ts"]),
     );
-    expect(projects.fastly).toEqual(expect.arrayContaining(["test/conformance/fastly.test.ts", "dev/fastly-host/host.test.ts"]));
-    expect(projects.conformance).toEqual(["test/conformance/cloudflare.test.ts", "test/conformance/deno.test.ts", "test/conformance/node.test.ts"]);
+    expect(projects.integration).toEqual(
+      expect.arrayContaining([
+        "core/assets/routes.test.ts",
+        "edge/kv/workers-kv.test.ts",
+        "dev/deno/deno-tests.test.ts",
+      ]),
+    );
+    expect(projects.fastly).toEqual(
+      expect.arrayContaining(["test/conformance/fastly.test.ts", "dev/fastly-host/host.test.ts"]),
+    );
+    expect(projects.conformance).toEqual([
+      "test/conformance/cloudflare.test.ts",
+      "test/conformance/deno.test.ts",
+      "test/conformance/node.test.ts",
+    ]);
   });
 
   describe("classify files they have never seen", () => {
@@ -46,7 +60,11 @@ describe("vitest projects", () => {
     });
 
     it("by folder under test/: new folders are integration, never unit", () => {
-      for (const path of ["test/deploy/wrangler.test.ts", "test/local-stack/start.test.ts", "test/anything/pure.test.ts"]) {
+      for (const path of [
+        "test/deploy/wrangler.test.ts",
+        "test/local-stack/start.test.ts",
+        "test/anything/pure.test.ts",
+      ]) {
         expect(projectOf(path, root)).toBe("integration");
       }
       expect(projectOf("test/documents/races.test.ts", root)).toBe("races");

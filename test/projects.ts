@@ -28,7 +28,12 @@ const UNIT_IN_TEST = [
   "test/route-table.test.ts",
   "test/conformance/openapi-check.test.ts",
 ];
-const RACES = [/^test\/.*\/races?\.test\.ts$/, /^test\/assets\/interleavings\.test\.ts$/, /^test\/counterexamples\//, /^test\/hardening\/soak\.test\.ts$/];
+const RACES = [
+  /^test\/.*\/races?\.test\.ts$/,
+  /^test\/assets\/interleavings\.test\.ts$/,
+  /^test\/counterexamples\//,
+  /^test\/hardening\/soak\.test\.ts$/,
+];
 const TEST_ROOTS = ["core", "edge", "dev", "test", "bench"];
 
 const importPattern = /\bfrom\s+["']([^"']+)["']|\bimport\s*\(?\s*["']([^"']+)["']/g;
@@ -39,7 +44,9 @@ function isHeavy(file: string, seen = new Set<string>()): boolean {
   if (seen.has(file) || !existsSync(file)) return false;
   seen.add(file);
   return importsOf(readFileSync(file, "utf8")).some((specifier) =>
-    specifier.startsWith(".") ? isHeavy(resolve(dirname(file), specifier), seen) : HEAVY_IMPORTS.some((re) => re.test(specifier)),
+    specifier.startsWith(".")
+      ? isHeavy(resolve(dirname(file), specifier), seen)
+      : HEAVY_IMPORTS.some((re) => re.test(specifier)),
   );
 }
 

@@ -17,7 +17,10 @@ export function positiveInt(name: string, value: string | undefined, fallback: n
 /** A comma-separated selection checked against what exists. */
 export function selection<T extends string>(name: string, value: string | undefined, known: readonly T[]): T[] {
   if (value === undefined) return [...known];
-  const picked = value.split(",").map((item) => item.trim()).filter(Boolean);
+  const picked = value
+    .split(",")
+    .map((item) => item.trim())
+    .filter(Boolean);
   const unknown = picked.filter((item) => !(known as readonly string[]).includes(item));
   if (unknown.length > 0 || picked.length === 0) {
     throw new UsageError(`--${name}: unknown ${unknown.join(", ") || "(empty)"}; choose from ${known.join(", ")}`);

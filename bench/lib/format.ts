@@ -5,11 +5,14 @@ export function fixed(value: number | null | undefined, decimals = 1): string {
   return value === null || value === undefined || Number.isNaN(value) ? "n/a" : value.toFixed(decimals);
 }
 
-export const percent = (value: number, decimals = 0) => (Number.isNaN(value) ? "n/a" : `${(value * 100).toFixed(decimals)} %`);
+export const percent = (value: number, decimals = 0) =>
+  Number.isNaN(value) ? "n/a" : `${(value * 100).toFixed(decimals)} %`;
 
 /** A GitHub-flavoured Markdown table; numeric-looking columns are right-aligned. */
 export function markdownTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
-  const numeric = header.map((_, i) => rows.length > 0 && rows.every((row) => /^[-+±~\d.,% ×()–]+$|^n\/a$/.test(row[i] ?? "")));
+  const numeric = header.map(
+    (_, i) => rows.length > 0 && rows.every((row) => /^[-+±~\d.,% ×()–]+$|^n\/a$/.test(row[i] ?? "")),
+  );
   const line = (cells: readonly string[]) => `| ${cells.map((cell) => cell.replaceAll("|", "\\|")).join(" | ")} |`;
   const rule = `| ${header.map((_, i) => (numeric[i] ? "---:" : "---")).join(" | ")} |`;
   return [line(header), rule, ...rows.map(line)].join("\n");
@@ -18,6 +21,10 @@ export function markdownTable(header: readonly string[], rows: readonly (readonl
 /** The same table, aligned for a terminal. */
 export function textTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
   const widths = header.map((cell, i) => Math.max(cell.length, ...rows.map((row) => (row[i] ?? "").length)));
-  const line = (cells: readonly string[]) => cells.map((cell, i) => cell.padEnd(widths[i]!)).join("  ").trimEnd();
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, i) => cell.padEnd(widths[i]!))
+      .join("  ")
+      .trimEnd();
   return [line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
 }

@@ -40,11 +40,15 @@ export function channel<Request extends object>(worker: Worker): <T>(request: Re
 }
 
 /** The worker side: answers each `{ id, ...request }` with `handle(request)`. */
-export function serve<Request>(port: import("node:worker_threads").MessagePort, handle: (request: Request) => Promise<unknown>): void {
+export function serve<Request>(
+  port: import("node:worker_threads").MessagePort,
+  handle: (request: Request) => Promise<unknown>,
+): void {
   port.on("message", (message: Request & { id: number }) => {
     handle(message).then(
       (value) => port.postMessage({ id: message.id, value }),
-      (error: unknown) => port.postMessage({ id: message.id, error: error instanceof Error ? error.message : String(error) }),
+      (error: unknown) =>
+        port.postMessage({ id: message.id, error: error instanceof Error ? error.message : String(error) }),
     );
   });
 }

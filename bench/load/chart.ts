@@ -7,7 +7,8 @@ const WIDTH = 920;
 const HEIGHT = 440;
 const MARGIN = { top: 48, right: 24, bottom: 84, left: 64 };
 
-const escape = (text: string) => text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll('"', "&quot;");
+const escape = (text: string) =>
+  text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll('"', "&quot;");
 
 /** Ticks 1, 2, 5 × 10^n from `bottom` to `top` (both powers of ten). */
 function logTicks(bottom: number, top: number): number[] {
@@ -17,7 +18,11 @@ function logTicks(bottom: number, top: number): number[] {
   }
   return ticks;
 }
-export function latencyChart(summaries: readonly Summary[], title: string, statuses: readonly RuntimeStatus[] = []): string {
+export function latencyChart(
+  summaries: readonly Summary[],
+  title: string,
+  statuses: readonly RuntimeStatus[] = [],
+): string {
   const runtimes = [...new Set(summaries.map((s) => s.runtime))];
   const labels = [...new Set(summaries.map((s) => s.label))];
   const plotWidth = WIDTH - MARGIN.left - MARGIN.right;
@@ -29,7 +34,9 @@ export function latencyChart(summaries: readonly Summary[], title: string, statu
   const top = 10 ** Math.ceil(Math.log10(Math.max(10, ...p95s)));
   const span = Math.log10(top) - Math.log10(bottom);
   const y = (ms: number) =>
-    MARGIN.top + plotHeight - ((Math.log10(Math.min(Math.max(ms, bottom), top)) - Math.log10(bottom)) / span) * plotHeight;
+    MARGIN.top +
+    plotHeight -
+    ((Math.log10(Math.min(Math.max(ms, bottom), top)) - Math.log10(bottom)) / span) * plotHeight;
   const groupWidth = plotWidth / Math.max(labels.length, 1);
   const barWidth = Math.min(36, (groupWidth * 0.8) / Math.max(runtimes.length, 1));
 
@@ -59,7 +66,9 @@ export function latencyChart(summaries: readonly Summary[], title: string, statu
         `<text x="${x + barWidth / 2}" y="${y(p95) - 4}" text-anchor="middle" font-size="10" fill="#333">${p50.toFixed(1)}</text>`,
       );
     });
-    parts.push(`<text x="${MARGIN.left + g * groupWidth + groupWidth / 2}" y="${HEIGHT - MARGIN.bottom + 18}" text-anchor="middle">${escape(label)}</text>`);
+    parts.push(
+      `<text x="${MARGIN.left + g * groupWidth + groupWidth / 2}" y="${HEIGHT - MARGIN.bottom + 18}" text-anchor="middle">${escape(label)}</text>`,
+    );
   });
   runtimes.forEach((runtime, r) => {
     const x = MARGIN.left + r * 130;
@@ -71,8 +80,13 @@ export function latencyChart(summaries: readonly Summary[], title: string, statu
   const missing = statuses.filter((s) => !s.available).map((s) => s.runtime);
   if (missing.length > 0) {
     const x = MARGIN.left + runtimes.length * 130;
-    parts.push(`<text x="${x}" y="${HEIGHT - 20}" fill="#777">not measured (unavailable): ${escape(missing.join(", "))}</text>`);
+    parts.push(
+      `<text x="${x}" y="${HEIGHT - 20}" fill="#777">not measured (unavailable): ${escape(missing.join(", "))}</text>`,
+    );
   }
-  parts.push(`<line x1="${MARGIN.left}" x2="${WIDTH - MARGIN.right}" y1="${y(bottom)}" y2="${y(bottom)}" stroke="#333"/>`, "</svg>");
+  parts.push(
+    `<line x1="${MARGIN.left}" x2="${WIDTH - MARGIN.right}" y1="${y(bottom)}" y2="${y(bottom)}" stroke="#333"/>`,
+    "</svg>",
+  );
   return `${parts.join("\n")}\n`;
 }

@@ -33,7 +33,11 @@ export async function openBenchDatabase(databaseUrl: string | undefined, roundTr
   if (version instanceof Error) throw new Error(`PostgreSQL (DATABASE_URL) is unreachable: ${version.message}`);
   const schema = await createScratchSchema(databaseUrl, "bench");
   try {
-    const db = await startDatabaseThread(schema.url, `PostgreSQL ${version} (DATABASE_URL), ${schema.description}`, roundTripDelayMs);
+    const db = await startDatabaseThread(
+      schema.url,
+      `PostgreSQL ${version} (DATABASE_URL), ${schema.description}`,
+      roundTripDelayMs,
+    );
     return { ...db, postgresUrl: schema.url, close: () => db.close().finally(() => schema.drop()) };
   } catch (error) {
     await schema.drop();
@@ -42,11 +46,17 @@ export async function openBenchDatabase(databaseUrl: string | undefined, roundTr
 }
 
 /** The local stack (migrated database + Neon endpoint) in bench/load/database-thread.ts. */
-async function startDatabaseThread(databaseUrl: string | undefined, description: string, roundTripDelayMs: number): Promise<BenchDatabase> {
+async function startDatabaseThread(
+  databaseUrl: string | undefined,
+  description: string,
+  roundTripDelayMs: number,
+): Promise<BenchDatabase> {
   const worker = startTsWorker(new URL("./database-thread.ts", import.meta.url), { databaseUrl, roundTripDelayMs });
   const ready = await new Promise<{ databaseUrl: string; neonFetchEndpoint: string }>((resolve, reject) => {
     worker.once("error", reject);
-    worker.once("message", (message: { ready: { databaseUrl: string; neonFetchEndpoint: string } }) => resolve(message.ready));
+    worker.once("message", (message: { ready: { databaseUrl: string; neonFetchEndpoint: string } }) =>
+      resolve(message.ready),
+    );
   }).catch(async (error: unknown) => {
     await worker.terminate();
     throw error;
@@ -128,7 +138,10 @@ const SIGNALS = ["SIGINT", "SIGTERM"] as const;
  * after each launch) puts the bench's handler back in sole charge; and on any exit, every
  * runtime's close() is started, whose first, synchronous step signals its child process.
  */
-export function guardProcess(cleanup: () => Promise<void>, ...lists: readonly (readonly { close(): Promise<void> }[])[]) {
+export function guardProcess(
+  cleanup: () => Promise<void>,
+  ...lists: readonly (readonly { close(): Promise<void> }[])[]
+) {
   const onSignal = () => void cleanup().finally(() => process.exit(130));
   const onExit = () => {
     for (const runtime of lists.flat()) void runtime.close().catch(() => {});

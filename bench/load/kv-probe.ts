@@ -4,13 +4,13 @@
 // they are counted once, here: the same planned requests, sent in-process to createApp with a
 // counting KV over the same database.
 import { createApp } from "../../core/app.ts";
-import { createMemoryKv } from "../../edge/kv/memory.ts";
 import { silentLogger } from "../../core/log.ts";
 import type { KvCache } from "../../core/ports/kv.ts";
 import type { Sql } from "../../core/ports/sql.ts";
 import { parseSettings } from "../../core/settings.ts";
+import { createMemoryKv } from "../../edge/kv/memory.ts";
 import { signToken } from "../../test/support/tokens.ts";
-import { operations, type OperationContext, type OperationName } from "./operations.ts";
+import { type OperationContext, type OperationName, operations } from "./operations.ts";
 import { send } from "./request.ts";
 
 export type KvCounts = Record<keyof KvCache, number>;
@@ -36,7 +36,13 @@ export async function probeKvOperations(
   secret: string,
 ): Promise<Partial<Record<OperationName, KvCounts | string>>> {
   const { kv, counts } = countingKv(createMemoryKv());
-  const app = createApp({ sql, kv, settings: parseSettings({ AUTH_SECRET: secret }), runtime: "node", logger: silentLogger });
+  const app = createApp({
+    sql,
+    kv,
+    settings: parseSettings({ AUTH_SECRET: secret }),
+    runtime: "node",
+    logger: silentLogger,
+  });
   const fetcher = async (request: Request) => app.fetch(request);
   const base = "http://probe.local";
   const result: Partial<Record<OperationName, KvCounts | string>> = {};

@@ -41,8 +41,13 @@ export async function measureNaiveWrite(
 ): Promise<NaiveWriteResult> {
   const pool = new pg.Pool({ connectionString: postgresUrl, max: load.concurrency });
   try {
-    await pool.query("CREATE TABLE IF NOT EXISTS bench_naive_rows (id int PRIMARY KEY, version int NOT NULL DEFAULT 0)");
-    await pool.query("INSERT INTO bench_naive_rows (id) SELECT generate_series(0, $1::int - 1) ON CONFLICT DO NOTHING", [load.concurrency]);
+    await pool.query(
+      "CREATE TABLE IF NOT EXISTS bench_naive_rows (id int PRIMARY KEY, version int NOT NULL DEFAULT 0)",
+    );
+    await pool.query(
+      "INSERT INTO bench_naive_rows (id) SELECT generate_series(0, $1::int - 1) ON CONFLICT DO NOTHING",
+      [load.concurrency],
+    );
     const latencies = { naive: [] as number[], oneStatement: [] as number[] };
     const lane = async (row: number) => {
       const client = await pool.connect();
@@ -80,6 +85,7 @@ const hold = (ms: number) => (ms > 0 ? new Promise((resolve) => setTimeout(resol
 /** One line for the report. */
 export function naiveWriteNote(result: NaiveWriteResult | undefined, dbRttMs: number): string {
   if (!result) return "Naive write not measured: it needs PostgreSQL sessions (set DATABASE_URL).";
-  const line = (f: WriteFigures) => `${f.how} (${f.roundTrips} round trip${f.roundTrips > 1 ? "s" : ""}): p50 ${f.p50.toFixed(1)} ms, p95 ${f.p95.toFixed(1)} ms`;
+  const line = (f: WriteFigures) =>
+    `${f.how} (${f.roundTrips} round trip${f.roundTrips > 1 ? "s" : ""}): p50 ${f.p50.toFixed(1)} ms, p95 ${f.p95.toFixed(1)} ms`;
   return `Writes over PostgreSQL sessions, each round trip held ${dbRttMs} ms, ${result.naive.requests} of each: ${line(result.oneStatement)}; ${line(result.naive)}.`;
 }

@@ -7,7 +7,14 @@ import type { TokenClaims } from "../../test/support/tokens.ts";
 import type { Expectation, PlannedRequest } from "./request.ts";
 
 export type OperationName = "kv-baseline" | "link-hit" | "link-miss" | "link" | "asset-patch" | "document-create";
-export const operationNames: OperationName[] = ["kv-baseline", "link-hit", "link-miss", "link", "asset-patch", "document-create"];
+export const operationNames: OperationName[] = [
+  "kv-baseline",
+  "link-hit",
+  "link-miss",
+  "link",
+  "asset-patch",
+  "document-create",
+];
 
 export interface OperationContext {
   /** Unique per runtime, e.g. "node". */
@@ -64,7 +71,12 @@ export const operations: Record<OperationName, Operation> = {
     target: "baseline",
     async setup(context) {
       // About the size of a link lookup's answer.
-      const body = JSON.stringify({ provider: "github", externalAccountId: "baseline-0", userId: "baseline-user-0", tenant: "bench" });
+      const body = JSON.stringify({
+        provider: "github",
+        externalAccountId: "baseline-0",
+        userId: "baseline-user-0",
+        tenant: "bench",
+      });
       const response = await context.call({ method: "PUT", path: BASELINE_PATH, headers: {}, body });
       if (!response.ok) throw new Error(`PUT ${BASELINE_PATH}: HTTP ${response.status}`);
     },
@@ -78,7 +90,8 @@ export const operations: Record<OperationName, Operation> = {
     async plan(context) {
       const authorization = `Bearer ${await context.token(SERVICE)}`;
       // Each phase starts with the same warm cache: every hit link looked up once.
-      for (let i = 0; i < HIT_LINKS; i++) await (await context.call(lookup(authorization, `${context.owner}-hit-`, i))).arrayBuffer();
+      for (let i = 0; i < HIT_LINKS; i++)
+        await (await context.call(lookup(authorization, `${context.owner}-hit-`, i))).arrayBuffer();
       return times(context.count, (i) => lookup(authorization, `${context.owner}-hit-`, i % HIT_LINKS));
     },
   },
@@ -120,7 +133,10 @@ export const operations: Record<OperationName, Operation> = {
         const response = await context.call({ method: "POST", path: "/v1/assets", headers, body });
         await response.arrayBuffer();
         // Without an asset (route missing, runtime failing) the phase still runs and shows its errors.
-        context.etags.set(response.headers.get("location") ?? `/v1/assets/bench-${i}`, response.headers.get("etag") ?? "*");
+        context.etags.set(
+          response.headers.get("location") ?? `/v1/assets/bench-${i}`,
+          response.headers.get("etag") ?? "*",
+        );
       }
     },
     async plan(context) {

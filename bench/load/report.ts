@@ -2,7 +2,7 @@
 import { fixed, markdownTable, textTable } from "../lib/format.ts";
 import { median, percentile, range } from "../lib/stats.ts";
 import { describeKvCounts, type KvCounts } from "./kv-probe.ts";
-import { operations, type OperationName } from "./operations.ts";
+import { type OperationName, operations } from "./operations.ts";
 import type { PhaseResult } from "./phase.ts";
 
 export interface RuntimeStatus {
@@ -46,9 +46,13 @@ export interface Summary {
   kvPerRequest: KvCounts | string | null;
 }
 
-export function summarize(measured: readonly Measured[], kv: Partial<Record<OperationName, KvCounts | string>>): Summary[] {
+export function summarize(
+  measured: readonly Measured[],
+  kv: Partial<Record<OperationName, KvCounts | string>>,
+): Summary[] {
   const groups = new Map<string, Measured[]>();
-  for (const m of measured) groups.set(`${m.runtime}|${m.operation}`, [...(groups.get(`${m.runtime}|${m.operation}`) ?? []), m]);
+  for (const m of measured)
+    groups.set(`${m.runtime}|${m.operation}`, [...(groups.get(`${m.runtime}|${m.operation}`) ?? []), m]);
   return [...groups.values()].map((phases) => {
     const { runtime, operation } = phases[0]!;
     const rounds = phases.map(({ round, result }) => ({
@@ -59,7 +63,8 @@ export function summarize(measured: readonly Measured[], kv: Partial<Record<Oper
     }));
     const latencies = phases.flatMap((m) => m.result.latencies);
     const errorKinds: Record<string, number> = {};
-    for (const m of phases) for (const [kind, n] of Object.entries(m.result.errors)) errorKinds[kind] = (errorKinds[kind] ?? 0) + n;
+    for (const m of phases)
+      for (const [kind, n] of Object.entries(m.result.errors)) errorKinds[kind] = (errorKinds[kind] ?? 0) + n;
     const rates = rounds.map((r) => r.perSecond);
     return {
       runtime,
@@ -72,7 +77,9 @@ export function summarize(measured: readonly Measured[], kv: Partial<Record<Oper
       p50Range: range(rounds.map((r) => r.p50)),
       errors: Object.values(errorKinds).reduce((sum, n) => sum + n, 0),
       errorKinds,
-      roundTripsPerRequest: latencies.length ? phases.reduce((sum, m) => sum + m.statements, 0) / latencies.length : Number.NaN,
+      roundTripsPerRequest: latencies.length
+        ? phases.reduce((sum, m) => sum + m.statements, 0) / latencies.length
+        : Number.NaN,
       designRoundTrips: operations[operation].roundTrips,
       kvPerRequest: kv[operation] ?? null,
     };
@@ -103,7 +110,8 @@ function rows(summaries: readonly Summary[], statuses: readonly RuntimeStatus[])
     `${fixed(s.roundTripsPerRequest, 2)} (${s.designRoundTrips})`,
     describeKvCounts(s.kvPerRequest ?? undefined),
   ]);
-  for (const status of statuses.filter((s) => !s.available)) table.push([status.runtime, "unavailable (see below)", "", "", "", "", "", "", ""]);
+  for (const status of statuses.filter((s) => !s.available))
+    table.push([status.runtime, "unavailable (see below)", "", "", "", "", "", "", ""]);
   return table;
 }
 
@@ -113,7 +121,12 @@ export function notes(summaries: readonly Summary[], statuses: readonly RuntimeS
     ...statuses.filter((s) => !s.available).map((s) => `${s.runtime} unavailable: ${s.reason ?? "unknown"}`),
     ...summaries
       .filter((s) => s.errors > 0)
-      .map((s) => `${s.runtime} ${s.label} errors: ${Object.entries(s.errorKinds).map(([kind, n]) => `${n}× ${kind}`).join(", ")}`),
+      .map(
+        (s) =>
+          `${s.runtime} ${s.label} errors: ${Object.entries(s.errorKinds)
+            .map(([kind, n]) => `${n}× ${kind}`)
+            .join(", ")}`,
+      ),
   ];
 }
 
@@ -141,9 +154,13 @@ export function latencyRatios(summaries: readonly Summary[]) {
   const kvHitOverDeno = runtimes.filter((runtime) => runtime !== "deno").flatMap((runtime) => ratio(runtime, deno));
   const notes = [
     ...kvHitOverBaseline.map(
-      (r) => `${r.runtime}: KV-hit p50 ${fixed(r.p50, 1)} ms over its bare KV get ${fixed(r.overP50, 1)} ms = ${fixed(r.ratio, 2)}× (goal ≤ 1.5×)`,
+      (r) =>
+        `${r.runtime}: KV-hit p50 ${fixed(r.p50, 1)} ms over its bare KV get ${fixed(r.overP50, 1)} ms = ${fixed(r.ratio, 2)}× (goal ≤ 1.5×)`,
     ),
-    ...kvHitOverDeno.map((r) => `${r.runtime}: KV-hit p50 ${fixed(r.ratio, 2)}× deno's (${fixed(r.p50, 1)} ms vs ${fixed(r.overP50, 1)} ms)`),
+    ...kvHitOverDeno.map(
+      (r) =>
+        `${r.runtime}: KV-hit p50 ${fixed(r.ratio, 2)}× deno's (${fixed(r.p50, 1)} ms vs ${fixed(r.overP50, 1)} ms)`,
+    ),
   ];
   return { kvHitOverBaseline, kvHitOverDeno, notes };
 }

@@ -31,7 +31,9 @@ export async function send(
   if (planned.chain) headers.set("if-match", etags.get(planned.path) ?? "*");
   let response: Response;
   try {
-    response = await fetcher(new Request(new URL(planned.path, baseUrl), { method: planned.method, headers, body: planned.body }));
+    response = await fetcher(
+      new Request(new URL(planned.path, baseUrl), { method: planned.method, headers, body: planned.body }),
+    );
     await response.arrayBuffer();
   } catch (error) {
     return `network: ${causeOf(error)}`;

@@ -16,7 +16,11 @@ export interface PairStaleness {
 }
 
 /** Every ordered pair, measured side by side (each its own tenant), `samples` unlinks each. */
-export async function measureStaleness(running: readonly RunningRuntime[], authSecret: string, samples: number): Promise<PairStaleness[]> {
+export async function measureStaleness(
+  running: readonly RunningRuntime[],
+  authSecret: string,
+  samples: number,
+): Promise<PairStaleness[]> {
   if (samples === 0) return [];
   const pairs = running.flatMap((a) => running.filter((b) => b !== a).map((b) => [a, b] as const));
   return Promise.all(
@@ -24,8 +28,13 @@ export async function measureStaleness(running: readonly RunningRuntime[], authS
       const result: PairStaleness = { from: a.runtime, to: b.runtime, samples: [] };
       try {
         for (let i = 0; i < samples; i++) {
-          const edges = [{ name: a.runtime, url: a.url }, { name: b.runtime, url: b.url }] as const;
-          result.samples.push(await unlinkStaleness(edges[0], edges[1], { authSecret, timeoutMs: 120_000, pollMs: 100 }));
+          const edges = [
+            { name: a.runtime, url: a.url },
+            { name: b.runtime, url: b.url },
+          ] as const;
+          result.samples.push(
+            await unlinkStaleness(edges[0], edges[1], { authSecret, timeoutMs: 120_000, pollMs: 100 }),
+          );
         }
       } catch (error) {
         result.error = error instanceof Error ? error.message : String(error);
@@ -48,6 +57,7 @@ function rows(pairs: readonly PairStaleness[]): string[][] {
 
 const TITLE = "Cross-edge staleness after an unlink (until the other edge stops answering the old owner)";
 
-export const stalenessText = (pairs: readonly PairStaleness[]) => (pairs.length ? `\n${TITLE}\n${textTable(HEADER, rows(pairs))}` : "");
+export const stalenessText = (pairs: readonly PairStaleness[]) =>
+  pairs.length ? `\n${TITLE}\n${textTable(HEADER, rows(pairs))}` : "";
 export const stalenessMarkdown = (pairs: readonly PairStaleness[]) =>
   pairs.length ? `### ${TITLE}\n\n${markdownTable(HEADER, rows(pairs))}\n` : "";

@@ -1,6 +1,6 @@
 // The load generator's thread: the client's work never shares an event loop with a server.
 import { parentPort } from "node:worker_threads";
 import { serve } from "../lib/ts-worker.ts";
-import { runPhase, type Phase } from "./phase.ts";
+import { type Phase, runPhase } from "./phase.ts";
 
 serve<Phase>(parentPort!, (phase) => runPhase(phase, (request) => fetch(request)));

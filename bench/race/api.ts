@@ -2,10 +2,10 @@
 // HTTP handlers, not a copy of its statements.
 import { randomBytes } from "node:crypto";
 import { createApp } from "../../core/app.ts";
-import { createMemoryKv } from "../../edge/kv/memory.ts";
 import { silentLogger } from "../../core/log.ts";
 import type { Sql } from "../../core/ports/sql.ts";
 import { parseSettings } from "../../core/settings.ts";
+import { createMemoryKv } from "../../edge/kv/memory.ts";
 import { signToken } from "../../test/support/tokens.ts";
 
 interface Caller {
@@ -13,7 +13,12 @@ interface Caller {
   tid: string;
 }
 
-export type Api = (method: string, path: string, as: Caller, init?: { body?: unknown; headers?: Record<string, string> }) => Promise<Response>;
+export type Api = (
+  method: string,
+  path: string,
+  as: Caller,
+  init?: { body?: unknown; headers?: Record<string, string> },
+) => Promise<Response>;
 
 export function createApi(sql: Sql): Api {
   const secret = randomBytes(32).toString("base64url");

@@ -42,7 +42,9 @@ export function numberingChart(summaries: readonly NumberingSummary[], title: st
         `<text x="${x + barWidth / 2}" y="${y(s.ratioMax) - 4}" text-anchor="middle" font-size="10">${(s.ratioToCeiling * 100).toFixed(0)}</text>`,
       );
     });
-    parts.push(`<text x="${MARGIN.left + g * groupWidth + groupWidth / 2}" y="${HEIGHT - MARGIN.bottom + 18}" text-anchor="middle">${escape(scenario)}</text>`);
+    parts.push(
+      `<text x="${MARGIN.left + g * groupWidth + groupWidth / 2}" y="${HEIGHT - MARGIN.bottom + 18}" text-anchor="middle">${escape(scenario)}</text>`,
+    );
   });
   strategies.forEach((strategy, i) => {
     const x = MARGIN.left + i * 150;
@@ -51,6 +53,9 @@ export function numberingChart(summaries: readonly NumberingSummary[], title: st
       `<text x="${x + 18}" y="${HEIGHT - 16}">${escape(strategy)}</text>`,
     );
   });
-  parts.push(`<line x1="${MARGIN.left}" x2="${WIDTH - MARGIN.right}" y1="${y(0)}" y2="${y(0)}" stroke="#333"/>`, "</svg>");
+  parts.push(
+    `<line x1="${MARGIN.left}" x2="${WIDTH - MARGIN.right}" y1="${y(0)}" y2="${y(0)}" stroke="#333"/>`,
+    "</svg>",
+  );
   return `${parts.join("\n")}\n`;
 }

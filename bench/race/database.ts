@@ -4,7 +4,7 @@
 // plain connections (`pool`).
 import pg from "pg";
 import type { Sql } from "../../core/ports/sql.ts";
-import { isPostgresUrl, startLocalStack, type LocalStack } from "../../dev/stack.ts";
+import { isPostgresUrl, type LocalStack, startLocalStack } from "../../dev/stack.ts";
 import { createNeonSql } from "../../edge/neon/neon-sql.ts";
 import { createScratchSchema, serverVersion } from "../lib/scratch-schema.ts";
 

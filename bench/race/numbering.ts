@@ -5,7 +5,7 @@
 // holds its lock across a client round trip. The ceiling is a bare single-row
 // UPDATE … RETURNING: the same row lock and commit, with no document written.
 import type pg from "pg";
-import { MAX_PLUS_ONE, gaplessViolations } from "./problems.ts";
+import { gaplessViolations, MAX_PLUS_ONE } from "./problems.ts";
 
 export type StrategyName = "sequence-row" | "advisory-lock" | "serializable" | "ceiling";
 export const strategyNames: StrategyName[] = ["sequence-row", "advisory-lock", "serializable", "ceiling"];
@@ -23,7 +23,8 @@ const literal = (client: pg.PoolClient, text: string) => client.escapeLiteral(te
 
 // The simple protocol takes no parameters: the (escaped) tenant goes into the text. A function
 // replacement, so "$" in a value is never read as a replacement pattern.
-const fill = (statement: string, tenant: string) => statement.replaceAll("$1", () => tenant).replaceAll("$2", () => "'c'");
+const fill = (statement: string, tenant: string) =>
+  statement.replaceAll("$1", () => tenant).replaceAll("$2", () => "'c'");
 
 // Retried: a serialization failure, or the unique key refusing a number SSI let through.
 const RETRYABLE = new Set(["40001", "40P01", "23505"]);
@@ -33,7 +34,9 @@ const strategies: Record<StrategyName, Strategy> = {
     how: "the app's INSERT; trigger increments the tenant's counter row once (sql/0005)",
     table: "documents",
     async allocate(client, tenant) {
-      await client.query(`INSERT INTO documents (tenant_id, contract_id) VALUES (${literal(client, tenant)}, 'c') RETURNING doc_number`);
+      await client.query(
+        `INSERT INTO documents (tenant_id, contract_id) VALUES (${literal(client, tenant)}, 'c') RETURNING doc_number`,
+      );
       return 0;
     },
   },
@@ -103,7 +106,9 @@ export interface NumberingRun {
 export async function prepareScenarios(pool: pg.Pool, load: NumberingLoad): Promise<Record<ScenarioName, string[]>> {
   const many = Array.from({ length: load.tenants }, (_, i) => `tenant-${String(i).padStart(3, "0")}`);
   const scenarios = { "hot tenant": ["hot"], "many tenants": many };
-  await pool.query("INSERT INTO race_counters (tenant_id) SELECT unnest($1::text[]) ON CONFLICT DO NOTHING", [["hot", ...many]]);
+  await pool.query("INSERT INTO race_counters (tenant_id) SELECT unnest($1::text[]) ON CONFLICT DO NOTHING", [
+    ["hot", ...many],
+  ]);
   return scenarios;
 }
 
@@ -134,7 +139,15 @@ export async function interleavedRound(
   }
   return order.map((name) => {
     const { allocations, retries, errors, ms } = totals.get(name)!;
-    return { round: at.round, strategy: name, scenario, allocations, retries, errors, perSecond: allocations / (ms / 1000) };
+    return {
+      round: at.round,
+      strategy: name,
+      scenario,
+      allocations,
+      retries,
+      errors,
+      perSecond: allocations / (ms / 1000),
+    };
   });
 }
 

@@ -3,8 +3,8 @@
 // PostgreSQL), one statement per round trip. The naive versions are raw statements; the safe
 // versions are the app's own HTTP handlers (createApp), so what is counted is what ships.
 import type pg from "pg";
-import { createMemoryKv } from "../../edge/kv/memory.ts";
 import type { Sql } from "../../core/ports/sql.ts";
+import { createMemoryKv } from "../../edge/kv/memory.ts";
 import type { Api } from "./api.ts";
 
 type ProblemName = "links" | "numbering" | "assets";
@@ -67,7 +67,8 @@ async function race(load: ProblemLoad, contender: Contender) {
   return { ...counts, elapsedMs: performance.now() - started };
 }
 
-const errorKind = (error: unknown) => (error as { code?: string } | null)?.code ?? (error instanceof Error ? error.name : "error");
+const errorKind = (error: unknown) =>
+  (error as { code?: string } | null)?.code ?? (error instanceof Error ? error.name : "error");
 const httpFailure = (response: Response): Outcome => ({ failed: `HTTP ${response.status}` });
 
 // --- Links: one external account, one owner ---
@@ -91,20 +92,37 @@ async function linksNaive({ sql, pool }: RaceContext, load: ProblemLoad): Promis
     return "succeeded";
   });
   const extra = await scalar(pool, OWNERS_BEYOND_FIRST("race_naive_links"));
-  return { problem: "links", variant: "naive", how: "KV says free → INSERT", violation: "duplicate owners", violations: extra, ...counts };
+  return {
+    problem: "links",
+    variant: "naive",
+    how: "KV says free → INSERT",
+    violation: "duplicate owners",
+    violations: extra,
+    ...counts,
+  };
 }
 
 /** PUT /v1/links/…: one INSERT, the unique index is the judge, the KV only a cache. */
 async function linksSafe({ api, pool }: RaceContext, load: ProblemLoad): Promise<ProblemResult> {
   const counts = await race(load, async (account, user) => {
-    const response = await api("PUT", `/v1/links/github/acct-${account}`, { sub: `user-${account}-${user}`, tid: "race" });
+    const response = await api("PUT", `/v1/links/github/acct-${account}`, {
+      sub: `user-${account}-${user}`,
+      tid: "race",
+    });
     await response.body?.cancel();
     if (response.status === 201) return "succeeded";
     if (response.status === 409) return "refused";
     return httpFailure(response);
   });
   const extra = await scalar(pool, OWNERS_BEYOND_FIRST("linked_external_accounts"));
-  return { problem: "links", variant: "safe", how: "the app's PUT /v1/links (unique index)", violation: "duplicate owners", violations: extra, ...counts };
+  return {
+    problem: "links",
+    variant: "safe",
+    how: "the app's PUT /v1/links (unique index)",
+    violation: "duplicate owners",
+    violations: extra,
+    ...counts,
+  };
 }
 
 // --- Numbering: consecutive per-tenant numbers ---
@@ -134,7 +152,12 @@ async function numberingNaive({ sql, pool }: RaceContext, load: ProblemLoad): Pr
 /** POST /v1/documents: the trigger numbers the row under the tenant's counter-row lock. */
 async function numberingSafe({ api, pool }: RaceContext, load: ProblemLoad): Promise<ProblemResult> {
   const counts = await race(load, async (tenant, c) => {
-    const response = await api("POST", "/v1/documents", { sub: `user-${c}`, tid: `tenant-${tenant}` }, { body: { contractId: `contract-${c}` } });
+    const response = await api(
+      "POST",
+      "/v1/documents",
+      { sub: `user-${c}`, tid: `tenant-${tenant}` },
+      { body: { contractId: `contract-${c}` } },
+    );
     await response.body?.cancel();
     return response.status === 201 ? "succeeded" : httpFailure(response);
   });
@@ -191,7 +214,14 @@ async function assetsNaive(context: RaceContext, load: ProblemLoad): Promise<Pro
     await sql.query("UPDATE assets SET material = $3 WHERE tenant_id = $1 AND id = $2", [tenant, id, material]);
     return "succeeded";
   });
-  return { problem: "assets", variant: "naive", how: "GET → unconditional UPDATE", violation: "lost updates", violations: lost, ...counts };
+  return {
+    problem: "assets",
+    variant: "naive",
+    how: "GET → unconditional UPDATE",
+    violation: "lost updates",
+    violations: lost,
+    ...counts,
+  };
 }
 
 /** The app's GET, then PATCH with If-Match; on 412 the client re-reads and retries. */

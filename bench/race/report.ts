@@ -1,8 +1,8 @@
 // What `npm run race` prints and writes: the violation table and the numbering throughput table.
 import { fixed, markdownTable, percent, textTable } from "../lib/format.ts";
 import { median, range } from "../lib/stats.ts";
+import { type NumberingRun, type ScenarioName, type StrategyName, strategyHow } from "./numbering.ts";
 import type { ProblemResult } from "./problems.ts";
-import { strategyHow, type NumberingRun, type ScenarioName, type StrategyName } from "./numbering.ts";
 
 export interface NumberingSummary {
   scenario: ScenarioName;
@@ -68,7 +68,9 @@ function roundRatios(runs: readonly NumberingRun[], scenario: ScenarioName, stra
   const ratios: number[] = [];
   for (const run of runs) {
     if (run.scenario !== scenario || run.strategy !== strategy) continue;
-    const ceiling = runs.find((other) => other.scenario === scenario && other.round === run.round && other.strategy === "ceiling");
+    const ceiling = runs.find(
+      (other) => other.scenario === scenario && other.round === run.round && other.strategy === "ceiling",
+    );
     if (ceiling && ceiling.perSecond > 0) ratios.push(run.perSecond / ceiling.perSecond);
   }
   return ratios;

@@ -32,9 +32,13 @@ describe("parseImport", () => {
   });
 
   it("counts lines of LF and CR files too", () => {
-    expect(parseText(`${HEADER}\n\na,"x\ny",m,e\nb,n,m,e\n`).map((r) => ("valid" in r ? r.valid.line : 0))).toEqual([3, 5]);
+    expect(parseText(`${HEADER}\n\na,"x\ny",m,e\nb,n,m,e\n`).map((r) => ("valid" in r ? r.valid.line : 0))).toEqual([
+      3, 5,
+    ]);
     expect(parseText(`${HEADER}\ra,n,m,e\rb,n,m,e`).map((r) => ("valid" in r ? r.valid.line : 0))).toEqual([2, 3]);
-    const lines = parseText(`${HEADER}\r\nä,"öü\r\n€",m,e\r\nb,n,m,e`).map((r) => ("valid" in r ? r.valid.line : r.invalid.line));
+    const lines = parseText(`${HEADER}\r\nä,"öü\r\n€",m,e\r\nb,n,m,e`).map((r) =>
+      "valid" in r ? r.valid.line : r.invalid.line,
+    );
     expect(lines).toEqual([2, 4]);
   });
 
@@ -58,7 +62,9 @@ describe("parseImport", () => {
       ].join("\n"),
     );
     expect(rows[0]).toHaveProperty("valid");
-    const invalid = rows.slice(1).map((r) => ("invalid" in r ? [r.invalid.line, r.invalid.id, r.invalid.errors[0]!.field] : r));
+    const invalid = rows
+      .slice(1)
+      .map((r) => ("invalid" in r ? [r.invalid.line, r.invalid.id, r.invalid.errors[0]!.field] : r));
     expect(invalid).toEqual([
       [3, "bad id!", "id"],
       [4, "a2", "name"],
@@ -79,14 +85,21 @@ describe("parseImport", () => {
   });
 
   it("refuses broken quoting as a whole with 400, naming the line", () => {
-    expect(problemOf(`${HEADER}\na1,"open,wood,e1\na2,n,m,e\n`)).toMatchObject({ status: 400, code: "malformed_request" });
+    expect(problemOf(`${HEADER}\na1,"open,wood,e1\na2,n,m,e\n`)).toMatchObject({
+      status: 400,
+      code: "malformed_request",
+    });
     expect(problemOf(`${HEADER}\na1,x"y,wood,e1\n`)).toMatchObject({ status: 400, line: 2 });
   });
 
   it(`accepts ${MAX_IMPORT_ROWS} rows and refuses one more with 413`, () => {
     const csv = (n: number) => [HEADER, ...Array.from({ length: n }, (_, i) => `a${i},n,m,e`)].join("\n");
     expect(parseText(csv(MAX_IMPORT_ROWS))).toHaveLength(MAX_IMPORT_ROWS);
-    expect(problemOf(csv(MAX_IMPORT_ROWS + 1))).toMatchObject({ status: 413, code: "payload_too_large", maxRows: MAX_IMPORT_ROWS });
+    expect(problemOf(csv(MAX_IMPORT_ROWS + 1))).toMatchObject({
+      status: 413,
+      code: "payload_too_large",
+      maxRows: MAX_IMPORT_ROWS,
+    });
   });
 
   it("skips rows with nothing in them, as spreadsheets export them", () => {

@@ -2,9 +2,9 @@
 // either valid or `invalid` with reasons. Parsing is csv-parse's (RFC 4180: quoted fields,
 // doubled quotes, line breaks inside quotes, CRLF/LF/CR, BOM). Its browser build is used: it
 // carries its own Buffer, so core stays free of Node built-ins.
-import { parse, type CsvError } from "csv-parse/browser/esm/sync";
+import { type CsvError, parse } from "csv-parse/browser/esm/sync";
 import * as v from "valibot";
-import { validate, type FieldError } from "../http/body.ts";
+import { type FieldError, validate } from "../http/body.ts";
 import { ProblemError } from "../problem.ts";
 import { AssetFieldsSchema, AssetIdSchema } from "./model.ts";
 import type { ImportRow } from "./repository.ts";
@@ -27,7 +27,11 @@ interface ParsedImport {
 }
 
 // The opaque-tag of an ETag without its quotes: visible ASCII except DQUOTE.
-const SourceEtagSchema = v.pipe(v.string(), v.trim(), v.regex(/^[\x21\x23-\x7E]{1,256}$/, "must be an ETag's opaque-tag, without quotes"));
+const SourceEtagSchema = v.pipe(
+  v.string(),
+  v.trim(),
+  v.regex(/^[\x21\x23-\x7E]{1,256}$/, "must be an ETag's opaque-tag, without quotes"),
+);
 const RowSchema = v.object({
   id: v.pipe(v.string(), v.trim(), AssetIdSchema),
   ...AssetFieldsSchema.entries,
@@ -62,7 +66,9 @@ function readRecords(text: string): CsvRecord[] {
   } catch (error) {
     if (!isCsvError(error)) throw error;
     // A broken quote leaves no way to know where the following rows start: nothing is guessed.
-    throw new ProblemError(400, "malformed_request", `The CSV cannot be parsed: ${error.message}`, { line: error.lines });
+    throw new ProblemError(400, "malformed_request", `The CSV cannot be parsed: ${error.message}`, {
+      line: error.lines,
+    });
   }
   // csv-parse reports where each record ends as a UTF-8 byte offset; lines are counted here
   // because its own line count is off after a CRLF inside quotes.
@@ -97,9 +103,14 @@ const isCsvError = (error: unknown): error is CsvError =>
   error instanceof Error && typeof (error as CsvError).code === "string" && "lines" in error;
 
 const headerProblem = (detail: string) =>
-  new ProblemError(422, "validation_failed", `${detail} The first row must name the columns ${IMPORT_COLUMNS.join(",")}.`, {
-    errors: [{ field: "header", message: `must be ${IMPORT_COLUMNS.join(",")}` }],
-  });
+  new ProblemError(
+    422,
+    "validation_failed",
+    `${detail} The first row must name the columns ${IMPORT_COLUMNS.join(",")}.`,
+    {
+      errors: [{ field: "header", message: `must be ${IMPORT_COLUMNS.join(",")}` }],
+    },
+  );
 
 function readRow({ fields, line }: CsvRecord, columns: Map<Column, number>): ParsedImport["rows"][number] {
   const value = (column: Column) => fields[columns.get(column)!];

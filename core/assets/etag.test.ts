@@ -35,12 +35,24 @@ describe("parseEtagList", () => {
     ]);
   });
 
-  it.each(["", " ", ",", "abc", '"abc', 'abc"', 'w/"abc"', 'W/ "abc"', '"a" "b"', '*, "a"', '"a", *', '"a\\"b"', '"a b"', '"a"x'])(
-    "refuses %j with 400 malformed_request",
-    (value) => {
-      expect(malformed(value)).toBe(true);
-    },
-  );
+  it.each([
+    "",
+    " ",
+    ",",
+    "abc",
+    '"abc',
+    'abc"',
+    'w/"abc"',
+    'W/ "abc"',
+    '"a" "b"',
+    '*, "a"',
+    '"a", *',
+    '"a\\"b"',
+    '"a b"',
+    '"a"x',
+  ])("refuses %j with 400 malformed_request", (value) => {
+    expect(malformed(value)).toBe(true);
+  });
 
   it("round-trips any list of formatted tags", () => {
     const opaque = fc.stringMatching(/^[\x21\x23-\x7E]{0,40}$/);
@@ -81,7 +93,9 @@ describe("preconditions", () => {
   it("requireIfMatch: 428 without If-Match, 400 with both headers", () => {
     expect(status(() => requireIfMatch(headers({})))).toBe("428 precondition_required");
     expect(status(() => requireIfMatch(headers({ "if-none-match": "*" })))).toBe("428 precondition_required");
-    expect(status(() => requireIfMatch(headers({ "if-match": '"a"', "if-none-match": "*" })))).toBe("400 malformed_request");
+    expect(status(() => requireIfMatch(headers({ "if-match": '"a"', "if-none-match": "*" })))).toBe(
+      "400 malformed_request",
+    );
     expect(status(() => headers({ "if-none-match": "nope" }))).toBe("400 malformed_request");
     expect(requireIfMatch(headers({ "if-match": '"a", W/"b"' }))).toEqual({ any: false, tags: ["a"] });
     expect(requireIfMatch(headers({ "if-match": "*" }))).toEqual({ any: true, tags: [] });
@@ -89,7 +103,10 @@ describe("preconditions", () => {
 
   it("putMode: create with If-None-Match: *, replace with If-Match, else 428", () => {
     expect(putMode(headers({ "if-none-match": "*" }))).toEqual({ kind: "create" });
-    expect(putMode(headers({ "if-match": '"a"' }))).toEqual({ kind: "replace", condition: { any: false, tags: ["a"] } });
+    expect(putMode(headers({ "if-match": '"a"' }))).toEqual({
+      kind: "replace",
+      condition: { any: false, tags: ["a"] },
+    });
     expect(status(() => putMode(headers({})))).toBe("428 precondition_required");
     expect(status(() => putMode(headers({ "if-none-match": '"a"' })))).toBe("428 precondition_required");
     expect(status(() => putMode(headers({ "if-match": "*", "if-none-match": "*" })))).toBe("400 malformed_request");

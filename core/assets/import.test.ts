@@ -1,7 +1,7 @@
 // POST /v1/assets/import through the production path, on PGlite and on the real PostgreSQL.
 import { expect, it } from "vitest";
-import { describeOnBackends, type Harness } from "../../test/support/harness.ts";
 import { createAsset, freshId, getAsset, OTHER_TENANT, statementsOf } from "../../test/assets/helpers.ts";
+import { describeOnBackends, type Harness } from "../../test/support/harness.ts";
 import { expectProblem } from "../../test/support/problems.ts";
 import { MAX_BODY_BYTES } from "../http/body.ts";
 
@@ -17,7 +17,10 @@ describeOnBackends("assets: CSV import", (h) => {
     const stale = await createAsset(h(), { name: "Table", material: "pine" });
     const moved = await patchAssetName(h(), stale.id, stale.etag, "Table v2");
     const locked = await createAsset(h(), { name: "Lamp", material: "brass" });
-    const approved = await h().request(`/v1/assets/${locked.id}/approve`, { method: "POST", headers: { "if-match": locked.etag } });
+    const approved = await h().request(`/v1/assets/${locked.id}/approve`, {
+      method: "POST",
+      headers: { "if-match": locked.etag },
+    });
     const lockedEtag = approved.headers.get("etag")!;
     const theirs = await createAsset(h(), { name: "Theirs", material: "pine" }, OTHER_TENANT);
     const absent = freshId();
@@ -60,7 +63,11 @@ describeOnBackends("assets: CSV import", (h) => {
 
   it("the same asset twice in one upload is written once: the later row names a replaced version", async () => {
     const asset = await createAsset(h());
-    const csv = [HEADER, `${asset.id},First,oak,${opaque(asset.etag)}`, `${asset.id},Second,oak,${opaque(asset.etag)}`].join("\n");
+    const csv = [
+      HEADER,
+      `${asset.id},First,oak,${opaque(asset.etag)}`,
+      `${asset.id},Second,oak,${opaque(asset.etag)}`,
+    ].join("\n");
     const { results } = await (await importCsv(h(), csv)).json();
     expect(results.map((r: { outcome: string }) => r.outcome)).toEqual(["updated", "conflict"]);
     expect((await getAsset(h(), asset.id)).body.name).toBe("First");
@@ -111,7 +118,11 @@ describeOnBackends("assets: CSV import", (h) => {
 });
 
 async function patchAssetName(h: Harness, id: string, etag: string, name: string): Promise<string> {
-  const response = await h.request(`/v1/assets/${id}`, { method: "PATCH", body: { name }, headers: { "if-match": etag } });
+  const response = await h.request(`/v1/assets/${id}`, {
+    method: "PATCH",
+    body: { name },
+    headers: { "if-match": etag },
+  });
   expect(response.status).toBe(200);
   return response.headers.get("etag")!;
 }

@@ -1,6 +1,6 @@
 // Which precondition a request carries, and what each asset route requires (RFC 9110 §13, RFC 6585 §3).
 import { ProblemError } from "../problem.ts";
-import { parseEtagList, strongMatch, strongTags, weakMatch, type EtagList } from "./etag.ts";
+import { type EtagList, parseEtagList, strongMatch, strongTags, weakMatch } from "./etag.ts";
 
 interface Preconditions {
   ifMatch?: EtagList;

@@ -73,7 +73,12 @@ export async function findAsset(sql: Sql, tenantId: string, id: string): Promise
 }
 
 /** Creates the asset unless the id is taken in this tenant (then `undefined`). */
-export async function insertAsset(sql: Sql, tenantId: string, id: string, fields: AssetFields): Promise<Asset | undefined> {
+export async function insertAsset(
+  sql: Sql,
+  tenantId: string,
+  id: string,
+  fields: AssetFields,
+): Promise<Asset | undefined> {
   const [row] = await sql.query(
     `INSERT INTO assets (tenant_id, id, name, material) VALUES ($1, $2, $3, $4)
      ON CONFLICT (tenant_id, id) DO NOTHING
@@ -172,7 +177,11 @@ const IMPORT_SQL = `
     LEFT JOIN changed ON changed.line = i.line`;
 
 /** Applies valid CSV rows; the outcome of each, by line. */
-export async function importRows(sql: Sql, tenantId: string, rows: readonly ImportRow[]): Promise<Map<number, ImportResult>> {
+export async function importRows(
+  sql: Sql,
+  tenantId: string,
+  rows: readonly ImportRow[],
+): Promise<Map<number, ImportResult>> {
   if (rows.length === 0) return new Map();
   const result = await sql.query(IMPORT_SQL, [
     tenantId,

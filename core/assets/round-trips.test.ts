@@ -2,8 +2,8 @@
 // one statement on every path (success, 404, 409, 412), and a request refused from its headers,
 // path or body alone costs none.
 import { expect, it } from "vitest";
-import { describeOnBackends, type RequestOptions } from "../../test/support/harness.ts";
 import { createAsset, freshId, statementsOf } from "../../test/assets/helpers.ts";
+import { describeOnBackends, type RequestOptions } from "../../test/support/harness.ts";
 
 describeOnBackends("assets: one round trip per request", (h) => {
   const cost = async (path: string, options: RequestOptions) => {
@@ -14,7 +14,10 @@ describeOnBackends("assets: one round trip per request", (h) => {
   it("every write path costs exactly one statement", async () => {
     const draft = await createAsset(h());
     const approved = await createAsset(h());
-    const approval = await cost(`/v1/assets/${approved.id}/approve`, { method: "POST", headers: { "if-match": approved.etag } });
+    const approval = await cost(`/v1/assets/${approved.id}/approve`, {
+      method: "POST",
+      headers: { "if-match": approved.etag },
+    });
     const approvedEtag = (await h().request(`/v1/assets/${approved.id}`)).headers.get("etag")!;
     const body = { name: "n", material: "m" };
 
@@ -50,7 +53,11 @@ describeOnBackends("assets: one round trip per request", (h) => {
       [`/v1/assets/${id}`, { method: "PATCH", body: { name: "x" }, headers: { "if-match": "nope" } }, 400],
       [`/v1/assets/${id}`, { method: "PATCH", body: {}, headers: { "if-match": etag } }, 422],
       [`/v1/assets/${id}`, { method: "PUT", body: { name: "x", material: "y" } }, 428],
-      ["/v1/assets/bad%20id", { method: "PUT", body: { name: "x", material: "y" }, headers: { "if-none-match": "*" } }, 422],
+      [
+        "/v1/assets/bad%20id",
+        { method: "PUT", body: { name: "x", material: "y" }, headers: { "if-none-match": "*" } },
+        422,
+      ],
       ["/v1/assets/bad%20id", { method: "GET" }, 404],
       [`/v1/assets/${id}`, { method: "DELETE" }, 428],
       [`/v1/assets/${id}/approve`, { method: "POST" }, 428],

@@ -1,8 +1,8 @@
 // Every status of the Assets contract, on PGlite and on the real PostgreSQL, through the
 // production path (app → Neon driver → local endpoint → database).
 import { expect, it } from "vitest";
-import { describeOnBackends } from "../../test/support/harness.ts";
 import { createAsset, freshId, getAsset, OTHER_TENANT, patchAsset } from "../../test/assets/helpers.ts";
+import { describeOnBackends } from "../../test/support/harness.ts";
 import { expectProblem } from "../../test/support/problems.ts";
 
 const STRONG_ETAG = /^"[0-9a-f]{32}"$/;
@@ -12,7 +12,13 @@ describeOnBackends("assets: create and read", (h) => {
     const response = await h().request("/v1/assets", { method: "POST", body: { name: " Chair ", material: "oak" } });
     expect(response.status).toBe(201);
     const body = await response.json();
-    expect(body).toEqual({ id: expect.any(String), name: "Chair", material: "oak", status: "draft", updatedAt: expect.any(String) });
+    expect(body).toEqual({
+      id: expect.any(String),
+      name: "Chair",
+      material: "oak",
+      status: "draft",
+      updatedAt: expect.any(String),
+    });
     expect(Object.keys(body).sort()).toEqual(["id", "material", "name", "status", "updatedAt"]);
     expect(response.headers.get("location")).toBe(`/v1/assets/${body.id}`);
     expect(response.headers.get("etag")).toMatch(STRONG_ETAG);
@@ -35,7 +41,12 @@ describeOnBackends("assets: create and read", (h) => {
 
   it("PUT with If-None-Match: * creates with the given id; again: 412", async () => {
     const id = freshId();
-    const put = () => h().request(`/v1/assets/${id}`, { method: "PUT", body: { name: "Lamp", material: "brass" }, headers: { "if-none-match": "*" } });
+    const put = () =>
+      h().request(`/v1/assets/${id}`, {
+        method: "PUT",
+        body: { name: "Lamp", material: "brass" },
+        headers: { "if-none-match": "*" },
+      });
     const first = await put();
     expect(first.status).toBe(201);
     expect(first.headers.get("location")).toBe(`/v1/assets/${id}`);
@@ -45,7 +56,11 @@ describeOnBackends("assets: create and read", (h) => {
   });
 
   it("PUT-create refuses an id that could never exist: 422", async () => {
-    const response = await h().request("/v1/assets/bad%20id", { method: "PUT", body: { name: "x", material: "y" }, headers: { "if-none-match": "*" } });
+    const response = await h().request("/v1/assets/bad%20id", {
+      method: "PUT",
+      body: { name: "x", material: "y" },
+      headers: { "if-none-match": "*" },
+    });
     const problem = await expectProblem(response, 422, "validation_failed");
     expect(problem.errors).toEqual([expect.objectContaining({ field: "id" })]);
   });
@@ -60,7 +75,11 @@ describeOnBackends("assets: create and read", (h) => {
 
   it("GET: 404 for an absent id, an impossible id, and another tenant's asset", async () => {
     const { id } = await createAsset(h());
-    for (const [path, as] of [[`/v1/assets/${freshId()}`, {}], ["/v1/assets/%20", {}], [`/v1/assets/${id}`, OTHER_TENANT]] as const) {
+    for (const [path, as] of [
+      [`/v1/assets/${freshId()}`, {}],
+      ["/v1/assets/%20", {}],
+      [`/v1/assets/${id}`, OTHER_TENANT],
+    ] as const) {
       await expectProblem(await h().request(path, { as }), 404, "not_found");
     }
   });
@@ -75,12 +94,20 @@ describeOnBackends("assets: create and read", (h) => {
     }
     const changed = await h().request(`/v1/assets/${id}`, { headers: { "if-none-match": '"other"' } });
     expect(changed.status).toBe(200);
-    await expectProblem(await h().request(`/v1/assets/${id}`, { headers: { "if-none-match": "garbage" } }), 400, "malformed_request");
+    await expectProblem(
+      await h().request(`/v1/assets/${id}`, { headers: { "if-none-match": "garbage" } }),
+      400,
+      "malformed_request",
+    );
   });
 
   it("GET with If-Match that does not match: 412", async () => {
     const { id, etag } = await createAsset(h());
-    await expectProblem(await h().request(`/v1/assets/${id}`, { headers: { "if-match": '"other"' } }), 412, "precondition_failed");
+    await expectProblem(
+      await h().request(`/v1/assets/${id}`, { headers: { "if-match": '"other"' } }),
+      412,
+      "precondition_failed",
+    );
     expect((await h().request(`/v1/assets/${id}`, { headers: { "if-match": etag } })).status).toBe(200);
   });
 
@@ -142,7 +169,11 @@ describeOnBackends("assets: conditional writes", (h) => {
     await expectProblem(await patchAsset(h(), id, null, { name: "x" }), 428, "precondition_required");
     await expectProblem(await patchAsset(h(), id, etag.slice(1, -1), { name: "x" }), 400, "malformed_request");
     await expectProblem(await patchAsset(h(), id, `W/${etag}`, { name: "x" }), 412, "precondition_failed");
-    await expectProblem(await patchAsset(h(), id, '"0123456789abcdef0123456789abcdef"', { name: "x" }), 412, "precondition_failed");
+    await expectProblem(
+      await patchAsset(h(), id, '"0123456789abcdef0123456789abcdef"', { name: "x" }),
+      412,
+      "precondition_failed",
+    );
     expect(await getAsset(h(), id)).toMatchObject({ etag, body: { name: "Chair", material: "oak" } });
   });
 
@@ -185,7 +216,10 @@ describeOnBackends("assets: conditional writes", (h) => {
   it("approve: 200 approved with a new ETag; later edits 409, stale ones 412", async () => {
     const { id, etag } = await createAsset(h());
     const approve = (ifMatch: string | null) =>
-      h().request(`/v1/assets/${id}/approve`, { method: "POST", headers: ifMatch === null ? {} : { "if-match": ifMatch } });
+      h().request(`/v1/assets/${id}/approve`, {
+        method: "POST",
+        headers: ifMatch === null ? {} : { "if-match": ifMatch },
+      });
     await expectProblem(await approve(null), 428, "precondition_required");
     await expectProblem(await approve('"stale"'), 412, "precondition_failed");
     const approved = await approve(etag);
@@ -198,21 +232,29 @@ describeOnBackends("assets: conditional writes", (h) => {
     await expectProblem(await patchAsset(h(), id, "*", { name: "x" }), 409, "asset_locked");
     await expectProblem(await patchAsset(h(), id, etag, { name: "x" }), 412, "precondition_failed"); // preconditions first
     await expectProblem(await approve(current), 409, "asset_locked");
-    const replace = await h().request(`/v1/assets/${id}`, { method: "PUT", body: { name: "x", material: "y" }, headers: { "if-match": current } });
+    const replace = await h().request(`/v1/assets/${id}`, {
+      method: "PUT",
+      body: { name: "x", material: "y" },
+      headers: { "if-match": current },
+    });
     await expectProblem(replace, 409, "asset_locked");
     expect(await getAsset(h(), id)).toMatchObject({ etag: current, body: { name: "Chair", status: "approved" } });
   });
 
   it("approve of another tenant's asset: 404", async () => {
     const theirs = await createAsset(h(), undefined, OTHER_TENANT);
-    const response = await h().request(`/v1/assets/${theirs.id}/approve`, { method: "POST", headers: { "if-match": theirs.etag } });
+    const response = await h().request(`/v1/assets/${theirs.id}/approve`, {
+      method: "POST",
+      headers: { "if-match": theirs.etag },
+    });
     await expectProblem(response, 404, "not_found");
     expect((await getAsset(h(), theirs.id, OTHER_TENANT)).body.status).toBe("draft");
   });
 
   it("DELETE: 428 without If-Match, 412 stale, 204 current, then 404", async () => {
     const { id, etag } = await createAsset(h());
-    const del = (headers: Record<string, string>, path = id, as = {}) => h().request(`/v1/assets/${path}`, { method: "DELETE", headers, as });
+    const del = (headers: Record<string, string>, path = id, as = {}) =>
+      h().request(`/v1/assets/${path}`, { method: "DELETE", headers, as });
     await expectProblem(await del({}), 428, "precondition_required");
     await expectProblem(await del({ "if-match": '"stale"' }), 412, "precondition_failed");
     await expectProblem(await del({ "if-match": etag }, id, OTHER_TENANT), 404, "not_found");
@@ -228,7 +270,11 @@ describeOnBackends("assets: conditional writes", (h) => {
     const { id, etag } = await createAsset(h());
     const approved = await h().request(`/v1/assets/${id}/approve`, { method: "POST", headers: { "if-match": etag } });
     const current = approved.headers.get("etag")!;
-    await expectProblem(await h().request(`/v1/assets/${id}`, { method: "DELETE", headers: { "if-match": current } }), 409, "asset_locked");
+    await expectProblem(
+      await h().request(`/v1/assets/${id}`, { method: "DELETE", headers: { "if-match": current } }),
+      409,
+      "asset_locked",
+    );
     expect((await getAsset(h(), id)).status).toBe(200);
   });
 });

@@ -1,7 +1,7 @@
 // The assets routes of the HTTP contract: compare-and-set with strong ETags and If-Match.
 // Every write is one SQL statement (see repository.ts); every request that can be refused from
 // its headers, path or body alone is refused before the database is asked anything.
-import { Hono, type Context } from "hono";
+import { type Context, Hono } from "hono";
 import * as v from "valibot";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { allowOnly } from "../http/allow-only.ts";
@@ -9,9 +9,17 @@ import { readBodyText, readJson, requireMediaType, validate } from "../http/body
 import { notFound, ProblemError } from "../problem.ts";
 import { parseImport } from "./csv-import.ts";
 import { formatEtag } from "./etag.ts";
-import { AssetFieldsSchema, AssetIdSchema, AssetPatchSchema, isAssetId, representation, type Asset } from "./model.ts";
+import { type Asset, AssetFieldsSchema, AssetIdSchema, AssetPatchSchema, isAssetId, representation } from "./model.ts";
 import { evaluateRead, putMode, readPreconditions, requireIfMatch } from "./preconditions.ts";
-import { deleteAsset, findAsset, importRows, insertAsset, updateAsset, type WriteOutcome, type WriteResult } from "./repository.ts";
+import {
+  deleteAsset,
+  findAsset,
+  importRows,
+  insertAsset,
+  updateAsset,
+  type WriteOutcome,
+  type WriteResult,
+} from "./repository.ts";
 
 type Ctx = Context<AppEnv>;
 

@@ -101,4 +101,3 @@ function toDocNumber(value: unknown): number {
   if (!Number.isSafeInteger(number)) throw new Error(`doc_number ${String(value)} is not a safe integer`);
   return number;
 }
-

@@ -181,7 +181,13 @@ describeOnBackends("documents", (harness) => {
     const pages = await walk(harness(), tid, 2);
     expect(pages.map((page) => page.items.map((item) => item.docNumber))).toEqual([[1, 2], [3, 4], [5]]);
     expect(pages.map((page) => page.next)).toEqual([2, 4, null]);
-    expect(pages.flatMap((page) => page.items.map((item) => item.contractId))).toEqual(["C-1", "C-2", "C-3", "C-4", "C-5"]);
+    expect(pages.flatMap((page) => page.items.map((item) => item.contractId))).toEqual([
+      "C-1",
+      "C-2",
+      "C-3",
+      "C-4",
+      "C-5",
+    ]);
 
     const exact = await (await get(tid, "/v1/documents?after=3&limit=2")).json();
     expect(exact).toMatchObject({ items: [{ docNumber: 4 }, { docNumber: 5 }], next: null });
@@ -197,14 +203,21 @@ describeOnBackends("documents", (harness) => {
     expect(page.next).toBe(20);
   });
 
-  it.each(["limit=0", "limit=101", "limit=abc", "limit=", "limit=1.5", "after=-1", "after=x", "after=01", "after=9007199254740992"])(
-    "answers 422 for %s",
-    async (query) => {
-      const response = await get(newTenant(), `/v1/documents?${query}`);
-      expect(response.status).toBe(422);
-      expect(await response.json()).toMatchObject({ code: "validation_failed" });
-    },
-  );
+  it.each([
+    "limit=0",
+    "limit=101",
+    "limit=abc",
+    "limit=",
+    "limit=1.5",
+    "after=-1",
+    "after=x",
+    "after=01",
+    "after=9007199254740992",
+  ])("answers 422 for %s", async (query) => {
+    const response = await get(newTenant(), `/v1/documents?${query}`);
+    expect(response.status).toBe(422);
+    expect(await response.json()).toMatchObject({ code: "validation_failed" });
+  });
 
   it("answers unknown methods on document paths with 405 and Allow, numbering nothing", async () => {
     const tid = newTenant();

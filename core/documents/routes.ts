@@ -1,18 +1,18 @@
-import { Hono } from "hono";
 import type { Context } from "hono";
+import { Hono } from "hono";
 import * as v from "valibot";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { allowOnly } from "../http/allow-only.ts";
 import { readJson, validate } from "../http/body.ts";
 import { notFound, ProblemError } from "../problem.ts";
+import { maxCodePoints, printable } from "../validation.ts";
 import {
   IDEMPOTENCY_KEY_HEADER,
   IDEMPOTENT_REPLAYED_HEADER,
   parseIdempotencyKey,
   requestFingerprint,
 } from "./idempotency.ts";
-import { createDocument, findDocument, listDocuments, type Document } from "./repository.ts";
-import { maxCodePoints, printable } from "../validation.ts";
+import { createDocument, type Document, findDocument, listDocuments } from "./repository.ts";
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
@@ -45,9 +45,8 @@ export function documentRoutes({ sql }: AppDeps) {
       const key = parseIdempotencyKey(c.req.header(IDEMPOTENCY_KEY_HEADER));
       const body = await readJson(c.req.raw, NewDocumentSchema);
       const title = body.title ?? null;
-      const idempotency = key === undefined
-        ? undefined
-        : { key, fingerprint: await requestFingerprint([body.contractId, title]) };
+      const idempotency =
+        key === undefined ? undefined : { key, fingerprint: await requestFingerprint([body.contractId, title]) };
       const { tenantId } = c.get("principal");
       const result = await createDocument(sql, { tenantId, contractId: body.contractId, title, idempotency });
       if (result.outcome === "key_reused") {

@@ -3,7 +3,8 @@ import { ProblemError } from "../problem.ts";
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
-const tooLarge = () => new ProblemError(413, "payload_too_large", `Request bodies are limited to ${MAX_BODY_BYTES} bytes.`);
+const tooLarge = () =>
+  new ProblemError(413, "payload_too_large", `Request bodies are limited to ${MAX_BODY_BYTES} bytes.`);
 
 /** Reads the body as UTF-8, refusing more than `limit` bytes without buffering past it. */
 export async function readBodyText(request: Request, limit = MAX_BODY_BYTES): Promise<string> {

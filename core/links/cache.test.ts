@@ -25,7 +25,8 @@ beforeEach(() => {
   events = [];
 });
 
-const cacheOver = (kv: KvCache, timeoutMs = 50) => createLinkCache(kv, { tenantId: "acme", ttlSeconds: TTL_SECONDS, logger, timeoutMs, now });
+const cacheOver = (kv: KvCache, timeoutMs = 50) =>
+  createLinkCache(kv, { tenantId: "acme", ttlSeconds: TTL_SECONDS, logger, timeoutMs, now });
 
 /** A store that remembers every put and never expires anything. */
 function recordingKv() {
@@ -154,7 +155,11 @@ describe("link cache", () => {
 
 describe("decodeEntry", () => {
   it("round-trips what the cache writes and refuses anything else", () => {
-    expect(decodeEntry(JSON.stringify({ tenantId: "acme", link, readAt: 5 }))).toEqual({ tenantId: "acme", link, readAt: 5 });
+    expect(decodeEntry(JSON.stringify({ tenantId: "acme", link, readAt: 5 }))).toEqual({
+      tenantId: "acme",
+      link,
+      readAt: 5,
+    });
     expect(decodeEntry(JSON.stringify({ link, readAt: 5 }))).toBeUndefined();
     expect(decodeEntry(JSON.stringify({ link }))).toBeUndefined();
     expect(decodeEntry("{")).toBeUndefined();

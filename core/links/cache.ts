@@ -11,9 +11,9 @@
 // KV's floor, which could otherwise exceed the remaining lifetime) only collects the garbage.
 import * as v from "valibot";
 import { errorMessage, type Logger } from "../log.ts";
-import { MIN_KV_TTL_SECONDS, type KvCache, type KvListPage } from "../ports/kv.ts";
+import { type KvCache, type KvListPage, MIN_KV_TTL_SECONDS } from "../ports/kv.ts";
 import { linkKey, tenantKeyPrefix } from "./keys.ts";
-import { sameTarget, type Link, type LinkTarget } from "./link.ts";
+import { type Link, type LinkTarget, sameTarget } from "./link.ts";
 
 export const DEFAULT_KV_TIMEOUT_MS = 1_000;
 

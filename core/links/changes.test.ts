@@ -1,10 +1,10 @@
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { describeOnBackends, startHarness, type Harness } from "../../test/support/harness.ts";
-import { describeWithPostgres } from "../../test/support/postgres.ts";
 import { linkPath } from "../../test/links/support.ts";
+import { describeOnBackends, type Harness, startHarness } from "../../test/support/harness.ts";
+import { describeWithPostgres } from "../../test/support/postgres.ts";
 import type { TokenClaims } from "../../test/support/tokens.ts";
-import { FEED_START, pruneChanges, readChanges, type FeedCursor, type LinkChange } from "./changes.ts";
+import { FEED_START, type FeedCursor, type LinkChange, pruneChanges, readChanges } from "./changes.ts";
 
 type Sql = Parameters<typeof readChanges>[0];
 
@@ -55,11 +55,27 @@ describeOnBackends("the link change feed", (harness) => {
     };
     const change = [{ tenantId: "feed", provider: "github", externalAccountId: "feed-1" }];
 
-    expect(await step(() => put(path, alice, { displayName: "one" }))).toEqual({ status: 201, statements: 1, changes: change });
+    expect(await step(() => put(path, alice, { displayName: "one" }))).toEqual({
+      status: 201,
+      statements: 1,
+      changes: change,
+    });
     expect(await step(() => put(path, alice))).toEqual({ status: 200, statements: 1, changes: [] });
-    expect(await step(() => put(path, alice, { displayName: "one" }))).toEqual({ status: 200, statements: 1, changes: [] });
-    expect(await step(() => put(path, alice, { displayName: "two" }))).toEqual({ status: 200, statements: 1, changes: change });
-    expect(await step(() => put(path, alice, { displayName: null }))).toEqual({ status: 200, statements: 1, changes: change });
+    expect(await step(() => put(path, alice, { displayName: "one" }))).toEqual({
+      status: 200,
+      statements: 1,
+      changes: [],
+    });
+    expect(await step(() => put(path, alice, { displayName: "two" }))).toEqual({
+      status: 200,
+      statements: 1,
+      changes: change,
+    });
+    expect(await step(() => put(path, alice, { displayName: null }))).toEqual({
+      status: 200,
+      statements: 1,
+      changes: change,
+    });
     // Refused writes: another user's account (no row), a second account of a provider (23505, rolled back).
     expect(await step(() => put(path, { sub: "feed-bob", tid: "feed" }))).toMatchObject({ status: 409, changes: [] });
     expect(await step(() => put(linkPath("github", "feed-2"), alice))).toMatchObject({ status: 409, changes: [] });
@@ -73,7 +89,8 @@ describeOnBackends("the link change feed", (harness) => {
   it("reads in bounded pages and never repeats a change once past it", async () => {
     const { sql } = harness();
     let { cursor } = await readAll(sql, FEED_START);
-    for (let i = 0; i < 7; i++) expect((await put(linkPath("gitlab", `page-${i}`), { sub: `page-${i}`, tid: "pages" })).status).toBe(201);
+    for (let i = 0; i < 7; i++)
+      expect((await put(linkPath("gitlab", `page-${i}`), { sub: `page-${i}`, tid: "pages" })).status).toBe(201);
     const pages: number[] = [];
     const seen: string[] = [];
     const deadline = Date.now() + 20_000;
@@ -116,7 +133,10 @@ describeWithPostgres("the link change feed under transactions that commit out of
     await Promise.all(sessions.map((session) => session.connect()));
     const [early, late] = sessions as [pg.Client, pg.Client];
     const record = (session: pg.Client, id: string) =>
-      session.query("INSERT INTO link_changes (tenant_id, provider, external_account_id) VALUES ('ooo', 'github', $1)", [id]);
+      session.query(
+        "INSERT INTO link_changes (tenant_id, provider, external_account_id) VALUES ('ooo', 'github', $1)",
+        [id],
+      );
     try {
       let { cursor } = await readAll(sql, FEED_START);
       // `early` takes the lower id and transaction id, but commits last.

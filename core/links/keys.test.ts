@@ -64,7 +64,10 @@ describe("linkKey", () => {
 
   it("gives every spelling of one account the same key, and different accounts different keys", async () => {
     const canonical = await linkKey("acme", { provider: "github", externalAccountId: "42" });
-    for (const spelling of [{ provider: "GitHub", externalAccountId: "42" }, { provider: " GITHUB ", externalAccountId: "  42\t" }]) {
+    for (const spelling of [
+      { provider: "GitHub", externalAccountId: "42" },
+      { provider: " GITHUB ", externalAccountId: "  42\t" },
+    ]) {
       expect(await linkKey("acme", normalizeTarget(spelling))).toBe(canonical);
     }
     expect(await linkKey("acme", { provider: "github", externalAccountId: "420" })).not.toBe(canonical);

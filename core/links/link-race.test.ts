@@ -30,7 +30,14 @@ const link = {
   displayName: null,
   replaceDisplayName: false,
 };
-const row = { provider: "github", external_account_id: "1234", user_id: "alice", display_name: null, linked_at: new Date(0), created: false };
+const row = {
+  provider: "github",
+  external_account_id: "1234",
+  user_id: "alice",
+  display_name: null,
+  linked_at: new Date(0),
+  created: false,
+};
 
 describe("linkAccount against its twin", () => {
   it("answers the existing link when the user-provider index refused the twin's row", async () => {

@@ -46,7 +46,9 @@ describe("normalizeTarget", () => {
       });
     }
     // 256 code points are allowed even when they are 512 UTF-16 units.
-    expect(normalizeTarget({ provider: "github", externalAccountId: "😀".repeat(256) }).externalAccountId).toHaveLength(512);
+    expect(normalizeTarget({ provider: "github", externalAccountId: "😀".repeat(256) }).externalAccountId).toHaveLength(
+      512,
+    );
   });
 
   it("lists every failing field at once", () => {
@@ -86,6 +88,8 @@ describe("LinkBodySchema", () => {
 
 describe("linkLocation", () => {
   it("percent-encodes both segments", () => {
-    expect(linkLocation({ provider: "github", externalAccountId: "a/b c?#%" })).toBe("/v1/links/github/a%2Fb%20c%3F%23%25");
+    expect(linkLocation({ provider: "github", externalAccountId: "a/b c?#%" })).toBe(
+      "/v1/links/github/a%2Fb%20c%3F%23%25",
+    );
   });
 });

@@ -42,7 +42,10 @@ export const TargetSchema = v.object({
     v.check((id: string) => id !== "", "externalAccountId must not be blank"),
     // A dot-segment would be resolved away by every client (RFC 3986 §5.2.4): its Location could not name it.
     v.check((id: string) => id !== "." && id !== "..", "externalAccountId must not be . or .."),
-    maxCodePoints(MAX_EXTERNAL_ACCOUNT_ID_LENGTH, `externalAccountId must be at most ${MAX_EXTERNAL_ACCOUNT_ID_LENGTH} characters`),
+    maxCodePoints(
+      MAX_EXTERNAL_ACCOUNT_ID_LENGTH,
+      `externalAccountId must be at most ${MAX_EXTERNAL_ACCOUNT_ID_LENGTH} characters`,
+    ),
     printable("externalAccountId"),
   ),
 });
@@ -95,7 +98,8 @@ export const linkLocation = (target: LinkTarget) =>
   `/v1/links/${encodeURIComponent(target.provider)}/${encodeURIComponent(target.externalAccountId)}`;
 
 /** Of a link of the caller's tenant: `service` and `admin` tokens see any, a `user` token only its own. */
-export const canSee = (principal: Principal, link: Link) => principal.role !== "user" || link.userId === principal.userId;
+export const canSee = (principal: Principal, link: Link) =>
+  principal.role !== "user" || link.userId === principal.userId;
 
 export const sameTarget = (a: LinkTarget, b: LinkTarget) =>
   a.provider === b.provider && a.externalAccountId === b.externalAccountId;

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { describeOnBackends } from "../../test/support/harness.ts";
 import { linkPath, linkRows } from "../../test/links/support.ts";
+import { describeOnBackends } from "../../test/support/harness.ts";
 import { expectProblem } from "../../test/support/problems.ts";
 import type { Logger } from "../log.ts";
 import { DatabaseError, type Sql } from "../ports/sql.ts";
-import { findLinks, linkAccount, pageLinks, type NewLink } from "./repository.ts";
+import { findLinks, linkAccount, type NewLink, pageLinks } from "./repository.ts";
 
 const newLink: NewLink = {
   tenantId: "acme",
@@ -29,10 +29,12 @@ const uniqueViolation = (constraint: string) => new DatabaseError("duplicate key
 
 describe("linkAccount's reading of unique violations", () => {
   it("maps the two link indexes, by name, to their conflict codes", async () => {
-    expect(await linkAccount(refusing(uniqueViolation("linked_external_accounts_user_provider_key")), newLink)).toEqual({
-      outcome: "conflict",
-      code: "provider_already_linked",
-    });
+    expect(await linkAccount(refusing(uniqueViolation("linked_external_accounts_user_provider_key")), newLink)).toEqual(
+      {
+        outcome: "conflict",
+        code: "provider_already_linked",
+      },
+    );
     expect(
       await linkAccount(refusing(uniqueViolation("linked_external_accounts_external_account_key")), newLink),
     ).toEqual({ outcome: "conflict", code: "external_account_already_linked" });

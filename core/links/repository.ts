@@ -94,7 +94,14 @@ JOIN unnest($1::text[], $2::text[]) AS wanted (provider, external_account_id)
 WHERE l.tenant_id = $3`;
 
 export async function linkAccount(sql: Sql, link: NewLink): Promise<LinkResult> {
-  const params = [link.provider, link.externalAccountId, link.userId, link.displayName, link.replaceDisplayName, link.tenantId];
+  const params = [
+    link.provider,
+    link.externalAccountId,
+    link.userId,
+    link.displayName,
+    link.replaceDisplayName,
+    link.tenantId,
+  ];
   let result = await tryLink(sql, params);
   // ON CONFLICT only arbitrates its own index. When the same user links the same account twice at
   // once, the later statement can meet the earlier one's row in the user-provider index first and

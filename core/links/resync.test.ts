@@ -1,7 +1,7 @@
 import { expect, it } from "vitest";
 import { cachedEntry, cacheKeys, linkPath } from "../../test/links/support.ts";
-import { expectProblem } from "../../test/support/problems.ts";
 import { describeOnBackends } from "../../test/support/harness.ts";
+import { expectProblem } from "../../test/support/problems.ts";
 import type { TokenClaims } from "../../test/support/tokens.ts";
 import { DEFAULT_LINK_CACHE_TTL_SECONDS } from "../settings.ts";
 import { linkKey, tenantKeyPrefix } from "./keys.ts";
@@ -50,22 +50,34 @@ describeOnBackends("POST /v1/admin/links/resync", (harness) => {
     const unlinked = await link("github", "unlinked", "cat");
     const expired = await link("github", "expired", "dan");
     await kv.delete(await linkKey("acme", missing));
-    await kv.put(await linkKey("acme", wrongOwner), JSON.stringify({ tenantId: "acme", link: { ...wrongOwner, userId: "mallory" }, readAt: Date.now() }), {
-      ttlSeconds: 300,
-    });
+    await kv.put(
+      await linkKey("acme", wrongOwner),
+      JSON.stringify({ tenantId: "acme", link: { ...wrongOwner, userId: "mallory" }, readAt: Date.now() }),
+      {
+        ttlSeconds: 300,
+      },
+    );
     await sql.query("DELETE FROM linked_external_accounts WHERE external_account_id = 'unlinked'");
     const tooOld = Date.now() - DEFAULT_LINK_CACHE_TTL_SECONDS * 1000 - 1;
-    await kv.put(await linkKey("acme", expired), JSON.stringify({ tenantId: "acme", link: expired, readAt: tooOld }), { ttlSeconds: 300 });
+    await kv.put(await linkKey("acme", expired), JSON.stringify({ tenantId: "acme", link: expired, readAt: tooOld }), {
+      ttlSeconds: 300,
+    });
     await kv.put(`${tenantKeyPrefix("acme")}garbage`, "not an entry", { ttlSeconds: 300 });
     const misfiled = `${tenantKeyPrefix("acme")}${"0".repeat(64)}`;
-    await kv.put(misfiled, JSON.stringify({ tenantId: "acme", link: wrongOwner, readAt: Date.now() }), { ttlSeconds: 300 });
+    await kv.put(misfiled, JSON.stringify({ tenantId: "acme", link: wrongOwner, readAt: Date.now() }), {
+      ttlSeconds: 300,
+    });
     // Another tenant's entry under this tenant's key: never served here, removed.
     const foreign = await linkKey("acme", { provider: "github", externalAccountId: "foreign" });
     const foreignLink = { ...wrongOwner, externalAccountId: "foreign" };
-    await kv.put(foreign, JSON.stringify({ tenantId: "other", link: foreignLink, readAt: Date.now() }), { ttlSeconds: 300 });
+    await kv.put(foreign, JSON.stringify({ tenantId: "other", link: foreignLink, readAt: Date.now() }), {
+      ttlSeconds: 300,
+    });
     // Another tenant's entries are not this admin's to list, judge or remove.
     const otherTenants = await linkKey("other", { provider: "github", externalAccountId: "unlinked" });
-    await kv.put(otherTenants, JSON.stringify({ tenantId: "other", link: unlinked, readAt: Date.now() }), { ttlSeconds: 300 });
+    await kv.put(otherTenants, JSON.stringify({ tenantId: "other", link: unlinked, readAt: Date.now() }), {
+      ttlSeconds: 300,
+    });
 
     const rows = BULK + 3; // missing, wrongOwner, expired
     const [first, statements] = await statementsDuring(resync);

@@ -3,7 +3,7 @@
 import type { Sql } from "../ports/sql.ts";
 import type { LinkCache } from "./cache.ts";
 import { linkKey, targetText } from "./keys.ts";
-import { sameLink, type Link } from "./link.ts";
+import { type Link, sameLink } from "./link.ts";
 import { findLinks, pageLinks } from "./repository.ts";
 
 export const DEFAULT_RESYNC_BATCH_SIZE = 100;
@@ -66,7 +66,15 @@ async function orphans(sql: Sql, cache: LinkCache, keys: string[], counts: Resyn
       }
     }),
   );
-  const live = new Set((await findLinks(sql, cache.tenantId, filed.map((entry) => entry.link))).map(targetText));
+  const live = new Set(
+    (
+      await findLinks(
+        sql,
+        cache.tenantId,
+        filed.map((entry) => entry.link),
+      )
+    ).map(targetText),
+  );
   return [...doomed, ...filed.filter((entry) => !live.has(targetText(entry.link))).map((entry) => entry.key)];
 }
 
@@ -92,4 +100,3 @@ async function writeLinks(sql: Sql, cache: LinkCache, batchSize: number, now: ()
     after = page.next;
   }
 }
-

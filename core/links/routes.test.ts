@@ -1,8 +1,8 @@
 import { beforeEach, expect, it } from "vitest";
-import { describeOnBackends } from "../../test/support/harness.ts";
-import type { TokenClaims } from "../../test/support/tokens.ts";
 import { cachedEntry, cacheKeys, linkPath, linkRows } from "../../test/links/support.ts";
+import { describeOnBackends } from "../../test/support/harness.ts";
 import { expectProblem } from "../../test/support/problems.ts";
+import type { TokenClaims } from "../../test/support/tokens.ts";
 import { linkKey } from "./keys.ts";
 import type { Link } from "./link.ts";
 
@@ -131,7 +131,9 @@ describeOnBackends("links API", (harness) => {
     await harness().kv.delete(await linkKey("acme", link));
     await get(`${linkPath("github", id)}?consistency=strong`, alice);
     expect(await cachedEntry(harness().kv, link)).toBeUndefined(); // no write-back either
-    expect((await get(`${linkPath("github", id)}?consistency=eventual`, alice)).headers.get("x-link-source")).toBe("db");
+    expect((await get(`${linkPath("github", id)}?consistency=eventual`, alice)).headers.get("x-link-source")).toBe(
+      "db",
+    );
     await expectProblem(await get(`${linkPath("github", id)}?consistency=always`, alice), 422, "validation_failed");
   });
 
@@ -172,7 +174,9 @@ describeOnBackends("links API", (harness) => {
       await expectProblem(response, 405, "method_not_allowed");
       expect(response.headers.get("allow")).toBe(allow);
     }
-    expect(await linkRows(harness().sql, { provider: "github", externalAccountId: path.split("/").at(-1)! })).toEqual([]);
+    expect(await linkRows(harness().sql, { provider: "github", externalAccountId: path.split("/").at(-1)! })).toEqual(
+      [],
+    );
   });
 
   it("writes no cache entry for a lookup it refuses", async () => {
@@ -186,7 +190,8 @@ describeOnBackends("links API", (harness) => {
   it("lets only the owner unlink: 204, row and KV entry gone; others 404", async () => {
     const id = fresh("unlink");
     const link = (await (await put(linkPath("github", id), alice)).json()) as Link;
-    for (const as of [bob, service, admin]) await expectProblem(await del(linkPath("github", id), as), 404, "not_found");
+    for (const as of [bob, service, admin])
+      await expectProblem(await del(linkPath("github", id), as), 404, "not_found");
     expect(await linkRows(harness().sql, link)).toHaveLength(1);
 
     const unlinked = await del(linkPath("GitHub", ` ${id}`), alice);

@@ -1,13 +1,13 @@
-import { Hono } from "hono";
 import type { Context } from "hono";
+import { Hono } from "hono";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { allowOnly } from "../http/allow-only.ts";
 import { readJson, validate } from "../http/body.ts";
-import { silentLogger, type Logger } from "../log.ts";
+import { type Logger, silentLogger } from "../log.ts";
 import { notFound, ProblemError } from "../problem.ts";
 import { createLinkCache, DEFAULT_KV_TIMEOUT_MS } from "./cache.ts";
-import { canSee, LinkBodySchema, linkLocation, LookupQuerySchema, readTarget, type Link } from "./link.ts";
-import { findLink, linkAccount, listUserLinks, unlinkAccount, type LinkConflictCode } from "./repository.ts";
+import { canSee, type Link, LinkBodySchema, LookupQuerySchema, linkLocation, readTarget } from "./link.ts";
+import { findLink, type LinkConflictCode, linkAccount, listUserLinks, unlinkAccount } from "./repository.ts";
 import { DEFAULT_RESYNC_BATCH_SIZE, resyncLinkCache } from "./resync.ts";
 import { createLinkSync } from "./sync.ts";
 

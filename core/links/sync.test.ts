@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMemoryKv } from "../../edge/kv/memory.ts";
-import { createFaultyKv } from "../../test/support/faulty-kv.ts";
-import { startHarness, type Harness } from "../../test/support/harness.ts";
 import { linkPath } from "../../test/links/support.ts";
+import { createFaultyKv } from "../../test/support/faulty-kv.ts";
+import { type Harness, startHarness } from "../../test/support/harness.ts";
 import type { TokenClaims } from "../../test/support/tokens.ts";
 import { silentLogger } from "../log.ts";
 import type { KvCache } from "../ports/kv.ts";
@@ -49,7 +49,11 @@ describe("draining the change feed into another deployment's KV", () => {
     const kept = await link(linkPath("gitlab", "kept"), north);
     expect((await drainLinkChanges(harness().sql, kv, RETENTION)).changes).toBe(3);
     const cursor = await kv.get(SYNC_CURSOR_KEY);
-    for (const [tenant, cached] of [["north", northLink], ["south", southLink], ["north", kept]] as const) {
+    for (const [tenant, cached] of [
+      ["north", northLink],
+      ["south", southLink],
+      ["north", kept],
+    ] as const) {
       expect(await edgeCache(kv, tenant).write(cached, Date.now())).toBe(true);
     }
 
@@ -150,10 +154,13 @@ describe("the triggers of a drain", () => {
     const slept: number[] = [];
     const sync = createLinkSync(
       { sql, kv: createMemoryKv(() => clock), settings },
-      { now: () => clock, sleep: async (ms) => {
-        slept.push(ms);
-        clock += ms;
-      } },
+      {
+        now: () => clock,
+        sleep: async (ms) => {
+          slept.push(ms);
+          clock += ms;
+        },
+      },
     );
     await Promise.all([sync.drain(), sync.drain()]);
     expect(reads()).toBe(1);

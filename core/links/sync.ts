@@ -5,12 +5,12 @@
 // the links of the entries found, and parallel deletes; a drain reads at most `maxBatches` pages. A drain that
 // fails anywhere leaves the cursor where it was, so the next one retries the same changes (deletes
 // are idempotent); the entries' own TTL stays the backstop. The entries only trigger it.
-import { consoleLogger, errorMessage, silentLogger, type Logger } from "../log.ts";
+import { consoleLogger, errorMessage, type Logger, silentLogger } from "../log.ts";
 import type { KvCache } from "../ports/kv.ts";
 import type { Sql } from "../ports/sql.ts";
 import type { Settings } from "../settings.ts";
-import { decodeEntry, DEFAULT_KV_TIMEOUT_MS, withDeadline } from "./cache.ts";
-import { FEED_START, pruneChanges, readChanges, type LinkChange } from "./changes.ts";
+import { DEFAULT_KV_TIMEOUT_MS, decodeEntry, withDeadline } from "./cache.ts";
+import { FEED_START, type LinkChange, pruneChanges, readChanges } from "./changes.ts";
 import { linkKey } from "./keys.ts";
 import { sameLink } from "./link.ts";
 import { findLinksAcrossTenants } from "./repository.ts";
@@ -57,7 +57,8 @@ export async function drainLinkChanges(sql: Sql, kv: KvCache, options: DrainOpti
       const page = await readChanges(sql, cursor, batchSize);
       const stale = await staleEntries(sql, kv, page.changes, kvCall);
       await Promise.all(stale.map(({ key }) => kvCall(() => kv.delete(key))));
-      if (page.next !== cursor) await kvCall(() => kv.put(SYNC_CURSOR_KEY, page.next, { ttlSeconds: CURSOR_TTL_SECONDS }));
+      if (page.next !== cursor)
+        await kvCall(() => kv.put(SYNC_CURSOR_KEY, page.next, { ttlSeconds: CURSOR_TTL_SECONDS }));
       cursor = page.next;
       report.changes += page.changes.length;
       for (const { tenantId } of stale) report.removedByTenant[tenantId] = (report.removedByTenant[tenantId] ?? 0) + 1;

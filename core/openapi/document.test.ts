@@ -1,11 +1,11 @@
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
-import { createApp } from "../app.ts";
 import { createMemoryKv } from "../../edge/kv/memory.ts";
+import { TEST_AUTH_SECRET } from "../../test/support/tokens.ts";
+import { createApp } from "../app.ts";
 import { silentLogger } from "../log.ts";
 import type { Sql } from "../ports/sql.ts";
 import { parseSettings } from "../settings.ts";
-import { TEST_AUTH_SECRET } from "../../test/support/tokens.ts";
 import { openApiDocument, openApiPath, routeKey, servedRoutes } from "./document.ts";
 import { operations } from "./operations.ts";
 
@@ -18,7 +18,9 @@ const app = createApp({
 });
 
 const documentedOperations = (document: ReturnType<typeof openApiDocument>) =>
-  Object.entries(document.paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`));
+  Object.entries(document.paths).flatMap(([path, item]) =>
+    Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`),
+  );
 
 describe("the OpenAPI document", () => {
   it("documents every route of the app's route table, and no route it does not serve", () => {

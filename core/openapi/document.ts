@@ -1,9 +1,9 @@
 // The OpenAPI 3.1 document, generated from the app's own route table, the valibot schemas the routes
 // validate with (converted by @valibot/to-json-schema) and the descriptions of operations.ts.
-import { toJsonSchema, type ConversionConfig, type JsonSchema } from "@valibot/to-json-schema";
+import { type ConversionConfig, type JsonSchema, toJsonSchema } from "@valibot/to-json-schema";
 import type * as v from "valibot";
-import { PROBLEM_CONTENT_TYPE, problemTitles, type ProblemCode } from "../problem.ts";
-import { operations, type HeaderSpec, type OperationSpec } from "./operations.ts";
+import { PROBLEM_CONTENT_TYPE, type ProblemCode, problemTitles } from "../problem.ts";
+import { type HeaderSpec, type OperationSpec, operations } from "./operations.ts";
 import { namedSchemas } from "./schemas.ts";
 
 export interface Route {
@@ -69,7 +69,11 @@ export function openApiDocument(routes: readonly Route[]) {
         bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "HS256; claims sub, tid, role." },
       },
       headers: {
-        RequestId: { description: "The request's id (the client's X-Request-Id when sane).", required: true, schema: { type: "string" } },
+        RequestId: {
+          description: "The request's id (the client's X-Request-Id when sane).",
+          required: true,
+          schema: { type: "string" },
+        },
       },
     },
   };
@@ -113,7 +117,12 @@ function parameters(spec: OperationSpec) {
     description: header.description,
     schema: header.schema ? schemaOf(header.schema) : { type: "string" },
   }));
-  const requestId = { name: "x-request-id", in: "header", required: false, schema: { type: "string", pattern: "^[A-Za-z0-9._:-]{1,128}$" } };
+  const requestId = {
+    name: "x-request-id",
+    in: "header",
+    required: false,
+    schema: { type: "string", pattern: "^[A-Za-z0-9._:-]{1,128}$" },
+  };
   return [...path, ...query, ...headers, requestId];
 }
 
@@ -144,12 +153,15 @@ function sharedProblems(route: Route, spec: OperationSpec): Partial<Record<numbe
 }
 
 function sharedHeaders(route: Route, status: number): Record<string, HeaderSpec> {
-  if (status === 401) return { "www-authenticate": { description: "The Bearer challenge (RFC 6750).", required: true } };
+  if (status === 401)
+    return { "www-authenticate": { description: "The Bearer challenge (RFC 6750).", required: true } };
   if (status === 503) return { "retry-after": { description: "Seconds to wait.", required: true } };
   if (status === 415) {
     return {
       "accept-encoding": { description: "`identity` when a Content-Encoding was refused." },
-      ...(route.method === "PATCH" ? { "accept-patch": { description: "The patch formats accepted.", required: true } } : {}),
+      ...(route.method === "PATCH"
+        ? { "accept-patch": { description: "The patch formats accepted.", required: true } }
+        : {}),
     };
   }
   return {};

@@ -47,7 +47,10 @@ const ifMatch: HeaderSpec = { description: 'The ETag(s) the asset must have (str
 const ifNoneMatch: HeaderSpec = { description: "ETag(s) the asset must not have; `*` on PUT creates." };
 
 const targetPath = {
-  provider: { description: "Case-insensitive provider name (`GitHub` = `github`).", schema: TargetSchema.entries.provider },
+  provider: {
+    description: "Case-insensitive provider name (`GitHub` = `github`).",
+    schema: TargetSchema.entries.provider,
+  },
   externalAccountId: {
     description: "The account's id at the provider, trimmed; percent-encode `/` and other reserved characters.",
     schema: TargetSchema.entries.externalAccountId,
@@ -60,7 +63,10 @@ const asset = (description: string): ResponseSpec => ({ description, body: "Asse
 const assetCreated: ResponseSpec = { description: "Created.", body: "Asset", headers: { etag, location } };
 const written = (description: string): ResponseSpec => ({ description });
 
-const json = (schema: v.GenericSchema, extra: Omit<NonNullable<OperationSpec["body"]>, "mediaTypes" | "schema"> = {}) => ({
+const json = (
+  schema: v.GenericSchema,
+  extra: Omit<NonNullable<OperationSpec["body"]>, "mediaTypes" | "schema"> = {},
+) => ({
   mediaTypes: ["application/json"],
   schema,
   ...extra,
@@ -80,7 +86,10 @@ export const operations: Record<string, OperationSpec> = {
     public: true,
     responses: {
       200: { description: "Ready.", body: "Ready" },
-      503: { description: "Postgres cannot be reached.", headers: { "retry-after": { description: "Seconds.", required: true } } },
+      503: {
+        description: "Postgres cannot be reached.",
+        headers: { "retry-after": { description: "Seconds.", required: true } },
+      },
     },
     problems: { 503: ["database_unavailable"] },
   },
@@ -142,7 +151,12 @@ export const operations: Record<string, OperationSpec> = {
   "POST /v1/admin/links/sync": {
     summary: "Drain the link change feed into this deployment's KV cache now (admin only), for an outside scheduler.",
     tag: "links",
-    responses: { 200: { description: "Cache entries of the caller's tenant removed, and whether the feed was drained to its end.", body: "LinkSyncReport" } },
+    responses: {
+      200: {
+        description: "Cache entries of the caller's tenant removed, and whether the feed was drained to its end.",
+        body: "LinkSyncReport",
+      },
+    },
     problems: { 403: ["forbidden"] },
   },
 
@@ -244,7 +258,9 @@ export const operations: Record<string, OperationSpec> = {
         body: "Document",
         headers: {
           location,
-          [IDEMPOTENT_REPLAYED_HEADER]: { description: "`true` when this answers an earlier request with the same key." },
+          [IDEMPOTENT_REPLAYED_HEADER]: {
+            description: "`true` when this answers an earlier request with the same key.",
+          },
         },
       },
     },
@@ -260,7 +276,9 @@ export const operations: Record<string, OperationSpec> = {
   "GET /v1/documents/:docNumber": {
     summary: "One document by number.",
     tag: "documents",
-    path: { docNumber: { description: "The document's number.", schema: v.pipe(v.string(), v.regex(/^[1-9][0-9]{0,15}$/)) } },
+    path: {
+      docNumber: { description: "The document's number.", schema: v.pipe(v.string(), v.regex(/^[1-9][0-9]{0,15}$/)) },
+    },
     responses: { 200: { description: "The document.", body: "Document" } },
     problems: { 404: ["not_found"] },
   },

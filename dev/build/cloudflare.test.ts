@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { bundleWorker } from "./cloudflare.ts";
 import { workerCompatibility } from "../launchers/cloudflare.ts";
+import { bundleWorker } from "./cloudflare.ts";
 
 describe("cloudflare worker bundle", () => {
   it("is one ES module exporting the fetch handler, with no import left to resolve", async () => {

@@ -1,10 +1,11 @@
 // Bundles the worker into one ES module, as deployed (wrangler.toml uploads it unbundled).
 // `npx tsx dev/build/cloudflare.ts` writes dist/cloudflare/worker.js and prints its size.
-import { build } from "esbuild";
-import { writeFile, mkdir } from "node:fs/promises";
+
+import { mkdir, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
+import { build } from "esbuild";
 
 const WORKER_ENTRY = fileURLToPath(new URL("../../edge/cloudflare/index.ts", import.meta.url));
 export const WORKER_OUTFILE = fileURLToPath(new URL("../../dist/cloudflare/worker.js", import.meta.url));

@@ -115,7 +115,10 @@ function bytesByPackage(inputs: Record<string, { bytesInOutput: number }>): Reco
   for (const [path, { bytesInOutput }] of Object.entries(inputs)) {
     const inModules = path.split("node_modules/")[1];
     const name = inModules
-      ? inModules.split("/").slice(0, inModules.startsWith("@") ? 2 : 1).join("/")
+      ? inModules
+          .split("/")
+          .slice(0, inModules.startsWith("@") ? 2 : 1)
+          .join("/")
       : path.split("/").slice(0, 2).join("/");
     totals[name] = (totals[name] ?? 0) + bytesInOutput;
   }
@@ -130,7 +133,10 @@ async function isBuiltFrom(target: WasmTarget, hash: string): Promise<boolean> {
 
 async function sourcesHash(target: WasmTarget): Promise<string> {
   const hash = createHash("sha256");
-  const files = [...(await Promise.all(target.sourceDirs.map((dir) => sourceFiles(join(ROOT, dir))))).flat(), ...SOURCE_FILES.map((f) => join(ROOT, f))];
+  const files = [
+    ...(await Promise.all(target.sourceDirs.map((dir) => sourceFiles(join(ROOT, dir))))).flat(),
+    ...SOURCE_FILES.map((f) => join(ROOT, f)),
+  ];
   for (const file of files.sort()) {
     hash.update(`${relative(ROOT, file)}\0`);
     hash.update(await readFile(file));
@@ -148,7 +154,12 @@ async function sourceFiles(dir: string): Promise<string[]> {
 /** One build at a time across processes (test files run in parallel workers). */
 async function withBuildLock(build: () => Promise<void>): Promise<void> {
   await mkdir(join(ROOT, "bin"), { recursive: true });
-  while (!(await mkdir(LOCK_PATH).then(() => true, () => false))) {
+  while (
+    !(await mkdir(LOCK_PATH).then(
+      () => true,
+      () => false,
+    ))
+  ) {
     if (await isStaleLock()) await rm(LOCK_PATH, { recursive: true, force: true });
     else await new Promise((resolve) => setTimeout(resolve, 250));
   }
@@ -180,7 +191,9 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const report = await buildFastlyWasm();
   const mb = (bytes: number) => `${(bytes / 1e6).toFixed(2)} MB`;
   const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
-  console.log(`${relative(process.cwd(), SERVICE_WASM.wasmPath)}: ${mb(report.wasmBytes)} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  console.log(
+    `${relative(process.cwd(), SERVICE_WASM.wasmPath)}: ${mb(report.wasmBytes)} in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  );
   console.log(`  code (engine + service):      ${mb(report.codeBytes)}`);
   console.log(`  memory snapshot (data):       ${mb(report.snapshotBytes)}`);
   console.log(`  minified input:               ${kb(report.inputBytes)}`);

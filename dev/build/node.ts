@@ -1,7 +1,8 @@
 // `npm run build:node`: the Node production entry as one ES module, dist/node/index.js. Packages
 // stay imports, so it runs with `npm ci --omit=dev` (every import is a runtime dependency).
-import { build } from "esbuild";
+
 import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
 
 export const NODE_ENTRY = fileURLToPath(new URL("../../edge/node/index.ts", import.meta.url));
 export const NODE_OUTFILE = fileURLToPath(new URL("../../dist/node/index.js", import.meta.url));

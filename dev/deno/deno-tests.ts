@@ -17,7 +17,9 @@ function filesEndingWith(dir: string, suffix: string): string[] {
 
 /** Project-relative paths of the edge's Deno-only tests, sorted. */
 export function denoTestFiles(): string[] {
-  return filesEndingWith(join(PROJECT_ROOT, "edge"), ".deno-test.ts").map((file) => relative(PROJECT_ROOT, file)).sort();
+  return filesEndingWith(join(PROJECT_ROOT, "edge"), ".deno-test.ts")
+    .map((file) => relative(PROJECT_ROOT, file))
+    .sort();
 }
 
 /** `deno test` over those files. tsc checks their types, so Deno only runs them. */

@@ -10,22 +10,29 @@ import type { HostReply, OutgoingRequest } from "./rpc.ts";
 /** Fastly's default first-byte timeout for a backend. */
 const FIRST_BYTE_TIMEOUT_MS = 15_000;
 
-export function sendBackendRequest(outgoing: OutgoingRequest, firstByteTimeoutMs = FIRST_BYTE_TIMEOUT_MS): Promise<HostReply> {
+export function sendBackendRequest(
+  outgoing: OutgoingRequest,
+  firstByteTimeoutMs = FIRST_BYTE_TIMEOUT_MS,
+): Promise<HostReply> {
   const url = new URL(outgoing.url);
   const send = url.protocol === "https:" ? httpsRequest : httpRequest;
   return new Promise((resolve) => {
     const sendError = (tag: number, message: string) => resolve({ sendError: { tag, message } });
-    const req = send(url, { method: outgoing.method, headers: rawHeaders(outgoing.headers), timeout: firstByteTimeoutMs }, (res) => {
-      req.setTimeout(0);
-      const chunks: Buffer[] = [];
-      res.on("data", (chunk: Buffer) => chunks.push(chunk));
-      res.on("error", (error) => sendError(SendErrorTag.CONNECTION_TERMINATED, error.message));
-      res.on("end", () => {
-        const headers: [string, string][] = [];
-        for (let i = 0; i < res.rawHeaders.length; i += 2) headers.push([res.rawHeaders[i]!, res.rawHeaders[i + 1]!]);
-        resolve({ response: { status: res.statusCode ?? 502, headers, body: Buffer.concat(chunks) } });
-      });
-    });
+    const req = send(
+      url,
+      { method: outgoing.method, headers: rawHeaders(outgoing.headers), timeout: firstByteTimeoutMs },
+      (res) => {
+        req.setTimeout(0);
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.on("error", (error) => sendError(SendErrorTag.CONNECTION_TERMINATED, error.message));
+        res.on("end", () => {
+          const headers: [string, string][] = [];
+          for (let i = 0; i < res.rawHeaders.length; i += 2) headers.push([res.rawHeaders[i]!, res.rawHeaders[i + 1]!]);
+          resolve({ response: { status: res.statusCode ?? 502, headers, body: Buffer.concat(chunks) } });
+        });
+      },
+    );
     req.on("timeout", () => {
       req.destroy();
       sendError(SendErrorTag.HTTP_RESPONSE_TIMEOUT, `no response within ${firstByteTimeoutMs} ms`);

@@ -4,7 +4,7 @@ import { build } from "esbuild";
 import type { DownstreamRequest } from "./guest/instance.ts";
 import type { LocalServerConfig } from "./manifest.ts";
 import type { ImagedModule } from "./memory-image.ts";
-import { serveHostLink, type GuestEvent, type HostReply, type HostRequest } from "./rpc.ts";
+import { type GuestEvent, type HostReply, type HostRequest, serveHostLink } from "./rpc.ts";
 
 // Worker threads that run guest instances. Each runs one request at a time (its thread blocks in
 // the guest's synchronous host calls), so several workers serve concurrent requests while the main
@@ -100,7 +100,13 @@ export class GuestPool {
     const signal = new SharedArrayBuffer(4);
     const worker = new Worker(this.source, {
       eval: true,
-      workerData: { module: this.options.module, imaged: this.options.imaged, config: this.options.config, port: port2, signal },
+      workerData: {
+        module: this.options.module,
+        imaged: this.options.imaged,
+        config: this.options.config,
+        port: port2,
+        signal,
+      },
       transferList: [port2],
     });
     const slot: Slot = { worker, closeLink: () => port1.close() };

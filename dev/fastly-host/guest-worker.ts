@@ -2,8 +2,8 @@
 // this file and starts it; `workerData` carries the compiled service, the configuration and the
 // link back to the main thread. The next request's fresh instance is made as soon as the last one
 // is done, before that request arrives: instantiation stays off the request's critical path.
-import { parentPort, workerData, type MessagePort } from "node:worker_threads";
-import { GuestFactory, type DownstreamRequest } from "./guest/instance.ts";
+import { type MessagePort, parentPort, workerData } from "node:worker_threads";
+import { type DownstreamRequest, GuestFactory } from "./guest/instance.ts";
 import type { LocalServerConfig } from "./manifest.ts";
 import type { ImagedModule } from "./memory-image.ts";
 import { HostLink } from "./rpc.ts";
@@ -25,7 +25,8 @@ link.emit({ event: "ready" });
 
 parentPort!.on("message", (request: DownstreamRequest) => {
   const outcome = next.run(request);
-  if (outcome.exitCode) link.emit({ event: "log", stream: "stderr", text: `[fastly-host] exit code ${outcome.exitCode}\n` });
+  if (outcome.exitCode)
+    link.emit({ event: "log", stream: "stderr", text: `[fastly-host] exit code ${outcome.exitCode}\n` });
   link.emit({ event: "done", ...outcome });
   next = factory.prepare();
   link.emit({ event: "ready" });

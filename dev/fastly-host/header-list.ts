@@ -1,4 +1,4 @@
-import { fail, Status, type GuestMemory } from "./abi.ts";
+import { fail, type GuestMemory, Status } from "./abi.ts";
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 // A header value is any bytes but NUL, CR and LF (the `http` crate's rule).

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CONFIG_STORE, KV_STORE, NEON_BACKEND, SECRET_STORE } from "../../edge/fastly/bindings.ts";
-import { ensureFastlyWasm } from "../build/fastly.ts";
-import { MANIFEST_PATH, runOverrides } from "../launchers/fastly.ts";
-import { freePort } from "../free-port.ts";
-import { startLocalStack, type LocalStack } from "../stack.ts";
 import { bearer, TEST_AUTH_SECRET } from "../../test/support/tokens.ts";
-import { startFastlyHost, type FastlyHost } from "./host.ts";
-import { applyOverrides, readLocalServer, type LocalServerConfig } from "./manifest.ts";
+import { ensureFastlyWasm } from "../build/fastly.ts";
+import { freePort } from "../free-port.ts";
+import { MANIFEST_PATH, runOverrides } from "../launchers/fastly.ts";
+import { type LocalStack, startLocalStack } from "../stack.ts";
+import { type FastlyHost, startFastlyHost } from "./host.ts";
+import { applyOverrides, type LocalServerConfig, readLocalServer } from "./manifest.ts";
 
 // The service as compiled for Compute (bin/main.wasm), run by the test host.
 
@@ -21,19 +21,30 @@ afterAll(async () => {
 });
 
 function localServer(env: Record<string, string>): LocalServerConfig {
-  return applyOverrides(readLocalServer(MANIFEST_PATH, { AUTH_SECRET: "", DATABASE_URL: "", ...env }), runOverrides(env));
+  return applyOverrides(
+    readLocalServer(MANIFEST_PATH, { AUTH_SECRET: "", DATABASE_URL: "", ...env }),
+    runOverrides(env),
+  );
 }
 
 async function start(config: LocalServerConfig, concurrency = 2) {
   const logs: string[] = [];
-  const host = await startFastlyHost({ wasmPath, config, concurrency, log: (stream, text) => logs.push(`${stream}: ${text}`) });
+  const host = await startFastlyHost({
+    wasmPath,
+    config,
+    concurrency,
+    log: (stream, text) => logs.push(`${stream}: ${text}`),
+  });
   hosts.push(host);
   return { host, logs };
 }
 
 describe("the Fastly test host running the service", () => {
   it("serves /healthz from the wasm; more requests than instances wait their turn", async () => {
-    const { host, logs } = await start(localServer({ AUTH_SECRET: TEST_AUTH_SECRET, DATABASE_URL: "postgres://u:p@127.0.0.1:9/db" }), 2);
+    const { host, logs } = await start(
+      localServer({ AUTH_SECRET: TEST_AUTH_SECRET, DATABASE_URL: "postgres://u:p@127.0.0.1:9/db" }),
+      2,
+    );
     const responses = await Promise.all(Array.from({ length: 5 }, () => fetch(`${host.url}/healthz`)));
     for (const response of responses) expect(await response.json()).toEqual({ status: "ok", runtime: "fastly" });
     expect(logs.filter((line) => line.includes('"event":"request"'))).toHaveLength(5);
@@ -42,7 +53,11 @@ describe("the Fastly test host running the service", () => {
   it("a database backend that cannot be reached: /readyz 503, an API call 503 database_unavailable", async () => {
     const endpoint = `http://127.0.0.1:${await freePort()}/sql`;
     const { host } = await start(
-      localServer({ AUTH_SECRET: TEST_AUTH_SECRET, DATABASE_URL: "postgres://u:p@127.0.0.1:9/db", NEON_FETCH_ENDPOINT: endpoint }),
+      localServer({
+        AUTH_SECRET: TEST_AUTH_SECRET,
+        DATABASE_URL: "postgres://u:p@127.0.0.1:9/db",
+        NEON_FETCH_ENDPOINT: endpoint,
+      }),
     );
     expect((await fetch(`${host.url}/readyz`)).status).toBe(503);
     const response = await fetch(`${host.url}/v1/me/links`, { headers: await bearer() });
@@ -67,7 +82,11 @@ describe("the Fastly test host running the service", () => {
 
     beforeAll(async () => {
       stack = await startLocalStack();
-      const env = { AUTH_SECRET: TEST_AUTH_SECRET, DATABASE_URL: stack.databaseUrl, NEON_FETCH_ENDPOINT: stack.neonFetchEndpoint };
+      const env = {
+        AUTH_SECRET: TEST_AUTH_SECRET,
+        DATABASE_URL: stack.databaseUrl,
+        NEON_FETCH_ENDPOINT: stack.neonFetchEndpoint,
+      };
       const config = localServer(env);
       expect(config.backends[NEON_BACKEND]!.url).toBe(new URL(stack.neonFetchEndpoint).origin);
       expect(config.configStores[CONFIG_STORE]!.NEON_FETCH_ENDPOINT).toBe(stack.neonFetchEndpoint);

@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { sendBackendRequest } from "./backend-fetch.ts";
-import { GuestPool, type GuestEvents } from "./guest-pool.ts";
+import { type GuestEvents, GuestPool } from "./guest-pool.ts";
 import { KvStores } from "./kv-stores.ts";
 import type { LocalServerConfig } from "./manifest.ts";
 import { imageModule } from "./memory-image.ts";
@@ -79,7 +79,12 @@ async function serve(pool: GuestPool, req: IncomingMessage, res: ServerResponse)
   const headers: [string, string][] = [];
   for (let i = 0; i < req.rawHeaders.length; i += 2) headers.push([req.rawHeaders[i]!, req.rawHeaders[i + 1]!]);
   const host = req.headers.host ?? "localhost";
-  const request = { method: req.method ?? "GET", url: `http://${host}${req.url ?? "/"}`, headers, body: Buffer.concat(chunks) };
+  const request = {
+    method: req.method ?? "GET",
+    url: `http://${host}${req.url ?? "/"}`,
+    headers,
+    body: Buffer.concat(chunks),
+  };
   await pool.run(request, responder(res));
 }
 
@@ -111,7 +116,8 @@ function groupHeaders(headers: [string, string][]): Map<string, string[]> {
 function seededKv(config: LocalServerConfig): KvStores {
   const kv = new KvStores(Object.keys(config.kvStores));
   for (const [store, seeds] of Object.entries(config.kvStores)) {
-    for (const { key, data, metadata } of seeds) kv.insert(store, key, { body: Buffer.from(data), mode: "overwrite", metadata });
+    for (const { key, data, metadata } of seeds)
+      kv.insert(store, key, { body: Buffer.from(data), mode: "overwrite", metadata });
   }
   return kv;
 }

@@ -12,7 +12,25 @@ function stores(start = 1_000_000) {
 
 describe("the test host's KV stores (Viceroy's semantics)", () => {
   it("applies Fastly's key rules", () => {
-    for (const bad of ["", ".", "..", "a/../b", "./a", "a/.", ".well-known/acme-challenge/x", "a#b", "a;b", "a?b", "a^b", "a|b", "a\nb", "a\rb", " ", "\u0001", "x".repeat(1025)]) {
+    for (const bad of [
+      "",
+      ".",
+      "..",
+      "a/../b",
+      "./a",
+      "a/.",
+      ".well-known/acme-challenge/x",
+      "a#b",
+      "a;b",
+      "a?b",
+      "a^b",
+      "a|b",
+      "a\nb",
+      "a\rb",
+      " ",
+      "\u0001",
+      "x".repeat(1025),
+    ]) {
       expect(kvKeyProblem(bad), JSON.stringify(bad)).toBeDefined();
     }
     for (const good of ["a", "a.b", "a/b.c", "..a", "a b", "é".repeat(512), "x".repeat(1024)]) {
@@ -56,14 +74,19 @@ describe("the test host's KV stores (Viceroy's semantics)", () => {
     expect(kv.insert("s", "k", { body: bytes("2"), mode: "overwrite", ifGenerationMatch: first })).toBe(KvError.OK);
     const second = kv.lookup("s", "k")!.generation;
     expect(second).toBeGreaterThan(first);
-    expect(kv.insert("s", "k", { body: bytes("3"), mode: "overwrite", ifGenerationMatch: first })).toBe(KvError.PRECONDITION_FAILED);
+    expect(kv.insert("s", "k", { body: bytes("3"), mode: "overwrite", ifGenerationMatch: first })).toBe(
+      KvError.PRECONDITION_FAILED,
+    );
   });
 
   it("lists in key order by prefix, in pages with a base64 cursor, and refuses a forged cursor", () => {
     const { kv } = stores();
     for (const key of ["p/3", "p/1", "q/1", "p/2"]) kv.insert("s", key, { body: bytes(key), mode: "overwrite" });
     const first = JSON.parse(kv.list("s", { prefix: "p/", limit: 2 }) as string);
-    expect(first).toEqual({ data: ["p/1", "p/2"], meta: { limit: 2, prefix: "p/", next_cursor: Buffer.from("p/2").toString("base64") } });
+    expect(first).toEqual({
+      data: ["p/1", "p/2"],
+      meta: { limit: 2, prefix: "p/", next_cursor: Buffer.from("p/2").toString("base64") },
+    });
     const second = JSON.parse(kv.list("s", { prefix: "p/", limit: 2, cursor: first.meta.next_cursor }) as string);
     expect(second).toEqual({ data: ["p/3"], meta: { limit: 2, prefix: "p/" } });
     expect(JSON.parse(kv.list("s", {}) as string).meta.limit).toBe(1000);

@@ -42,7 +42,8 @@ export function kvKeyProblem(key: string): string | undefined {
   if (key === "." || key === ".." || /(^|\/)\.\.?(\/|$)/.test(key)) return "a key cannot have . or .. segments";
   const forbidden = /[\r\n#;?^|]/.exec(key);
   if (forbidden) return `a key cannot contain ${JSON.stringify(forbidden[0])}`;
-  if ([...key].length === 1 && /^[\u0000-\u0020\ufffe\uffff]$/.test(key)) return "a key cannot be a single control character";
+  if ([...key].length === 1 && /^[\u0000-\u0020\ufffe\uffff]$/.test(key))
+    return "a key cannot be a single control character";
   return undefined;
 }
 

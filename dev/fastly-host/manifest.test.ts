@@ -2,7 +2,14 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { CONFIG_KEYS, CONFIG_STORE, KV_STORE, NEON_BACKEND, SECRET_KEYS, SECRET_STORE } from "../../edge/fastly/bindings.ts";
+import {
+  CONFIG_KEYS,
+  CONFIG_STORE,
+  KV_STORE,
+  NEON_BACKEND,
+  SECRET_KEYS,
+  SECRET_STORE,
+} from "../../edge/fastly/bindings.ts";
 import { applyOverrides, readLocalServer } from "./manifest.ts";
 
 const PROJECT_MANIFEST = new URL("../../fastly.toml", import.meta.url).pathname;
@@ -66,7 +73,10 @@ s = [{ key = "DATA", data = "d" }, { key = "FILE", file = "secret.txt" }, { key 
       configStores: { [CONFIG_STORE]: { NEON_FETCH_ENDPOINT: "http://127.0.0.1:5555/sql" } },
     });
     expect(merged.backends[NEON_BACKEND]).toEqual({ url: "http://127.0.0.1:5555" });
-    expect(merged.configStores[CONFIG_STORE]).toEqual({ ...config.configStores[CONFIG_STORE], NEON_FETCH_ENDPOINT: "http://127.0.0.1:5555/sql" });
+    expect(merged.configStores[CONFIG_STORE]).toEqual({
+      ...config.configStores[CONFIG_STORE],
+      NEON_FETCH_ENDPOINT: "http://127.0.0.1:5555/sql",
+    });
     expect(merged.configStores[CONFIG_STORE]!.LINK_CACHE_TTL_SECONDS).toBe("300");
     expect(merged.secretStores).toEqual(config.secretStores);
   });

@@ -31,7 +31,10 @@ export interface LocalServerOverrides {
 }
 
 /** `env` decides the secrets declared as `{ key, env = "NAME" }`, as Viceroy's environment does. */
-export function readLocalServer(manifestPath: string, env: Record<string, string | undefined> = process.env): LocalServerConfig {
+export function readLocalServer(
+  manifestPath: string,
+  env: Record<string, string | undefined> = process.env,
+): LocalServerConfig {
   const manifest = parse(readFileSync(manifestPath, "utf8"));
   const local = table(manifest.local_server ?? {}, "local_server");
   const base = dirname(resolve(manifestPath));
@@ -80,7 +83,8 @@ export function applyOverrides(config: LocalServerConfig, overrides: LocalServer
 }
 
 function configStore(store: TomlTable, name: string, base: string): Record<string, string> {
-  if (store.format === "inline-toml") return mapValues(table(store.contents ?? {}, `${name}.contents`), (v, k) => text(v, k));
+  if (store.format === "inline-toml")
+    return mapValues(table(store.contents ?? {}, `${name}.contents`), (v, k) => text(v, k));
   if (store.format === "json" && store.file !== undefined) {
     const json: unknown = JSON.parse(readFileSync(resolve(base, text(store.file, "file")), "utf8"));
     return mapValues(json as TomlTable, (v, k) => text(v, k));
@@ -93,7 +97,8 @@ function secretValue(entry: TomlTable, store: string, base: string, env: Record<
   if (entry.file !== undefined) return readFileSync(resolve(base, text(entry.file, "file")), "utf8");
   if (entry.env !== undefined) {
     const value = env[text(entry.env, "env")];
-    if (value === undefined) throw new Error(`secret_stores.${store}: environment variable ${String(entry.env)} is not set`);
+    if (value === undefined)
+      throw new Error(`secret_stores.${store}: environment variable ${String(entry.env)} is not set`);
     return value;
   }
   return unsupported(`secret_stores.${store}: an entry needs data, file or env`);
@@ -103,7 +108,8 @@ const mapValues = <T>(record: TomlTable, f: (value: TomlValue, key: string) => T
   Object.fromEntries(Object.entries(record).map(([key, value]) => [key, f(value, key)]));
 
 function table(value: TomlValue, where: string): TomlTable {
-  if (typeof value !== "object" || Array.isArray(value) || value instanceof TomlDate) throw new Error(`fastly.toml: ${where} must be a table`);
+  if (typeof value !== "object" || Array.isArray(value) || value instanceof TomlDate)
+    throw new Error(`fastly.toml: ${where} must be a table`);
   return value;
 }
 

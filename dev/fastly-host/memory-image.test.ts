@@ -31,9 +31,14 @@ describe("imageModule", () => {
     const imaged = imageModule(wasm)!;
     expect(imaged.memory).toEqual({ ...IMPORTED_MEMORY, initial: 2, maximum: 4 });
     const memory = freshMemory(imaged);
-    const instance = new WebAssembly.Instance(imaged.module, { ...imports, [IMPORTED_MEMORY.module]: { [IMPORTED_MEMORY.name]: memory } });
+    const instance = new WebAssembly.Instance(imaged.module, {
+      ...imports,
+      [IMPORTED_MEMORY.module]: { [IMPORTED_MEMORY.name]: memory },
+    });
     const bytes = (m: WebAssembly.Memory) => Buffer.from(m.buffer);
-    expect(bytes(instance.exports.memory as WebAssembly.Memory).equals(bytes(plain.exports.memory as WebAssembly.Memory))).toBe(true);
+    expect(
+      bytes(instance.exports.memory as WebAssembly.Memory).equals(bytes(plain.exports.memory as WebAssembly.Memory)),
+    ).toBe(true);
     expect([...bytes(memory).subarray(2, 5)]).toEqual([7, 8, 9]);
     expect([...bytes(memory).subarray(400, 402)]).toEqual([5, 6]);
   });
@@ -42,7 +47,10 @@ describe("imageModule", () => {
     const imaged = imageModule(moduleBytes())!;
     const run = () => {
       const memory = freshMemory(imaged);
-      const instance = new WebAssembly.Instance(imaged.module, { ...imports, [IMPORTED_MEMORY.module]: { [IMPORTED_MEMORY.name]: memory } });
+      const instance = new WebAssembly.Instance(imaged.module, {
+        ...imports,
+        [IMPORTED_MEMORY.module]: { [IMPORTED_MEMORY.name]: memory },
+      });
       const before = new Uint8Array(memory.buffer)[3];
       (instance.exports.poke as () => void)();
       return { before, after: new Uint8Array(memory.buffer)[3] };

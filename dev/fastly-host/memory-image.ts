@@ -40,9 +40,13 @@ export function imageModule(wasm: Uint8Array): ImagedModule | undefined {
   const image = new Uint8Array(new SharedArrayBuffer(end));
   for (const segment of segments) image.set(segment.bytes, segment.offset);
 
-  const mutableGlobals = readMutableGlobals(wasm, sections.find((s) => s.id === SECTION.global));
+  const mutableGlobals = readMutableGlobals(
+    wasm,
+    sections.find((s) => s.id === SECTION.global),
+  );
   const exportSection = sections.find((s) => s.id === SECTION.export);
-  if (!mutableGlobals || !exportSection || sections.some((s) => s.id === SECTION.import && importsGlobals(wasm, s))) return undefined;
+  if (!mutableGlobals || !exportSection || sections.some((s) => s.id === SECTION.import && importsGlobals(wasm, s)))
+    return undefined;
   // The table is not put back between requests (that costs ~10 ms a request through the JS API):
   // only a module whose one table has a fixed size qualifies. js-compute's engine has no JIT in the
   // wasm and only calls through its table; a table that could grow would say otherwise.
@@ -56,7 +60,8 @@ export function imageModule(wasm: Uint8Array): ImagedModule | undefined {
   for (const section of sections) {
     if (section.id === SECTION.memory || section.id === SECTION.data || section.id === SECTION.dataCount) continue;
     const { count, rest } = readCount(wasm, section);
-    if (section.id === SECTION.import) parts.push(sectionBytes(SECTION.import, concat([uleb(count + 1), memoryImport, rest])));
+    if (section.id === SECTION.import)
+      parts.push(sectionBytes(SECTION.import, concat([uleb(count + 1), memoryImport, rest])));
     else if (section.id === SECTION.export) {
       parts.push(sectionBytes(SECTION.export, concat([uleb(count + stateExports.length), rest, ...stateExports])));
     } else parts.push(wasm.subarray(section.start, section.end));
@@ -136,9 +141,12 @@ function readMutableGlobals(wasm: Uint8Array, section: Section | undefined): num
     const isMutable = wasm[at + 1] === 1;
     at += 2;
     const op = wasm[at++];
-    if (op === 0x41 || op === 0x42) at = readSleb(wasm, at).next; // i32.const, i64.const
-    else if (op === 0x43) at += 4; // f32.const
-    else if (op === 0x44) at += 8; // f64.const
+    if (op === 0x41 || op === 0x42)
+      at = readSleb(wasm, at).next; // i32.const, i64.const
+    else if (op === 0x43)
+      at += 4; // f32.const
+    else if (op === 0x44)
+      at += 8; // f64.const
     else return undefined;
     if (wasm[at++] !== 0x0b) return undefined;
     if (isMutable) mutable.push(i);

@@ -1,4 +1,4 @@
-import { receiveMessageOnPort, type MessagePort } from "node:worker_threads";
+import { type MessagePort, receiveMessageOnPort } from "node:worker_threads";
 import type { KvEntry, KvInsert, KvListQuery } from "./kv-stores.ts";
 
 // The guest runs in a worker thread and its host calls are synchronous, while the network and the

@@ -59,7 +59,10 @@ export async function startViceroy({ executable, wasmPath, config, port }: Vicer
 export function localServerToml(config: LocalServerConfig): { toml: string; secretEnv: Record<string, string> } {
   const secretEnv: Record<string, string> = {};
   const backends = Object.fromEntries(
-    Object.entries(config.backends).map(([name, { url, overrideHost }]) => [name, { url, ...(overrideHost ? { override_host: overrideHost } : {}) }]),
+    Object.entries(config.backends).map(([name, { url, overrideHost }]) => [
+      name,
+      { url, ...(overrideHost ? { override_host: overrideHost } : {}) },
+    ]),
   );
   const kvStores = Object.fromEntries(
     Object.entries(config.kvStores).map(([name, seeds]) => [
@@ -92,7 +95,10 @@ export function localServerToml(config: LocalServerConfig): { toml: string; secr
 async function untilServing(url: string): Promise<void> {
   const deadline = Date.now() + READY_TIMEOUT_MS;
   for (;;) {
-    const answered = await fetch(`${url}/healthz`).then((r) => r.body?.cancel().then(() => true) ?? true, () => false);
+    const answered = await fetch(`${url}/healthz`).then(
+      (r) => r.body?.cancel().then(() => true) ?? true,
+      () => false,
+    );
     if (answered) return;
     if (Date.now() > deadline) throw new Error(`viceroy did not answer on ${url} within ${READY_TIMEOUT_MS} ms`);
     await new Promise((resolve) => setTimeout(resolve, 200));

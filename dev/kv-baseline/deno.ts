@@ -16,7 +16,8 @@ deno.serve(
   {
     port: 0,
     hostname: "127.0.0.1",
-    onListen: ({ hostname, port }) => console.log(JSON.stringify({ event: "listening", url: `http://${hostname}:${port}` })),
+    onListen: ({ hostname, port }) =>
+      console.log(JSON.stringify({ event: "listening", url: `http://${hostname}:${port}` })),
   },
   kvBaselineHandler(kv),
 );

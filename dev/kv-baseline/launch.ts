@@ -1,9 +1,10 @@
 // Starts the bare-KV-get baseline of a runtime, the way dev/launchers/ start the service: node in
 // process, the Worker in workerd, the script in the deno binary, the wasm in the Fastly test host.
-import { build } from "esbuild";
+
 import { fileURLToPath } from "node:url";
-import { createMemoryKv } from "../../edge/kv/memory.ts";
+import { build } from "esbuild";
 import { KV_STORE } from "../../edge/fastly/bindings.ts";
+import { createMemoryKv } from "../../edge/kv/memory.ts";
 import { listen } from "../../edge/node/server.ts";
 import type { RuntimeName } from "../launchers/index.ts";
 import { kvBaselineHandler } from "./handler.ts";
@@ -18,8 +19,17 @@ const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 const baselines: Record<RuntimeName, () => Promise<RunningBaseline>> = {
   node: () => listen(kvBaselineHandler(createMemoryKv()), { port: 0 }),
   async cloudflare() {
-    const [{ Miniflare }, { workerCompatibility }] = await Promise.all([import("miniflare"), import("../launchers/cloudflare.ts")]);
-    const bundled = await build({ entryPoints: [here("./workers.ts")], bundle: true, format: "esm", write: false, logLevel: "silent" });
+    const [{ Miniflare }, { workerCompatibility }] = await Promise.all([
+      import("miniflare"),
+      import("../launchers/cloudflare.ts"),
+    ]);
+    const bundled = await build({
+      entryPoints: [here("./workers.ts")],
+      bundle: true,
+      format: "esm",
+      write: false,
+      logLevel: "silent",
+    });
     const compatibility = await workerCompatibility();
     const mf = new Miniflare({
       modules: [{ type: "ESModule", path: "worker.js", contents: bundled.outputFiles[0]!.text }],

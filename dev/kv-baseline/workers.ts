@@ -3,5 +3,6 @@ import { createWorkersKv, type WorkersKvNamespace } from "../../edge/kv/workers-
 import { kvBaselineHandler } from "./handler.ts";
 
 export default {
-  fetch: (request: Request, env: { LINKS: WorkersKvNamespace }) => kvBaselineHandler(createWorkersKv(env.LINKS))(request),
+  fetch: (request: Request, env: { LINKS: WorkersKvNamespace }) =>
+    kvBaselineHandler(createWorkersKv(env.LINKS))(request),
 };

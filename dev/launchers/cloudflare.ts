@@ -4,7 +4,7 @@ import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { Miniflare } from "miniflare";
 import { parse } from "smol-toml";
-import { SETTING_NAMES, type RawSettings } from "../../core/settings.ts";
+import { type RawSettings, SETTING_NAMES } from "../../core/settings.ts";
 import { bundleWorker } from "../build/cloudflare.ts";
 
 const WRANGLER_TOML = fileURLToPath(new URL("../../wrangler.toml", import.meta.url));
@@ -66,7 +66,8 @@ async function fireCronTriggers(mf: Miniflare): Promise<() => void> {
   const fire = () => {
     if (stopped) return;
     worker.scheduled({ cron: "* * * * *" }).catch((error: unknown) => {
-      if (!stopped) console.error(`scheduled handler failed: ${error instanceof Error ? error.message : String(error)}`);
+      if (!stopped)
+        console.error(`scheduled handler failed: ${error instanceof Error ? error.message : String(error)}`);
     });
   };
   fire();

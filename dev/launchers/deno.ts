@@ -17,7 +17,14 @@ export const DENO_TASK_BIN = "./node_modules/.bin/deno";
 const STARTUP_TIMEOUT_MS = 60_000;
 
 /** `deno run` (from the project root) with the least it needs: the network, the variables it reads, KV. */
-export const denoRunArgs = () => ["run", "--allow-net", `--allow-env=${DENO_ENV_NAMES.join(",")}`, "--unstable-kv", "--unstable-cron", "edge/deno/index.ts"];
+export const denoRunArgs = () => [
+  "run",
+  "--allow-net",
+  `--allow-env=${DENO_ENV_NAMES.join(",")}`,
+  "--unstable-kv",
+  "--unstable-cron",
+  "edge/deno/index.ts",
+];
 
 export function startDenoRuntime(env: RawSettings, { port = 0 }: { port?: number } = {}) {
   const childEnv: Record<string, string> = {};

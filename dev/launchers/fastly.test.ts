@@ -3,19 +3,25 @@ import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { parse } from "smol-toml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TEST_AUTH_SECRET } from "../../test/support/tokens.ts";
 import { CONFIG_STORE, JWKS_BACKEND, NEON_BACKEND, SECRET_STORE } from "../../edge/fastly/bindings.ts";
+import { TEST_AUTH_SECRET } from "../../test/support/tokens.ts";
 import { ensureFastlyWasm, ROOT } from "../build/fastly.ts";
-import { startFastlyRuntime, runOverrides } from "./fastly.ts";
 import { localServerToml } from "../fastly-host/viceroy.ts";
+import { runOverrides, startFastlyRuntime } from "./fastly.ts";
 
-const env = { AUTH_SECRET: TEST_AUTH_SECRET, DATABASE_URL: "postgres://u:p@127.0.0.1:9/db", NEON_FETCH_ENDPOINT: "http://127.0.0.1:4545/sql" };
+const env = {
+  AUTH_SECRET: TEST_AUTH_SECRET,
+  DATABASE_URL: "postgres://u:p@127.0.0.1:9/db",
+  NEON_FETCH_ENDPOINT: "http://127.0.0.1:4545/sql",
+};
 
 describe("the Fastly launcher", () => {
   it("points the neon backend and the stores at this run", () => {
     expect(runOverrides({ ...env, LINK_CACHE_TTL_SECONDS: "90", PATH: "/bin" })).toEqual({
       backends: { [NEON_BACKEND]: { url: "http://127.0.0.1:4545" } },
-      configStores: { [CONFIG_STORE]: { LINK_CACHE_TTL_SECONDS: "90", NEON_FETCH_ENDPOINT: "http://127.0.0.1:4545/sql" } },
+      configStores: {
+        [CONFIG_STORE]: { LINK_CACHE_TTL_SECONDS: "90", NEON_FETCH_ENDPOINT: "http://127.0.0.1:4545/sql" },
+      },
       secretStores: { [SECRET_STORE]: { AUTH_SECRET: TEST_AUTH_SECRET, DATABASE_URL: env.DATABASE_URL } },
     });
   });
@@ -26,7 +32,9 @@ describe("the Fastly launcher", () => {
       [NEON_BACKEND]: { url: "http://127.0.0.1:4545" },
       [JWKS_BACKEND]: { url: "http://127.0.0.1:4646" },
     });
-    expect(overrides.configStores?.[CONFIG_STORE]).toMatchObject({ AUTH_JWKS_URL: "http://127.0.0.1:4646/.well-known/jwks.json" });
+    expect(overrides.configStores?.[CONFIG_STORE]).toMatchObject({
+      AUTH_JWKS_URL: "http://127.0.0.1:4646/.well-known/jwks.json",
+    });
   });
 
   it("writes Viceroy a manifest without secret values: they go through its environment", () => {
@@ -40,7 +48,9 @@ describe("the Fastly launcher", () => {
     const manifest = parse(toml) as { local_server: Record<string, Record<string, unknown>> };
     expect(manifest.local_server.backends).toEqual({ neon: { url: "http://127.0.0.1:4545" } });
     expect(manifest.local_server.kv_stores).toEqual({ edge_cache: [{ key: "k", data: "v" }] });
-    expect(manifest.local_server.config_stores).toEqual({ settings: { format: "inline-toml", contents: { LINK_CACHE_TTL_SECONDS: "300" } } });
+    expect(manifest.local_server.config_stores).toEqual({
+      settings: { format: "inline-toml", contents: { LINK_CACHE_TTL_SECONDS: "300" } },
+    });
     const [secret] = (manifest.local_server.secret_stores as { secrets: { key: string; env: string }[] }).secrets;
     expect(secret!.key).toBe("AUTH_SECRET");
     expect(secretEnv[secret!.env]).toBe("very secret");
@@ -54,7 +64,10 @@ describe("the Fastly launcher", () => {
       // A `viceroy` that takes Viceroy's arguments and serves with the test host.
       const dir = await mkdtemp(join(tmpdir(), "viceroy-bin-"));
       const standIn = join(ROOT, "dev", "fastly-host", "viceroy-stand-in.ts");
-      await writeFile(join(dir, "viceroy"), `#!/bin/sh\nexec "${join(ROOT, "node_modules", ".bin", "tsx")}" "${standIn}" "$@"\n`);
+      await writeFile(
+        join(dir, "viceroy"),
+        `#!/bin/sh\nexec "${join(ROOT, "node_modules", ".bin", "tsx")}" "${standIn}" "$@"\n`,
+      );
       await chmod(join(dir, "viceroy"), 0o755);
       process.env.PATH = `${dir}${delimiter}${path}`;
     }, 300_000);

@@ -4,10 +4,17 @@
 import { access, constants } from "node:fs/promises";
 import { delimiter, join } from "node:path";
 import type { RawSettings } from "../../core/settings.ts";
-import { startFastlyHost } from "../fastly-host/host.ts";
-import { applyOverrides, readLocalServer, type LocalServerOverrides } from "../fastly-host/manifest.ts";
-import { CONFIG_KEYS, CONFIG_STORE, JWKS_BACKEND, NEON_BACKEND, SECRET_KEYS, SECRET_STORE } from "../../edge/fastly/bindings.ts";
+import {
+  CONFIG_KEYS,
+  CONFIG_STORE,
+  JWKS_BACKEND,
+  NEON_BACKEND,
+  SECRET_KEYS,
+  SECRET_STORE,
+} from "../../edge/fastly/bindings.ts";
 import { ensureFastlyWasm, ROOT } from "../build/fastly.ts";
+import { startFastlyHost } from "../fastly-host/host.ts";
+import { applyOverrides, type LocalServerOverrides, readLocalServer } from "../fastly-host/manifest.ts";
 import { startViceroy } from "../fastly-host/viceroy.ts";
 
 export const MANIFEST_PATH = join(ROOT, "fastly.toml");
@@ -42,7 +49,13 @@ export function runOverrides(env: RawSettings): LocalServerOverrides {
 async function findExecutable(name: string): Promise<string | undefined> {
   for (const dir of (process.env.PATH ?? "").split(delimiter).filter(Boolean)) {
     const candidate = join(dir, name);
-    if (await access(candidate, constants.X_OK).then(() => true, () => false)) return candidate;
+    if (
+      await access(candidate, constants.X_OK).then(
+        () => true,
+        () => false,
+      )
+    )
+      return candidate;
   }
   return undefined;
 }

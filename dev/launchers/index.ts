@@ -9,7 +9,10 @@ export interface RunningRuntime {
   close(): Promise<void>;
 }
 
-type RuntimeLauncher = (env: RawSettings, options: { port?: number }) => Promise<{
+type RuntimeLauncher = (
+  env: RawSettings,
+  options: { port?: number },
+) => Promise<{
   url: string;
   close(): Promise<void>;
 }>;

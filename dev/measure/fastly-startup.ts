@@ -8,7 +8,11 @@ import { ensureFastlyWasm } from "../build/fastly.ts";
 import { startFastlyRuntime } from "../launchers/fastly.ts";
 
 const runs = Number(process.argv[2] ?? 5);
-const env = { AUTH_SECRET: TEST_AUTH_SECRET, DATABASE_URL: "postgres://u:p@127.0.0.1:9/db", NEON_FETCH_ENDPOINT: "http://127.0.0.1:9/sql" };
+const env = {
+  AUTH_SECRET: TEST_AUTH_SECRET,
+  DATABASE_URL: "postgres://u:p@127.0.0.1:9/db",
+  NEON_FETCH_ENDPOINT: "http://127.0.0.1:9/sql",
+};
 
 const wasmPath = await ensureFastlyWasm();
 console.log(`bin/main.wasm: ${((await stat(wasmPath)).size / 1e6).toFixed(1)} MB`);
@@ -27,5 +31,7 @@ for (let i = 0; i < runs; i++) {
   await runtime.close();
 }
 
-console.log(`launch → first /healthz answer: median ${median(firsts).toFixed(0)} ms over ${runs} runs (${firsts.map((v) => v.toFixed(0)).join(", ")})`);
+console.log(
+  `launch → first /healthz answer: median ${median(firsts).toFixed(0)} ms over ${runs} runs (${firsts.map((v) => v.toFixed(0)).join(", ")})`,
+);
 console.log(`next /healthz (a fresh instance per request): median ${median(seconds).toFixed(0)} ms`);

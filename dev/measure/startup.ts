@@ -3,11 +3,11 @@
 // The database stack is started once, before any clock runs: only the runtime is timed.
 import { gzipSync } from "node:zlib";
 import { median } from "../../bench/lib/stats.ts";
-import type { RuntimeName } from "../launchers/index.ts";
+import { TEST_AUTH_SECRET } from "../../test/support/tokens.ts";
 import { bundleWorker } from "../build/cloudflare.ts";
+import type { RuntimeName } from "../launchers/index.ts";
 import { launchRuntime } from "../launchers/index.ts";
 import { startLocalStack } from "../stack.ts";
-import { TEST_AUTH_SECRET } from "../../test/support/tokens.ts";
 
 const RUNTIMES: RuntimeName[] = ["node", "cloudflare", "deno"];
 const runs = Number(process.argv[2] ?? 5);
@@ -20,15 +20,20 @@ async function firstHealthy(url: string): Promise<void> {
   }
 }
 
-
 const buildStarted = performance.now();
 const bundle = await bundleWorker();
 const buildMs = performance.now() - buildStarted;
 const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
-console.log(`Cloudflare bundle: ${kib(bundle.bytes)} raw, ${kib(gzipSync(bundle.code).byteLength)} gzipped (esbuild, minified; built in ${buildMs.toFixed(0)} ms)`);
+console.log(
+  `Cloudflare bundle: ${kib(bundle.bytes)} raw, ${kib(gzipSync(bundle.code).byteLength)} gzipped (esbuild, minified; built in ${buildMs.toFixed(0)} ms)`,
+);
 
 const stack = await startLocalStack();
-const env = { AUTH_SECRET: TEST_AUTH_SECRET, DATABASE_URL: stack.databaseUrl, NEON_FETCH_ENDPOINT: stack.neonFetchEndpoint };
+const env = {
+  AUTH_SECRET: TEST_AUTH_SECRET,
+  DATABASE_URL: stack.databaseUrl,
+  NEON_FETCH_ENDPOINT: stack.neonFetchEndpoint,
+};
 try {
   console.log(`\nstart → first /healthz 200, median of ${runs} (min–max), ms`);
   for (const runtime of RUNTIMES) {
@@ -40,7 +45,9 @@ try {
       times.push(performance.now() - started);
       await server.close();
     }
-    console.log(`${runtime.padEnd(11)} ${median(times).toFixed(0).padStart(6)}  (${Math.min(...times).toFixed(0)}–${Math.max(...times).toFixed(0)})`);
+    console.log(
+      `${runtime.padEnd(11)} ${median(times).toFixed(0).padStart(6)}  (${Math.min(...times).toFixed(0)}–${Math.max(...times).toFixed(0)})`,
+    );
   }
 } finally {
   await stack.close();

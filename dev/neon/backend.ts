@@ -97,7 +97,8 @@ export const RESET_SESSION = "DISCARD ALL";
 // Statements that may leave session state behind: SET/RESET/PREPARE/LISTEN/DECLARE/DISCARD/DO/
 // CREATE/CALL at the start, or temporary objects, advisory locks, set_config, roles, anywhere.
 // (A user-defined function that sets session state when called is not caught: documented.)
-const SESSION_CHANGING_START = /^(?:\s|--[^\n]*\n|\/\*[\s\S]*?\*\/)*(set|reset|prepare|listen|declare|discard|do|create|call|load|begin|start)\b/i;
+const SESSION_CHANGING_START =
+  /^(?:\s|--[^\n]*\n|\/\*[\s\S]*?\*\/)*(set|reset|prepare|listen|declare|discard|do|create|call|load|begin|start)\b/i;
 const SESSION_CHANGING_ANYWHERE = /temp|advisory|set_config|authorization|role|search_path|listen/i;
 
 export function mayChangeSession({ query }: Statement): boolean {
@@ -123,8 +124,22 @@ export function beginStatement(options: BatchOptions): string {
 }
 
 const ERROR_FIELDS = [
-  "code", "detail", "hint", "position", "internalPosition", "internalQuery", "severity", "where",
-  "table", "column", "schema", "dataType", "constraint", "file", "line", "routine",
+  "code",
+  "detail",
+  "hint",
+  "position",
+  "internalPosition",
+  "internalQuery",
+  "severity",
+  "where",
+  "table",
+  "column",
+  "schema",
+  "dataType",
+  "constraint",
+  "file",
+  "line",
+  "routine",
 ] as const;
 
 /** pg's and PGlite's DatabaseError (both pg-protocol) carry Postgres' fields under these names. */

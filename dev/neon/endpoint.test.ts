@@ -1,10 +1,10 @@
 // The local endpoint seen through the REAL Neon driver, once over PGlite and once over PostgreSQL:
 // whatever the driver gets here is what it would get from Neon.
-import { neon, neonConfig, NeonDbError, type NeonQueryFunction } from "@neondatabase/serverless";
+import { NeonDbError, type NeonQueryFunction, neon, neonConfig } from "@neondatabase/serverless";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, describeWithPostgres } from "../../test/support/postgres.ts";
 import type { SqlBackend } from "./backend.ts";
-import { startNeonEndpoint, type NeonEndpoint } from "./endpoint.ts";
+import { type NeonEndpoint, startNeonEndpoint } from "./endpoint.ts";
 import { createPgBackend } from "./pg-backend.ts";
 import { createPgliteBackend } from "./pglite-backend.ts";
 
@@ -41,7 +41,9 @@ const openPostgres: Open = async () => {
 const echoBackend: SqlBackend = {
   kind: "pglite",
   query: async ({ params }) => ({
-    fields: [{ name: "x", dataTypeID: 25, tableID: 0, columnID: 0, dataTypeSize: -1, dataTypeModifier: -1, format: "text" }],
+    fields: [
+      { name: "x", dataTypeID: 25, tableID: 0, columnID: 0, dataTypeSize: -1, dataTypeModifier: -1, format: "text" },
+    ],
     rows: [[params[0] ?? null]],
     command: "SELECT",
     rowCount: 1,
@@ -110,7 +112,10 @@ function endpointSuite(host: string, open: Open) {
     it("describes fields with their table, column and type", async () => {
       await sql`INSERT INTO people VALUES (1, 'one@example.com')`;
       const result = await sql.query("SELECT id, email FROM people WHERE id = $1", [1], { fullResults: true });
-      expect(result.fields.map((f) => [f.name, f.dataTypeID, f.columnID])).toEqual([["id", 23, 1], ["email", 25, 2]]);
+      expect(result.fields.map((f) => [f.name, f.dataTypeID, f.columnID])).toEqual([
+        ["id", 23, 1],
+        ["email", 25, 2],
+      ]);
       expect(result.fields[0]?.tableID).toBeGreaterThan(0);
       expect(result).toMatchObject({ command: "SELECT", rowCount: 1, rows: [{ id: 1, email: "one@example.com" }] });
       const insert = await sql.query("INSERT INTO notes VALUES ('a'), ('b')", [], { fullResults: true });
@@ -121,7 +126,12 @@ function endpointSuite(host: string, open: Open) {
     it("reports a unique violation as NeonDbError 23505 with the constraint name", async () => {
       await sql`INSERT INTO people VALUES (2, 'dup@example.com')`;
       const error = await failure(sql`INSERT INTO people VALUES (3, 'dup@example.com')`);
-      expect(error).toMatchObject({ code: "23505", constraint: "people_email_key", table: "people", severity: "ERROR" });
+      expect(error).toMatchObject({
+        code: "23505",
+        constraint: "people_email_key",
+        table: "people",
+        severity: "ERROR",
+      });
       expect(error.detail).toContain("dup@example.com");
     });
 
@@ -200,7 +210,10 @@ function endpointSuite(host: string, open: Open) {
     });
 
     it("answers objects and JSON-typed values when the driver's headers are absent", async () => {
-      const body = JSON.stringify({ query: "SELECT 1 AS n, true AS b, '{1,2}'::int[] AS a, 7::int8 AS big, $1 AS p", params: [5] });
+      const body = JSON.stringify({
+        query: "SELECT 1 AS n, true AS b, '{1,2}'::int[] AS a, 7::int8 AS big, $1 AS p",
+        params: [5],
+      });
       const typed = await post(endpoint.url, body);
       expect(typed.json).toMatchObject({ rows: [{ n: 1, b: true, a: [1, 2], big: "7", p: "5" }], rowAsArray: false });
       const raw = await post(endpoint.url, body, { "Neon-Raw-Text-Output": "true", "Neon-Array-Mode": "true" });

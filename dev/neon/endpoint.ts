@@ -6,10 +6,10 @@ import { timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import {
-  NotStartedError,
-  PostgresError,
   type BatchOptions,
   type IsolationLevel,
+  NotStartedError,
+  PostgresError,
   type PostgresErrorFields,
   type QueryResult,
   type SqlBackend,
@@ -51,7 +51,10 @@ export interface NeonEndpoint {
 
 /** An answer other than 200, with Neon's message for it. */
 class HttpError extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -73,10 +76,29 @@ const CORS_ALLOWED_HEADERS =
   "Neon-Connection-String, Neon-Raw-Text-Output, Neon-Array-Mode, Neon-Pool-Opt-In, Neon-Batch-Isolation-Level, " +
   "Neon-Batch-Read-Only, Neon-Batch-Deferrable, Authorization, Content-Type";
 
-const ISOLATION_LEVELS: readonly IsolationLevel[] = ["ReadUncommitted", "ReadCommitted", "RepeatableRead", "Serializable"];
+const ISOLATION_LEVELS: readonly IsolationLevel[] = [
+  "ReadUncommitted",
+  "ReadCommitted",
+  "RepeatableRead",
+  "Serializable",
+];
 const ERROR_KEYS = [
-  "code", "detail", "hint", "position", "internalPosition", "internalQuery", "severity", "where",
-  "table", "column", "schema", "dataType", "constraint", "file", "line", "routine",
+  "code",
+  "detail",
+  "hint",
+  "position",
+  "internalPosition",
+  "internalQuery",
+  "severity",
+  "where",
+  "table",
+  "column",
+  "schema",
+  "dataType",
+  "constraint",
+  "file",
+  "line",
+  "routine",
 ] as const;
 
 export async function startNeonEndpoint(options: NeonEndpointOptions): Promise<NeonEndpoint> {
@@ -221,7 +243,10 @@ function readHeaders(req: IncomingMessage, credentials: NeonEndpointOptions["cre
 }
 
 /** `postgres(ql)://user[:password]@host/db`, as Neon requires; messages never echo the value. */
-function checkConnectionString(value: string | string[] | undefined, credentials: NeonEndpointOptions["credentials"]): void {
+function checkConnectionString(
+  value: string | string[] | undefined,
+  credentials: NeonEndpointOptions["credentials"],
+): void {
   if (typeof value !== "string" || value === "") throw new HttpError(400, "missing connection string");
   let url: URL;
   try {
@@ -237,7 +262,11 @@ function checkConnectionString(value: string | string[] | undefined, credentials
   const user = decodeURIComponent(url.username);
   // Neon's wording (a Postgres authentication failure, 28P01); the value sent is never echoed.
   const refused = () =>
-    new PostgresError({ message: `password authentication failed for user "${user}"`, code: "28P01", severity: "FATAL" });
+    new PostgresError({
+      message: `password authentication failed for user "${user}"`,
+      code: "28P01",
+      severity: "FATAL",
+    });
   if (!url.password || !sameSecret(decodeURIComponent(url.password), credentials.password)) throw refused();
   if (credentials.user !== undefined && user !== credentials.user) throw refused();
   const database = decodeURIComponent(url.pathname.slice(1));
@@ -316,7 +345,9 @@ function shape(result: QueryResult, headers: Headers, arrayMode = headers.arrayM
   const value = (text: string | null, i: number) =>
     text === null || headers.rawOutput ? text : pgTextToJson(text, fields[i]?.dataTypeID ?? 0);
   const rows = result.rows.map((row) =>
-    arrayMode ? row.map(value) : Object.fromEntries(row.map((text, i) => [fields[i]?.name ?? String(i), value(text, i)])),
+    arrayMode
+      ? row.map(value)
+      : Object.fromEntries(row.map((text, i) => [fields[i]?.name ?? String(i), value(text, i)])),
   );
   return { fields, rows, command: result.command, rowCount: result.rowCount, rowAsArray: arrayMode };
 }
@@ -340,10 +371,13 @@ function sendError(res: ServerResponse, error: unknown, headers: Record<string, 
   const fields: PostgresErrorFields =
     error instanceof PostgresError ? error.fields : { message: error instanceof Error ? error.message : String(error) };
   const status =
-    error instanceof PostgresError ? 400
-    : error instanceof HttpError ? error.status
-    : error instanceof NotStartedError ? 503
-    : 500;
+    error instanceof PostgresError
+      ? 400
+      : error instanceof HttpError
+        ? error.status
+        : error instanceof NotStartedError
+          ? 503
+          : 500;
   const body: Record<string, string | null> = { message: fields.message };
   for (const key of ERROR_KEYS) body[key] = fields[key] ?? null;
   sendText(res, status, JSON.stringify(body), status === 405 ? { ...headers, Allow: "POST, OPTIONS" } : headers);

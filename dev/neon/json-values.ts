@@ -2,19 +2,42 @@
 
 // Without Neon-Raw-Text-Output: true, Neon types a few values in JSON (the driver never asks).
 const ARRAY_ELEMENT: Record<number, number> = {
-  1000: 16, 1005: 21, 1007: 23, 1021: 700, 1022: 701, 199: 114, 3807: 3802, 1009: 25, 1015: 1043,
-  1016: 20, 1231: 1700, 1185: 1184, 1115: 1114, 1182: 1082, 2951: 2950, 1014: 1042, 1028: 26,
+  1000: 16,
+  1005: 21,
+  1007: 23,
+  1021: 700,
+  1022: 701,
+  199: 114,
+  3807: 3802,
+  1009: 25,
+  1015: 1043,
+  1016: 20,
+  1231: 1700,
+  1185: 1184,
+  1115: 1114,
+  1182: 1082,
+  2951: 2950,
+  1014: 1042,
+  1028: 26,
 };
 
 export function pgTextToJson(text: string, oid: number): unknown {
   const element = ARRAY_ELEMENT[oid];
   if (element !== undefined) return parsePgArray(text, element);
   switch (oid) {
-    case 16: return text === "t";
-    case 21: case 23: return Number(text);
-    case 700: case 701: return Number.isFinite(Number(text)) ? Number(text) : text; // NaN, Infinity stay text
-    case 114: case 3802: return JSON.parse(text);
-    default: return text; // int8 and numeric too: JSON numbers would lose precision
+    case 16:
+      return text === "t";
+    case 21:
+    case 23:
+      return Number(text);
+    case 700:
+    case 701:
+      return Number.isFinite(Number(text)) ? Number(text) : text; // NaN, Infinity stay text
+    case 114:
+    case 3802:
+      return JSON.parse(text);
+    default:
+      return text; // int8 and numeric too: JSON numbers would lose precision
   }
 }
 

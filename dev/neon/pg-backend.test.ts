@@ -23,7 +23,13 @@ describeWithPostgres("pg backend", () => {
     await backend.query(q("INSERT INTO items VALUES ($1, $2)", ["1", "{1,2}"]));
     const result = await backend.query(q("SELECT id, tags, '{\"a\":1}'::jsonb AS doc, true AS yes FROM items"));
     expect(result.rows).toEqual([["1", "{1,2}", '{"a": 1}', "t"]]);
-    expect(result.fields[1]).toMatchObject({ name: "tags", dataTypeID: 1007, columnID: 2, dataTypeSize: -1, format: "text" });
+    expect(result.fields[1]).toMatchObject({
+      name: "tags",
+      dataTypeID: 1007,
+      columnID: 2,
+      dataTypeSize: -1,
+      format: "text",
+    });
     expect(result.fields[1]?.tableID).toBeGreaterThan(0);
     expect(result).toMatchObject({ command: "SELECT", rowCount: 1 });
   });

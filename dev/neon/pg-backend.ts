@@ -1,16 +1,16 @@
 // The local endpoint's PostgreSQL backend: a bounded pg Pool answering in Neon's wire shape.
 import pg from "pg";
 import {
+  type BatchOptions,
   beginStatement,
   mayChangeSession,
   NotStartedError,
   PostgresError,
-  RESET_SESSION,
-  toPostgresError,
-  type BatchOptions,
   type QueryResult,
+  RESET_SESSION,
   type SqlBackend,
   type Statement,
+  toPostgresError,
 } from "./backend.ts";
 
 export interface PgBackendOptions {

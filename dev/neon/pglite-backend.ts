@@ -8,14 +8,14 @@ import { mkdir } from "node:fs/promises";
 import { messages, PGlite, protocol } from "@electric-sql/pglite";
 import {
   beginStatement,
+  type FieldInfo,
   mayChangeSession,
   NotStartedError,
   parseCommandTag,
-  toPostgresError,
-  type FieldInfo,
   type QueryResult,
   type SqlBackend,
   type Statement,
+  toPostgresError,
 } from "./backend.ts";
 
 export interface PgliteBackend extends SqlBackend {
@@ -32,7 +32,9 @@ export interface PgliteBackend extends SqlBackend {
 export async function createPgliteBackend(dataDir?: string): Promise<PgliteBackend> {
   if (dataDir) await mkdir(dataDir, { recursive: true });
   const db = await PGlite.create(dataDir ? { dataDir } : {});
-  const superuser = String((await db.query<{ rolname: string }>("SELECT rolname FROM pg_roles WHERE oid = 10")).rows[0]?.rolname);
+  const superuser = String(
+    (await db.query<{ rolname: string }>("SELECT rolname FROM pg_roles WHERE oid = 10")).rows[0]?.rolname,
+  );
   const serialized = promiseQueue();
   let closed = false;
   let role: string | undefined;
@@ -62,8 +64,15 @@ export async function createPgliteBackend(dataDir?: string): Promise<PgliteBacke
     // DISCARD ALL, spelled out: PGlite runs a script as one implicit transaction, where DISCARD
     // ALL is refused. The session authorization is reset first so nothing is left to a role.
     const steps = [
-      "CLOSE ALL", `SET SESSION AUTHORIZATION ${quoteIdentifier(superuser)}`, "RESET ALL", "DEALLOCATE ALL", "SELECT pg_advisory_unlock_all()",
-      "DISCARD TEMP", "DISCARD SEQUENCES", "UNLISTEN *", "DISCARD PLANS",
+      "CLOSE ALL",
+      `SET SESSION AUTHORIZATION ${quoteIdentifier(superuser)}`,
+      "RESET ALL",
+      "DEALLOCATE ALL",
+      "SELECT pg_advisory_unlock_all()",
+      "DISCARD TEMP",
+      "DISCARD SEQUENCES",
+      "UNLISTEN *",
+      "DISCARD PLANS",
     ];
     if (role) steps.push(`SET SESSION AUTHORIZATION ${quoteIdentifier(role)}`);
     await db.exec(steps.join("; "));
@@ -83,27 +92,35 @@ export async function createPgliteBackend(dataDir?: string): Promise<PgliteBacke
     query: (statement, signal) => exclusive(() => execute(db, statement), signal, [statement]),
 
     batch: (statements, options, signal) =>
-      exclusive(async () => {
-        // On an error `exclusive` rolls back: BEGIN … COMMIT either all happens or none of it.
-        await execute(db, { query: beginStatement(options), params: [] });
-        const results: QueryResult[] = [];
-        for (const statement of statements) results.push(await execute(db, statement));
-        await execute(db, { query: "COMMIT", params: [] });
-        return results;
-      }, signal, statements),
+      exclusive(
+        async () => {
+          // On an error `exclusive` rolls back: BEGIN … COMMIT either all happens or none of it.
+          await execute(db, { query: beginStatement(options), params: [] });
+          const results: QueryResult[] = [];
+          for (const statement of statements) results.push(await execute(db, statement));
+          await execute(db, { query: "COMMIT", params: [] });
+          return results;
+        },
+        signal,
+        statements,
+      ),
 
     // Migrations run as the session's superuser, whoever requests are served as.
     exec: (script) =>
-      exclusive(async () => {
-        mustReset = true;
-        try {
-          // PGlite ignores RESET SESSION AUTHORIZATION once a role was set: name the superuser.
-          await db.exec(`SET SESSION AUTHORIZATION ${quoteIdentifier(superuser)}`);
-          await db.exec(script);
-        } catch (error) {
-          throw asPostgresError(error);
-        }
-      }, undefined, []),
+      exclusive(
+        async () => {
+          mustReset = true;
+          try {
+            // PGlite ignores RESET SESSION AUTHORIZATION once a role was set: name the superuser.
+            await db.exec(`SET SESSION AUTHORIZATION ${quoteIdentifier(superuser)}`);
+            await db.exec(script);
+          } catch (error) {
+            throw asPostgresError(error);
+          }
+        },
+        undefined,
+        [],
+      ),
 
     close: () =>
       serialized(async () => {

@@ -1,12 +1,12 @@
 // The Cloudflare Workers entry: a module worker. Bindings → settings → ports → the core app.
 // A Cron Trigger (wrangler.toml) runs `scheduled`, which drains the link change feed into LINKS.
-import { createApp, type App } from "../../core/app.ts";
+import { type App, createApp } from "../../core/app.ts";
 import { createLinkSync, type LinkSync } from "../../core/links/sync.ts";
 import { consoleLogger } from "../../core/log.ts";
 import { misconfiguredResponse } from "../../core/misconfigured.ts";
 import { createWorkersKv } from "../kv/workers-kv.ts";
 import { neonSqlFromSettings } from "../neon/neon-sql.ts";
-import { settingsFromBindings, type Bindings } from "./settings.ts";
+import { type Bindings, settingsFromBindings } from "./settings.ts";
 
 /** The part of Workers' ExecutionContext used here. */
 interface ExecutionContext {
@@ -29,7 +29,12 @@ function deploymentFor(env: Bindings): Deployment {
   let deployment = deployments.get(env);
   if (!deployment) {
     const settings = settingsFromBindings(env);
-    const deps = { sql: neonSqlFromSettings(settings), kv: createWorkersKv(env.LINKS), settings, runtime: "cloudflare" };
+    const deps = {
+      sql: neonSqlFromSettings(settings),
+      kv: createWorkersKv(env.LINKS),
+      settings,
+      runtime: "cloudflare",
+    };
     const linkSync = createLinkSync(deps);
     deployment = { app: createApp({ ...deps, linkSync }), linkSync };
     deployments.set(env, deployment);

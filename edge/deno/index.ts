@@ -4,10 +4,10 @@
 // change feed.
 import { createApp } from "../../core/app.ts";
 import { createLinkSync } from "../../core/links/sync.ts";
+import { listenAddress } from "../../core/listen-address.ts";
 import { misconfiguredLine } from "../../core/misconfigured.ts";
 import { SettingsError } from "../../core/settings.ts";
 import { createDenoKv, type DenoKv } from "../kv/deno-kv.ts";
-import { listenAddress } from "../../core/listen-address.ts";
 import { neonSqlFromSettings } from "../neon/neon-sql.ts";
 import { settingsFromEnv } from "./settings.ts";
 
@@ -55,7 +55,8 @@ deno.serve(
   {
     ...address,
     // One JSON line, which the local launcher reads to learn the port when PORT=0.
-    onListen: ({ hostname, port }) => console.log(JSON.stringify({ event: "listening", url: `http://${hostname}:${port}` })),
+    onListen: ({ hostname, port }) =>
+      console.log(JSON.stringify({ event: "listening", url: `http://${hostname}:${port}` })),
   },
   app.fetch,
 );

@@ -4,7 +4,10 @@ import { installAbortSignal } from "./abort-signal.ts";
 function installed() {
   const scope: Record<string, unknown> = {};
   installAbortSignal(scope);
-  return { Signal: scope.AbortSignal as typeof AbortSignal, Controller: scope.AbortController as typeof AbortController };
+  return {
+    Signal: scope.AbortSignal as typeof AbortSignal,
+    Controller: scope.AbortController as typeof AbortController,
+  };
 }
 
 describe("AbortSignal for Compute", () => {

@@ -9,5 +9,8 @@ declare module "fastly:secret-store";
 
 declare function addEventListener(
   type: "fetch",
-  listener: (event: { readonly request: Request; respondWith(response: Response | PromiseLike<Response>): void }) => void,
+  listener: (event: {
+    readonly request: Request;
+    respondWith(response: Response | PromiseLike<Response>): void;
+  }) => void,
 ): void;

@@ -10,7 +10,11 @@ describe("the Neon driver's fetch on Fastly", () => {
       return new Response("ok");
     }) as typeof fetch;
     const controller = new AbortController();
-    const response = await fetchThroughBackend("neon", send)("http://db/sql", { method: "POST", body: "{}", signal: controller.signal });
+    const response = await fetchThroughBackend("neon", send)("http://db/sql", {
+      method: "POST",
+      body: "{}",
+      signal: controller.signal,
+    });
     expect(await response.text()).toBe("ok");
     expect(seen).toEqual([["http://db/sql", { method: "POST", body: "{}", backend: "neon" }]]);
   });
@@ -21,7 +25,9 @@ describe("the Neon driver's fetch on Fastly", () => {
     const pending = fetchThroughBackend("neon", never)("http://db/sql", { signal: controller.signal });
     controller.abort(new Error("too slow"));
     await expect(pending).rejects.toThrow("too slow");
-    await expect(fetchThroughBackend("neon", never)("http://db/sql", { signal: controller.signal })).rejects.toThrow("too slow");
+    await expect(fetchThroughBackend("neon", never)("http://db/sql", { signal: controller.signal })).rejects.toThrow(
+      "too slow",
+    );
   });
 
   it("works with the AbortSignal.timeout installed for Compute", async () => {

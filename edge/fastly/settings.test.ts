@@ -15,7 +15,11 @@ describe("settings from Fastly stores", () => {
 
   it("reads plain settings from the config store and secrets from the secret store", async () => {
     const raw = await readFastlySettings(
-      configStore({ LINK_CACHE_TTL_SECONDS: "120", NEON_FETCH_ENDPOINT: "http://127.0.0.1:4444/sql", AUTH_SECRET: "not here" }),
+      configStore({
+        LINK_CACHE_TTL_SECONDS: "120",
+        NEON_FETCH_ENDPOINT: "http://127.0.0.1:4444/sql",
+        AUTH_SECRET: "not here",
+      }),
       secretStore({ AUTH_SECRET: "s".repeat(32), DATABASE_URL: "postgres://u:p@h/db" }),
     );
     expect(raw).toEqual({

@@ -1,4 +1,4 @@
-import { SettingsError, type RawSettings, type Settings } from "../../core/settings.ts";
+import { type RawSettings, type Settings, SettingsError } from "../../core/settings.ts";
 import { CONFIG_KEYS, SECRET_KEYS } from "./bindings.ts";
 
 /** What is used of `ConfigStore` (fastly:config-store) and `SecretStore` (fastly:secret-store). */

@@ -12,7 +12,9 @@ interface Setup {
   config_stores: Record<string, { items: Record<string, { value: string }> }>;
   secret_stores: Record<string, { entries: Record<string, unknown> }>;
 }
-const setup = (parse(readFileSync(new URL("../../fastly.toml", import.meta.url), "utf8")) as unknown as { setup: Setup }).setup;
+const setup = (
+  parse(readFileSync(new URL("../../fastly.toml", import.meta.url), "utf8")) as unknown as { setup: Setup }
+).setup;
 const SECRET = "s".repeat(32);
 
 describe("fastly.toml [setup]", () => {
@@ -31,13 +33,18 @@ describe("fastly.toml [setup]", () => {
 
   it("the Neon endpoint's placeholder is refused until it names a real host", () => {
     const placeholder = setup.config_stores[CONFIG_STORE]!.items.NEON_FETCH_ENDPOINT!.value;
-    expect(() => parseSettings({ AUTH_SECRET: SECRET, NEON_FETCH_ENDPOINT: placeholder })).toThrow(/^NEON_FETCH_ENDPOINT /);
+    expect(() => parseSettings({ AUTH_SECRET: SECRET, NEON_FETCH_ENDPOINT: placeholder })).toThrow(
+      /^NEON_FETCH_ENDPOINT /,
+    );
   });
 });
 
 describe("requireNeonEndpoint", () => {
   it("refuses settings without NEON_FETCH_ENDPOINT, naming it", () => {
-    const settings = parseSettings({ AUTH_SECRET: SECRET, DATABASE_URL: "postgres://u:p@ep-x.eu-central-1.aws.neon.tech/db" });
+    const settings = parseSettings({
+      AUTH_SECRET: SECRET,
+      DATABASE_URL: "postgres://u:p@ep-x.eu-central-1.aws.neon.tech/db",
+    });
     expect(() => requireNeonEndpoint(settings)).toThrow(SettingsError);
     expect(() => requireNeonEndpoint(settings)).toThrow(/^NEON_FETCH_ENDPOINT is not set/);
     const configured = { ...settings, neonFetchEndpoint: "https://api.eu-central-1.aws.neon.tech/sql" };

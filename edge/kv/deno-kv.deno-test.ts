@@ -1,18 +1,20 @@
 // Runs under `deno test --unstable-kv` only (dev/deno/deno-tests.ts): real Deno KV, in memory.
 import assert from "node:assert/strict";
-import { createDenoKv, type DenoKv } from "./deno-kv.ts";
 import { kvContract } from "../../test/ports/kv-contract.ts";
+import { createDenoKv, type DenoKv } from "./deno-kv.ts";
 
 interface DenoTestContext {
   step(name: string, run: () => Promise<void>): Promise<boolean>;
 }
 
-const deno = (globalThis as unknown as {
-  Deno: {
-    openKv(path: string): Promise<DenoKv & { close(): void }>;
-    test(name: string, run: (t: DenoTestContext) => Promise<void>): void;
-  };
-}).Deno;
+const deno = (
+  globalThis as unknown as {
+    Deno: {
+      openKv(path: string): Promise<DenoKv & { close(): void }>;
+      test(name: string, run: (t: DenoTestContext) => Promise<void>): void;
+    };
+  }
+).Deno;
 
 deno.test("KV cache contract: Deno KV", async (t) => {
   const store = await deno.openKv(":memory:");

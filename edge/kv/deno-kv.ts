@@ -26,7 +26,9 @@ const ROOT = "cache";
 const denoKey = (key: string): DenoKvKey => [ROOT, key];
 
 const isStored = (value: unknown): value is Stored =>
-  typeof value === "object" && value !== null && typeof (value as Stored).value === "string" &&
+  typeof value === "object" &&
+  value !== null &&
+  typeof (value as Stored).value === "string" &&
   typeof (value as Stored).expiresAt === "number";
 
 /** The KV cache port over Deno KV (`Deno.openKv()`); string prefixes are listed as a key range. */

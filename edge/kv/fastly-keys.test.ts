@@ -5,7 +5,28 @@ import { decodeKvKey, encodeKvKey, fastlyKey } from "./fastly-keys.ts";
 
 // Keys built from the characters Fastly treats specially, so the properties meet them often.
 const awkwardKey = fc
-  .array(fc.constantFrom(".", "..", "/", "#", ";", "?", "^", "|", "%", "\r", "\n", " ", "\u0000", "\ufffe", "a", "é", "😀", ".well-known/acme-challenge/"))
+  .array(
+    fc.constantFrom(
+      ".",
+      "..",
+      "/",
+      "#",
+      ";",
+      "?",
+      "^",
+      "|",
+      "%",
+      "\r",
+      "\n",
+      " ",
+      "\u0000",
+      "\ufffe",
+      "a",
+      "é",
+      "😀",
+      ".well-known/acme-challenge/",
+    ),
+  )
   .map((parts) => parts.join(""));
 const anyKey = fc.oneof(awkwardKey, fc.string({ unit: "grapheme" }));
 
@@ -26,11 +47,14 @@ describe("Fastly KV keys", () => {
 
   it("every non-empty key escapes to one Fastly accepts, and back", () => {
     fc.assert(
-      fc.property(anyKey.filter((k) => k !== ""), (key) => {
-        const encoded = encodeKvKey(key);
-        if (new TextEncoder().encode(encoded).length <= 1024) expect(kvKeyProblem(encoded)).toBeUndefined();
-        expect(decodeKvKey(encoded)).toBe(key);
-      }),
+      fc.property(
+        anyKey.filter((k) => k !== ""),
+        (key) => {
+          const encoded = encodeKvKey(key);
+          if (new TextEncoder().encode(encoded).length <= 1024) expect(kvKeyProblem(encoded)).toBeUndefined();
+          expect(decodeKvKey(encoded)).toBe(key);
+        },
+      ),
     );
   });
 

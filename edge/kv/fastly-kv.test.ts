@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { KvStores, kvKeyProblem } from "../../dev/fastly-host/kv-stores.ts";
-import { kvContract } from "../../test/ports/kv-contract.ts";
 import { describeContract } from "../../test/ports/describe-contract.ts";
+import { kvContract } from "../../test/ports/kv-contract.ts";
 import { createFastlyKv, type FastlyKvStore } from "./fastly-kv.ts";
 
 /** A KVStore with Fastly's rules (the test host's store), refusing bad keys like js-compute does. */

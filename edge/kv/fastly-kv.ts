@@ -6,7 +6,11 @@ export interface FastlyKvStore {
   get(key: string): Promise<{ text(): Promise<string> } | null>;
   put(key: string, value: string, options: { ttl?: number }): Promise<unknown>;
   delete(key: string): Promise<unknown>;
-  list(options: { prefix?: string; cursor?: string; limit?: number }): Promise<{ list: string[]; cursor?: string | undefined }>;
+  list(options: {
+    prefix?: string;
+    cursor?: string;
+    limit?: number;
+  }): Promise<{ list: string[]; cursor?: string | undefined }>;
 }
 
 /**

@@ -1,9 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { kvContract } from "../../test/ports/kv-contract.ts";
 import { describeContract } from "../../test/ports/describe-contract.ts";
+import { kvContract } from "../../test/ports/kv-contract.ts";
 import { createMemoryKv } from "./memory.ts";
 
-describeContract("KV cache contract: memory", kvContract, async () => ({ port: createMemoryKv(), close: async () => {} }));
+describeContract("KV cache contract: memory", kvContract, async () => ({
+  port: createMemoryKv(),
+  close: async () => {},
+}));
 
 describe("memory KV", () => {
   it("stores, reads and deletes", async () => {

@@ -1,7 +1,7 @@
 import { Miniflare } from "miniflare";
-import { createWorkersKv, type WorkersKvNamespace } from "./workers-kv.ts";
-import { kvContract } from "../../test/ports/kv-contract.ts";
 import { describeContract } from "../../test/ports/describe-contract.ts";
+import { kvContract } from "../../test/ports/kv-contract.ts";
+import { createWorkersKv, type WorkersKvNamespace } from "./workers-kv.ts";
 
 // The adapter over a real Workers KV namespace, served by workerd.
 describeContract("KV cache contract: Workers KV (Miniflare)", kvContract, async () => {

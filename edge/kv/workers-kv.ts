@@ -22,7 +22,11 @@ export function createWorkersKv(namespace: WorkersKvNamespace): KvCache {
     put: (key, value, { ttlSeconds }) => namespace.put(key, value, { expirationTtl: ttlSeconds }),
     delete: (key) => namespace.delete(key),
     async list(prefix, { cursor, limit = MAX_LIST_LIMIT } = {}): Promise<KvListPage> {
-      const page = await namespace.list({ prefix, limit: Math.min(limit, MAX_LIST_LIMIT), ...(cursor ? { cursor } : {}) });
+      const page = await namespace.list({
+        prefix,
+        limit: Math.min(limit, MAX_LIST_LIMIT),
+        ...(cursor ? { cursor } : {}),
+      });
       const keys = page.keys.map((key) => key.name);
       return !page.list_complete && page.cursor ? { keys, cursor: page.cursor } : { keys };
     },

@@ -32,7 +32,9 @@ describe("toPortError", () => {
 
   it("answers unavailable (nothing written) for refusals that rolled the statement back", () => {
     for (const code of ["57014", "55P03", "40001", "40P01", "25006", "57P03", "53300", "08006"]) {
-      expect(toPortError(Object.assign(new NeonDbError("refused"), { code })), code).toBeInstanceOf(DatabaseUnavailableError);
+      expect(toPortError(Object.assign(new NeonDbError("refused"), { code })), code).toBeInstanceOf(
+        DatabaseUnavailableError,
+      );
     }
     expect(toPortError(new NeonDbError("Server error (HTTP status 503): not started"))).toBeInstanceOf(
       DatabaseUnavailableError,
@@ -41,7 +43,9 @@ describe("toPortError", () => {
 
   it("answers outcome unknown when the request may have reached the database unanswered", () => {
     const reset = Object.assign(new NeonDbError("Error connecting to database: fetch failed"), {
-      sourceError: new TypeError("fetch failed", { cause: Object.assign(new Error("other side closed"), { code: "UND_ERR_SOCKET" }) }),
+      sourceError: new TypeError("fetch failed", {
+        cause: Object.assign(new Error("other side closed"), { code: "UND_ERR_SOCKET" }),
+      }),
     });
     expect(toPortError(reset)).toBeInstanceOf(DatabaseOutcomeUnknownError);
     expect(toPortError(new NeonDbError("Server error (HTTP status 502): bad gateway"))).toBeInstanceOf(

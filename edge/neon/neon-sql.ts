@@ -1,4 +1,4 @@
-import { neon, neonConfig, NeonDbError } from "@neondatabase/serverless";
+import { NeonDbError, neon, neonConfig } from "@neondatabase/serverless";
 import {
   DatabaseError,
   DatabaseOutcomeUnknownError,
@@ -8,7 +8,7 @@ import {
   type SqlStatement,
   type TransactionOptions,
 } from "../../core/ports/sql.ts";
-import { SettingsError, type Settings } from "../../core/settings.ts";
+import { type Settings, SettingsError } from "../../core/settings.ts";
 
 interface NeonSqlOptions {
   databaseUrl: string;

@@ -25,7 +25,10 @@ function stopOn(server: RunningServer, signal: NodeJS.Signals) {
 
 let server: RunningServer;
 try {
-  server = await startNodeService(process.env, listenAddress((name) => process.env[name]));
+  server = await startNodeService(
+    process.env,
+    listenAddress((name) => process.env[name]),
+  );
 } catch (error) {
   if (!(error instanceof SettingsError)) throw error;
   console.error(misconfiguredLine(error));

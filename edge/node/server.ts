@@ -1,6 +1,6 @@
-import { serve } from "@hono/node-server";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
+import { serve } from "@hono/node-server";
 import { PROBLEM_CONTENT_TYPE, ProblemError } from "../../core/problem.ts";
 
 export interface RunningServer {
@@ -24,24 +24,27 @@ export function listen(
 ): Promise<RunningServer> {
   return new Promise((resolve, reject) => {
     let closing = false;
-    const server = serve({ fetch, port, hostname, serverOptions: { maxHeaderSize: maxHeaderBytes } }, (info: AddressInfo) => {
-      resolve({
-        url: `http://${hostname}:${info.port}`,
-        // Stops accepting; in-flight requests are answered, each then closing its connection.
-        // Keep-alive connections would otherwise hold close() open, or keep bringing requests.
-        close: () =>
-          new Promise<void>((done) => {
-            closing = true;
-            const closeIdle = () => ("closeIdleConnections" in server ? server.closeIdleConnections() : undefined);
-            const sweeper = setInterval(closeIdle, 100);
-            server.close(() => {
-              clearInterval(sweeper);
-              done();
-            });
-            closeIdle();
-          }),
-      });
-    });
+    const server = serve(
+      { fetch, port, hostname, serverOptions: { maxHeaderSize: maxHeaderBytes } },
+      (info: AddressInfo) => {
+        resolve({
+          url: `http://${hostname}:${info.port}`,
+          // Stops accepting; in-flight requests are answered, each then closing its connection.
+          // Keep-alive connections would otherwise hold close() open, or keep bringing requests.
+          close: () =>
+            new Promise<void>((done) => {
+              closing = true;
+              const closeIdle = () => ("closeIdleConnections" in server ? server.closeIdleConnections() : undefined);
+              const sweeper = setInterval(closeIdle, 100);
+              server.close(() => {
+                clearInterval(sweeper);
+                done();
+              });
+              closeIdle();
+            }),
+        });
+      },
+    );
     server.on("clientError", answerUnparsableRequest);
     server.on("request", (_request: unknown, response: { shouldKeepAlive: boolean }) => {
       if (closing) response.shouldKeepAlive = false;

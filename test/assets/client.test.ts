@@ -1,10 +1,10 @@
 // The 412 recovery helper against the real API with a concurrent writer interleaved.
 import { expect, it } from "vitest";
+import type { AssetRepresentation } from "../../core/assets/model.ts";
+import { AssetUpdateError, type FetchLike, updateAssetOverHttp } from "../support/asset-client.ts";
 import { describeOnBackends } from "../support/harness.ts";
 import { signToken } from "../support/tokens.ts";
 import { createAsset, getAsset, patchAsset } from "./helpers.ts";
-import type { AssetRepresentation } from "../../core/assets/model.ts";
-import { AssetUpdateError, updateAssetOverHttp, type FetchLike } from "../support/asset-client.ts";
 
 const BASE_URL = "http://api.test";
 
@@ -21,7 +21,12 @@ describeOnBackends("assets client: updateAssetOverHttp", (h) => {
     const log: Exchange[] = [];
     const fetchFn: FetchLike = async (request) => {
       const response = await h().app.fetch(request);
-      log.push({ method: request.method, ifMatch: request.headers.get("if-match"), status: response.status, etag: response.headers.get("etag") });
+      log.push({
+        method: request.method,
+        ifMatch: request.headers.get("if-match"),
+        status: response.status,
+        etag: response.headers.get("etag"),
+      });
       return response;
     };
     return { fetchFn, log };
@@ -39,9 +44,15 @@ describeOnBackends("assets client: updateAssetOverHttp", (h) => {
     const { id } = await createAsset(h());
     const { fetchFn, log } = recordingFetch();
     const seen: AssetRepresentation[] = [];
-    const result = await updateAssetOverHttp(fetchFn, BASE_URL, id, (latest) => (seen.push(latest), { name: `${latest.name} (renamed)` }), {
-      token: await signToken(),
-    });
+    const result = await updateAssetOverHttp(
+      fetchFn,
+      BASE_URL,
+      id,
+      (latest) => (seen.push(latest), { name: `${latest.name} (renamed)` }),
+      {
+        token: await signToken(),
+      },
+    );
     expect(result).toMatchObject({ attempts: 1, asset: { name: "Chair (renamed)", material: "oak" } });
     expect(seen).toHaveLength(1);
     expect((await getAsset(h(), id)).etag).toBe(result.etag);
@@ -106,16 +117,24 @@ describeOnBackends("assets client: updateAssetOverHttp", (h) => {
     await expect(locked).rejects.toBeInstanceOf(AssetUpdateError);
     await expect(locked).rejects.toMatchObject({ status: 409, problem: { code: "asset_locked" } });
     expect(calls).toBe(1);
-    await expect(updateAssetOverHttp(recordingFetch().fetchFn, BASE_URL, "missing", merge, { token })).rejects.toMatchObject({ status: 404 });
+    await expect(
+      updateAssetOverHttp(recordingFetch().fetchFn, BASE_URL, "missing", merge, { token }),
+    ).rejects.toMatchObject({ status: 404 });
     expect(calls).toBe(1);
   });
 
   it("writes nothing when the merge says nothing is to change", async () => {
     const { id, etag } = await createAsset(h());
     const { fetchFn, log } = recordingFetch();
-    const result = await updateAssetOverHttp(fetchFn, BASE_URL, id, (latest) => (latest.material === "oak" ? null : { material: "oak" }), {
-      token: await signToken(),
-    });
+    const result = await updateAssetOverHttp(
+      fetchFn,
+      BASE_URL,
+      id,
+      (latest) => (latest.material === "oak" ? null : { material: "oak" }),
+      {
+        token: await signToken(),
+      },
+    );
     expect(result).toMatchObject({ attempts: 1, etag });
     expect(log.map((e) => e.method)).toEqual(["GET"]);
   });

@@ -20,23 +20,41 @@ export async function createAsset(
   as: RequestOptions["as"] = {},
   id = freshId(),
 ): Promise<Created> {
-  const response = await h.request(`/v1/assets/${id}`, { method: "PUT", as, body: fields, headers: { "if-none-match": "*" } });
+  const response = await h.request(`/v1/assets/${id}`, {
+    method: "PUT",
+    as,
+    body: fields,
+    headers: { "if-none-match": "*" },
+  });
   expect(response.status).toBe(201);
   return { id, etag: response.headers.get("etag")! };
 }
 
 export async function getAsset(h: Harness, id: string, as: RequestOptions["as"] = {}) {
   const response = await h.request(`/v1/assets/${id}`, { as });
-  return { status: response.status, etag: response.headers.get("etag"), body: response.status === 200 ? await response.json() : null };
+  return {
+    status: response.status,
+    etag: response.headers.get("etag"),
+    body: response.status === 200 ? await response.json() : null,
+  };
 }
 
-export function patchAsset(h: Harness, id: string, ifMatch: string | null, body: unknown, as: RequestOptions["as"] = {}) {
+export function patchAsset(
+  h: Harness,
+  id: string,
+  ifMatch: string | null,
+  body: unknown,
+  as: RequestOptions["as"] = {},
+) {
   const headers: Record<string, string> = ifMatch === null ? {} : { "if-match": ifMatch };
   return h.request(`/v1/assets/${id}`, { method: "PATCH", as, body, headers });
 }
 
 /** Runs `action` and answers how many SQL statements reached the database meanwhile. */
-export async function statementsOf<T>(h: Harness, action: () => Promise<T>): Promise<{ result: T; statements: number }> {
+export async function statementsOf<T>(
+  h: Harness,
+  action: () => Promise<T>,
+): Promise<{ result: T; statements: number }> {
   const before = h.stack.endpoint.statements();
   const result = await action();
   return { result, statements: h.stack.endpoint.statements() - before };

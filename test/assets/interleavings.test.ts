@@ -8,7 +8,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import type { MatchCondition } from "../../core/assets/preconditions.ts";
 import { deleteAsset, importRows, updateAsset } from "../../core/assets/repository.ts";
 import type { Row, Sql } from "../../core/ports/sql.ts";
-import { startHarness, type Harness } from "../support/harness.ts";
+import { type Harness, startHarness } from "../support/harness.ts";
 import { describeWithPostgres } from "../support/postgres.ts";
 import { createAsset, getAsset } from "./helpers.ts";
 
@@ -16,7 +16,8 @@ const TENANT = "acme"; // the tenant of the helpers' default token
 
 /** The SQL port over one pg session, so a test can hold a transaction open. */
 const sqlOver = (client: pg.PoolClient): Sql => ({
-  query: async <T extends Row>(text: string, params: readonly unknown[] = []) => (await client.query(text, [...params])).rows as T[],
+  query: async <T extends Row>(text: string, params: readonly unknown[] = []) =>
+    (await client.query(text, [...params])).rows as T[],
   transaction: () => Promise.reject(new Error("not used here")),
 });
 
@@ -79,7 +80,12 @@ describeWithPostgres("assets interleavings [postgres]", () => {
       async (sql) => {
         const [row] = await sql.query("SELECT etag, name FROM assets WHERE tenant_id = $1 AND id = $2", [TENANT, id]);
         if (`"${row!.etag}"` !== etag) return "conflict"; // the check passes: the first has not committed
-        await sql.query("UPDATE assets SET name = $3, material = $4 WHERE tenant_id = $1 AND id = $2", [TENANT, id, row!.name, "second"]);
+        await sql.query("UPDATE assets SET name = $3, material = $4 WHERE tenant_id = $1 AND id = $2", [
+          TENANT,
+          id,
+          row!.name,
+          "second",
+        ]);
         return "updated";
       },
     );
@@ -91,7 +97,8 @@ describeWithPostgres("assets interleavings [postgres]", () => {
     const { id, etag } = await createAsset(h());
     const { secondResult } = await interleave(
       (sql) => updateAsset(sql, TENANT, id, matching(etag), { name: "first" }),
-      (sql) => importRows(sql, TENANT, [{ line: 2, id, name: "imported", material: "oak", sourceEtag: etag.slice(1, -1) }]),
+      (sql) =>
+        importRows(sql, TENANT, [{ line: 2, id, name: "imported", material: "oak", sourceEtag: etag.slice(1, -1) }]),
     );
     expect(secondResult.get(2)).toEqual({ outcome: "conflict" });
     expect((await getAsset(h(), id)).body.name).toBe("first");
@@ -114,5 +121,4 @@ describeWithPostgres("assets interleavings [postgres]", () => {
     expect(afterApproval.secondResult).toEqual({ outcome: "conflict" });
     expect((await getAsset(h(), approved.id)).body).toMatchObject({ name: "Chair", status: "approved" });
   });
-
 });

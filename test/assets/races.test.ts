@@ -2,8 +2,8 @@
 // runs one statement at a time and could never show a race). Requests go through the whole
 // production path: app → Neon driver → local endpoint → PostgreSQL pool.
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { updateAssetOverHttp, type FetchLike } from "../support/asset-client.ts";
-import { startHarness, type Harness } from "../support/harness.ts";
+import { type FetchLike, updateAssetOverHttp } from "../support/asset-client.ts";
+import { type Harness, startHarness } from "../support/harness.ts";
 import { describeWithPostgres } from "../support/postgres.ts";
 import { signToken } from "../support/tokens.ts";
 import { createAsset, freshId, getAsset, patchAsset } from "./helpers.ts";
@@ -56,7 +56,9 @@ describeWithPostgres("assets races [postgres]", () => {
 
     // A recovers as documented: fetch the latest, merge, retry with its ETag.
     const fetchFn: FetchLike = async (request) => h().app.fetch(request);
-    const recovered = await updateAssetOverHttp(fetchFn, "http://api.test", id, () => ({ name: "Armchair" }), { token: await signToken() });
+    const recovered = await updateAssetOverHttp(fetchFn, "http://api.test", id, () => ({ name: "Armchair" }), {
+      token: await signToken(),
+    });
     expect(recovered.asset).toMatchObject({ name: "Armchair", material: "steel" });
   });
 
@@ -64,7 +66,11 @@ describeWithPostgres("assets races [postgres]", () => {
     const id = freshId("put");
     const responses = await Promise.all(
       Array.from({ length: CONCURRENCY }, (_, i) =>
-        h().request(`/v1/assets/${id}`, { method: "PUT", body: { name: `creator ${i}`, material: "oak" }, headers: { "if-none-match": "*" } }),
+        h().request(`/v1/assets/${id}`, {
+          method: "PUT",
+          body: { name: `creator ${i}`, material: "oak" },
+          headers: { "if-none-match": "*" },
+        }),
       ),
     );
     expect(statusCounts(responses)).toEqual({ 201: 1, 412: CONCURRENCY - 1 });
@@ -103,7 +109,9 @@ describeWithPostgres("assets races [postgres]", () => {
         return h().request("/v1/assets/import", { method: "POST", body, headers: { "content-type": "text/csv" } });
       }),
     );
-    const results = await Promise.all(responses.map(async (r) => (await r.json()).results as Array<{ id: string; outcome: string; etag?: string }>));
+    const results = await Promise.all(
+      responses.map(async (r) => (await r.json()).results as Array<{ id: string; outcome: string; etag?: string }>),
+    );
     for (const asset of assets) {
       const rows = results.map((rs, u) => ({ u, row: rs.find((r) => r.id === asset.id)! }));
       const winners = rows.filter(({ row }) => row.outcome === "updated");
@@ -132,10 +140,16 @@ describeWithPostgres("assets races [postgres]", () => {
     // A client loses a round only to another client's write, and each writes once: `clients`
     // rounds always suffice.
     const results = await Promise.all(
-      Array.from({ length: clients }, (_, c) => updateAssetOverHttp(fetchFn, "http://api.test", id, merge(c), { token, maxAttempts: clients })),
+      Array.from({ length: clients }, (_, c) =>
+        updateAssetOverHttp(fetchFn, "http://api.test", id, merge(c), { token, maxAttempts: clients }),
+      ),
     );
     const material: string = (await getAsset(h(), id)).body.material;
-    const marks = material.split("+").slice(1).map(Number).sort((x, y) => x - y);
+    const marks = material
+      .split("+")
+      .slice(1)
+      .map(Number)
+      .sort((x, y) => x - y);
     expect(marks).toEqual(Array.from({ length: clients }, (_, c) => c));
     expect(results.filter((r) => r.attempts === 1)).toHaveLength(1);
   });

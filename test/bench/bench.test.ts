@@ -34,7 +34,20 @@ describe("npm run bench (tiny settings, node runtime)", () => {
 
   beforeAll(async () => {
     out = await mkdtemp(join(tmpdir(), "bench-"));
-    const args = ["--requests", "20", "--rounds", "1", "--warmup", "2", "--concurrency", "2", "--runtimes", "node", "--out", out];
+    const args = [
+      "--requests",
+      "20",
+      "--rounds",
+      "1",
+      "--warmup",
+      "2",
+      "--concurrency",
+      "2",
+      "--runtimes",
+      "node",
+      "--out",
+      out,
+    ];
     run = await runScript("bench/bench.ts", args, { DATABASE_URL: undefined });
     if (run.code !== 0) throw new Error(`bench exited ${run.code}:\n${run.stderr}`);
     result = JSON.parse(await readFile(join(out, "bench.json"), "utf8")) as BenchJson;
@@ -60,7 +73,14 @@ describe("npm run bench (tiny settings, node runtime)", () => {
 
   it("counts one database round trip per write and per KV miss, none per KV hit", () => {
     const roundTrips = Object.fromEntries(result.results.map((r) => [r.operation, r.roundTripsPerRequest]));
-    expect(roundTrips).toEqual({ "kv-baseline": 0, "link-hit": 0, "link-miss": 1, link: 1, "asset-patch": 1, "document-create": 1 });
+    expect(roundTrips).toEqual({
+      "kv-baseline": 0,
+      "link-hit": 0,
+      "link-miss": 1,
+      link: 1,
+      "asset-patch": 1,
+      "document-create": 1,
+    });
     for (const summary of result.results) expect(summary.roundTripsPerRequest).toBe(summary.designRoundTrips);
   });
 

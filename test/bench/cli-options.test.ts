@@ -4,8 +4,8 @@ import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type LocalStack, startLocalStack } from "../../dev/stack.ts";
 import { createNeonSql } from "../../edge/neon/neon-sql.ts";
-import { startLocalStack, type LocalStack } from "../../dev/stack.ts";
 import { runScript } from "./run-script.ts";
 
 describe.each(["bench/bench.ts", "bench/race.ts"])("%s --help", (script) => {
@@ -36,7 +36,8 @@ describe("the endpoint's round-trip delay (--db-rtt)", () => {
   const timed = async (stack: LocalStack, roundTrips: number) => {
     const sql = createNeonSql({ databaseUrl: stack.databaseUrl, fetchEndpoint: stack.neonFetchEndpoint });
     const started = performance.now();
-    for (let i = 0; i < roundTrips; i++) expect(await sql.query("SELECT $1::int AS n", [String(i)])).toEqual([{ n: i }]);
+    for (let i = 0; i < roundTrips; i++)
+      expect(await sql.query("SELECT $1::int AS n", [String(i)])).toEqual([{ n: i }]);
     return performance.now() - started;
   };
 

@@ -8,8 +8,22 @@ import { describeWithPostgres } from "../support/postgres.ts";
 import { runScript, type ScriptRun } from "./run-script.ts";
 
 interface RaceJson {
-  problems: { problem: string; variant: "naive" | "safe"; attempts: number; succeeded: number; failed: number; violations: number }[];
-  numbering: { scenario: string; strategy: string; medianPerSecond: number; ratioToCeiling: number; errors: number; brokenTenants: number | null }[];
+  problems: {
+    problem: string;
+    variant: "naive" | "safe";
+    attempts: number;
+    succeeded: number;
+    failed: number;
+    violations: number;
+  }[];
+  numbering: {
+    scenario: string;
+    strategy: string;
+    medianPerSecond: number;
+    ratioToCeiling: number;
+    errors: number;
+    brokenTenants: number | null;
+  }[];
 }
 
 describeWithPostgres("npm run race (tiny settings)", () => {
@@ -19,7 +33,22 @@ describeWithPostgres("npm run race (tiny settings)", () => {
 
   beforeAll(async () => {
     out = await mkdtemp(join(tmpdir(), "race-"));
-    const args = ["--targets", "4", "--contenders", "4", "--workers", "2", "--tenants", "4", "--duration", "150", "--rounds", "1", "--out", out];
+    const args = [
+      "--targets",
+      "4",
+      "--contenders",
+      "4",
+      "--workers",
+      "2",
+      "--tenants",
+      "4",
+      "--duration",
+      "150",
+      "--rounds",
+      "1",
+      "--out",
+      out,
+    ];
     run = await runScript("bench/race.ts", args, { DATABASE_URL: undefined });
     if (run.code !== 0) throw new Error(`race exited ${run.code}:\n${run.stderr}`);
     result = JSON.parse(await readFile(join(out, "race.json"), "utf8")) as RaceJson;

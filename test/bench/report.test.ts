@@ -1,8 +1,8 @@
 // The summary arithmetic and the reporting of runtimes that could not run.
 import { describe, expect, it } from "vitest";
-import { latencyChart } from "../../bench/load/chart.ts";
-import { benchMarkdown, notes, summarize, type Measured } from "../../bench/load/report.ts";
 import { median, percentile } from "../../bench/lib/stats.ts";
+import { latencyChart } from "../../bench/load/chart.ts";
+import { benchMarkdown, type Measured, notes, summarize } from "../../bench/load/report.ts";
 
 describe("stats", () => {
   it("takes nearest-rank percentiles from the raw samples", () => {

@@ -10,7 +10,11 @@ export interface ScriptRun {
   stderr: string;
 }
 
-export function runScript(script: string, args: string[], env: Record<string, string | undefined> = {}): Promise<ScriptRun> {
+export function runScript(
+  script: string,
+  args: string[],
+  env: Record<string, string | undefined> = {},
+): Promise<ScriptRun> {
   const childEnv = { ...process.env, ...env };
   for (const [name, value] of Object.entries(env)) if (value === undefined) delete childEnv[name];
   return new Promise((resolve, reject) => {

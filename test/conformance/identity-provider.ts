@@ -2,7 +2,7 @@
 // JWKS at a URL, as a real provider serves them. Tokens are signed here with the private keys.
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { exportJWK, generateKeyPair, SignJWT, type JWK } from "jose";
+import { exportJWK, generateKeyPair, type JWK, SignJWT } from "jose";
 
 export const PROVIDER_ALGORITHMS = ["RS256", "ES256", "EdDSA"] as const;
 export type ProviderAlgorithm = (typeof PROVIDER_ALGORITHMS)[number];
@@ -42,7 +42,11 @@ export async function startIdentityProvider(): Promise<IdentityProvider> {
   const pairs = await Promise.all(
     PROVIDER_ALGORITHMS.map(async (alg) => {
       const pair = await generateKeyPair(alg, { extractable: true, ...(alg === "EdDSA" ? { crv: "Ed25519" } : {}) });
-      return { alg, privateKey: pair.privateKey, jwk: { ...(await exportJWK(pair.publicKey)), kid: `${alg}-key`, alg, use: "sig" } };
+      return {
+        alg,
+        privateKey: pair.privateKey,
+        jwk: { ...(await exportJWK(pair.publicKey)), kid: `${alg}-key`, alg, use: "sig" },
+      };
     }),
   );
   const publicJwks = pairs.map((pair) => pair.jwk);
@@ -58,9 +62,21 @@ export async function startIdentityProvider(): Promise<IdentityProvider> {
   return {
     jwksUrl: `http://127.0.0.1:${port}/.well-known/jwks.json`,
     publicJwks,
-    async bearer({ alg, sub = "alice", org = "acme", role, iss = PROVIDER_SETTINGS.AUTH_ISSUER, aud = PROVIDER_SETTINGS.AUTH_AUDIENCE, claims = {} }) {
+    async bearer({
+      alg,
+      sub = "alice",
+      org = "acme",
+      role,
+      iss = PROVIDER_SETTINGS.AUTH_ISSUER,
+      aud = PROVIDER_SETTINGS.AUTH_AUDIENCE,
+      claims = {},
+    }) {
       const pair = pairs.find((candidate) => candidate.alg === alg)!;
-      const payload = { [PROVIDER_SETTINGS.AUTH_TENANT_CLAIM]: org, ...(role ? { [PROVIDER_SETTINGS.AUTH_ROLE_CLAIM]: role } : {}), ...claims };
+      const payload = {
+        [PROVIDER_SETTINGS.AUTH_TENANT_CLAIM]: org,
+        ...(role ? { [PROVIDER_SETTINGS.AUTH_ROLE_CLAIM]: role } : {}),
+        ...claims,
+      };
       const token = await new SignJWT(payload)
         .setProtectedHeader({ alg, kid: pair.jwk.kid, typ: "JWT" })
         .setSubject(sub)

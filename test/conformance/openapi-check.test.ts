@@ -6,9 +6,15 @@ import type { Sql } from "../../core/ports/sql.ts";
 import { parseSettings } from "../../core/settings.ts";
 import { createMemoryKv } from "../../edge/kv/memory.ts";
 import { TEST_AUTH_SECRET } from "../support/tokens.ts";
-import { violations, type Exchange, type OpenApi } from "./openapi-check.ts";
+import { type Exchange, type OpenApi, violations } from "./openapi-check.ts";
 
-const app = createApp({ sql: {} as Sql, kv: createMemoryKv(), settings: parseSettings({ AUTH_SECRET: TEST_AUTH_SECRET }), runtime: "node", logger: silentLogger });
+const app = createApp({
+  sql: {} as Sql,
+  kv: createMemoryKv(),
+  settings: parseSettings({ AUTH_SECRET: TEST_AUTH_SECRET }),
+  runtime: "node",
+  logger: silentLogger,
+});
 const document = (await (await app.request("/openapi.json")).json()) as OpenApi;
 
 const problem = (status: number, code: string, headers: Record<string, string> = {}) => ({
@@ -33,17 +39,23 @@ describe("checking answers against the document", () => {
     expect(violations(document, exchange("GET", "/v1/assets/a", ok(asset, { etag: '"abc"' })))).toEqual([]);
     expect(violations(document, exchange("PATCH", "/v1/assets/a", problem(409, "asset_locked")))).toEqual([]);
     expect(violations(document, exchange("GET", "/nowhere", problem(404, "not_found")))).toEqual([]);
-    expect(violations(document, exchange("POST", "/healthz", problem(405, "method_not_allowed", { allow: "GET, HEAD" })))).toEqual([]);
+    expect(
+      violations(document, exchange("POST", "/healthz", problem(405, "method_not_allowed", { allow: "GET, HEAD" }))),
+    ).toEqual([]);
   });
 
   it("catches a status, a problem code, a header or a field the document does not name", () => {
     expect(violations(document, exchange("GET", "/v1/assets/a", problem(409, "asset_locked")))).not.toEqual([]);
-    expect(violations(document, exchange("PATCH", "/v1/assets/a", problem(409, "provider_already_linked")))).not.toEqual([]);
+    expect(
+      violations(document, exchange("PATCH", "/v1/assets/a", problem(409, "provider_already_linked"))),
+    ).not.toEqual([]);
     expect(violations(document, exchange("GET", "/v1/assets/a", ok(asset)))).toEqual(["header etag is required"]);
-    expect(violations(document, exchange("GET", "/v1/assets/a", ok({ ...asset, etag: "x" }, { etag: '"abc"' })))).toEqual([
-      "body: etag is not allowed",
-    ]);
-    expect(violations(document, exchange("GET", "/v1/assets/a", ok({ ...asset, name: 7 }, { etag: '"a"' })))).not.toEqual([]);
+    expect(
+      violations(document, exchange("GET", "/v1/assets/a", ok({ ...asset, etag: "x" }, { etag: '"abc"' }))),
+    ).toEqual(["body: etag is not allowed"]);
+    expect(
+      violations(document, exchange("GET", "/v1/assets/a", ok({ ...asset, name: 7 }, { etag: '"a"' }))),
+    ).not.toEqual([]);
   });
 
   it("catches a 405 whose Allow differs from the documented methods", () => {

@@ -63,7 +63,8 @@ function impliedAnswer(document: OpenApi, exchange: Exchange, template: string |
   const method = exchange.method.toUpperCase();
   const authFirst = exchange.status === 401 && new URL(exchange.url).pathname.startsWith("/v1/");
   if (!RECOGNIZED_METHODS.includes(method)) {
-    if (!(exchange.status === 501 && code === "not_implemented")) problems.push(`an unrecognized method must be 501, got ${exchange.status}`);
+    if (!(exchange.status === 501 && code === "not_implemented"))
+      problems.push(`an unrecognized method must be 501, got ${exchange.status}`);
   } else if (!template) {
     if (!(exchange.status === 404 && code === "not_found") && !(authFirst && code === "unauthorized")) {
       problems.push(`an undocumented path must be 404 not_found, got ${exchange.status} ${code}`);
@@ -71,9 +72,14 @@ function impliedAnswer(document: OpenApi, exchange: Exchange, template: string |
   } else if (!(authFirst && code === "unauthorized")) {
     const documented = Object.keys(document.paths[template]!).map((m) => m.toUpperCase());
     if (documented.includes("GET")) documented.push("HEAD");
-    const allow = (exchange.headers.get("allow") ?? "").split(",").map((m) => m.trim()).filter(Boolean);
-    if (exchange.status !== 405 || code !== "method_not_allowed") problems.push(`${method} ${template} must be 405, got ${exchange.status}`);
-    else if (allow.sort().join() !== documented.sort().join()) problems.push(`Allow ${allow} is not the documented ${documented}`);
+    const allow = (exchange.headers.get("allow") ?? "")
+      .split(",")
+      .map((m) => m.trim())
+      .filter(Boolean);
+    if (exchange.status !== 405 || code !== "method_not_allowed")
+      problems.push(`${method} ${template} must be 405, got ${exchange.status}`);
+    else if (allow.sort().join() !== documented.sort().join())
+      problems.push(`Allow ${allow} is not the documented ${documented}`);
   }
   return problems;
 }
@@ -109,7 +115,10 @@ function matchPath(templates: string[], pathname: string): string | undefined {
   const segments = pathname.split("/");
   const matching = templates.filter((template) => {
     const parts = template.split("/");
-    return parts.length === segments.length && parts.every((part, i) => /^\{.+\}$/.test(part) ? segments[i] !== "" : part === segments[i]);
+    return (
+      parts.length === segments.length &&
+      parts.every((part, i) => (/^\{.+\}$/.test(part) ? segments[i] !== "" : part === segments[i]))
+    );
   });
   const literals = (template: string) => template.split("/").filter((part) => !part.startsWith("{")).length;
   return matching.sort((a, b) => literals(b) - literals(a))[0];
@@ -155,23 +164,38 @@ const types: Record<string, (value: unknown) => boolean> = {
 };
 
 const keywords: Record<string, KeywordCheck> = {
-  $ref: (ref: string, value, at, document) => check(document, document.components.schemas[ref.split("/").pop()!]!, value, at),
+  $ref: (ref: string, value, at, document) =>
+    check(document, document.components.schemas[ref.split("/").pop()!]!, value, at),
   allOf: (schemas: Schema[], value, at, document) => schemas.flatMap((s) => check(document, s, value, at)),
   anyOf: (schemas: Schema[], value, at, document) =>
-    fail(schemas.some((s) => check(document, s, value, at).length === 0), `${at}: matches none of anyOf`),
+    fail(
+      schemas.some((s) => check(document, s, value, at).length === 0),
+      `${at}: matches none of anyOf`,
+    ),
   type: (type: string | string[], value, at) =>
-    fail([type].flat().some((t) => types[t]!(value)), `${at}: ${JSON.stringify(value)} is not of type ${type}`),
-  enum: (options: unknown[], value, at) => fail(options.includes(value), `${at}: ${JSON.stringify(value)} is not one of ${options}`),
-  const: (constant: unknown, value, at) => fail(value === constant, `${at}: ${JSON.stringify(value)} is not ${constant}`),
+    fail(
+      [type].flat().some((t) => types[t]!(value)),
+      `${at}: ${JSON.stringify(value)} is not of type ${type}`,
+    ),
+  enum: (options: unknown[], value, at) =>
+    fail(options.includes(value), `${at}: ${JSON.stringify(value)} is not one of ${options}`),
+  const: (constant: unknown, value, at) =>
+    fail(value === constant, `${at}: ${JSON.stringify(value)} is not ${constant}`),
   pattern: (pattern: string, value, at) =>
-    fail(typeof value !== "string" || new RegExp(pattern, "u").test(value), `${at}: "${value}" does not match ${pattern}`),
-  minLength: (min: number, value, at) => fail(typeof value !== "string" || codePoints(value) >= min, `${at}: shorter than ${min}`),
-  maxLength: (max: number, value, at) => fail(typeof value !== "string" || codePoints(value) <= max, `${at}: longer than ${max}`),
+    fail(
+      typeof value !== "string" || new RegExp(pattern, "u").test(value),
+      `${at}: "${value}" does not match ${pattern}`,
+    ),
+  minLength: (min: number, value, at) =>
+    fail(typeof value !== "string" || codePoints(value) >= min, `${at}: shorter than ${min}`),
+  maxLength: (max: number, value, at) =>
+    fail(typeof value !== "string" || codePoints(value) <= max, `${at}: longer than ${max}`),
   minimum: (min: number, value, at) => fail(typeof value !== "number" || value >= min, `${at}: below ${min}`),
   maximum: (max: number, value, at) => fail(typeof value !== "number" || value <= max, `${at}: above ${max}`),
   format: (format: string, value, at) =>
     fail(
-      format !== "date-time" || (typeof value === "string" && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/.test(value)),
+      format !== "date-time" ||
+        (typeof value === "string" && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/.test(value)),
       `${at}: "${value}" is not a ${format}`,
     ),
   items: (items: Schema, value, at, document) =>
@@ -180,11 +204,15 @@ const keywords: Record<string, KeywordCheck> = {
     isObject(value) ? names.filter((name) => !(name in value)).map((name) => `${at}: ${name} is required`) : [],
   properties: (properties: Record<string, Schema>, value, at, document) =>
     isObject(value)
-      ? Object.entries(properties).flatMap(([name, s]) => (name in value ? check(document, s, value[name], `${at}.${name}`) : []))
+      ? Object.entries(properties).flatMap(([name, s]) =>
+          name in value ? check(document, s, value[name], `${at}.${name}`) : [],
+        )
       : [],
   additionalProperties: (allowed: boolean, value, at, _document, schema) =>
     isObject(value) && allowed === false
-      ? Object.keys(value).filter((name) => !(name in (schema.properties ?? {}))).map((name) => `${at}: ${name} is not allowed`)
+      ? Object.keys(value)
+          .filter((name) => !(name in (schema.properties ?? {})))
+          .map((name) => `${at}: ${name} is not allowed`)
       : [],
 };
 

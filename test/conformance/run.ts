@@ -1,15 +1,15 @@
 // Starts the local stack and one runtime the way `npm start -- --runtime X` does, then runs the
 // conformance suite against it over HTTP.
 import { afterAll, beforeAll, describe } from "vitest";
-import type { RuntimeName } from "../../dev/launchers/index.ts";
 import type { RawSettings } from "../../core/settings.ts";
-import { launchRuntime, type RunningRuntime } from "../../dev/launchers/index.ts";
 import { freePort } from "../../dev/free-port.ts";
-import { startLocalStack, type LocalStack } from "../../dev/stack.ts";
+import type { RuntimeName } from "../../dev/launchers/index.ts";
+import { launchRuntime, type RunningRuntime } from "../../dev/launchers/index.ts";
+import { type LocalStack, startLocalStack } from "../../dev/stack.ts";
 import { TEST_AUTH_SECRET } from "../support/tokens.ts";
 import { identityProviderCases } from "./cases/identity-provider.ts";
 import { httpClient } from "./client.ts";
-import { PROVIDER_SETTINGS, startIdentityProvider, type IdentityProvider } from "./identity-provider.ts";
+import { type IdentityProvider, PROVIDER_SETTINGS, startIdentityProvider } from "./identity-provider.ts";
 import { conformanceSuite, unavailableSuite } from "./suite.ts";
 
 // Starting PGlite, then workerd or Deno, on two shared cores takes a while.
@@ -33,7 +33,10 @@ export function runConformance(runtime: RuntimeName): void {
   describe(`conformance [${runtime}], database unreachable`, () => {
     const server = serve(runtime, async () => {
       const port = await freePort();
-      return { DATABASE_URL: `postgres://app:pw@127.0.0.1:${port}/app`, NEON_FETCH_ENDPOINT: `http://127.0.0.1:${port}/sql` };
+      return {
+        DATABASE_URL: `postgres://app:pw@127.0.0.1:${port}/app`,
+        NEON_FETCH_ENDPOINT: `http://127.0.0.1:${port}/sql`,
+      };
     });
     unavailableSuite(runtime, server);
   });
@@ -42,15 +45,19 @@ export function runConformance(runtime: RuntimeName): void {
     let stack: LocalStack | undefined;
     let provider: IdentityProvider | undefined;
     // No AUTH_SECRET: only the provider's keys (fetched from its JWKS URL) are trusted.
-    const server = serve(runtime, async () => {
-      [stack, provider] = await Promise.all([startLocalStack(), startIdentityProvider()]);
-      return {
-        DATABASE_URL: stack.databaseUrl,
-        NEON_FETCH_ENDPOINT: stack.neonFetchEndpoint,
-        AUTH_JWKS_URL: provider.jwksUrl,
-        ...PROVIDER_SETTINGS,
-      };
-    }, {});
+    const server = serve(
+      runtime,
+      async () => {
+        [stack, provider] = await Promise.all([startLocalStack(), startIdentityProvider()]);
+        return {
+          DATABASE_URL: stack.databaseUrl,
+          NEON_FETCH_ENDPOINT: stack.neonFetchEndpoint,
+          AUTH_JWKS_URL: provider.jwksUrl,
+          ...PROVIDER_SETTINGS,
+        };
+      },
+      {},
+    );
     afterAll(async () => {
       await Promise.all([stack?.close(), provider?.close()]);
     });
@@ -59,7 +66,11 @@ export function runConformance(runtime: RuntimeName): void {
 }
 
 /** Launches `runtime` before the cases of the enclosing describe; answers its URL. */
-function serve(runtime: RuntimeName, database: () => Promise<RawSettings>, auth: RawSettings = { AUTH_SECRET: TEST_AUTH_SECRET }): () => string {
+function serve(
+  runtime: RuntimeName,
+  database: () => Promise<RawSettings>,
+  auth: RawSettings = { AUTH_SECRET: TEST_AUTH_SECRET },
+): () => string {
   let running: RunningRuntime | undefined;
   beforeAll(async () => {
     running = await launchRuntime(runtime, { ...auth, ...(await database()) }, { port: 0 });

@@ -2,12 +2,12 @@
 // several users "own" one account (so the race is real and this load exposes it), ours lets
 // exactly one (so the quiet result of our race test means something).
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { createMemoryKv } from "../../edge/kv/memory.ts";
 import { linkKey } from "../../core/links/keys.ts";
-import { buildRequest, startHarness, type Harness } from "../support/harness.ts";
+import { createMemoryKv } from "../../edge/kv/memory.ts";
+import { linkPath, linkRows } from "../links/support.ts";
+import { buildRequest, type Harness, startHarness } from "../support/harness.ts";
 import { describeWithPostgres } from "../support/postgres.ts";
 import { TEST_AUTH_SECRET } from "../support/tokens.ts";
-import { linkPath, linkRows } from "../links/support.ts";
 import { createKvFirstLinkApp, withLatency } from "./kv-first-links.ts";
 
 const CONCURRENCY = 100;
@@ -32,7 +32,11 @@ async function race(fetch: (request: Request) => Response | Promise<Response>) {
 describeWithPostgres("KV-first links (counter-example) against Postgres-decided links", () => {
   let harness: Harness;
   beforeAll(async () => {
-    harness = await startHarness({ backend: "postgres", poolSize: 20, kv: withLatency(createMemoryKv(), KV_LATENCY_MS) });
+    harness = await startHarness({
+      backend: "postgres",
+      poolSize: 20,
+      kv: withLatency(createMemoryKv(), KV_LATENCY_MS),
+    });
   });
   afterAll(async () => {
     await harness?.close();

@@ -1,6 +1,15 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { isUniqueViolation } from "../../core/ports/sql.ts";
-import { createAll, interleaved, newTenants, numbersByTenant, oneTo, SPREAD_LOAD, statusCounts, startLoadHarness } from "../documents/load.ts";
+import {
+  createAll,
+  interleaved,
+  newTenants,
+  numbersByTenant,
+  oneTo,
+  SPREAD_LOAD,
+  startLoadHarness,
+  statusCounts,
+} from "../documents/load.ts";
 import type { Harness } from "../support/harness.ts";
 import { describeWithPostgres } from "../support/postgres.ts";
 import { MAX_PLUS_ONE_CONSTRAINT, maxPlusOneNumbering } from "./max-plus-one.ts";

@@ -34,10 +34,9 @@ export function maxPlusOneNumbering(sql: Sql, ownerExec: (script: string) => Pro
       return Number(row!.doc_number);
     },
     async numbers(tenantId: string): Promise<number[]> {
-      const rows = await sql.query(
-        "SELECT doc_number FROM max_plus_one_documents WHERE tenant_id = $1 ORDER BY 1",
-        [tenantId],
-      );
+      const rows = await sql.query("SELECT doc_number FROM max_plus_one_documents WHERE tenant_id = $1 ORDER BY 1", [
+        tenantId,
+      ]);
       return rows.map((row) => Number(row.doc_number));
     },
   };

@@ -6,15 +6,20 @@ import { join } from "node:path";
 import type { Readable } from "node:stream";
 import { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ROOT } from "../../dev/build/fastly.ts";
-import { WORKER_OUTFILE } from "../../dev/build/cloudflare.ts";
-import { workerCompatibility } from "../../dev/launchers/cloudflare.ts";
 import { PROBLEM_CONTENT_TYPE } from "../../core/problem.ts";
-import { runToExit, type Exit } from "./processes.ts";
+import { WORKER_OUTFILE } from "../../dev/build/cloudflare.ts";
+import { ROOT } from "../../dev/build/fastly.ts";
+import { workerCompatibility } from "../../dev/launchers/cloudflare.ts";
+import { type Exit, runToExit } from "./processes.ts";
 
 const WRANGLER = join(ROOT, "node_modules", ".bin", "wrangler");
 // Nothing leaves this machine: no metrics, and any request wrangler tries goes to a closed local port.
-const OFFLINE = { WRANGLER_SEND_METRICS: "false", CI: "true", HTTPS_PROXY: "http://127.0.0.1:9", HTTP_PROXY: "http://127.0.0.1:9" };
+const OFFLINE = {
+  WRANGLER_SEND_METRICS: "false",
+  CI: "true",
+  HTTPS_PROXY: "http://127.0.0.1:9",
+  HTTP_PROXY: "http://127.0.0.1:9",
+};
 
 let outdir: string;
 let dryRun: Exit;

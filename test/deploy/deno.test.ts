@@ -9,11 +9,18 @@ import { DENO_BIN, PROJECT_ROOT } from "../../dev/launchers/deno.ts";
 import { TEST_AUTH_SECRET } from "../support/tokens.ts";
 import { runToExit, startServerProcess } from "./processes.ts";
 
-const SETTINGS = { AUTH_SECRET: TEST_AUTH_SECRET, DATABASE_URL: "postgres://app:pw@127.0.0.1:9/app", DENO_KV_PATH: ":memory:" };
+const SETTINGS = {
+  AUTH_SECRET: TEST_AUTH_SECRET,
+  DATABASE_URL: "postgres://app:pw@127.0.0.1:9/app",
+  DENO_KV_PATH: ":memory:",
+};
 
 /** PATH with no directory that holds a `deno`: the machine has no Deno of its own. */
 const pathWithoutDeno = () =>
-  (process.env.PATH ?? "").split(delimiter).filter((dir) => dir && !existsSync(join(dir, "deno"))).join(delimiter);
+  (process.env.PATH ?? "")
+    .split(delimiter)
+    .filter((dir) => dir && !existsSync(join(dir, "deno")))
+    .join(delimiter);
 
 let systemDenoDir: string;
 
@@ -52,7 +59,12 @@ describe.each(ways)("deno task, with $name", ({ command, path }) => {
 
 describe("the Deno entry", () => {
   it("listens on every interface when HOST is not set", async () => {
-    const server = await startServerProcess(DENO_BIN, ["task", "-q", "start"], { ...SETTINGS, PORT: "0" }, PROJECT_ROOT);
+    const server = await startServerProcess(
+      DENO_BIN,
+      ["task", "-q", "start"],
+      { ...SETTINGS, PORT: "0" },
+      PROJECT_ROOT,
+    );
     try {
       expect(new URL(server.url).hostname).toBe("0.0.0.0");
       expect((await fetch(`${server.localUrl}/healthz`)).status).toBe(200);
@@ -65,10 +77,16 @@ describe("the Deno entry", () => {
     ["AUTH_SECRET", { AUTH_SECRET: "short-secret-value" }],
     ["DATABASE_URL", { DATABASE_URL: "postgress://app:hunter2-password@db.example/app" }],
     ["AUTH_JWKS", { AUTH_SECRET: "", AUTH_JWKS: '{"keys": [oops' }],
-  ])("a bad %s stops it at start: one line naming the setting, no value, no stack trace", async (setting, bad) => {
-    const exit = await runToExit(DENO_BIN, ["task", "-q", "start"], { ...SETTINGS, ...bad, PORT: "0" }, PROJECT_ROOT);
-    expect(exit.code).toBe(1);
-    expect(exit.stderr.trim().split("\n")).toEqual([expect.stringMatching(new RegExp(`^Misconfigured: ${setting} `))]);
-    for (const value of Object.values(bad)) if (value) expect(exit.stderr).not.toContain(value);
-  }, 120_000);
+  ])(
+    "a bad %s stops it at start: one line naming the setting, no value, no stack trace",
+    async (setting, bad) => {
+      const exit = await runToExit(DENO_BIN, ["task", "-q", "start"], { ...SETTINGS, ...bad, PORT: "0" }, PROJECT_ROOT);
+      expect(exit.code).toBe(1);
+      expect(exit.stderr.trim().split("\n")).toEqual([
+        expect.stringMatching(new RegExp(`^Misconfigured: ${setting} `)),
+      ]);
+      for (const value of Object.values(bad)) if (value) expect(exit.stderr).not.toContain(value);
+    },
+    120_000,
+  );
 });

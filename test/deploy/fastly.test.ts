@@ -8,7 +8,7 @@ import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { PROBLEM_CONTENT_TYPE } from "../../core/problem.ts";
 import { ensureFastlyWasm, ROOT } from "../../dev/build/fastly.ts";
-import { startFastlyHost, type FastlyHost } from "../../dev/fastly-host/host.ts";
+import { type FastlyHost, startFastlyHost } from "../../dev/fastly-host/host.ts";
 import { applyOverrides, readLocalServer } from "../../dev/fastly-host/manifest.ts";
 import { MANIFEST_PATH, runOverrides } from "../../dev/launchers/fastly.ts";
 import { runToExit } from "./processes.ts";
@@ -40,12 +40,19 @@ describe("fastly compute", () => {
 
   it("build --non-interactive packs the service, and validate accepts the package", async () => {
     project = await projectCopy();
-    const build = await runToExit(FASTLY, ["compute", "build", "--non-interactive", "--metadata-disable"], OFFLINE, project);
+    const build = await runToExit(
+      FASTLY,
+      ["compute", "build", "--non-interactive", "--metadata-disable"],
+      OFFLINE,
+      project,
+    );
     expect(build.code, build.stdout + build.stderr).toBe(0);
     expect(build.stdout).toContain(`Built package (${PACKAGE})`);
 
     const { stdout: listing } = await promisify(execFile)("tar", ["-tzf", join(project, PACKAGE)]);
-    expect(listing.split("\n")).toEqual(expect.arrayContaining(["edge-race-free/fastly.toml", "edge-race-free/bin/main.wasm"]));
+    expect(listing.split("\n")).toEqual(
+      expect.arrayContaining(["edge-race-free/fastly.toml", "edge-race-free/bin/main.wasm"]),
+    );
 
     const validate = await runToExit(FASTLY, ["compute", "validate", "-p", PACKAGE], OFFLINE, project);
     expect(validate.code, validate.stdout + validate.stderr).toBe(0);
@@ -63,26 +70,35 @@ describe("the service with an unusable setting", () => {
     ["AUTH_SECRET", { AUTH_SECRET: "short-secret-value" }],
     ["AUTH_JWKS", { AUTH_SECRET: "", AUTH_JWKS: '{"keys": "not-a-list"}' }],
     ["NEON_FETCH_ENDPOINT", { NEON_FETCH_ENDPOINT: "ftp://127.0.0.1:9/sql" }],
-  ])("a bad %s: every request answers 500 misconfigured naming it, and the log says which", async (setting, bad) => {
-    const env = {
-      AUTH_SECRET: "a-development-secret-of-32-bytes-or-more",
-      DATABASE_URL: "postgres://app:pw@127.0.0.1:9/app",
-      NEON_FETCH_ENDPOINT: "http://127.0.0.1:9/sql",
-      ...bad,
-    };
-    const logs: string[] = [];
-    const config = applyOverrides(readLocalServer(MANIFEST_PATH, env), runOverrides(env));
-    await host?.close();
-    host = await startFastlyHost({ wasmPath: await ensureFastlyWasm(), config, concurrency: 1, log: (_stream, text) => logs.push(text) });
-    for (const path of ["/healthz", "/v1/me/links"]) {
-      const response = await fetch(`${host.url}${path}`);
-      expect(response.status).toBe(500);
-      expect(response.headers.get("content-type")).toBe(PROBLEM_CONTENT_TYPE);
-      const body = await response.text();
-      expect(JSON.parse(body)).toMatchObject({ code: "misconfigured", setting });
-      for (const value of Object.values(bad)) if (value) expect(body).not.toContain(value);
-    }
-    expect(logs.join("")).toMatch(new RegExp(`"event":"misconfigured".*"setting":"${setting}"`));
-    for (const value of Object.values(bad)) if (value) expect(logs.join("")).not.toContain(value);
-  }, 300_000);
+  ])(
+    "a bad %s: every request answers 500 misconfigured naming it, and the log says which",
+    async (setting, bad) => {
+      const env = {
+        AUTH_SECRET: "a-development-secret-of-32-bytes-or-more",
+        DATABASE_URL: "postgres://app:pw@127.0.0.1:9/app",
+        NEON_FETCH_ENDPOINT: "http://127.0.0.1:9/sql",
+        ...bad,
+      };
+      const logs: string[] = [];
+      const config = applyOverrides(readLocalServer(MANIFEST_PATH, env), runOverrides(env));
+      await host?.close();
+      host = await startFastlyHost({
+        wasmPath: await ensureFastlyWasm(),
+        config,
+        concurrency: 1,
+        log: (_stream, text) => logs.push(text),
+      });
+      for (const path of ["/healthz", "/v1/me/links"]) {
+        const response = await fetch(`${host.url}${path}`);
+        expect(response.status).toBe(500);
+        expect(response.headers.get("content-type")).toBe(PROBLEM_CONTENT_TYPE);
+        const body = await response.text();
+        expect(JSON.parse(body)).toMatchObject({ code: "misconfigured", setting });
+        for (const value of Object.values(bad)) if (value) expect(body).not.toContain(value);
+      }
+      expect(logs.join("")).toMatch(new RegExp(`"event":"misconfigured".*"setting":"${setting}"`));
+      for (const value of Object.values(bad)) if (value) expect(logs.join("")).not.toContain(value);
+    },
+    300_000,
+  );
 });

@@ -5,8 +5,8 @@ import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildNodeServer } from "../../dev/build/node.ts";
 import { ROOT } from "../../dev/build/fastly.ts";
+import { buildNodeServer } from "../../dev/build/node.ts";
 import { TEST_AUTH_SECRET } from "../support/tokens.ts";
 import { runToExit, startServerProcess } from "./processes.ts";
 
@@ -31,16 +31,22 @@ async function heldEndpoint() {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   const answer = JSON.stringify({
-    fields: [{ name: "ok", dataTypeID: 23, tableID: 0, columnID: 0, dataTypeSize: 4, dataTypeModifier: -1, format: "text" }],
+    fields: [
+      { name: "ok", dataTypeID: 23, tableID: 0, columnID: 0, dataTypeSize: 4, dataTypeModifier: -1, format: "text" },
+    ],
     rows: [["1"]],
     command: "SELECT",
     rowCount: 1,
     rowAsArray: true,
   });
   return {
-    env: { DATABASE_URL: `postgres://app:pw@127.0.0.1:${port}/app`, NEON_FETCH_ENDPOINT: `http://127.0.0.1:${port}/sql` },
+    env: {
+      DATABASE_URL: `postgres://app:pw@127.0.0.1:${port}/app`,
+      NEON_FETCH_ENDPOINT: `http://127.0.0.1:${port}/sql`,
+    },
     firstArrival,
-    release: () => held.splice(0).forEach((res) => res.writeHead(200, { "content-type": "application/json" }).end(answer)),
+    release: () =>
+      held.splice(0).forEach((res) => res.writeHead(200, { "content-type": "application/json" }).end(answer)),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
@@ -55,7 +61,12 @@ describe("node dist/node/index.js", () => {
   });
 
   it("on SIGTERM stops accepting, finishes the request in flight, then exits 0", async () => {
-    const server = await startServerProcess("node", [bundle], { AUTH_SECRET: TEST_AUTH_SECRET, ...endpoint.env, HOST: "127.0.0.1", PORT: "0" });
+    const server = await startServerProcess("node", [bundle], {
+      AUTH_SECRET: TEST_AUTH_SECRET,
+      ...endpoint.env,
+      HOST: "127.0.0.1",
+      PORT: "0",
+    });
     try {
       const inFlight = fetch(`${server.localUrl}/readyz`);
       await endpoint.firstArrival;
@@ -63,7 +74,14 @@ describe("node dist/node/index.js", () => {
       // The listening socket closes at once; the request waiting on the database is still open.
       // (`connection: close`: a kept-alive socket from an earlier poll is not a new connection.)
       const probe = () => fetch(`${server.localUrl}/healthz`, { headers: { connection: "close" } });
-      await expect.poll(() => probe().then(() => "accepted", () => "refused")).toBe("refused");
+      await expect
+        .poll(() =>
+          probe().then(
+            () => "accepted",
+            () => "refused",
+          ),
+        )
+        .toBe("refused");
       endpoint.release();
       const response = await inFlight;
       expect(response.status).toBe(200);
@@ -75,7 +93,11 @@ describe("node dist/node/index.js", () => {
   });
 
   it("listens on every interface unless HOST says otherwise, on PORT", async () => {
-    const server = await startServerProcess("node", [bundle], { AUTH_SECRET: TEST_AUTH_SECRET, ...endpoint.env, PORT: "0" });
+    const server = await startServerProcess("node", [bundle], {
+      AUTH_SECRET: TEST_AUTH_SECRET,
+      ...endpoint.env,
+      PORT: "0",
+    });
     try {
       expect(new URL(server.url).hostname).toBe("0.0.0.0");
       expect(await (await fetch(`${server.localUrl}/healthz`)).json()).toEqual({ status: "ok", runtime: "node" });
@@ -86,7 +108,10 @@ describe("node dist/node/index.js", () => {
 
   it.each([
     ["AUTH_SECRET", { AUTH_SECRET: "short-secret-value" }],
-    ["DATABASE_URL", { AUTH_SECRET: TEST_AUTH_SECRET, DATABASE_URL: "postgress://app:hunter2-password@db.example/app" }],
+    [
+      "DATABASE_URL",
+      { AUTH_SECRET: TEST_AUTH_SECRET, DATABASE_URL: "postgress://app:hunter2-password@db.example/app" },
+    ],
     ["AUTH_JWKS", { AUTH_JWKS: '{"keys": [oops' }],
     ["AUTH_TENANT_CLAIM", { AUTH_SECRET: TEST_AUTH_SECRET, AUTH_TENANT_CLAIM: "exp" }],
     ["PORT", { AUTH_SECRET: TEST_AUTH_SECRET, PORT: "eighty" }],
@@ -101,9 +126,20 @@ describe("node dist/node/index.js", () => {
   });
 
   it("imports nothing but the package's runtime dependencies", () => {
-    const { dependencies } = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { dependencies: Record<string, string> };
+    const { dependencies } = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
+      dependencies: Record<string, string>;
+    };
     const imported = [...readFileSync(bundle, "utf8").matchAll(/^import .* from "([^"]+)";$/gm)].map((m) => m[1]!);
-    const packages = new Set(imported.filter((name) => !name.startsWith("node:")).map((name) => name.split("/").slice(0, name.startsWith("@") ? 2 : 1).join("/")));
+    const packages = new Set(
+      imported
+        .filter((name) => !name.startsWith("node:"))
+        .map((name) =>
+          name
+            .split("/")
+            .slice(0, name.startsWith("@") ? 2 : 1)
+            .join("/"),
+        ),
+    );
     expect(packages.size).toBeGreaterThan(0);
     for (const name of packages) expect(Object.keys(dependencies)).toContain(name);
   });

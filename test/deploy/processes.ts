@@ -1,5 +1,5 @@
 // Deployed entries run as their own processes here, started the way a platform starts them.
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 
 export interface ServerProcess {
@@ -22,7 +22,12 @@ export interface Exit {
 const STARTUP_TIMEOUT_MS = 90_000;
 
 /** Starts a server and resolves once it logs its `listening` line (JSON with a `url`). */
-export function startServerProcess(command: string, args: string[], env: Record<string, string>, cwd?: string): Promise<ServerProcess> {
+export function startServerProcess(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  cwd?: string,
+): Promise<ServerProcess> {
   const child = spawn(command, args, { cwd, env: { ...baseEnv(), ...env }, stdio: ["ignore", "pipe", "pipe"] });
   let stderr = "";
   child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
@@ -32,7 +37,10 @@ export function startServerProcess(command: string, args: string[], env: Record<
     await exited;
   };
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => void stop().then(() => reject(new Error(`no listening line; stderr: ${stderr}`))), STARTUP_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => void stop().then(() => reject(new Error(`no listening line; stderr: ${stderr}`))),
+      STARTUP_TIMEOUT_MS,
+    );
     void exited.then((code) => {
       clearTimeout(timer);
       reject(new Error(`exited with ${code} before listening; stderr: ${stderr}`));

@@ -9,7 +9,7 @@
 // and the endpoint's 10 s wait for a pooled connection. So the driver's requests share at most
 // MAX_OPEN_REQUESTS connections, as behind an HTTP agent (PostgreSQL still sees the pool's 10
 // statements at once, every tenant's creators queueing on its counter), and those waits are raised.
-import { startHarness, type Harness } from "../support/harness.ts";
+import { type Harness, startHarness } from "../support/harness.ts";
 
 const MAX_OPEN_REQUESTS = 100;
 const LOAD_WAIT_MS = 120_000;

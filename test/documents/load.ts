@@ -39,7 +39,10 @@ export async function createAll(harness: Harness, requests: readonly CreateReque
     requests.map(async (request) => {
       const headers: Record<string, string> = { authorization: tokens.get(request.tenantId)! };
       if (request.idempotencyKey) headers["idempotency-key"] = request.idempotencyKey;
-      const body = request.title === undefined ? { contractId: request.contractId } : { contractId: request.contractId, title: request.title };
+      const body =
+        request.title === undefined
+          ? { contractId: request.contractId }
+          : { contractId: request.contractId, title: request.title };
       const response = await harness.request("/v1/documents", { method: "POST", headers, body });
       return {
         request,

@@ -3,18 +3,18 @@
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { requestFingerprint } from "../../core/documents/idempotency.ts";
-import { startHarness, type Harness } from "../support/harness.ts";
+import { type Harness, startHarness } from "../support/harness.ts";
 import { describeWithPostgres } from "../support/postgres.ts";
 import {
+  type CreateRequest,
   createAll,
   interleaved,
   newTenants,
   numbersByTenant,
   oneTo,
   SPREAD_LOAD,
-  statusCounts,
   startLoadHarness,
-  type CreateRequest,
+  statusCounts,
 } from "./load.ts";
 
 describeWithPostgres("documents under concurrency [postgres]", () => {
@@ -28,11 +28,15 @@ describeWithPostgres("documents under concurrency [postgres]", () => {
 
   /** What the database holds, whatever the answers said. */
   async function storedNumbers(tenantId: string): Promise<number[]> {
-    const rows = await harness.sql.query("SELECT doc_number FROM documents WHERE tenant_id = $1 ORDER BY 1", [tenantId]);
+    const rows = await harness.sql.query("SELECT doc_number FROM documents WHERE tenant_id = $1 ORDER BY 1", [
+      tenantId,
+    ]);
     return rows.map((row) => Number(row.doc_number));
   }
 
-  it("1,000 concurrent creates over 5 tenants: all 201, consecutive per tenant, one round trip each", { timeout: 180_000 }, async () => {
+  it("1,000 concurrent creates over 5 tenants: all 201, consecutive per tenant, one round trip each", {
+    timeout: 180_000,
+  }, async () => {
     const tenants = newTenants(SPREAD_LOAD.tenants);
     const before = harness.stack.endpoint.statements();
     const answers = await createAll(harness, interleaved(tenants, SPREAD_LOAD.perTenant));
@@ -62,7 +66,11 @@ describeWithPostgres("documents under concurrency [postgres]", () => {
     for (let round = 0; round < 5; round++) {
       const [tenantId] = newTenants(1);
       await createAll(harness, interleaved([tenantId!], existing));
-      const retries = Array.from({ length: 20 }, () => ({ tenantId: tenantId!, contractId: "C-1", idempotencyKey: "pay-once" }));
+      const retries = Array.from({ length: 20 }, () => ({
+        tenantId: tenantId!,
+        contractId: "C-1",
+        idempotencyKey: "pay-once",
+      }));
       const answers = await createAll(harness, retries);
 
       expect(statusCounts(answers)).toEqual({ 201: 20 });
@@ -78,9 +86,13 @@ describeWithPostgres("documents under concurrency [postgres]", () => {
 
   it("keyed retries racing plain creates on one tenant: every number used once, no gap", async () => {
     const [tenantId] = newTenants(1);
-    const keyed = (key: string) => Array.from({ length: 10 }, () => ({ tenantId: tenantId!, contractId: key, idempotencyKey: key }));
+    const keyed = (key: string) =>
+      Array.from({ length: 10 }, () => ({ tenantId: tenantId!, contractId: key, idempotencyKey: key }));
     const requests: CreateRequest[] = [...keyed("k1"), ...interleaved([tenantId!], 30), ...keyed("k2")];
-    const answers = await createAll(harness, requests.sort(() => Math.random() - 0.5));
+    const answers = await createAll(
+      harness,
+      requests.sort(() => Math.random() - 0.5),
+    );
 
     expect(statusCounts(answers)).toEqual({ 201: 50 });
     expect(answers.filter((answer) => answer.replayed)).toHaveLength(18);

@@ -22,10 +22,42 @@ export interface HostileRequest {
 }
 
 const NASTY = [
-  "", " ", "\u0000", "a\u0000b", "\uD800", "x\uDFFF", "\u202Eevil", "\uFEFF", "\u200B", "\r\n", "\t", "\u0085",
-  "'; DROP TABLE assets; --", "\" OR 1=1 --", "$1", "$1::text", "%27", "%00", "..", "../..", "\\", "\\x00",
-  "null", "NaN", "-0", "1e999", "{\"a\":1}", "{1,2}", "NULL", "<script>", "😀".repeat(60), "a".repeat(200),
-  "a".repeat(201), "é".repeat(257), "Ⅻ", "\u212A",
+  "",
+  " ",
+  "\u0000",
+  "a\u0000b",
+  "\uD800",
+  "x\uDFFF",
+  "\u202Eevil",
+  "\uFEFF",
+  "\u200B",
+  "\r\n",
+  "\t",
+  "\u0085",
+  "'; DROP TABLE assets; --",
+  '" OR 1=1 --',
+  "$1",
+  "$1::text",
+  "%27",
+  "%00",
+  "..",
+  "../..",
+  "\\",
+  "\\x00",
+  "null",
+  "NaN",
+  "-0",
+  "1e999",
+  '{"a":1}',
+  "{1,2}",
+  "NULL",
+  "<script>",
+  "😀".repeat(60),
+  "a".repeat(200),
+  "a".repeat(201),
+  "é".repeat(257),
+  "Ⅻ",
+  "\u212A",
 ];
 
 /** Text of every kind: any code point (NUL, controls, lone surrogates), graphemes, near the limits. */
@@ -49,9 +81,28 @@ const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
 );
 
 const RAW_BODIES = [
-  "", " ", "{", "}", "[", "[1,", "nul", "{\"name\":}", "{'name':'x'}", "{\"a\":1}{\"b\":2}", "\u0000",
-  "123456789012345678901234567890", "1e999", "-", "\"just a string\"", "[]", "{}", "null", "true",
-  "[".repeat(3000) + "]".repeat(3000), "{\"name\":\"" + "x".repeat(70_000) + "\"}", "\uFEFF{}",
+  "",
+  " ",
+  "{",
+  "}",
+  "[",
+  "[1,",
+  "nul",
+  '{"name":}',
+  "{'name':'x'}",
+  '{"a":1}{"b":2}',
+  "\u0000",
+  "123456789012345678901234567890",
+  "1e999",
+  "-",
+  '"just a string"',
+  "[]",
+  "{}",
+  "null",
+  "true",
+  "[".repeat(3000) + "]".repeat(3000),
+  '{"name":"' + "x".repeat(70_000) + '"}',
+  "\uFEFF{}",
 ];
 
 /** Usually plausible text, often hostile: so requests get past the first check and reach the rest. */
@@ -76,16 +127,44 @@ function hostileBody(fields: readonly string[]): fc.Arbitrary<string> {
 
 /** Characters a Headers value may hold (no CR, LF or NUL): visible ASCII, space, tab, Latin-1. */
 const headerText = (maxLength = 40) =>
-  fc.string({ unit: fc.integer({ min: 0x20, max: 0xff }).map((code) => String.fromCharCode(code === 0x7f ? 0x09 : code)), maxLength });
+  fc.string({
+    unit: fc.integer({ min: 0x20, max: 0xff }).map((code) => String.fromCharCode(code === 0x7f ? 0x09 : code)),
+    maxLength,
+  });
 
 const etagHeader = fc.oneof(
-  fc.constantFrom(CURRENT_ETAG, `W/${CURRENT_ETAG}`, `"stale", ${CURRENT_ETAG}`, "*", " * ", '"x"', 'W/"x"', '"a", "b"', '"unterminated', "", ",", ", ,", "xyz", '"a"b', '"\u00ff"', "**"),
+  fc.constantFrom(
+    CURRENT_ETAG,
+    `W/${CURRENT_ETAG}`,
+    `"stale", ${CURRENT_ETAG}`,
+    "*",
+    " * ",
+    '"x"',
+    'W/"x"',
+    '"a", "b"',
+    '"unterminated',
+    "",
+    ",",
+    ", ,",
+    "xyz",
+    '"a"b',
+    '"\u00ff"',
+    "**",
+  ),
   headerText(),
 );
 
 const anyContentType = fc.constantFrom(
-  "application/json", "application/json; charset=utf-8", "APPLICATION/JSON", "application/merge-patch+json",
-  "text/csv", "text/plain", "", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/json;;;",
+  "application/json",
+  "application/json; charset=utf-8",
+  "APPLICATION/JSON",
+  "application/merge-patch+json",
+  "text/csv",
+  "text/plain",
+  "",
+  "application/x-www-form-urlencoded",
+  "multipart/form-data; boundary=x",
+  "application/json;;;",
 );
 
 /** A path segment as a client could send it: encoded text, or raw broken escapes. */
@@ -108,23 +187,65 @@ function encodeSegment(text: string): string {
 /** `?a=…&b=…` with each parameter present or not; "" when none is. */
 const query = (parameters: Record<string, fc.Arbitrary<string>>) =>
   fc
-    .tuple(...Object.entries(parameters).map(([name, values]) => fc.option(values.map((value) => `${name}=${encodeSegment(value)}`), { nil: undefined })))
+    .tuple(
+      ...Object.entries(parameters).map(([name, values]) =>
+        fc.option(
+          values.map((value) => `${name}=${encodeSegment(value)}`),
+          { nil: undefined },
+        ),
+      ),
+    )
     .map((pairs) => {
       const present = pairs.filter((pair) => pair !== undefined);
       return present.length === 0 ? "" : `?${present.join("&")}`;
     });
 
 const numberText = fc.oneof(
-  fc.constantFrom("1", "2", "0", "-1", "1.5", "1e3", "007", "0x10", "9007199254740991", "9007199254740993", "99999999999999999999", " 1", "+1"),
+  fc.constantFrom(
+    "1",
+    "2",
+    "0",
+    "-1",
+    "1.5",
+    "1e3",
+    "007",
+    "0x10",
+    "9007199254740991",
+    "9007199254740993",
+    "99999999999999999999",
+    " 1",
+    "+1",
+  ),
   fc.bigInt({ min: -10n, max: 10n ** 20n }).map(String),
   hostileText,
 );
 
 const validAssetId = fc.stringMatching(/^[A-Za-z0-9._~-]{1,20}$/);
-const provider = fc.constantFrom("github", "GitHub", "gitlab", "x", "a".repeat(64), "a".repeat(65), "-gh", "g h", "GITHUB");
+const provider = fc.constantFrom(
+  "github",
+  "GitHub",
+  "gitlab",
+  "x",
+  "a".repeat(64),
+  "a".repeat(65),
+  "-gh",
+  "g h",
+  "GITHUB",
+);
 
 const auth: fc.Arbitrary<HostileRequest["auth"]> = fc.oneof(
-  { weight: 8, arbitrary: fc.constantFrom<TokenClaims>({ sub: "alice", tid: "acme" }, { sub: "bob", tid: "acme" }, { sub: "ops", tid: "acme", role: "admin" }, { sub: "svc", tid: "acme", role: "service" }, { sub: "eve", tid: "rival" }).map((claims) => ({ claims })) },
+  {
+    weight: 8,
+    arbitrary: fc
+      .constantFrom<TokenClaims>(
+        { sub: "alice", tid: "acme" },
+        { sub: "bob", tid: "acme" },
+        { sub: "ops", tid: "acme", role: "admin" },
+        { sub: "svc", tid: "acme", role: "service" },
+        { sub: "eve", tid: "rival" },
+      )
+      .map((claims) => ({ claims })),
+  },
   fc.constantFrom<HostileRequest["auth"]>({ none: true }, { raw: "Bearer x.y.z" }, { raw: "Basic YTpi" }),
   headerText().map((raw) => ({ raw })),
 );
@@ -136,7 +257,10 @@ const headers = (mediaType: string) =>
       "content-type": fc.oneof({ weight: 4, arbitrary: fc.constant(mediaType) }, anyContentType, headerText()),
       "if-match": etagHeader,
       "if-none-match": etagHeader,
-      "idempotency-key": fc.oneof(fc.constantFrom("key-1", "key-2", "k".repeat(255), "k".repeat(256), " ", "a b", "é"), headerText(300)),
+      "idempotency-key": fc.oneof(
+        fc.constantFrom("key-1", "key-2", "k".repeat(255), "k".repeat(256), " ", "a b", "é"),
+        headerText(300),
+      ),
       "x-request-id": headerText(),
       "content-length": fc.constantFrom("0", "1", "999999999", "-1", "abc"),
       accept: fc.constantFrom("application/json", "text/html", "*/*"),
@@ -152,21 +276,41 @@ interface RouteShape {
 }
 
 function requests({ methods, path, fields, mediaType = "application/json" }: RouteShape): fc.Arbitrary<HostileRequest> {
-  const someMethod = fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...methods) }, fc.constantFrom("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"));
+  const someMethod = fc.oneof(
+    { weight: 6, arbitrary: fc.constantFrom(...methods) },
+    fc.constantFrom("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"),
+  );
   return fc
     .record({ method: someMethod, path, headers: headers(mediaType), body: hostileBody(fields), auth })
-    .map(({ method, body, ...rest }) => ({ ...rest, method, ...(method === "GET" || method === "HEAD" ? {} : { body }) }));
+    .map(({ method, body, ...rest }) => ({
+      ...rest,
+      method,
+      ...(method === "GET" || method === "HEAD" ? {} : { body }),
+    }));
 }
 
 /** A CSV field, quoted when it must be (RFC 4180). */
 export const csvField = (text: string) => (/[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text);
 
 const csvBody = fc.oneof(
-  fc.array(
-    fc.tuple(fc.oneof(fc.constant(SEEDED_ASSET), validAssetId, hostileText), hostileText, hostileText, fc.oneof(fc.constant(CURRENT_OPAQUE), hostileText)),
-    { maxLength: 4 },
-  ).map((rows) => ["id,name,material,source_etag", ...rows.map((row) => row.map(csvField).join(","))].join("\n")),
-  fc.constantFrom("", "id,name\n", "id,name,material,source_etag\n\"unterminated", "a,b,c,d\n1,2,3,4", "id,name,material,source_etag\n" + "x,a,b,c\n".repeat(1001)),
+  fc
+    .array(
+      fc.tuple(
+        fc.oneof(fc.constant(SEEDED_ASSET), validAssetId, hostileText),
+        hostileText,
+        hostileText,
+        fc.oneof(fc.constant(CURRENT_OPAQUE), hostileText),
+      ),
+      { maxLength: 4 },
+    )
+    .map((rows) => ["id,name,material,source_etag", ...rows.map((row) => row.map(csvField).join(","))].join("\n")),
+  fc.constantFrom(
+    "",
+    "id,name\n",
+    'id,name,material,source_etag\n"unterminated',
+    "a,b,c,d\n1,2,3,4",
+    "id,name,material,source_etag\n" + "x,a,b,c\n".repeat(1001),
+  ),
   fc.string({ unit: "binary", maxLength: 60 }),
 );
 
@@ -182,7 +326,8 @@ const PARAMETER_VALUES: Record<string, fc.Arbitrary<string>> = {
   limit: numberText,
 };
 
-const valuesOf = (name: string, example: string) => PARAMETER_VALUES[name] ?? fc.oneof(fc.constant(example), hostileText);
+const valuesOf = (name: string, example: string) =>
+  PARAMETER_VALUES[name] ?? fc.oneof(fc.constant(example), hostileText);
 
 /**
  * Hostile requests aimed at one route of the table (test/support/routes.ts): its method mostly,
@@ -194,13 +339,19 @@ export function hostileRequestsFor(route: Route): fc.Arbitrary<HostileRequest> {
   const exampleSegments = url.pathname.split("/");
   const segments = route.pattern
     .split("/")
-    .map((part, i) => (part.startsWith(":") ? segment(valuesOf(part.slice(1), exampleSegments[i]!)) : fc.constant(part)));
-  const parameters = Object.fromEntries([...url.searchParams].map(([name, example]) => [name, valuesOf(name, example)]));
+    .map((part, i) =>
+      part.startsWith(":") ? segment(valuesOf(part.slice(1), exampleSegments[i]!)) : fc.constant(part),
+    );
+  const parameters = Object.fromEntries(
+    [...url.searchParams].map(([name, example]) => [name, valuesOf(name, example)]),
+  );
   const path = fc.tuple(fc.tuple(...segments), query(parameters)).map(([parts, q]) => `${parts.join("/")}${q}`);
   const mediaType = new Headers(route.example.headers).get("content-type") ?? "application/json";
   const base = requests({ methods: [route.method], path, fields: bodyFieldsOf(route), mediaType });
   if (mediaType !== "text/csv") return base;
-  return fc.tuple(base, csvBody).map(([request, csv]) => (request.body === undefined ? request : { ...request, body: csv }));
+  return fc
+    .tuple(base, csvBody)
+    .map(([request, csv]) => (request.body === undefined ? request : { ...request, body: csv }));
 }
 
 /** Paths no route serves, or almost: the router and the fallbacks. */
@@ -208,7 +359,16 @@ export const elsewhere: fc.Arbitrary<HostileRequest> = requests({
   methods: ["GET", "POST"],
   path: fc.oneof(
     fc.array(segment(hostileText), { minLength: 0, maxLength: 4 }).map((parts) => `/${["v1", ...parts].join("/")}`),
-    fc.constantFrom("/", "/healthz/", "//v1//assets", "/v1/../v1/assets", "/V1/assets", "/v1/assets/%2e%2e/import", "/v1/me/links/", "/v1/assets/"),
+    fc.constantFrom(
+      "/",
+      "/healthz/",
+      "//v1//assets",
+      "/v1/../v1/assets",
+      "/V1/assets",
+      "/v1/assets/%2e%2e/import",
+      "/v1/me/links/",
+      "/v1/assets/",
+    ),
   ),
   fields: ["name"],
 });

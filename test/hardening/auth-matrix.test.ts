@@ -4,12 +4,12 @@
 import { base64url, generateKeyPair, SignJWT, UnsecuredJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LINK_SOURCE_HEADER } from "../../core/links/routes.ts";
-import { startHarness, type Harness, type RequestOptions } from "../support/harness.ts";
+import { linkRows } from "../links/support.ts";
+import { type Harness, type RequestOptions, startHarness } from "../support/harness.ts";
+import { expectProblem } from "../support/problems.ts";
 import { routes } from "../support/routes.ts";
 import { signToken, TEST_AUTH_SECRET, type TokenClaims } from "../support/tokens.ts";
-import { linkRows } from "../links/support.ts";
-import { snapshotter, type DatabaseSnapshot } from "./support.ts";
-import { expectProblem } from "../support/problems.ts";
+import { type DatabaseSnapshot, snapshotter } from "./support.ts";
 
 let harness: Harness;
 let snapshot: () => Promise<DatabaseSnapshot>;
@@ -46,7 +46,10 @@ const badCredentials: Array<[string, () => Promise<string>]> = [
   ["a non-numeric exp", async () => `Bearer ${await signed({ ...ALICE, exp: "tomorrow" })}`],
   ["another key", async () => `Bearer ${await signToken(ALICE, "a-different-secret-of-at-least-32-bytes")}`],
   ["alg none", async () => `Bearer ${new UnsecuredJWT(ALICE).setExpirationTime("1h").encode()}`],
-  ["alg none with a signature", async () => `Bearer ${new UnsecuredJWT(ALICE).encode()}${(await signToken(ALICE)).split(".")[2]}`],
+  [
+    "alg none with a signature",
+    async () => `Bearer ${new UnsecuredJWT(ALICE).encode()}${(await signToken(ALICE)).split(".")[2]}`,
+  ],
   ["HS512 with the right key", async () => `Bearer ${await signed(ALICE, "HS512")}`],
   ["HS384 with the right key", async () => `Bearer ${await signed(ALICE, "HS384")}`],
   ["RS256", async () => `Bearer ${await signed(ALICE, "RS256", (await generateKeyPair("RS256")).privateKey)}`],
@@ -96,10 +99,16 @@ describe("each route's access", () => {
     async (_key, { example: { path, ...options } }) => {
       const before = await snapshot();
       for (const role of ["user", "service"] as const) {
-        await expectProblem(await harness.request(path, { ...options, as: { sub: "ops", tid: "acme", role } }), 403, "forbidden");
+        await expectProblem(
+          await harness.request(path, { ...options, as: { sub: "ops", tid: "acme", role } }),
+          403,
+          "forbidden",
+        );
       }
       expect(await snapshot()).toEqual(before);
-      expect((await harness.request(path, { ...options, as: { sub: "ops", tid: "acme", role: "admin" } })).status).toBeLessThan(400);
+      expect(
+        (await harness.request(path, { ...options, as: { sub: "ops", tid: "acme", role: "admin" } })).status,
+      ).toBeLessThan(400);
     },
   );
 });
@@ -128,12 +137,25 @@ describe("another tenant's assets", () => {
       { method: "DELETE", headers: { "if-match": etag } },
     ];
     for (const attempt of attempts) {
-      await expectProblem(await harness.request("/v1/assets/blueprint", { ...attempt, as: intruder }), 404, "not_found");
+      await expectProblem(
+        await harness.request("/v1/assets/blueprint", { ...attempt, as: intruder }),
+        404,
+        "not_found",
+      );
     }
-    const approve = await harness.request("/v1/assets/blueprint/approve", { method: "POST", as: intruder, headers: { "if-match": etag } });
+    const approve = await harness.request("/v1/assets/blueprint/approve", {
+      method: "POST",
+      as: intruder,
+      headers: { "if-match": etag },
+    });
     await expectProblem(approve, 404, "not_found");
     const csv = `id,name,material,source_etag\nblueprint,Stolen,ink,${etag.replaceAll('"', "")}\n`;
-    const imported = await harness.request("/v1/assets/import", { method: "POST", as: intruder, headers: { "content-type": "text/csv" }, body: csv });
+    const imported = await harness.request("/v1/assets/import", {
+      method: "POST",
+      as: intruder,
+      headers: { "content-type": "text/csv" },
+      body: csv,
+    });
     expect(await imported.json()).toMatchObject({ results: [{ id: "blueprint", outcome: "not_found" }] });
     expect(await snapshot()).toEqual(before);
 
@@ -153,7 +175,11 @@ describe("another tenant's assets", () => {
 
 describe("another tenant's documents", () => {
   it("are not found, not listed, and an Idempotency-Key never replays across tenants", async () => {
-    const request = { method: "POST", headers: { "idempotency-key": "order-1" }, body: { contractId: "K-1", title: "T" } };
+    const request = {
+      method: "POST",
+      headers: { "idempotency-key": "order-1" },
+      body: { contractId: "K-1", title: "T" },
+    };
     const first = await harness.request("/v1/documents", { ...request, as: { sub: "a", tid: "docs-a" } });
     expect(first.status).toBe(201);
     const { docNumber, id } = (await first.json()) as { docNumber: number; id: string };
@@ -184,7 +210,11 @@ describe("another user's links", () => {
     await expectProblem(await harness.request(path, { method: "DELETE", as: bob }), 404, "not_found");
     expect(await linkRows(harness.sql, target)).toMatchObject([{ user_id: "alice" }]);
     expect(await (await harness.request("/v1/me/links", { as: bob })).json()).toEqual({ items: [] });
-    await expectProblem(await harness.request(path, { method: "PUT", as: bob }), 409, "external_account_already_linked");
+    await expectProblem(
+      await harness.request(path, { method: "PUT", as: bob }),
+      409,
+      "external_account_already_linked",
+    );
   });
 
   it("are visible to service and admin tokens, while only admin may resync", async () => {
@@ -195,7 +225,10 @@ describe("another user's links", () => {
     }
     for (const role of ["user", "service"] as const) {
       for (const route of routes.filter((entry) => entry.access === "admin")) {
-        const response = await harness.request(route.example.path, { ...route.example, as: { sub: "ops", tid: "acme", role } });
+        const response = await harness.request(route.example.path, {
+          ...route.example,
+          as: { sub: "ops", tid: "acme", role },
+        });
         await expectProblem(response, 403, "forbidden");
       }
     }

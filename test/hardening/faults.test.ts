@@ -5,17 +5,17 @@
 // succeeds. The app talks to the database through the real Neon driver and a faulty endpoint
 // that relays to the real local one; the suite reads the database behind it directly.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApp, type App } from "../../core/app.ts";
-import { createMemoryKv } from "../../edge/kv/memory.ts";
+import { type App, createApp } from "../../core/app.ts";
 import { silentLogger } from "../../core/log.ts";
 import { parseSettings } from "../../core/settings.ts";
+import { createMemoryKv } from "../../edge/kv/memory.ts";
 import { createNeonSql } from "../../edge/neon/neon-sql.ts";
-import { startFaultyEndpoint, type Fault, type FaultyEndpoint } from "../support/faulty-endpoint.ts";
-import { buildRequest, startHarness, type Harness, type RequestOptions } from "../support/harness.ts";
+import { type Fault, type FaultyEndpoint, startFaultyEndpoint } from "../support/faulty-endpoint.ts";
+import { buildRequest, type Harness, type RequestOptions, startHarness } from "../support/harness.ts";
+import { expectProblem } from "../support/problems.ts";
 import { TEST_AUTH_SECRET } from "../support/tokens.ts";
 import { numberingGaps } from "./soak.ts";
-import { snapshotter, type DatabaseSnapshot } from "./support.ts";
-import { expectProblem } from "../support/problems.ts";
+import { type DatabaseSnapshot, snapshotter } from "./support.ts";
 
 // Short, so hanging faults cost little (the point is that the driver gives up at all), yet
 // long enough for a healthy round trip on a busy machine.
@@ -37,7 +37,11 @@ beforeAll(async () => {
   // Something to read and change through the faulty path.
   expect((await harness.request("/v1/links/github/seeded", { method: "PUT" })).status).toBe(201);
   const seeded = { name: "Seed", material: "oak" };
-  const asset = await harness.request("/v1/assets/seed", { method: "PUT", headers: { "if-none-match": "*" }, body: seeded });
+  const asset = await harness.request("/v1/assets/seed", {
+    method: "PUT",
+    headers: { "if-none-match": "*" },
+    body: seeded,
+  });
   expect(asset.status).toBe(201);
 });
 
@@ -51,7 +55,11 @@ const call = async (path: string, options: RequestOptions = {}) => app.fetch(awa
 /** One request per kind of database work the API does; `n` keeps each run's writes apart. */
 const probes = (n: string): Array<[string, string, RequestOptions]> => [
   // A user of its own: a user holds one account per provider.
-  ["link", `/v1/links/github/fault-${n}`, { method: "PUT", as: { sub: `user-${n}` }, body: { displayName: `Fault ${n}` } }],
+  [
+    "link",
+    `/v1/links/github/fault-${n}`,
+    { method: "PUT", as: { sub: `user-${n}` }, body: { displayName: `Fault ${n}` } },
+  ],
   ["strong lookup", "/v1/links/github/seeded?consistency=strong", {}],
   ["my links", "/v1/me/links", {}],
   ["resync", "/v1/admin/links/resync", { method: "POST", as: ADMIN }],
@@ -61,9 +69,17 @@ const probes = (n: string): Array<[string, string, RequestOptions]> => [
   [
     "asset import",
     "/v1/assets/import",
-    { method: "POST", headers: { "content-type": "text/csv" }, body: `id,name,material,source_etag\nnone-${n},a,b,abc\n` },
+    {
+      method: "POST",
+      headers: { "content-type": "text/csv" },
+      body: `id,name,material,source_etag\nnone-${n},a,b,abc\n`,
+    },
   ],
-  ["document create", "/v1/documents", { method: "POST", headers: { "idempotency-key": `k-${n}` }, body: { contractId: `c-${n}` } }],
+  [
+    "document create",
+    "/v1/documents",
+    { method: "POST", headers: { "idempotency-key": `k-${n}` }, body: { contractId: `c-${n}` } },
+  ],
   ["document list", "/v1/documents?limit=5", {}],
   ["document read", "/v1/documents/1", {}],
 ];
@@ -100,13 +116,41 @@ const faultsBeforeTheDatabase: Array<[string, Fault, WriteAnswer]> = [
   ["answers 200 with HTML", { answer: "not-json" }, "unknown"],
   ["answers 400 with HTML", { answer: "not-json-400" }, "unknown"],
   // Postgres itself saying it cannot serve now: SQLSTATE classes 57P0 and 53, not a refusal.
-  ["says the database is starting up", { answer: { status: 400, text: '{"message":"the database system is starting up","code":"57P03"}' } }, "unavailable"],
-  ["says there are too many connections", { answer: { status: 400, text: '{"message":"sorry, too many clients already","code":"53300"}' } }, "unavailable"],
-  ["says the statement timed out", { answer: { status: 400, text: '{"message":"canceling statement due to statement timeout","code":"57014"}' } }, "unavailable"],
-  ["says a lock wait timed out", { answer: { status: 400, text: '{"message":"canceling statement due to lock timeout","code":"55P03"}' } }, "unavailable"],
-  ["reports a deadlock", { answer: { status: 400, text: '{"message":"deadlock detected","code":"40P01"}' } }, "unavailable"],
-  ["reports a serialization failure", { answer: { status: 400, text: '{"message":"could not serialize access","code":"40001"}' } }, "unavailable"],
-  ["is read-only", { answer: { status: 400, text: '{"message":"cannot execute INSERT in a read-only transaction","code":"25006"}' } }, "unavailable"],
+  [
+    "says the database is starting up",
+    { answer: { status: 400, text: '{"message":"the database system is starting up","code":"57P03"}' } },
+    "unavailable",
+  ],
+  [
+    "says there are too many connections",
+    { answer: { status: 400, text: '{"message":"sorry, too many clients already","code":"53300"}' } },
+    "unavailable",
+  ],
+  [
+    "says the statement timed out",
+    { answer: { status: 400, text: '{"message":"canceling statement due to statement timeout","code":"57014"}' } },
+    "unavailable",
+  ],
+  [
+    "says a lock wait timed out",
+    { answer: { status: 400, text: '{"message":"canceling statement due to lock timeout","code":"55P03"}' } },
+    "unavailable",
+  ],
+  [
+    "reports a deadlock",
+    { answer: { status: 400, text: '{"message":"deadlock detected","code":"40P01"}' } },
+    "unavailable",
+  ],
+  [
+    "reports a serialization failure",
+    { answer: { status: 400, text: '{"message":"could not serialize access","code":"40001"}' } },
+    "unavailable",
+  ],
+  [
+    "is read-only",
+    { answer: { status: 400, text: '{"message":"cannot execute INSERT in a read-only transaction","code":"25006"}' } },
+    "unavailable",
+  ],
 ];
 
 describe.each(faultsBeforeTheDatabase)("when the database endpoint %s", (_, fault, writes) => {
@@ -169,7 +213,10 @@ describe.each(answersLostAfterCommit)("when the answer to a committed write %s",
     const retry = await call("/v1/documents", request);
     expect(retry.status).toBe(201);
     expect(retry.headers.get("idempotent-replayed")).toBe("true");
-    const rows = await harness.sql.query("SELECT doc_number FROM documents WHERE tenant_id = 'acme' AND idempotency_key = $1", [key]);
+    const rows = await harness.sql.query(
+      "SELECT doc_number FROM documents WHERE tenant_id = 'acme' AND idempotency_key = $1",
+      [key],
+    );
     expect(rows).toHaveLength(1);
     expect(((await retry.json()) as { docNumber: number }).docNumber).toBe(Number(rows[0]!.doc_number));
     expect(await numberingGaps(harness.sql, "%")).toEqual([]);
@@ -199,9 +246,14 @@ describe.each(answersLostAfterCommit)("when the answer to a committed write %s",
     }
     const csv = ["id,name,material,source_etag", ...ids.map((id, i) => `${id},after,clay,${etags[i]}`)].join("\n");
     await faulty.setFault(fault);
-    await expectOutcomeUnknown(await call("/v1/assets/import", { method: "POST", headers: { "content-type": "text/csv" }, body: csv }));
+    await expectOutcomeUnknown(
+      await call("/v1/assets/import", { method: "POST", headers: { "content-type": "text/csv" }, body: csv }),
+    );
     await faulty.setFault("none");
-    const names = await harness.sql.query("SELECT name FROM assets WHERE tenant_id = 'acme' AND id = ANY ($1::text[])", [ids]);
+    const names = await harness.sql.query(
+      "SELECT name FROM assets WHERE tenant_id = 'acme' AND id = ANY ($1::text[])",
+      [ids],
+    );
     expect(names.map((row) => row.name)).toEqual(["after", "after", "after"]);
   });
 });

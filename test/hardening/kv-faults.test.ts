@@ -3,11 +3,11 @@
 // a resync makes it agree with Postgres again.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LINK_SOURCE_HEADER } from "../../core/links/routes.ts";
-import { createFaultyKv, type KvFault } from "../support/faulty-kv.ts";
-import { startHarness, type Harness } from "../support/harness.ts";
 import { linkRows } from "../links/support.ts";
-import { expectKvMatchesDatabase } from "./support.ts";
+import { createFaultyKv, type KvFault } from "../support/faulty-kv.ts";
+import { type Harness, startHarness } from "../support/harness.ts";
 import { expectProblem } from "../support/problems.ts";
+import { expectKvMatchesDatabase } from "./support.ts";
 
 const ADMIN = { sub: "ops", tid: "acme", role: "admin" } as const;
 const kv = createFaultyKv();

@@ -2,13 +2,13 @@
 // request id echoed or generated, and never a secret, token or connection string, not even
 // when a request carries them or a database error would repeat them.
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { createApp, type App } from "../../core/app.ts";
-import { createMemoryKv } from "../../edge/kv/memory.ts";
+import { type App, createApp } from "../../core/app.ts";
 import { consoleLogger } from "../../core/log.ts";
 import { parseSettings } from "../../core/settings.ts";
+import { createMemoryKv } from "../../edge/kv/memory.ts";
 import { createNeonSql } from "../../edge/neon/neon-sql.ts";
-import { startFaultyEndpoint, type FaultyEndpoint } from "../support/faulty-endpoint.ts";
-import { buildRequest, startHarness, type Harness, type RequestOptions } from "../support/harness.ts";
+import { type FaultyEndpoint, startFaultyEndpoint } from "../support/faulty-endpoint.ts";
+import { buildRequest, type Harness, type RequestOptions, startHarness } from "../support/harness.ts";
 import { routes } from "../support/routes.ts";
 import { signToken, TEST_AUTH_SECRET } from "../support/tokens.ts";
 import { collectingLogger } from "./support.ts";
@@ -56,7 +56,11 @@ describe("request logs", () => {
       await call("/v1/assets/x", { method: "POST" }),
       await call("/v1/documents", { as: null }),
       await call("/nowhere", { as: null }),
-      await call("/v1/documents", { method: "POST", body: "{not json", headers: { "content-type": "application/json" } }),
+      await call("/v1/documents", {
+        method: "POST",
+        body: "{not json",
+        headers: { "content-type": "application/json" },
+      }),
     ]);
     expect(responses.map((r) => r.status)).toEqual([200, 200, 201, 422, 405, 401, 404, 400]);
     const requestLines = lines.filter((line) => line.event === "request");
@@ -76,14 +80,21 @@ describe("request logs", () => {
     expect(requestLines[2]!.fields.route).toBe("/v1/links/:provider/:externalAccountId");
   });
 
-  it.each(routes.map((route) => [route.key, route] as const))("%s logs one line naming its pattern", async (_key, route) => {
-    await faulty.setFault("none");
-    const { path, ...options } = route.example;
-    const { responses, lines } = await logged(async () => [await call(path, { ...options, as: { sub: "ops", tid: "acme", role: "admin" } })]);
-    expect(responses[0]!.status).toBeLessThan(500);
-    const requestLines = lines.filter((line) => line.event === "request");
-    expect(requestLines.map((line) => [line.fields.method, line.fields.route])).toEqual([[route.method, route.pattern]]);
-  });
+  it.each(routes.map((route) => [route.key, route] as const))(
+    "%s logs one line naming its pattern",
+    async (_key, route) => {
+      await faulty.setFault("none");
+      const { path, ...options } = route.example;
+      const { responses, lines } = await logged(async () => [
+        await call(path, { ...options, as: { sub: "ops", tid: "acme", role: "admin" } }),
+      ]);
+      expect(responses[0]!.status).toBeLessThan(500);
+      const requestLines = lines.filter((line) => line.event === "request");
+      expect(requestLines.map((line) => [line.fields.method, line.fields.route])).toEqual([
+        [route.method, route.pattern],
+      ]);
+    },
+  );
 
   it("one line per request even when the database is down (plus the warning, tied by request id)", async () => {
     await faulty.setFault("down");
@@ -100,7 +111,7 @@ describe("request logs", () => {
     const offered = "req-42.abc:DEF_9";
     const echoed = await call("/healthz", { as: null, headers: { "x-request-id": offered } });
     expect(echoed.headers.get("x-request-id")).toBe(offered);
-    const unsafe = ["", "has space", "x".repeat(129), "semi;colon", "quote\"d", "ünïcode"];
+    const unsafe = ["", "has space", "x".repeat(129), "semi;colon", 'quote"d', "ünïcode"];
     const generated = new Set<string>();
     for (const value of [undefined, ...unsafe]) {
       const headers: Record<string, string> = value === undefined ? {} : { "x-request-id": value };
@@ -132,7 +143,12 @@ describe("secrets stay out of the logs", () => {
     // A misbehaving endpoint repeating the connection string back, as a proxy error page might.
     const echoes = [
       { answer: { status: 500, text: `cannot reach ${connectionString} (password ${DB_PASSWORD})` } },
-      { answer: { status: 400, text: JSON.stringify({ message: `auth failed for ${connectionString}`, code: "28P01" }) } },
+      {
+        answer: {
+          status: 400,
+          text: JSON.stringify({ message: `auth failed for ${connectionString}`, code: "28P01" }),
+        },
+      },
       { answer: { status: 400, text: JSON.stringify({ message: `bad input near ${DB_PASSWORD}`, code: "22P02" }) } },
     ] as const;
     const { lines } = await logged(async () => {
@@ -145,7 +161,15 @@ describe("secrets stay out of the logs", () => {
       return responses;
     });
     expect(lines.some((line) => line.event === "database_unavailable")).toBe(true);
-    const secrets = [token, token.split(".")[2]!, forged, TEST_AUTH_SECRET, DB_PASSWORD, encodeURIComponent(DB_PASSWORD), connectionString];
+    const secrets = [
+      token,
+      token.split(".")[2]!,
+      forged,
+      TEST_AUTH_SECRET,
+      DB_PASSWORD,
+      encodeURIComponent(DB_PASSWORD),
+      connectionString,
+    ];
     for (const line of lines) {
       for (const secret of secrets) expect(line.text, `${line.event} line`).not.toContain(secret);
     }

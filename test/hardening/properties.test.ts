@@ -3,15 +3,22 @@
 // table (row counts and contents) or, for writes, in the KV cache. Runs on PGlite for breadth.
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createMemoryKv } from "../../edge/kv/memory.ts";
 import type { KvCache } from "../../core/ports/kv.ts";
 import { PROBLEM_CONTENT_TYPE, problemCodes } from "../../core/problem.ts";
-import { buildRequest, startHarness, type Harness } from "../support/harness.ts";
-import { bearer } from "../support/tokens.ts";
-import { CURRENT_ETAG, CURRENT_OPAQUE, elsewhere, hostileRequestsFor, SEEDED_ASSET, type HostileRequest } from "./arbitraries.ts";
-import { routes } from "../support/routes.ts";
-import { snapshotter, type DatabaseSnapshot } from "./support.ts";
+import { createMemoryKv } from "../../edge/kv/memory.ts";
 import { cacheKeys } from "../links/support.ts";
+import { buildRequest, type Harness, startHarness } from "../support/harness.ts";
+import { routes } from "../support/routes.ts";
+import { bearer } from "../support/tokens.ts";
+import {
+  CURRENT_ETAG,
+  CURRENT_OPAQUE,
+  elsewhere,
+  type HostileRequest,
+  hostileRequestsFor,
+  SEEDED_ASSET,
+} from "./arbitraries.ts";
+import { type DatabaseSnapshot, snapshotter } from "./support.ts";
 
 // Moderate: the whole file stays well under a minute on a busy two-core machine; PROPERTY_RUNS
 // raises it for a longer search. Failures print fast-check's seed and path; rerun with them to
@@ -39,7 +46,10 @@ async function seededEtag(): Promise<string> {
     "INSERT INTO assets (tenant_id, id, name, material) VALUES ('acme', $1, 'Seed', 'oak') ON CONFLICT DO NOTHING",
     [SEEDED_ASSET],
   );
-  const [existing] = await harness.sql.query<{ etag: string }>("SELECT etag FROM assets WHERE tenant_id = 'acme' AND id = $1", [SEEDED_ASSET]);
+  const [existing] = await harness.sql.query<{ etag: string }>(
+    "SELECT etag FROM assets WHERE tenant_id = 'acme' AND id = $1",
+    [SEEDED_ASSET],
+  );
   return existing!.etag;
 }
 

@@ -9,7 +9,8 @@ const MAX_CONCURRENCY = 64;
 function wholeNumber(name: string, value: string | undefined, fallback: number, max: number): number {
   if (value === undefined) return fallback;
   const number = Number(value);
-  if (!Number.isInteger(number) || number < 1 || number > max) throw new Error(`--${name} must be a whole number from 1 to ${max}`);
+  if (!Number.isInteger(number) || number < 1 || number > max)
+    throw new Error(`--${name} must be a whole number from 1 to ${max}`);
   return number;
 }
 
@@ -33,7 +34,9 @@ const seconds = wholeNumber("seconds", values.seconds, 300, MAX_SECONDS);
 const concurrency = wholeNumber("concurrency", values.concurrency, 16, MAX_CONCURRENCY);
 const seed = wholeNumber("seed", values.seed, 1, 2 ** 31);
 
-process.stderr.write(`soak: ${seconds} s, ${concurrency} workers, seed ${seed}, on PostgreSQL through a loopback endpoint\n`);
+process.stderr.write(
+  `soak: ${seconds} s, ${concurrency} workers, seed ${seed}, on PostgreSQL through a loopback endpoint\n`,
+);
 // Loaded only now: the harness checks PostgreSQL as it loads, which --help must not do.
 const { startHarness } = await import("../support/harness.ts");
 const { runSoak } = await import("./soak.ts");

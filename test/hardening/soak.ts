@@ -7,9 +7,9 @@
 import { linkKey } from "../../core/links/keys.ts";
 import type { KvCache } from "../../core/ports/kv.ts";
 import type { Sql } from "../../core/ports/sql.ts";
+import { cachedEntry, cacheKeys } from "../links/support.ts";
 import type { Harness } from "../support/harness.ts";
 import { routes } from "../support/routes.ts";
-import { cacheKeys, cachedEntry } from "../links/support.ts";
 
 interface SoakOptions {
   durationMs: number;
@@ -69,65 +69,103 @@ const accountPath = (a: number) => `/v1/links/github/soak-account-${a}`;
 const user = (u: number) => ({ sub: `soak-user-${u}`, tid: "soak" });
 
 const operations: Array<[weight: number, Operation]> = [
-  [4, async function link(h, random, score) {
-    const a = pick(random, ACCOUNTS);
-    const response = await h.request(accountPath(a), { method: "PUT", as: user(pick(random, USERS)) });
-    if (expectStatus(score, "link", response, [200, 201, 409]) === 201) bump(score.linksCreated, `soak-account-${a}`);
-  }],
-  [2, async function unlink(h, random, score) {
-    const a = pick(random, ACCOUNTS);
-    const response = await h.request(accountPath(a), { method: "DELETE", as: user(pick(random, USERS)) });
-    if (expectStatus(score, "unlink", response, [204, 404]) === 204) bump(score.linksDeleted, `soak-account-${a}`);
-  }],
-  [3, async function lookup(h, random, score) {
-    const as = random() < 0.5 ? user(pick(random, USERS)) : { sub: "soak-service", tid: "soak", role: "service" as const };
-    expectStatus(score, "lookup", await h.request(accountPath(pick(random, ACCOUNTS)), { as }), [200, 404]);
-  }],
-  [4, async function incrementAsset(h, random, score) {
-    const id = `counter-${pick(random, ASSETS)}`;
-    const read = await h.request(`/v1/assets/${id}`, { as: { sub: "soak", tid: ASSET_TENANT } });
-    if (expectStatus(score, "asset read", read, [200]) !== 200) return;
-    const { name } = (await read.json()) as { name: string };
-    const write = await h.request(`/v1/assets/${id}`, {
-      method: "PATCH",
-      as: { sub: "soak", tid: ASSET_TENANT },
-      headers: { "if-match": read.headers.get("etag")! },
-      body: { name: String(Number(name) + 1) },
-    });
-    if (expectStatus(score, "asset patch", write, [200, 412]) === 200) bump(score.assetIncrements, id);
-  }],
-  [4, async function createDocument(h, random, score) {
-    const tenant = `soak-t${pick(random, TENANTS)}`;
-    const key = random() < 0.4 ? `key-${pick(random, KEYS_PER_TENANT)}` : undefined;
-    const response = await h.request("/v1/documents", {
-      method: "POST",
-      as: { sub: "soak", tid: tenant },
-      headers: key ? { "idempotency-key": key } : {},
-      body: { contractId: key ?? "unkeyed" },
-    });
-    if (expectStatus(score, "document create", response, [201]) !== 201) return;
-    const { docNumber } = (await response.json()) as { docNumber: number };
-    if (response.headers.get("idempotent-replayed") !== "true") bump(score.documentsCreated, tenant);
-    if (key) score.keyedNumbers.set(`${tenant}/${key}`, (score.keyedNumbers.get(`${tenant}/${key}`) ?? new Set()).add(docNumber));
-  }],
-  [1, async function listDocuments(h, random, score) {
-    const tenant = `soak-t${pick(random, TENANTS)}`;
-    const response = await h.request(`/v1/documents?after=${pick(random, 50)}&limit=${1 + pick(random, 100)}`, { as: { sub: "soak", tid: tenant } });
-    expectStatus(score, "document list", response, [200]);
-  }],
+  [
+    4,
+    async function link(h, random, score) {
+      const a = pick(random, ACCOUNTS);
+      const response = await h.request(accountPath(a), { method: "PUT", as: user(pick(random, USERS)) });
+      if (expectStatus(score, "link", response, [200, 201, 409]) === 201) bump(score.linksCreated, `soak-account-${a}`);
+    },
+  ],
+  [
+    2,
+    async function unlink(h, random, score) {
+      const a = pick(random, ACCOUNTS);
+      const response = await h.request(accountPath(a), { method: "DELETE", as: user(pick(random, USERS)) });
+      if (expectStatus(score, "unlink", response, [204, 404]) === 204) bump(score.linksDeleted, `soak-account-${a}`);
+    },
+  ],
+  [
+    3,
+    async function lookup(h, random, score) {
+      const as =
+        random() < 0.5 ? user(pick(random, USERS)) : { sub: "soak-service", tid: "soak", role: "service" as const };
+      expectStatus(score, "lookup", await h.request(accountPath(pick(random, ACCOUNTS)), { as }), [200, 404]);
+    },
+  ],
+  [
+    4,
+    async function incrementAsset(h, random, score) {
+      const id = `counter-${pick(random, ASSETS)}`;
+      const read = await h.request(`/v1/assets/${id}`, { as: { sub: "soak", tid: ASSET_TENANT } });
+      if (expectStatus(score, "asset read", read, [200]) !== 200) return;
+      const { name } = (await read.json()) as { name: string };
+      const write = await h.request(`/v1/assets/${id}`, {
+        method: "PATCH",
+        as: { sub: "soak", tid: ASSET_TENANT },
+        headers: { "if-match": read.headers.get("etag")! },
+        body: { name: String(Number(name) + 1) },
+      });
+      if (expectStatus(score, "asset patch", write, [200, 412]) === 200) bump(score.assetIncrements, id);
+    },
+  ],
+  [
+    4,
+    async function createDocument(h, random, score) {
+      const tenant = `soak-t${pick(random, TENANTS)}`;
+      const key = random() < 0.4 ? `key-${pick(random, KEYS_PER_TENANT)}` : undefined;
+      const response = await h.request("/v1/documents", {
+        method: "POST",
+        as: { sub: "soak", tid: tenant },
+        headers: key ? { "idempotency-key": key } : {},
+        body: { contractId: key ?? "unkeyed" },
+      });
+      if (expectStatus(score, "document create", response, [201]) !== 201) return;
+      const { docNumber } = (await response.json()) as { docNumber: number };
+      if (response.headers.get("idempotent-replayed") !== "true") bump(score.documentsCreated, tenant);
+      if (key)
+        score.keyedNumbers.set(
+          `${tenant}/${key}`,
+          (score.keyedNumbers.get(`${tenant}/${key}`) ?? new Set()).add(docNumber),
+        );
+    },
+  ],
+  [
+    1,
+    async function listDocuments(h, random, score) {
+      const tenant = `soak-t${pick(random, TENANTS)}`;
+      const response = await h.request(`/v1/documents?after=${pick(random, 50)}&limit=${1 + pick(random, 100)}`, {
+        as: { sub: "soak", tid: tenant },
+      });
+      expectStatus(score, "document list", response, [200]);
+    },
+  ],
   // Every route of the table, so a new route is soaked the day it lands: its example request, as
   // an admin of a tenant of its own (the invariants below concern the other tenants' data).
-  [3, async function anyRoute(h, random, score) {
-    const route = routes[pick(random, routes.length)]!;
-    const { path, ...options } = route.example;
-    const response = await h.request(path, { ...options, as: { sub: "soak-routes", tid: "soak-routes", role: "admin" } });
-    expectStatus(score, route.key, response, NOT_A_SERVER_ERROR);
-  }],
-  [1, async function rejected(h, random, score) {
-    const bodies = ['{"name":""}', "{", '{"name":"x","material":"y","extra":1}', '{"name":"a\\u0000"}'];
-    const response = await h.request("/v1/assets", { method: "POST", body: bodies[pick(random, bodies.length)]!, headers: { "content-type": "application/json" } });
-    expectStatus(score, "rejected write", response, [400, 422]);
-  }],
+  [
+    3,
+    async function anyRoute(h, random, score) {
+      const route = routes[pick(random, routes.length)]!;
+      const { path, ...options } = route.example;
+      const response = await h.request(path, {
+        ...options,
+        as: { sub: "soak-routes", tid: "soak-routes", role: "admin" },
+      });
+      expectStatus(score, route.key, response, NOT_A_SERVER_ERROR);
+    },
+  ],
+  [
+    1,
+    async function rejected(h, random, score) {
+      const bodies = ['{"name":""}', "{", '{"name":"x","material":"y","extra":1}', '{"name":"a\\u0000"}'];
+      const response = await h.request("/v1/assets", {
+        method: "POST",
+        body: bodies[pick(random, bodies.length)]!,
+        headers: { "content-type": "application/json" },
+      });
+      expectStatus(score, "rejected write", response, [400, 422]);
+    },
+  ],
 ];
 
 const totalWeight = operations.reduce((sum, [weight]) => sum + weight, 0);
@@ -220,13 +258,17 @@ async function duplicateOwners(sql: Sql): Promise<string[]> {
 
 /** Each account exists at the end exactly when its 201s outnumber its 204s, by one. */
 async function unbalancedLinks(sql: Sql, score: Score): Promise<string[]> {
-  const present = new Set((await sql.query("SELECT external_account_id AS id FROM linked_external_accounts")).map((row) => String(row.id)));
+  const present = new Set(
+    (await sql.query("SELECT external_account_id AS id FROM linked_external_accounts")).map((row) => String(row.id)),
+  );
   const violations: string[] = [];
   for (let a = 0; a < ACCOUNTS; a++) {
     const id = `soak-account-${a}`;
     const balance = (score.linksCreated.get(id) ?? 0) - (score.linksDeleted.get(id) ?? 0);
     if (balance !== (present.has(id) ? 1 : 0)) {
-      violations.push(`${id}: ${score.linksCreated.get(id) ?? 0} links created, ${score.linksDeleted.get(id) ?? 0} deleted, present=${present.has(id)}`);
+      violations.push(
+        `${id}: ${score.linksCreated.get(id) ?? 0} links created, ${score.linksDeleted.get(id) ?? 0} deleted, present=${present.has(id)}`,
+      );
     }
   }
   return violations;
@@ -236,7 +278,11 @@ async function unbalancedLinks(sql: Sql, score: Score): Promise<string[]> {
  * Per tenant whose id is LIKE `tenants`: numbers 1..n with n = the counter, no duplicate; and,
  * when `created` counts them, n = the documents created (not replayed).
  */
-export async function numberingGaps(sql: Sql, tenants: string, created?: ReadonlyMap<string, number>): Promise<string[]> {
+export async function numberingGaps(
+  sql: Sql,
+  tenants: string,
+  created?: ReadonlyMap<string, number>,
+): Promise<string[]> {
   const rows = await sql.query(
     `SELECT s.tenant_id, s.last_number::int AS counter, count(d.id)::int AS documents,
             count(DISTINCT d.doc_number)::int AS distinct_numbers, coalesce(max(d.doc_number), 0)::int AS highest
@@ -250,14 +296,18 @@ export async function numberingGaps(sql: Sql, tenants: string, created?: Readonl
     const facts = [row.counter, row.documents, row.distinct_numbers, row.highest];
     if (created) facts.push(created.get(tenant) ?? 0);
     if (new Set(facts).size !== 1) {
-      violations.push(`${tenant}: counter, documents, distinct numbers, highest${created ? ", created" : ""} = ${facts.join(", ")}`);
+      violations.push(
+        `${tenant}: counter, documents, distinct numbers, highest${created ? ", created" : ""} = ${facts.join(", ")}`,
+      );
     }
   }
   return violations;
 }
 
 function keyedReplays(score: Score): string[] {
-  return [...score.keyedNumbers].filter(([, numbers]) => numbers.size !== 1).map(([key, numbers]) => `${key} answered numbers ${[...numbers].join(", ")}`);
+  return [...score.keyedNumbers]
+    .filter(([, numbers]) => numbers.size !== 1)
+    .map(([key, numbers]) => `${key} answered numbers ${[...numbers].join(", ")}`);
 }
 
 /** Every successful read-modify-write of a counter asset is in its final value. */
@@ -265,12 +315,17 @@ async function lostUpdates(sql: Sql, score: Score): Promise<string[]> {
   const rows = await sql.query("SELECT id, name FROM assets WHERE tenant_id = $1", [ASSET_TENANT]);
   return rows
     .filter((row) => Number(row.name) !== (score.assetIncrements.get(String(row.id)) ?? 0))
-    .map((row) => `${String(row.id)}: ${score.assetIncrements.get(String(row.id)) ?? 0} successful increments, value ${String(row.name)}`);
+    .map(
+      (row) =>
+        `${String(row.id)}: ${score.assetIncrements.get(String(row.id)) ?? 0} successful increments, value ${String(row.name)}`,
+    );
 }
 
 /** The KV cache holds exactly one readable entry per link in Postgres, with the same owner. */
 export async function kvMismatches(sql: Sql, kv: KvCache): Promise<string[]> {
-  const links = await sql.query("SELECT tenant_id, provider, external_account_id, user_id FROM linked_external_accounts");
+  const links = await sql.query(
+    "SELECT tenant_id, provider, external_account_id, user_id FROM linked_external_accounts",
+  );
   const expected = new Map<string, string>();
   const violations: string[] = [];
   for (const row of links) {
@@ -278,7 +333,10 @@ export async function kvMismatches(sql: Sql, kv: KvCache): Promise<string[]> {
     const tenantId = String(row.tenant_id);
     expected.set(await linkKey(tenantId, target), String(row.user_id));
     const entry = await cachedEntry(kv, target, tenantId);
-    if (entry?.link.userId !== row.user_id) violations.push(`KV holds ${entry?.link.userId ?? "nothing"} for ${target.externalAccountId}, owned by ${String(row.user_id)}`);
+    if (entry?.link.userId !== row.user_id)
+      violations.push(
+        `KV holds ${entry?.link.userId ?? "nothing"} for ${target.externalAccountId}, owned by ${String(row.user_id)}`,
+      );
   }
   for (const key of await cacheKeys(kv, null)) {
     if (!expected.has(key)) violations.push(`KV holds ${key}, which no link in Postgres has`);

@@ -2,8 +2,8 @@
 // logger that keeps every line it is given.
 import { expect } from "vitest";
 import type { Logger, LogLevel } from "../../core/log.ts";
-import type { Sql } from "../../core/ports/sql.ts";
 import type { KvCache } from "../../core/ports/kv.ts";
+import type { Sql } from "../../core/ports/sql.ts";
 import { kvMismatches } from "./soak.ts";
 
 /** Per table: row count and a digest of every row, so an UPDATE shows as well as an INSERT. */
@@ -47,7 +47,12 @@ export function collectingLogger(): Logger & { lines: CollectedLine[] } {
   return {
     lines,
     log(level, event, fields = {}) {
-      lines.push({ level, event, fields, text: JSON.stringify({ time: new Date().toISOString(), level, event, ...fields }) });
+      lines.push({
+        level,
+        event,
+        fields,
+        text: JSON.stringify({ time: new Date().toISOString(), level, event, ...fields }),
+      });
     },
   };
 }

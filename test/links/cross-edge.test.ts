@@ -3,10 +3,10 @@
 // answered from the other's KV within the interval plus one drain.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchRuntime, type RunningRuntime, type RuntimeName } from "../../dev/launchers/index.ts";
-import { startLocalStack, type LocalStack } from "../../dev/stack.ts";
+import { type LocalStack, startLocalStack } from "../../dev/stack.ts";
 import { createTestDatabase, describeWithPostgres, type TestDatabase } from "../support/postgres.ts";
 import { TEST_AUTH_SECRET } from "../support/tokens.ts";
-import { renameStaleness, unlinkStaleness, type Edge } from "./cross-edge.ts";
+import { type Edge, renameStaleness, unlinkStaleness } from "./cross-edge.ts";
 
 const SYNC_INTERVAL_SECONDS = 2;
 // What one drain may take here: a lease or cron wake-up, one feed read, the KV deletes, on two
@@ -40,7 +40,10 @@ describeWithPostgres("link caches agree across edges", () => {
   const edge = (runtime: RuntimeName): Edge => ({ name: runtime, url: running.get(runtime)!.url });
   const options = { authSecret: TEST_AUTH_SECRET, timeoutMs: 20_000 };
 
-  for (const [a, b] of [["cloudflare", "fastly"], ["fastly", "cloudflare"]] as const) {
+  for (const [a, b] of [
+    ["cloudflare", "fastly"],
+    ["fastly", "cloudflare"],
+  ] as const) {
     describe(`${a} → ${b}`, () => {
       it(`an unlink through ${a} stops being answered by ${b} within ${BOUND_MS} ms`, async () => {
         expect(await unlinkStaleness(edge(a), edge(b), options)).toBeLessThan(BOUND_MS);

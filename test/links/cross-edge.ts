@@ -31,19 +31,30 @@ function client(edge: Edge, options: ProbeOptions) {
       connection: "close",
     };
     if (body !== undefined) headers["content-type"] = "application/json";
-    const response = await fetch(new URL(path, edge.url), { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const response = await fetch(new URL(path, edge.url), {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const text = await response.text();
     return { status: response.status, source: response.headers.get(LINK_SOURCE), body: text ? JSON.parse(text) : {} };
   };
 }
 
 /** Polls `lookup` until `done` holds; answers the milliseconds since `since`. */
-async function until(lookup: () => Promise<Lookup>, done: (answer: Lookup) => boolean, since: number, options: ProbeOptions, what: string) {
+async function until(
+  lookup: () => Promise<Lookup>,
+  done: (answer: Lookup) => boolean,
+  since: number,
+  options: ProbeOptions,
+  what: string,
+) {
   const deadline = since + (options.timeoutMs ?? 30_000);
   for (;;) {
     const answer = await lookup();
     if (done(answer)) return performance.now() - since;
-    if (performance.now() > deadline) throw new Error(`${what}: still ${answer.status} ${answer.source} ${JSON.stringify(answer.body)}`);
+    if (performance.now() > deadline)
+      throw new Error(`${what}: still ${answer.status} ${answer.source} ${JSON.stringify(answer.body)}`);
     await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 50));
   }
 }
@@ -58,7 +69,13 @@ async function cachedOnB(a: Edge, b: Edge, options: ProbeOptions, displayName: s
   const linked = await viaA("PUT", path, user, { displayName });
   if (linked.status !== 201) throw new Error(`link through ${a.name}: ${linked.status}`);
   const lookup = () => viaB("GET", path, user);
-  await until(lookup, (answer) => answer.source === "kv" && answer.body.displayName === displayName, performance.now(), options, `${b.name} caching the link`);
+  await until(
+    lookup,
+    (answer) => answer.source === "kv" && answer.body.displayName === displayName,
+    performance.now(),
+    options,
+    `${b.name} caching the link`,
+  );
   return { user, path, viaA, lookup };
 }
 
@@ -77,5 +94,11 @@ export async function renameStaleness(a: Edge, b: Edge, options: ProbeOptions): 
   const start = performance.now();
   const renamed = await viaA("PUT", path, user, { displayName: "new name" });
   if (renamed.status !== 200) throw new Error(`rename through ${a.name}: ${renamed.status}`);
-  return until(lookup, (answer) => answer.status === 200 && answer.body.displayName === "new name", start, options, `${b.name} after the rename`);
+  return until(
+    lookup,
+    (answer) => answer.status === 200 && answer.body.displayName === "new name",
+    start,
+    options,
+    `${b.name} after the rename`,
+  );
 }

@@ -2,7 +2,7 @@
 // many requests at once through the whole production path, and the table judged afterwards.
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { Link } from "../../core/links/link.ts";
-import { startHarness, type Harness } from "../support/harness.ts";
+import { type Harness, startHarness } from "../support/harness.ts";
 import { describeWithPostgres } from "../support/postgres.ts";
 import type { TokenClaims } from "../support/tokens.ts";
 import { linkPath, linkRows } from "./support.ts";
@@ -58,7 +58,10 @@ describeWithPostgres("link races on PostgreSQL", () => {
       as: { ...as, tid: tenants[i % tenants.length]! },
     }));
     const outcomes = await putAll(requests);
-    expect(tally(outcomes)).toEqual({ "201": tenants.length, "409 external_account_already_linked": CONCURRENCY - tenants.length });
+    expect(tally(outcomes)).toEqual({
+      "201": tenants.length,
+      "409 external_account_already_linked": CONCURRENCY - tenants.length,
+    });
     const winners = requests.filter((_, i) => outcomes[i]!.status === 201).map(({ as }) => as.tid);
     expect(winners.sort()).toEqual([...tenants].sort());
     const rows = await harness.sql.query(

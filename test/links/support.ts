@@ -1,6 +1,6 @@
 // Shared helpers of the link suites: paths, and what Postgres and the KV store hold.
-import { decodeEntry, type CacheEntry } from "../../core/links/cache.ts";
-import { linkKey, LINK_KEY_PREFIX, tenantKeyPrefix } from "../../core/links/keys.ts";
+import { type CacheEntry, decodeEntry } from "../../core/links/cache.ts";
+import { LINK_KEY_PREFIX, linkKey, tenantKeyPrefix } from "../../core/links/keys.ts";
 import type { LinkTarget } from "../../core/links/link.ts";
 import type { KvCache } from "../../core/ports/kv.ts";
 import type { Row, Sql } from "../../core/ports/sql.ts";
@@ -10,7 +10,10 @@ export const linkPath = (provider: string, externalAccountId: string) =>
 
 /** Every row of the table (or of one account), straight from the database. */
 export async function linkRows(sql: Sql, target?: LinkTarget): Promise<Row[]> {
-  if (!target) return sql.query("SELECT provider, external_account_id, user_id, display_name FROM linked_external_accounts ORDER BY id");
+  if (!target)
+    return sql.query(
+      "SELECT provider, external_account_id, user_id, display_name FROM linked_external_accounts ORDER BY id",
+    );
   return sql.query(
     "SELECT provider, external_account_id, user_id, display_name FROM linked_external_accounts WHERE lower(provider) = $1 AND external_account_id = $2",
     [target.provider, target.externalAccountId],
@@ -35,5 +38,3 @@ export async function cacheKeys(kv: KvCache, tenantId: string | null = "acme"): 
   } while (cursor !== undefined);
   return keys;
 }
-
-

@@ -35,7 +35,10 @@ describe("links stored before tenants existed", () => {
 
   it("keeps every row, owner and name, in the tenant 'legacy'", async () => {
     expect(
-      await rows(backend, "SELECT tenant_id, provider, external_account_id, user_id, display_name FROM linked_external_accounts ORDER BY id"),
+      await rows(
+        backend,
+        "SELECT tenant_id, provider, external_account_id, user_id, display_name FROM linked_external_accounts ORDER BY id",
+      ),
     ).toEqual([
       ["legacy", "github", "old-1", "alice", "Alice"],
       ["legacy", "gitlab", "old-2", "bob", null],
@@ -49,12 +52,16 @@ describe("links stored before tenants existed", () => {
       .exec(`INSERT INTO linked_external_accounts (tenant_id, provider, external_account_id, user_id)
         VALUES ('legacy', 'github', 'old-1', 'dave')`)
       .catch((error: unknown) => error);
-    expect(duplicate).toMatchObject({ fields: { code: "23505", constraint: "linked_external_accounts_external_account_key" } });
+    expect(duplicate).toMatchObject({
+      fields: { code: "23505", constraint: "linked_external_accounts_external_account_key" },
+    });
   });
 
   it("asks every new row for its tenant", async () => {
     const missing = await backend
-      .exec("INSERT INTO linked_external_accounts (provider, external_account_id, user_id) VALUES ('github', 'new', 'erin')")
+      .exec(
+        "INSERT INTO linked_external_accounts (provider, external_account_id, user_id) VALUES ('github', 'new', 'erin')",
+      )
       .catch((error: unknown) => error);
     expect(missing).toMatchObject({ fields: { code: "23502" } });
   });

@@ -62,7 +62,9 @@ async function streamCreates(url: string, label: string): Promise<Stream> {
 
 type Rows = Array<{ contract_id: string; doc_number: string }>;
 
-function suite(open: () => Promise<{ env: Record<string, string>; read: () => Promise<Rows>; dispose(): Promise<void> }>) {
+function suite(
+  open: () => Promise<{ env: Record<string, string>; read: () => Promise<Rows>; dispose(): Promise<void> }>,
+) {
   return () => {
     let target: Awaited<ReturnType<typeof open>>;
     beforeAll(async () => {
@@ -101,7 +103,9 @@ function suite(open: () => Promise<{ env: Record<string, string>; read: () => Pr
       const committed = (await target.read()).filter((row) => row.contract_id.startsWith("term-"));
       expect(committed.length).toBeGreaterThan(0);
       for (const row of committed) {
-        expect(stream.acknowledged.get(row.contract_id), `${row.contract_id} committed unanswered`).toBe(Number(row.doc_number));
+        expect(stream.acknowledged.get(row.contract_id), `${row.contract_id} committed unanswered`).toBe(
+          Number(row.doc_number),
+        );
       }
     }, 120_000);
   };
@@ -121,7 +125,10 @@ describe(
             query: "SELECT contract_id, doc_number FROM documents WHERE tenant_id = $1 ORDER BY doc_number",
             params: [TENANT],
           });
-          return result.rows.map(([contract_id, doc_number]) => ({ contract_id: contract_id!, doc_number: doc_number! }));
+          return result.rows.map(([contract_id, doc_number]) => ({
+            contract_id: contract_id!,
+            doc_number: doc_number!,
+          }));
         } finally {
           await backend.close();
         }

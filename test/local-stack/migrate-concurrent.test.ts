@@ -2,7 +2,7 @@
 // once, in order, and the schema is whole. Real `npm run migrate` processes on the real PostgreSQL.
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { migrationFiles, DEFAULT_MIGRATIONS_DIR } from "../../dev/migrate.ts";
+import { DEFAULT_MIGRATIONS_DIR, migrationFiles } from "../../dev/migrate.ts";
 import { createTestDatabase, describeWithPostgres, type TestDatabase } from "../support/postgres.ts";
 import { runScript, watch } from "./processes.ts";
 
@@ -25,7 +25,9 @@ describeWithPostgres("npm run migrate, twice at once [postgres]", () => {
     try {
       const { rows } = await client.query("SELECT name FROM schema_migrations ORDER BY name");
       expect(rows.map((row: { name: string }) => row.name)).toEqual(files);
-      const { rows: tables } = await client.query("SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'public'");
+      const { rows: tables } = await client.query(
+        "SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'public'",
+      );
       expect(tables[0].n).toBe(5); // 4 tables of the app + schema_migrations
     } finally {
       await client.end();

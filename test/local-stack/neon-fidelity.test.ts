@@ -4,10 +4,10 @@
 // requests run without superuser rights, only this machine's names and allowed origins get in,
 // an abandoned request does not run on, a busy pool queues, and an outage heals by itself.
 import { request as httpRequest } from "node:http";
-import { neon, NeonDbError, type NeonQueryFunction } from "@neondatabase/serverless";
+import { NeonDbError, type NeonQueryFunction, neon } from "@neondatabase/serverless";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startLocalStack, type LocalStack, type LocalStackOptions } from "../../dev/stack.ts";
+import { type LocalStack, type LocalStackOptions, startLocalStack } from "../../dev/stack.ts";
 import { createNeonSql } from "../../edge/neon/neon-sql.ts";
 import { createTestDatabase, describeWithPostgres, type TestDatabase } from "../support/postgres.ts";
 import { startTcpProxy, type TcpProxy } from "./tcp-proxy.ts";
@@ -20,7 +20,8 @@ function driverFor(stack: LocalStack, databaseUrl = stack.databaseUrl): Driver {
   return neon(databaseUrl, { arrayMode: true });
 }
 
-const one = async (sql: Driver, text: string, params: unknown[] = []) => ((await sql.query(text, params)) as unknown[][])[0]?.[0];
+const one = async (sql: Driver, text: string, params: unknown[] = []) =>
+  ((await sql.query(text, params)) as unknown[][])[0]?.[0];
 
 async function failure(promise: Promise<unknown>): Promise<NeonDbError> {
   const outcome = await promise.then(
@@ -61,12 +62,27 @@ function fidelitySuite(backend: "pglite" | "postgres") {
     // [what one request leaves behind, a probe of it, the value the probe must see afterwards]
     const leaks: Array<[string, string, string, unknown]> = [
       ["search_path", "SET search_path TO pg_catalog", "SELECT current_setting('search_path') <> 'pg_catalog'", true],
-      ["set_config", "SELECT set_config('search_path', 'pg_catalog', false)", "SELECT current_setting('search_path') <> 'pg_catalog'", true],
-      ["statement_timeout", "SET statement_timeout = '1ms'", "SELECT current_setting('statement_timeout') <> '1ms'", true],
+      [
+        "set_config",
+        "SELECT set_config('search_path', 'pg_catalog', false)",
+        "SELECT current_setting('search_path') <> 'pg_catalog'",
+        true,
+      ],
+      [
+        "statement_timeout",
+        "SET statement_timeout = '1ms'",
+        "SELECT current_setting('statement_timeout') <> '1ms'",
+        true,
+      ],
       ["read-only default", "SET default_transaction_read_only = on", "SHOW default_transaction_read_only", "off"],
       ["temporary table", "CREATE TEMP TABLE leak_t (x int)", "SELECT to_regclass('pg_temp.leak_t') IS NULL", true],
       ["prepared statement", "PREPARE leak_p AS SELECT 1", "SELECT count(*)::int FROM pg_prepared_statements", 0],
-      ["advisory lock", "SELECT pg_advisory_lock(4242)", "SELECT count(*)::int FROM pg_locks WHERE locktype = 'advisory'", 0],
+      [
+        "advisory lock",
+        "SELECT pg_advisory_lock(4242)",
+        "SELECT count(*)::int FROM pg_locks WHERE locktype = 'advisory'",
+        0,
+      ],
       ["LISTEN", "LISTEN leak_channel", "SELECT count(*)::int FROM pg_listening_channels()", 0],
       ["role", "SET ROLE postgres", "SELECT current_user::text", "edge_app"],
     ];
@@ -118,21 +134,36 @@ function fidelitySuite(backend: "pglite" | "postgres") {
         return copy.toString();
       };
       const refusals: Array<[string, string]> = [
-        [variant((u) => {
-          u.password = "";
-        }), "28P01"],
-        [variant((u) => {
-          u.password = "wrong";
-        }), "28P01"],
-        [variant((u) => {
-          u.password = `${url.password}x`;
-        }), "28P01"],
-        [variant((u) => {
-          u.username = "postgres";
-        }), "28P01"],
-        [variant((u) => {
-          u.pathname = "/other";
-        }), "3D000"],
+        [
+          variant((u) => {
+            u.password = "";
+          }),
+          "28P01",
+        ],
+        [
+          variant((u) => {
+            u.password = "wrong";
+          }),
+          "28P01",
+        ],
+        [
+          variant((u) => {
+            u.password = `${url.password}x`;
+          }),
+          "28P01",
+        ],
+        [
+          variant((u) => {
+            u.username = "postgres";
+          }),
+          "28P01",
+        ],
+        [
+          variant((u) => {
+            u.pathname = "/other";
+          }),
+          "3D000",
+        ],
       ];
       for (const [connectionString, code] of refusals) {
         const error = await failure(driverFor(opened.stack, connectionString).query("SELECT 1"));
@@ -159,18 +190,26 @@ function fidelitySuite(backend: "pglite" | "postgres") {
       const foreign = await raw({ ...neonHeaders, Origin: "https://evil.example" });
       expect(foreign.status).toBe(403);
       expect(foreign.headers["access-control-allow-origin"]).toBeUndefined();
-      const preflight = await raw({ Origin: "http://localhost:5173", "Access-Control-Request-Method": "POST" }, "OPTIONS");
+      const preflight = await raw(
+        { Origin: "http://localhost:5173", "Access-Control-Request-Method": "POST" },
+        "OPTIONS",
+      );
       expect(preflight.status).toBe(204);
       expect(preflight.headers["access-control-allow-origin"]).toBe("http://localhost:5173");
       expect(String(preflight.headers["access-control-allow-headers"])).toContain("Neon-Connection-String");
       const allowed = await raw({ ...neonHeaders, Origin: "http://localhost:5173" });
-      expect(allowed).toMatchObject({ status: 200, headers: { "access-control-allow-origin": "http://localhost:5173" } });
+      expect(allowed).toMatchObject({
+        status: 200,
+        headers: { "access-control-allow-origin": "http://localhost:5173" },
+      });
       expect((await raw({ Origin: "https://evil.example" }, "OPTIONS")).status).toBe(403);
     });
 
     it("reports a Postgres error with its fields, as the driver gets them from Neon", async () => {
       await sql.query("INSERT INTO document_sequences (tenant_id, last_number) VALUES ('fields', 1)");
-      const error = await failure(sql.query("INSERT INTO document_sequences (tenant_id, last_number) VALUES ('fields', 2)"));
+      const error = await failure(
+        sql.query("INSERT INTO document_sequences (tenant_id, last_number) VALUES ('fields', 2)"),
+      );
       expect(error).toMatchObject({
         code: "23505",
         severity: "ERROR",
@@ -205,13 +244,21 @@ describeWithPostgres("Neon fidelity over PostgreSQL: cancel, queue, timeouts, ou
 
   it("cancels the statement of a client that went away, as Neon does", async () => {
     const marker = `cancel_${Date.now()}`;
-    const aborted = sql.query(`SELECT pg_sleep(4) AS ${marker}`, [], { fetchOptions: { signal: AbortSignal.timeout(300) } });
+    const aborted = sql.query(`SELECT pg_sleep(4) AS ${marker}`, [], {
+      fetchOptions: { signal: AbortSignal.timeout(300) },
+    });
     await expect(aborted).rejects.toThrow();
     const admin = new pg.Client({ connectionString: opened.database!.url });
     await admin.connect();
     try {
       const running = async () =>
-        Number((await admin.query("SELECT count(*) FROM pg_stat_activity WHERE query LIKE $1 AND state = 'active'", [`%${marker}%`])).rows[0].count);
+        Number(
+          (
+            await admin.query("SELECT count(*) FROM pg_stat_activity WHERE query LIKE $1 AND state = 'active'", [
+              `%${marker}%`,
+            ])
+          ).rows[0].count,
+        );
       const deadline = Date.now() + 1_500;
       while ((await running()) > 0 && Date.now() < deadline) await new Promise((done) => setTimeout(done, 50));
       expect(await running()).toBe(0);
@@ -222,7 +269,9 @@ describeWithPostgres("Neon fidelity over PostgreSQL: cancel, queue, timeouts, ou
 
   it("queues requests when every pooled connection is busy instead of failing them", async () => {
     const started = Date.now();
-    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => one(sql, "SELECT $1::int FROM pg_sleep(0.3)", [i])));
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => one(sql, "SELECT $1::int FROM pg_sleep(0.3)", [i])),
+    );
     expect(answers).toEqual([0, 1, 2, 3, 4, 5]);
     expect(Date.now() - started).toBeGreaterThanOrEqual(800); // 3 rounds of 2: they really queued
   });
@@ -259,7 +308,10 @@ describeWithPostgres("Neon fidelity over PostgreSQL: recovery after an outage", 
     const back = Date.now();
     let served = false;
     while (!served && Date.now() - back < 5_000) {
-      served = await sql.query("SELECT 1").then(() => true, () => false);
+      served = await sql.query("SELECT 1").then(
+        () => true,
+        () => false,
+      );
       if (!served) await new Promise((done) => setTimeout(done, 100));
     }
     expect(served).toBe(true);

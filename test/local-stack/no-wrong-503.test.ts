@@ -3,9 +3,9 @@
 // of its tenant, is refused by the database and rolled back, never committed behind a 503.
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { startHarness, type Harness } from "../support/harness.ts";
-import { describeWithPostgres } from "../support/postgres.ts";
 import { numberingGaps } from "../hardening/soak.ts";
+import { type Harness, startHarness } from "../support/harness.ts";
+import { describeWithPostgres } from "../support/postgres.ts";
 
 describeWithPostgres("no 503 for a write that commits [postgres]", () => {
   let harness: Harness;
@@ -24,10 +24,10 @@ describeWithPostgres("no 503 for a write that commits [postgres]", () => {
     harness.request("/v1/documents", { method: "POST", as: { tid: tenant }, body: { contractId } });
 
   async function stored(tenant: string, contractIds: string[]): Promise<Set<string>> {
-    const { rows } = await admin.query("SELECT contract_id FROM documents WHERE tenant_id = $1 AND contract_id = ANY($2)", [
-      tenant,
-      contractIds,
-    ]);
+    const { rows } = await admin.query(
+      "SELECT contract_id FROM documents WHERE tenant_id = $1 AND contract_id = ANY($2)",
+      [tenant, contractIds],
+    );
     return new Set(rows.map((row: { contract_id: string }) => row.contract_id));
   }
 

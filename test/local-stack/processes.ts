@@ -1,6 +1,6 @@
 // `npm start` and `npm run migrate` as real processes (node + the tsx loader, so the pid is the
 // server itself), for tests that kill, stop or race them.
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { TEST_AUTH_SECRET } from "../support/tokens.ts";
 

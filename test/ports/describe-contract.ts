@@ -2,7 +2,11 @@ import { afterAll, beforeAll, describe, it } from "vitest";
 import type { ContractCase, Opened } from "./contract.ts";
 
 /** Runs a contract's cases under vitest, against one implementation opened once for them all. */
-export function describeContract<Port>(title: string, cases: readonly ContractCase<Port>[], open: () => Promise<Opened<Port>>): void {
+export function describeContract<Port>(
+  title: string,
+  cases: readonly ContractCase<Port>[],
+  open: () => Promise<Opened<Port>>,
+): void {
   describe(title, () => {
     let opened: Opened<Port> | undefined;
     beforeAll(async () => {

@@ -19,31 +19,40 @@ async function listAll(kv: KvCache, prefix: string, limit: number): Promise<{ ke
 }
 
 export const kvContract: readonly ContractCase<KvCache>[] = [
-  ["gets what was put, and null once deleted or never put", async (kv) => {
-    assert.equal(await kv.get("contract/absent"), null);
-    await kv.put("contract/a", '{"x":1}', { ttlSeconds: 60 });
-    assert.equal(await kv.get("contract/a"), '{"x":1}');
-    await kv.put("contract/a", "second", { ttlSeconds: 300 });
-    assert.equal(await kv.get("contract/a"), "second");
-    await kv.delete("contract/a");
-    assert.equal(await kv.get("contract/a"), null);
-    await kv.delete("contract/a"); // deleting an absent key is no error
-  }],
-  ["lists keys by string prefix, in order, page by page, each key once", async (kv) => {
-    const keys = ["list/b", "list/a", "list/c/1", "list/c/2", "list/é"];
-    for (const key of [...keys, "lis", "listing", "other/list/a"]) await kv.put(key, "v", { ttlSeconds: 60 });
-    const whole = await kv.list("list/");
-    assert.deepEqual(whole.keys, [...keys].sort());
-    assert.equal(whole.cursor, undefined);
-    const paged = await listAll(kv, "list/", 2);
-    assert.deepEqual(paged.keys, [...keys].sort());
-    assert.equal(paged.pages, 3);
-    assert.deepEqual((await kv.list("list/c/")).keys, ["list/c/1", "list/c/2"]);
-    assert.deepEqual((await kv.list("nothing-here/")).keys, []);
-  }],
-  ["keeps a value byte for byte, whatever it holds", async (kv) => {
-    const value = `{"name":"é😀\\u0000","n":${"9".repeat(30)}}`;
-    await kv.put("bytes/a", value, { ttlSeconds: 60 });
-    assert.equal(await kv.get("bytes/a"), value);
-  }],
+  [
+    "gets what was put, and null once deleted or never put",
+    async (kv) => {
+      assert.equal(await kv.get("contract/absent"), null);
+      await kv.put("contract/a", '{"x":1}', { ttlSeconds: 60 });
+      assert.equal(await kv.get("contract/a"), '{"x":1}');
+      await kv.put("contract/a", "second", { ttlSeconds: 300 });
+      assert.equal(await kv.get("contract/a"), "second");
+      await kv.delete("contract/a");
+      assert.equal(await kv.get("contract/a"), null);
+      await kv.delete("contract/a"); // deleting an absent key is no error
+    },
+  ],
+  [
+    "lists keys by string prefix, in order, page by page, each key once",
+    async (kv) => {
+      const keys = ["list/b", "list/a", "list/c/1", "list/c/2", "list/é"];
+      for (const key of [...keys, "lis", "listing", "other/list/a"]) await kv.put(key, "v", { ttlSeconds: 60 });
+      const whole = await kv.list("list/");
+      assert.deepEqual(whole.keys, [...keys].sort());
+      assert.equal(whole.cursor, undefined);
+      const paged = await listAll(kv, "list/", 2);
+      assert.deepEqual(paged.keys, [...keys].sort());
+      assert.equal(paged.pages, 3);
+      assert.deepEqual((await kv.list("list/c/")).keys, ["list/c/1", "list/c/2"]);
+      assert.deepEqual((await kv.list("nothing-here/")).keys, []);
+    },
+  ],
+  [
+    "keeps a value byte for byte, whatever it holds",
+    async (kv) => {
+      const value = `{"name":"é😀\\u0000","n":${"9".repeat(30)}}`;
+      await kv.put("bytes/a", value, { ttlSeconds: 60 });
+      assert.equal(await kv.get("bytes/a"), value);
+    },
+  ],
 ];

@@ -9,52 +9,80 @@ import type { ContractCase } from "./contract.ts";
 const insertLink = `INSERT INTO linked_external_accounts (tenant_id, provider, external_account_id, user_id)
                    VALUES ('acme', $1, $2, $3) RETURNING id`;
 
-const refusal = (promise: Promise<unknown>) => promise.then(() => assert.fail("expected a refusal"), (error: unknown) => error);
+const refusal = (promise: Promise<unknown>) =>
+  promise.then(
+    () => assert.fail("expected a refusal"),
+    (error: unknown) => error,
+  );
 
 export const sqlContract: readonly ContractCase<Sql>[] = [
-  ["runs a parameterized statement and returns row objects", async (sql) => {
-    const rows = await sql.query("SELECT $1::int8 AS n, $2::text AS t", [42, "x"]);
-    assert.deepEqual(rows, [{ n: "42", t: "x" }]);
-  }],
-  ["reports a unique violation as 23505 with the index's name", async (sql) => {
-    await sql.query(insertLink, ["github", "contract-unique", "alice"]);
-    const error = await refusal(sql.query(insertLink, ["github", "contract-unique", "bob"]));
-    assert.ok(error instanceof DatabaseError);
-    assert.equal(error.code, "23505");
-    assert.equal(error.constraint, "linked_external_accounts_external_account_key");
-    assert.equal(isUniqueViolation(error, "linked_external_accounts_external_account_key"), true);
-    assert.equal(isUniqueViolation(error, "linked_external_accounts_user_provider_key"), false);
-  }],
-  ["reports a check violation with its SQLSTATE", async (sql) => {
-    const error = await refusal(sql.query(insertLink, [" GitHub", "contract-check", "carol"]));
-    assert.ok(error instanceof DatabaseError);
-    assert.equal(error.code, "23514");
-  }],
-  ["rolls a transaction back entirely when a statement fails midway", async (sql) => {
-    const error = await refusal(
-      sql.transaction([
-        { text: insertLink, params: ["gitlab", "contract-batch", "dave"] },
-        { text: insertLink, params: ["gitlab", "contract-batch", "erin"] },
-      ]),
-    );
-    assert.ok(error instanceof DatabaseError);
-    assert.equal(error.code, "23505");
-    const rows = await sql.query("SELECT count(*)::int AS n FROM linked_external_accounts WHERE external_account_id = $1", [
-      "contract-batch",
-    ]);
-    assert.deepEqual(rows, [{ n: 0 }]);
-  }],
-  ["returns each statement's rows from a transaction, in order", async (sql) => {
-    const results = await sql.transaction([{ text: "SELECT 1 AS a" }, { text: "SELECT $1::text AS b", params: ["two"] }]);
-    assert.deepEqual(results, [[{ a: 1 }], [{ b: "two" }]]);
-  }],
-  ["honours the transaction's isolation level and read-only mode", async (sql) => {
-    const [rows] = await sql.transaction([{ text: "SELECT current_setting('transaction_isolation') AS level" }], {
-      isolationLevel: "Serializable",
-    });
-    assert.deepEqual(rows, [{ level: "serializable" }]);
-    const error = await refusal(sql.transaction([{ text: insertLink, params: ["github", "contract-ro", "frank"] }], { readOnly: true }));
-    assert.ok(error instanceof DatabaseError);
-    assert.equal(error.code, "25006");
-  }],
+  [
+    "runs a parameterized statement and returns row objects",
+    async (sql) => {
+      const rows = await sql.query("SELECT $1::int8 AS n, $2::text AS t", [42, "x"]);
+      assert.deepEqual(rows, [{ n: "42", t: "x" }]);
+    },
+  ],
+  [
+    "reports a unique violation as 23505 with the index's name",
+    async (sql) => {
+      await sql.query(insertLink, ["github", "contract-unique", "alice"]);
+      const error = await refusal(sql.query(insertLink, ["github", "contract-unique", "bob"]));
+      assert.ok(error instanceof DatabaseError);
+      assert.equal(error.code, "23505");
+      assert.equal(error.constraint, "linked_external_accounts_external_account_key");
+      assert.equal(isUniqueViolation(error, "linked_external_accounts_external_account_key"), true);
+      assert.equal(isUniqueViolation(error, "linked_external_accounts_user_provider_key"), false);
+    },
+  ],
+  [
+    "reports a check violation with its SQLSTATE",
+    async (sql) => {
+      const error = await refusal(sql.query(insertLink, [" GitHub", "contract-check", "carol"]));
+      assert.ok(error instanceof DatabaseError);
+      assert.equal(error.code, "23514");
+    },
+  ],
+  [
+    "rolls a transaction back entirely when a statement fails midway",
+    async (sql) => {
+      const error = await refusal(
+        sql.transaction([
+          { text: insertLink, params: ["gitlab", "contract-batch", "dave"] },
+          { text: insertLink, params: ["gitlab", "contract-batch", "erin"] },
+        ]),
+      );
+      assert.ok(error instanceof DatabaseError);
+      assert.equal(error.code, "23505");
+      const rows = await sql.query(
+        "SELECT count(*)::int AS n FROM linked_external_accounts WHERE external_account_id = $1",
+        ["contract-batch"],
+      );
+      assert.deepEqual(rows, [{ n: 0 }]);
+    },
+  ],
+  [
+    "returns each statement's rows from a transaction, in order",
+    async (sql) => {
+      const results = await sql.transaction([
+        { text: "SELECT 1 AS a" },
+        { text: "SELECT $1::text AS b", params: ["two"] },
+      ]);
+      assert.deepEqual(results, [[{ a: 1 }], [{ b: "two" }]]);
+    },
+  ],
+  [
+    "honours the transaction's isolation level and read-only mode",
+    async (sql) => {
+      const [rows] = await sql.transaction([{ text: "SELECT current_setting('transaction_isolation') AS level" }], {
+        isolationLevel: "Serializable",
+      });
+      assert.deepEqual(rows, [{ level: "serializable" }]);
+      const error = await refusal(
+        sql.transaction([{ text: insertLink, params: ["github", "contract-ro", "frank"] }], { readOnly: true }),
+      );
+      assert.ok(error instanceof DatabaseError);
+      assert.equal(error.code, "25006");
+    },
+  ],
 ];

@@ -46,9 +46,7 @@ describe("the README's tour", () => {
     steps.forEach((step, i) => {
       const output = (outputs[i] ?? "").replace(/^\n+/, "");
       const shown = `$ ${step.command}\n${output}`;
-      expect(matchesExpected(output, step.expected), `${shown}\nREADME shows:\n${step.expected.join("\n")}`).toBe(
-        true,
-      );
+      expect(matchesExpected(output, step.expected), `${shown}\nREADME shows:\n${step.expected.join("\n")}`).toBe(true);
     });
   });
 });

@@ -65,7 +65,11 @@ export async function updateAssetOverHttp(
       }),
     );
     if (written.status === 200) {
-      return { asset: (await written.json()) as AssetRepresentation, etag: written.headers.get("etag")!, attempts: attempt };
+      return {
+        asset: (await written.json()) as AssetRepresentation,
+        etag: written.headers.get("etag")!,
+        attempts: attempt,
+      };
     }
     if (written.status !== 412) throw await failure(written, "updating the asset");
     await written.body?.cancel(); // someone wrote in between: merge again into what they wrote

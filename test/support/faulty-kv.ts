@@ -1,7 +1,8 @@
 // A KV store that misbehaves on demand, in front of a working one: down (every call rejects),
 // hanging (no call ever settles), throwing synchronously, or handing back unreadable values.
-import { createMemoryKv } from "../../edge/kv/memory.ts";
+
 import type { KvCache } from "../../core/ports/kv.ts";
+import { createMemoryKv } from "../../edge/kv/memory.ts";
 
 export type KvFault = "none" | "down" | "hang" | "throw" | "garbage";
 

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe } from "vitest";
-import { createApp, type App } from "../../core/app.ts";
-import { createMemoryKv } from "../../edge/kv/memory.ts";
-import { silentLogger, type Logger } from "../../core/log.ts";
+import { type App, createApp } from "../../core/app.ts";
+import { type Logger, silentLogger } from "../../core/log.ts";
 import type { KvCache } from "../../core/ports/kv.ts";
 import type { Sql } from "../../core/ports/sql.ts";
 import { parseSettings } from "../../core/settings.ts";
-import { startLocalStack, type LocalStack } from "../../dev/stack.ts";
+import { type LocalStack, startLocalStack } from "../../dev/stack.ts";
+import { createMemoryKv } from "../../edge/kv/memory.ts";
 import { createNeonSql } from "../../edge/neon/neon-sql.ts";
 import { createTestDatabase, describeWithPostgres } from "./postgres.ts";
 import { requestBody } from "./request-body.ts";

@@ -23,16 +23,30 @@ export const ROUTES: Record<string, RouteCase> = {
     access: "token",
     example: { path: "/v1/links/github/victim", method: "PUT", body: { displayName: "x" } },
   },
-  "GET /v1/links/:provider/:externalAccountId": { access: "token", example: { path: "/v1/links/github/victim?consistency=strong" } },
-  "DELETE /v1/links/:provider/:externalAccountId": { access: "token", example: { path: "/v1/links/github/victim", method: "DELETE" } },
+  "GET /v1/links/:provider/:externalAccountId": {
+    access: "token",
+    example: { path: "/v1/links/github/victim?consistency=strong" },
+  },
+  "DELETE /v1/links/:provider/:externalAccountId": {
+    access: "token",
+    example: { path: "/v1/links/github/victim", method: "DELETE" },
+  },
   "GET /v1/me/links": { access: "token", example: { path: "/v1/me/links" } },
   "POST /v1/admin/links/resync": { access: "admin", example: { path: "/v1/admin/links/resync", method: "POST" } },
   "POST /v1/admin/links/sync": { access: "admin", example: { path: "/v1/admin/links/sync", method: "POST" } },
-  "POST /v1/assets": { access: "token", example: { path: "/v1/assets", method: "POST", body: { name: "n", material: "m" } } },
+  "POST /v1/assets": {
+    access: "token",
+    example: { path: "/v1/assets", method: "POST", body: { name: "n", material: "m" } },
+  },
   "GET /v1/assets/:id": { access: "token", example: { path: "/v1/assets/victim" } },
   "PUT /v1/assets/:id": {
     access: "token",
-    example: { path: "/v1/assets/victim", method: "PUT", headers: { "if-none-match": "*" }, body: { name: "n", material: "m" } },
+    example: {
+      path: "/v1/assets/victim",
+      method: "PUT",
+      headers: { "if-none-match": "*" },
+      body: { name: "n", material: "m" },
+    },
   },
   "PATCH /v1/assets/:id": {
     access: "token",
@@ -42,7 +56,10 @@ export const ROUTES: Record<string, RouteCase> = {
     access: "token",
     example: { path: "/v1/assets/victim/approve", method: "POST", headers: { "if-match": "*" } },
   },
-  "DELETE /v1/assets/:id": { access: "token", example: { path: "/v1/assets/victim", method: "DELETE", headers: { "if-match": "*" } } },
+  "DELETE /v1/assets/:id": {
+    access: "token",
+    example: { path: "/v1/assets/victim", method: "DELETE", headers: { "if-match": "*" } },
+  },
   "POST /v1/assets/import": {
     access: "token",
     example: {
@@ -52,7 +69,10 @@ export const ROUTES: Record<string, RouteCase> = {
       body: "id,name,material,source_etag\nvictim,a,b,c\n",
     },
   },
-  "POST /v1/documents": { access: "token", example: { path: "/v1/documents", method: "POST", body: { contractId: "c", title: "t" } } },
+  "POST /v1/documents": {
+    access: "token",
+    example: { path: "/v1/documents", method: "POST", body: { contractId: "c", title: "t" } },
+  },
   "GET /v1/documents": { access: "token", example: { path: "/v1/documents?after=0&limit=10" } },
   "GET /v1/documents/:docNumber": { access: "token", example: { path: "/v1/documents/1" } },
 };
@@ -74,7 +94,9 @@ export const routes: Route[] = Object.entries(ROUTES).map(([key, route]) => {
  * middleware (logging, authentication) or the 405 answer for a known path's other methods.
  */
 export function appRouteKeys(app: Pick<Hono, "routes">): string[] {
-  return [...new Set(app.routes.filter((route) => route.method !== "ALL").map((route) => `${route.method} ${route.path}`))].sort();
+  return [
+    ...new Set(app.routes.filter((route) => route.method !== "ALL").map((route) => `${route.method} ${route.path}`)),
+  ].sort();
 }
 
 /** The example's path with one path parameter replaced by `value` (percent-encoded). */
@@ -88,7 +110,11 @@ export function withParameter(route: Route, parameter: string, value: string): s
 }
 
 /** The names of a route's path parameters. */
-export const parametersOf = (route: Route) => route.pattern.split("/").filter((part) => part.startsWith(":")).map((part) => part.slice(1));
+export const parametersOf = (route: Route) =>
+  route.pattern
+    .split("/")
+    .filter((part) => part.startsWith(":"))
+    .map((part) => part.slice(1));
 
 /** The JSON body's field names, when the example sends a JSON object. */
 export const bodyFieldsOf = (route: Route): string[] =>

@@ -10,7 +10,12 @@ import { Body } from "./resources.ts";
 // path and query. Only backends declared in fastly.toml exist; there are no dynamic ones.
 
 /** Sends the request and body (both given up by the guest); returns the pending-request handle. */
-export function sendToBackend(ctx: GuestContext, requestHandle: number, bodyHandle: number, backendName: string): number {
+export function sendToBackend(
+  ctx: GuestContext,
+  requestHandle: number,
+  bodyHandle: number,
+  backendName: string,
+): number {
   const backend = ctx.config.backends[backendName];
   if (!backend) fail(Status.INVAL, `no backend named ${backendName}`);
   const request = ctx.handles.take(requestHandle, "request");

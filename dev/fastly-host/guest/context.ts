@@ -1,4 +1,4 @@
-import { HostCallError, Status, type GuestMemory } from "../abi.ts";
+import { type GuestMemory, HostCallError, Status } from "../abi.ts";
 import type { LocalServerConfig } from "../manifest.ts";
 import type { HostLink } from "../rpc.ts";
 import type { Handles } from "./resources.ts";

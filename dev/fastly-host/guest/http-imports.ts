@@ -1,7 +1,7 @@
 import { BodyWriteEnd, fail, HttpVersion, Status } from "../abi.ts";
 import { HeaderList, writeMultiValue } from "../header-list.ts";
-import { type GuestContext, hostModule } from "./context.ts";
 import { sendToBackend, waitForBackend } from "./backend-requests.ts";
+import { type GuestContext, hostModule } from "./context.ts";
 import { Body } from "./resources.ts";
 
 // fastly_http_req, fastly_http_resp and fastly_http_body: requests, responses and bodies as
@@ -16,7 +16,14 @@ function headerFunctions(ctx: GuestContext, kind: "request" | "response") {
     header_names_get: (h: number, ...rest: number[]) => writeMultiValue(memory, headers(h).names(), rest),
     header_values_get: (h: number, namePtr: number, nameLen: number, ...rest: number[]) =>
       writeMultiValue(memory, headers(h).values(memory.latin1(namePtr, nameLen)), rest),
-    header_value_get: (h: number, namePtr: number, nameLen: number, buf: number, bufLen: number, nwrittenOut: number) => {
+    header_value_get: (
+      h: number,
+      namePtr: number,
+      nameLen: number,
+      buf: number,
+      bufLen: number,
+      nwrittenOut: number,
+    ) => {
       const [value] = headers(h).values(memory.latin1(namePtr, nameLen));
       if (value === undefined) fail(Status.INVAL, "no such header");
       memory.writeSized(Buffer.from(value!, "latin1"), buf, bufLen, nwrittenOut);
@@ -62,7 +69,14 @@ export function httpRequestModule(ctx: GuestContext) {
     },
     send_async: (h: number, body: number, namePtr: number, nameLen: number, pendingOut: number) =>
       memory.setU32(pendingOut, sendToBackend(ctx, h, body, memory.text(namePtr, nameLen))),
-    send_async_v2: (h: number, body: number, namePtr: number, nameLen: number, streaming: number, pendingOut: number) => {
+    send_async_v2: (
+      h: number,
+      body: number,
+      namePtr: number,
+      nameLen: number,
+      streaming: number,
+      pendingOut: number,
+    ) => {
       if (streaming) throw new Error("unimplemented: streaming request bodies to backends (send_async_v2 streaming=1)");
       memory.setU32(pendingOut, sendToBackend(ctx, h, body, memory.text(namePtr, nameLen)));
     },

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { GuestMemory, Status } from "../abi.ts";
 import { HeaderList } from "../header-list.ts";
 import type { LocalServerConfig } from "../manifest.ts";
-import { HostLink, type GuestEvent } from "../rpc.ts";
+import { type GuestEvent, HostLink } from "../rpc.ts";
 import type { GuestContext } from "./context.ts";
 import { httpBodyModule, httpRequestModule, httpResponseModule } from "./http-imports.ts";
 import { Body, Handles } from "./resources.ts";
@@ -34,7 +34,16 @@ function guest() {
     link: new HostLink(channel.port2, new Int32Array(new SharedArrayBuffer(4))),
     config,
     downstream: {
-      request: handles.add({ kind: "request", method: "POST", uri: "http://localhost/x", headers: HeaderList.from([["Accept", "a"], ["accept", "b"], ["x-one", "1"]]) }),
+      request: handles.add({
+        kind: "request",
+        method: "POST",
+        uri: "http://localhost/x",
+        headers: HeaderList.from([
+          ["Accept", "a"],
+          ["accept", "b"],
+          ["x-one", "1"],
+        ]),
+      }),
       body: handles.add(new Body(new TextEncoder().encode("hello"))),
     },
     response: { sent: false },
@@ -49,11 +58,21 @@ function guest() {
   };
   const events = (): GuestEvent[] => {
     const out: GuestEvent[] = [];
-    for (let m = receiveMessageOnPort(channel.port1); m; m = receiveMessageOnPort(channel.port1)) out.push(m.message as GuestEvent);
+    for (let m = receiveMessageOnPort(channel.port1); m; m = receiveMessageOnPort(channel.port1))
+      out.push(m.message as GuestEvent);
     return out;
   };
   const read = (ptr: number, len: number) => Buffer.from(memory.bytes(ptr, len)).toString("latin1");
-  return { ctx, memory, put, read, events, req: httpRequestModule(ctx), resp: httpResponseModule(ctx), body: httpBodyModule(ctx) };
+  return {
+    ctx,
+    memory,
+    put,
+    read,
+    events,
+    req: httpRequestModule(ctx),
+    resp: httpResponseModule(ctx),
+    body: httpBodyModule(ctx),
+  };
 }
 
 describe("Fastly host calls", () => {
@@ -124,7 +143,9 @@ describe("Fastly host calls", () => {
     const [data, dataLen] = put("payload");
     expect(body.write!(memory.u32(4), data, dataLen, 0, 8)).toBe(Status.OK);
     expect(resp.send_downstream!(memory.u32(0), memory.u32(4), 0)).toBe(Status.OK);
-    expect(events()).toEqual([{ event: "response", status: 200, headers: [], body: new TextEncoder().encode("payload") }]);
+    expect(events()).toEqual([
+      { event: "response", status: 200, headers: [], body: new TextEncoder().encode("payload") },
+    ]);
     resp.new!(0);
     body.new!(4);
     expect(resp.send_downstream!(memory.u32(0), memory.u32(4), 0)).toBe(Status.ERROR);

@@ -1,7 +1,7 @@
 import { MessageChannel, receiveMessageOnPort } from "node:worker_threads";
 import { describe, expect, it } from "vitest";
-import { HostLink, type GuestEvent } from "../rpc.ts";
 import { imageModule } from "../memory-image.ts";
+import { type GuestEvent, HostLink } from "../rpc.ts";
 import { GuestFactory, runGuest } from "./instance.ts";
 
 // Services assembled by hand, so the test controls exactly which host calls a guest makes.
@@ -89,7 +89,12 @@ describe("a guest instance", () => {
     const imaged = imageModule(wasm);
     expect(imaged?.state).toEqual({ globals: ["fastly_host_state_global_0"] }); // reused, not re-instantiated
     const { port1, port2 } = new MessageChannel();
-    const factory = new GuestFactory(new WebAssembly.Module(wasm), config, new HostLink(port2, new Int32Array(new SharedArrayBuffer(4))), imaged);
+    const factory = new GuestFactory(
+      new WebAssembly.Module(wasm),
+      config,
+      new HostLink(port2, new Int32Array(new SharedArrayBuffer(4))),
+      imaged,
+    );
     const outcomes = Array.from({ length: 3 }, () => factory.prepare().run(request));
     port1.close();
     // A second run in an instance not put back would find 8 and 1 already there, and trap.
@@ -97,7 +102,9 @@ describe("a guest instance", () => {
   });
 
   it("the same guest traps when it runs twice in one instance, so the test above can fail", () => {
-    const instance = new WebAssembly.Instance(new WebAssembly.Module(guestWithState()), { fastly_http_body: { new: () => 0 } });
+    const instance = new WebAssembly.Instance(new WebAssembly.Module(guestWithState()), {
+      fastly_http_body: { new: () => 0 },
+    });
     const start = instance.exports._start as () => void;
     start();
     expect(start).toThrow(WebAssembly.RuntimeError);

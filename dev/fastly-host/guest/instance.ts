@@ -2,9 +2,9 @@ import "../quiet-wasi-warning.ts";
 import { randomBytes } from "node:crypto";
 import { WASI } from "node:wasi";
 import { GuestMemory } from "../abi.ts";
-import { freshMemory, type ImagedModule } from "../memory-image.ts";
 import { HeaderList } from "../header-list.ts";
 import type { LocalServerConfig } from "../manifest.ts";
+import { freshMemory, type ImagedModule } from "../memory-image.ts";
 import type { HostLink } from "../rpc.ts";
 import type { GuestContext } from "./context.ts";
 import { httpBodyModule, httpRequestModule, httpResponseModule } from "./http-imports.ts";
@@ -111,7 +111,10 @@ class ResettableInstance {
     this.ctx = newContext(() => this.memory, config, link);
     // WASI is new for every request; the instance's imports reach the current one.
     const forwarding = Object.fromEntries(
-      Object.keys(this.wasiFunctions).map((name) => [name, (...args: number[]) => (this.wasiFunctions[name] as (...a: number[]) => number)(...args)]),
+      Object.keys(this.wasiFunctions).map((name) => [
+        name,
+        (...args: number[]) => (this.wasiFunctions[name] as (...a: number[]) => number)(...args),
+      ]),
     );
     const imports = importObject(imaged.module, this.ctx, forwarding);
     imports[imaged.memory.module] = { [imaged.memory.name]: this.memory };
@@ -140,7 +143,9 @@ class ResettableInstance {
 
   prepared(): PreparedGuest {
     const exports = { memory: this.memory, _start: this.instance.exports._start };
-    return { run: (request) => start(this.ctx, request, () => this.wasi.start({ exports } as unknown as WebAssembly.Instance)) };
+    return {
+      run: (request) => start(this.ctx, request, () => this.wasi.start({ exports } as unknown as WebAssembly.Instance)),
+    };
   }
 }
 
@@ -150,7 +155,12 @@ export interface PreparedGuest {
 }
 
 /** Runs one request in a fresh instance of the compiled service, as Compute does. */
-export function runGuest(module: WebAssembly.Module, config: LocalServerConfig, link: HostLink, request: DownstreamRequest): GuestOutcome {
+export function runGuest(
+  module: WebAssembly.Module,
+  config: LocalServerConfig,
+  link: HostLink,
+  request: DownstreamRequest,
+): GuestOutcome {
   return new GuestFactory(module, config, link).prepare().run(request);
 }
 
@@ -165,14 +175,21 @@ function newContext(memory: () => WebAssembly.Memory, config: LocalServerConfig,
   };
 }
 
-const newWasi = () => new WASI({ version: "preview1", args: ["main.wasm"], env: computeEnvironment(), returnOnExit: true });
+const newWasi = () =>
+  new WASI({ version: "preview1", args: ["main.wasm"], env: computeEnvironment(), returnOnExit: true });
 
-const wasiImports = (wasi: WASI) => (wasi.getImportObject() as { wasi_snapshot_preview1: Record<string, unknown> }).wasi_snapshot_preview1;
+const wasiImports = (wasi: WASI) =>
+  (wasi.getImportObject() as { wasi_snapshot_preview1: Record<string, unknown> }).wasi_snapshot_preview1;
 
 /** Hands the request to the instance and runs it; the client gets a 500 if it never answers. */
 function start(ctx: GuestContext, request: DownstreamRequest, run: () => number | undefined): GuestOutcome {
   ctx.downstream = {
-    request: ctx.handles.add({ kind: "request", method: request.method, uri: request.url, headers: HeaderList.from(request.headers) }),
+    request: ctx.handles.add({
+      kind: "request",
+      method: request.method,
+      uri: request.url,
+      headers: HeaderList.from(request.headers),
+    }),
     body: ctx.handles.add(new Body(request.body)),
   };
   const outcome: GuestOutcome = { exitCode: undefined, error: undefined };
@@ -183,7 +200,12 @@ function start(ctx: GuestContext, request: DownstreamRequest, run: () => number 
   }
   if (!ctx.response.sent) {
     const reason = outcome.error ?? `the guest exited (code ${outcome.exitCode}) without sending a response`;
-    ctx.link.emit({ event: "response", status: 500, headers: [["content-type", "text/plain"]], body: Buffer.from(`${reason}\n`) });
+    ctx.link.emit({
+      event: "response",
+      status: 500,
+      headers: [["content-type", "text/plain"]],
+      body: Buffer.from(`${reason}\n`),
+    });
   } else if (ctx.response.streamingBody !== undefined) {
     ctx.link.emit({ event: "end", complete: false });
   }
@@ -222,7 +244,9 @@ function importObject(
 
 function unimplemented(module: string, name: string) {
   return () => {
-    throw new Error(`unimplemented host call ${module}.${name} (the Fastly test host implements only what this service uses)`);
+    throw new Error(
+      `unimplemented host call ${module}.${name} (the Fastly test host implements only what this service uses)`,
+    );
   };
 }
 

@@ -1,5 +1,5 @@
 import { fail, KvError, KvInsertFlags, KvInsertMode, KvListFlags, SELECT_TIMED_OUT, Status } from "../abi.ts";
-import { kvKeyProblem, type KvListQuery } from "../kv-stores.ts";
+import { type KvListQuery, kvKeyProblem } from "../kv-stores.ts";
 import { type GuestContext, hostModule } from "./context.ts";
 import { Body } from "./resources.ts";
 
@@ -53,7 +53,15 @@ export function kvStoreModule(ctx: GuestContext) {
       const { entry } = link.call({ op: "kv.lookup", store: store(h), key: key(keyPtr, keyLen) });
       memory.setU32(out, handles.add({ kind: "kv-lookup", entry }));
     },
-    lookup_wait_v2: (h: number, bodyOut: number, metaBuf: number, metaLen: number, nwrittenOut: number, genOut: number, errorOut: number) => {
+    lookup_wait_v2: (
+      h: number,
+      bodyOut: number,
+      metaBuf: number,
+      metaLen: number,
+      nwrittenOut: number,
+      genOut: number,
+      errorOut: number,
+    ) => {
       const { entry } = handles.take(h, "kv-lookup");
       if (!entry) return memory.setU32(errorOut, KvError.NOT_FOUND);
       memory.setU32(bodyOut, handles.add(new Body(entry.body)));
@@ -61,7 +69,15 @@ export function kvStoreModule(ctx: GuestContext) {
       memory.setU64(genOut, entry.generation);
       memory.setU32(errorOut, KvError.OK);
     },
-    insert: (h: number, keyPtr: number, keyLen: number, bodyHandle: number, mask: number, config: number, out: number) => {
+    insert: (
+      h: number,
+      keyPtr: number,
+      keyLen: number,
+      bodyHandle: number,
+      mask: number,
+      config: number,
+      out: number,
+    ) => {
       const name = store(h);
       const put = {
         body: handles.take(bodyHandle, "body").drain(),

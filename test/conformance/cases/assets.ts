@@ -1,6 +1,6 @@
 // Assets: compare-and-set with strong ETags and If-Match.
 import { describe, expect, it } from "vitest";
-import { expectProblem, expectStatus, freshTenant, unique, type Answer, type Call } from "../client.ts";
+import { type Answer, type Call, expectProblem, expectStatus, freshTenant, unique } from "../client.ts";
 
 const STRONG_ETAG = /^"[\x21\x23-\x7E]+"$/;
 const opaque = (etag: string) => etag.replace(/^"|"$/g, "");
@@ -24,13 +24,23 @@ export function assetCases(call: Call) {
 
     it("POST creates: 201, Location, strong ETag, the draft", async () => {
       const { answer, id } = await create();
-      expect(answer.json).toEqual({ id: expect.any(String), name: "Chair", material: "oak", status: "draft", updatedAt: expect.any(String) });
+      expect(answer.json).toEqual({
+        id: expect.any(String),
+        name: "Chair",
+        material: "oak",
+        status: "draft",
+        updatedAt: expect.any(String),
+      });
       expect(answer.headers.get("location")).toBe(`/v1/assets/${id}`);
     });
 
     it("POST refuses bad fields (422) and other media types (415)", async () => {
       expectProblem(await call("POST", "/v1/assets", { as, body: { name: "Chair" } }), 422, "validation_failed");
-      expectProblem(await call("POST", "/v1/assets", { as, body: { name: "", material: "oak" } }), 422, "validation_failed");
+      expectProblem(
+        await call("POST", "/v1/assets", { as, body: { name: "", material: "oak" } }),
+        422,
+        "validation_failed",
+      );
       const text = { body: "name=Chair", headers: { "content-type": "text/plain" } };
       expectProblem(await call("POST", "/v1/assets", { as, ...text }), 415, "unsupported_media_type");
     });
@@ -57,7 +67,8 @@ export function assetCases(call: Call) {
 
     it("PUT with If-None-Match: * creates with the given id (201), then 412 once it exists", async () => {
       const id = unique("asset");
-      const put = (fields: object) => call("PUT", `/v1/assets/${id}`, { as, body: fields, headers: { "if-none-match": "*" } });
+      const put = (fields: object) =>
+        call("PUT", `/v1/assets/${id}`, { as, body: fields, headers: { "if-none-match": "*" } });
       const created = await put({ name: "Desk", material: "pine" });
       expectStatus(created, 201);
       expect(created.json).toMatchObject({ id, name: "Desk", status: "draft" });
@@ -71,11 +82,19 @@ export function assetCases(call: Call) {
       const { id, etag } = await create();
       const path = `/v1/assets/${id}`;
       expectProblem(await call("PUT", path, { as, body: { name: "X", material: "y" } }), 428, "precondition_required");
-      const replaced = await call("PUT", path, { as, body: { name: "Stool", material: "ash" }, headers: { "if-match": etag } });
+      const replaced = await call("PUT", path, {
+        as,
+        body: { name: "Stool", material: "ash" },
+        headers: { "if-match": etag },
+      });
       expectStatus(replaced, 200);
       expect(replaced.json).toMatchObject({ id, name: "Stool", material: "ash" });
       expect(etagOf(replaced)).not.toBe(etag);
-      const stale = await call("PUT", path, { as, body: { name: "Lost", material: "update" }, headers: { "if-match": etag } });
+      const stale = await call("PUT", path, {
+        as,
+        body: { name: "Lost", material: "update" },
+        headers: { "if-match": etag },
+      });
       expectProblem(stale, 412, "precondition_failed");
       expect((await call("GET", path, { as })).json.name).toBe("Stool");
     });
@@ -99,7 +118,11 @@ export function assetCases(call: Call) {
         const moved = await patch(id, { name: "Moved" }, { "if-match": etag });
         expectStatus(moved, 200);
         expectProblem(await patch(id, { name: "Lost" }, { "if-match": etag }), 412, "precondition_failed");
-        expectProblem(await patch(id, { name: "Lost" }, { "if-match": `W/${etagOf(moved)}` }), 412, "precondition_failed");
+        expectProblem(
+          await patch(id, { name: "Lost" }, { "if-match": `W/${etagOf(moved)}` }),
+          412,
+          "precondition_failed",
+        );
         const current = await call("GET", `/v1/assets/${id}`, { as });
         expect(current.json.name).toBe("Moved");
         expect(current.headers.get("etag")).toBe(etagOf(moved));
@@ -112,7 +135,11 @@ export function assetCases(call: Call) {
 
       it("of another tenant's asset: 404", async () => {
         const { id, etag } = await create();
-        const answer = await call("PATCH", `/v1/assets/${id}`, { as: otherTenant, body: { name: "x" }, headers: { "if-match": etag } });
+        const answer = await call("PATCH", `/v1/assets/${id}`, {
+          as: otherTenant,
+          body: { name: "x" },
+          headers: { "if-match": etag },
+        });
         expectProblem(answer, 404, "not_found");
       });
 
@@ -137,7 +164,11 @@ export function assetCases(call: Call) {
         const { id, etag } = await create();
         expectProblem(await patch(id, { name: "" }, { "if-match": etag }), 422, "validation_failed");
         expectProblem(await patch(id, { colour: "red" }, { "if-match": etag }), 422, "validation_failed");
-        expectProblem(await patch(id, "name=x", { "if-match": etag, "content-type": "text/plain" }), 415, "unsupported_media_type");
+        expectProblem(
+          await patch(id, "name=x", { "if-match": etag, "content-type": "text/plain" }),
+          415,
+          "unsupported_media_type",
+        );
         expect((await call("GET", `/v1/assets/${id}`, { as })).headers.get("etag")).toBe(etag);
       });
     });
@@ -153,7 +184,11 @@ export function assetCases(call: Call) {
       expect(current).not.toBe(etag);
       const locked = await call("PATCH", path, { as, body: { name: "x" }, headers: { "if-match": current } });
       expectProblem(locked, 409, "asset_locked");
-      const replaced = await call("PUT", path, { as, body: { name: "x", material: "y" }, headers: { "if-match": current } });
+      const replaced = await call("PUT", path, {
+        as,
+        body: { name: "x", material: "y" },
+        headers: { "if-match": current },
+      });
       expectProblem(replaced, 409, "asset_locked");
     });
 
@@ -172,7 +207,10 @@ export function assetCases(call: Call) {
     it("POST /v1/assets/import: each row its own conditional update, a stale row never overwrites", async () => {
       const fresh = await create({ name: "Old", material: "oak" });
       const locked = await create();
-      const approved = await call("POST", `/v1/assets/${locked.id}/approve`, { as, headers: { "if-match": locked.etag } });
+      const approved = await call("POST", `/v1/assets/${locked.id}/approve`, {
+        as,
+        headers: { "if-match": locked.etag },
+      });
       expectStatus(approved, 200);
       const csv = [
         "id,name,material,source_etag",
@@ -182,24 +220,43 @@ export function assetCases(call: Call) {
         `${locked.id},Late,oak,${opaque(etagOf(approved))}`,
         `${fresh.id},,oak,${opaque(fresh.etag)}`,
       ].join("\n");
-      const answer = await call("POST", "/v1/assets/import", { as, body: csv, headers: { "content-type": "text/csv" } });
+      const answer = await call("POST", "/v1/assets/import", {
+        as,
+        body: csv,
+        headers: { "content-type": "text/csv" },
+      });
       expectStatus(answer, 200);
       const results = answer.json.results as { line: number; id: string; outcome: string; etag?: string }[];
       expect(results.map(({ line, outcome }) => [line, outcome])).toEqual([
-        [2, "updated"], [3, "conflict"], [4, "not_found"], [5, "locked"], [6, "invalid"],
+        [2, "updated"],
+        [3, "conflict"],
+        [4, "not_found"],
+        [5, "locked"],
+        [6, "invalid"],
       ]);
       expect(results[0]!.id).toBe(fresh.id);
       const current = await call("GET", `/v1/assets/${fresh.id}`, { as });
       expect(current.json).toMatchObject({ name: "New", material: "teak" });
       expect(opaque(results[0]!.etag!)).toBe(opaque(etagOf(current)));
-      expect((await call("GET", `/v1/assets/${locked.id}`, { as })).json).toMatchObject({ name: "Chair", status: "approved" });
+      expect((await call("GET", `/v1/assets/${locked.id}`, { as })).json).toMatchObject({
+        name: "Chair",
+        status: "approved",
+      });
     });
 
     it("POST /v1/assets/import refuses other media types (415) and a wrong header row (422)", async () => {
       const csv = "id,name,material,source_etag\n";
-      expectProblem(await call("POST", "/v1/assets/import", { as, body: csv, headers: { "content-type": "application/json" } }), 415, "unsupported_media_type");
+      expectProblem(
+        await call("POST", "/v1/assets/import", { as, body: csv, headers: { "content-type": "application/json" } }),
+        415,
+        "unsupported_media_type",
+      );
       const wrong = "id,title,source_etag\nx,y,z\n";
-      expectProblem(await call("POST", "/v1/assets/import", { as, body: wrong, headers: { "content-type": "text/csv" } }), 422, "validation_failed");
+      expectProblem(
+        await call("POST", "/v1/assets/import", { as, body: wrong, headers: { "content-type": "text/csv" } }),
+        422,
+        "validation_failed",
+      );
     });
   });
 }

@@ -3,7 +3,7 @@ import { SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
 import type { RuntimeName } from "../../../dev/launchers/index.ts";
 import { TEST_AUTH_SECRET } from "../../support/tokens.ts";
-import { expectProblem, expectStatus, freshTenant, type Call } from "../client.ts";
+import { type Call, expectProblem, expectStatus, freshTenant } from "../client.ts";
 
 const base64url = (value: object) => Buffer.from(JSON.stringify(value)).toString("base64url");
 const inAnHour = () => Math.floor(Date.now() / 1000) + 3600;
@@ -23,7 +23,10 @@ const refusedTokens: Record<string, () => Promise<string>> = {
 };
 
 async function sign(claims: Record<string, unknown>, alg: string, secret: string, exp = inAnHour()) {
-  const jwt = await new SignJWT(claims).setProtectedHeader({ alg }).setSubject("alice").setExpirationTime(exp)
+  const jwt = await new SignJWT(claims)
+    .setProtectedHeader({ alg })
+    .setSubject("alice")
+    .setExpirationTime(exp)
     .sign(new TextEncoder().encode(secret));
   return `Bearer ${jwt}`;
 }
@@ -59,11 +62,21 @@ export function basicCases(call: Call, runtime: RuntimeName) {
 
     it("every /v1 route asks for a token before anything else", async () => {
       const routes: [string, string][] = [
-        ["PUT", "/v1/links/github/1"], ["GET", "/v1/links/github/1"], ["DELETE", "/v1/links/github/1"],
-        ["POST", "/v1/admin/links/resync"], ["POST", "/v1/admin/links/sync"], ["POST", "/v1/assets"], ["GET", "/v1/assets/a"],
-        ["PUT", "/v1/assets/a"], ["PATCH", "/v1/assets/a"], ["DELETE", "/v1/assets/a"],
-        ["POST", "/v1/assets/a/approve"], ["POST", "/v1/assets/import"], ["POST", "/v1/documents"],
-        ["GET", "/v1/documents"], ["GET", "/v1/documents/1"],
+        ["PUT", "/v1/links/github/1"],
+        ["GET", "/v1/links/github/1"],
+        ["DELETE", "/v1/links/github/1"],
+        ["POST", "/v1/admin/links/resync"],
+        ["POST", "/v1/admin/links/sync"],
+        ["POST", "/v1/assets"],
+        ["GET", "/v1/assets/a"],
+        ["PUT", "/v1/assets/a"],
+        ["PATCH", "/v1/assets/a"],
+        ["DELETE", "/v1/assets/a"],
+        ["POST", "/v1/assets/a/approve"],
+        ["POST", "/v1/assets/import"],
+        ["POST", "/v1/documents"],
+        ["GET", "/v1/documents"],
+        ["GET", "/v1/documents/1"],
       ];
       for (const [method, path] of routes) {
         const body = method === "GET" || method === "DELETE" ? undefined : "{}";
@@ -84,17 +97,27 @@ export function basicCases(call: Call, runtime: RuntimeName) {
     });
 
     it("a wrong content type: 415 unsupported_media_type", async () => {
-      const answer = await call("POST", "/v1/documents", { body: '{"contractId":"c"}', headers: { "content-type": "text/plain" } });
+      const answer = await call("POST", "/v1/documents", {
+        body: '{"contractId":"c"}',
+        headers: { "content-type": "text/plain" },
+      });
       expectProblem(answer, 415, "unsupported_media_type");
     });
 
     it("malformed JSON: 400 malformed_request", async () => {
-      const answer = await call("POST", "/v1/documents", { body: '{"contractId":', headers: { "content-type": "application/json" } });
+      const answer = await call("POST", "/v1/documents", {
+        body: '{"contractId":',
+        headers: { "content-type": "application/json" },
+      });
       expectProblem(answer, 400, "malformed_request");
     });
 
     it("a well-formed body that fails validation: 422 validation_failed listing the fields", async () => {
-      const problem = expectProblem(await call("POST", "/v1/documents", { body: { title: 7 } }), 422, "validation_failed");
+      const problem = expectProblem(
+        await call("POST", "/v1/documents", { body: { title: 7 } }),
+        422,
+        "validation_failed",
+      );
       const fields = (problem.errors as { field: string }[]).map((error) => error.field);
       expect(fields).toEqual(expect.arrayContaining(["contractId", "title"]));
     });

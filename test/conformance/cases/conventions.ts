@@ -4,14 +4,18 @@ import { connect } from "node:net";
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import type { RuntimeName } from "../../../dev/launchers/index.ts";
-import { expectProblem, expectStatus, freshTenant, unique, type Call } from "../client.ts";
+import { type Call, expectProblem, expectStatus, freshTenant, unique } from "../client.ts";
 
 const emoji = (count: number) => "😀".repeat(count);
 
 export function conventionCases(call: Call, runtime: RuntimeName, baseUrl: () => string) {
   describe("methods", () => {
     it("/healthz and /readyz answer other methods with 405 and Allow", async () => {
-      for (const [method, path] of [["POST", "/healthz"], ["DELETE", "/readyz"], ["PUT", "/healthz"]] as const) {
+      for (const [method, path] of [
+        ["POST", "/healthz"],
+        ["DELETE", "/readyz"],
+        ["PUT", "/healthz"],
+      ] as const) {
         const answer = await call(method, path, { as: null, body: method === "DELETE" ? undefined : "" });
         expectProblem(answer, 405, "method_not_allowed");
         expect(answer.headers.get("allow")).toBe("GET, HEAD");
@@ -70,8 +74,15 @@ export function conventionCases(call: Call, runtime: RuntimeName, baseUrl: () =>
 
     it("contractId: 128 emoji pass, 129 do not; title: 200 pass, 201 do not", async () => {
       const as = { sub: "alice", tid: freshTenant() };
-      expectStatus(await call("POST", "/v1/documents", { as, body: { contractId: emoji(128), title: emoji(200) } }), 201);
-      expectProblem(await call("POST", "/v1/documents", { as, body: { contractId: emoji(129) } }), 422, "validation_failed");
+      expectStatus(
+        await call("POST", "/v1/documents", { as, body: { contractId: emoji(128), title: emoji(200) } }),
+        201,
+      );
+      expectProblem(
+        await call("POST", "/v1/documents", { as, body: { contractId: emoji(129) } }),
+        422,
+        "validation_failed",
+      );
       const longTitle = { contractId: "c", title: emoji(201) };
       expectProblem(await call("POST", "/v1/documents", { as, body: longTitle }), 422, "validation_failed");
     });
@@ -95,9 +106,17 @@ export function conventionCases(call: Call, runtime: RuntimeName, baseUrl: () =>
     it("asset ids ., .. and import are refused by the CSV import", async () => {
       const as = { sub: "alice", tid: freshTenant() };
       const csv = "id,name,material,source_etag\n.,A,oak,x\n..,B,oak,x\nimport,C,oak,x\n";
-      const answer = await call("POST", "/v1/assets/import", { as, body: csv, headers: { "content-type": "text/csv" } });
+      const answer = await call("POST", "/v1/assets/import", {
+        as,
+        body: csv,
+        headers: { "content-type": "text/csv" },
+      });
       expectStatus(answer, 200);
-      expect(answer.json.results.map((row: { outcome: string }) => row.outcome)).toEqual(["invalid", "invalid", "invalid"]);
+      expect(answer.json.results.map((row: { outcome: string }) => row.outcome)).toEqual([
+        "invalid",
+        "invalid",
+        "invalid",
+      ]);
     });
   });
 
@@ -132,8 +151,16 @@ export function conventionCases(call: Call, runtime: RuntimeName, baseUrl: () =>
     const ownServer = runtime === "node";
     const malformed = {
       "an unrecognized method token": { request: "BREW /healthz HTTP/1.1", status: 501, code: "not_implemented" },
-      "a control character in a header": { request: "GET /healthz HTTP/1.1\r\nX-Bad: a\u0001b", status: 400, code: "malformed_request" },
-      "a header section over 16 KiB": { request: `GET /healthz HTTP/1.1\r\nX-Big: ${"a".repeat(20_000)}`, status: 431, code: "headers_too_large" },
+      "a control character in a header": {
+        request: "GET /healthz HTTP/1.1\r\nX-Bad: a\u0001b",
+        status: 400,
+        code: "malformed_request",
+      },
+      "a header section over 16 KiB": {
+        request: `GET /healthz HTTP/1.1\r\nX-Big: ${"a".repeat(20_000)}`,
+        status: 431,
+        code: "headers_too_large",
+      },
     };
     for (const [reason, { request, status, code }] of Object.entries(malformed)) {
       it(`${reason}: ${ownServer ? `${status} ${code}` : "refused by the platform, or answered by the app"}`, async () => {
@@ -170,10 +197,12 @@ function rawRequest(baseUrl: string, request: string): Promise<RawAnswer> {
     socket.on("close", () => {
       const [head = "", body = ""] = text.split(/\r\n\r\n(.*)/s);
       const [statusLine = "", ...lines] = head.split("\r\n");
-      const headers = Object.fromEntries(lines.map((line) => {
-        const colon = line.indexOf(":");
-        return [line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim()];
-      }));
+      const headers = Object.fromEntries(
+        lines.map((line) => {
+          const colon = line.indexOf(":");
+          return [line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim()];
+        }),
+      );
       resolve({ status: Number(statusLine.split(" ")[1]), headers, body, text });
     });
   });

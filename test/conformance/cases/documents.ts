@@ -1,6 +1,6 @@
 // Documents: gapless per-tenant numbers, Idempotency-Key replays.
 import { describe, expect, it } from "vitest";
-import { expectProblem, expectStatus, freshTenant, unique, type Call } from "../client.ts";
+import { type Call, expectProblem, expectStatus, freshTenant, unique } from "../client.ts";
 
 export function documentCases(call: Call) {
   describe("documents", () => {
@@ -66,7 +66,11 @@ export function documentCases(call: Call) {
 
     it("an unusable Idempotency-Key (over 255 or not visible ASCII): 400, nothing allocated", async () => {
       const as = newTenant();
-      expectProblem(await post(as, { contractId: "c" }, { "idempotency-key": "k".repeat(256) }), 400, "malformed_request");
+      expectProblem(
+        await post(as, { contractId: "c" }, { "idempotency-key": "k".repeat(256) }),
+        400,
+        "malformed_request",
+      );
       expectProblem(await post(as, { contractId: "c" }, { "idempotency-key": "has space" }), 400, "malformed_request");
       expect((await post(as, { contractId: "c" })).json.docNumber).toBe(1);
     });

@@ -1,11 +1,11 @@
 // Production sign-in: the service trusts only the identity provider's keys (AUTH_JWKS_URL), its
 // issuer and audience, and reads the tenant and role from the provider's own claim names.
 import { SignJWT } from "jose";
-import type { RuntimeName } from "../../../dev/launchers/index.ts";
 import { describe, expect, it } from "vitest";
+import type { RuntimeName } from "../../../dev/launchers/index.ts";
 import { TEST_AUTH_SECRET } from "../../support/tokens.ts";
-import { expectProblem, expectStatus, freshTenant, type Call } from "../client.ts";
-import { PROVIDER_ALGORITHMS, type IdentityProvider } from "../identity-provider.ts";
+import { type Call, expectProblem, expectStatus, freshTenant } from "../client.ts";
+import { type IdentityProvider, PROVIDER_ALGORITHMS } from "../identity-provider.ts";
 
 const hs256 = async (claims: Record<string, unknown>, key: Uint8Array) =>
   `Bearer ${await new SignJWT(claims).setProtectedHeader({ alg: "HS256" }).setSubject("alice").setExpirationTime("1h").sign(key)}`;
@@ -32,7 +32,11 @@ export function identityProviderCases(call: Call, runtime: RuntimeName, provider
         expect(created.json.docNumber).toBe(1);
         expectStatus(await call("GET", `/v1/documents/${created.json.docNumber}`, { as }), 200);
         // The same number in another tenant is not this one's document.
-        expectProblem(await call("GET", "/v1/documents/1", { as: await provider().bearer({ alg, org: freshTenant() }) }), 404, "not_found");
+        expectProblem(
+          await call("GET", "/v1/documents/1", { as: await provider().bearer({ alg, org: freshTenant() }) }),
+          404,
+          "not_found",
+        );
       });
     }
 
@@ -48,11 +52,15 @@ export function identityProviderCases(call: Call, runtime: RuntimeName, provider
       "another audience": () => provider().bearer({ alg: "RS256", aud: "another-api" }),
       "a tenant in tid instead of the provider's claim": () =>
         provider().bearer({ alg: "RS256", claims: { "https://idp.test/org": undefined, tid: "acme" } }),
-      "HS256 with the development secret (no AUTH_SECRET is set)": () => hs256({ tid: "acme" }, new TextEncoder().encode(TEST_AUTH_SECRET)),
+      "HS256 with the development secret (no AUTH_SECRET is set)": () =>
+        hs256({ tid: "acme" }, new TextEncoder().encode(TEST_AUTH_SECRET)),
       "HS256 keyed with the provider's public key": () =>
         hs256({ "https://idp.test/org": "acme" }, new TextEncoder().encode(JSON.stringify(provider().publicJwks[0]))),
       "HS256 keyed with the provider's whole JWKS": () =>
-        hs256({ "https://idp.test/org": "acme" }, new TextEncoder().encode(JSON.stringify({ keys: provider().publicJwks }))),
+        hs256(
+          { "https://idp.test/org": "acme" },
+          new TextEncoder().encode(JSON.stringify({ keys: provider().publicJwks })),
+        ),
     };
     for (const [reason, token] of Object.entries(refused)) {
       it(`${reason}: 401 unauthorized`, async () => {

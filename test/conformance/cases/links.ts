@@ -1,6 +1,6 @@
 // Links: one external account, one user. Postgres decides; KV only serves reads.
 import { describe, expect, it } from "vitest";
-import { expectProblem, expectStatus, freshTenant, unique, type Call } from "../client.ts";
+import { type Call, expectProblem, expectStatus, freshTenant, unique } from "../client.ts";
 
 const LINK_SOURCE = "x-link-source";
 
@@ -48,7 +48,11 @@ export function linkCases(call: Call) {
     it("an account linked to another user: 409 external_account_already_linked", async () => {
       const id = unique("gh");
       expectStatus(await call("PUT", linkPath("github", id), { as: newUser() }), 201);
-      expectProblem(await call("PUT", linkPath("GITHUB", id), { as: newUser() }), 409, "external_account_already_linked");
+      expectProblem(
+        await call("PUT", linkPath("GITHUB", id), { as: newUser() }),
+        409,
+        "external_account_already_linked",
+      );
     });
 
     it("a second account of the same provider: 409 provider_already_linked", async () => {
@@ -62,9 +66,17 @@ export function linkCases(call: Call) {
       const user = newUser();
       const path = linkPath("github", unique("gh"));
       const json = { "content-type": "application/json" };
-      expectProblem(await call("PUT", path, { as: user, body: "{}", headers: { "content-type": "text/plain" } }), 415, "unsupported_media_type");
+      expectProblem(
+        await call("PUT", path, { as: user, body: "{}", headers: { "content-type": "text/plain" } }),
+        415,
+        "unsupported_media_type",
+      );
       expectProblem(await call("PUT", path, { as: user, body: "{nope", headers: json }), 400, "malformed_request");
-      expectProblem(await call("PUT", path, { as: user, body: { displayName: "x".repeat(201) } }), 422, "validation_failed");
+      expectProblem(
+        await call("PUT", path, { as: user, body: { displayName: "x".repeat(201) } }),
+        422,
+        "validation_failed",
+      );
       expectProblem(await call("GET", path, { as: { ...user, role: "service" } }), 404, "not_found");
       expect((await call("GET", "/v1/me/links", { as: user })).json.items).toEqual([]);
     });
@@ -106,7 +118,11 @@ export function linkCases(call: Call) {
       const path = linkPath("github", unique("gh"));
       expectStatus(await call("PUT", path, { as: owner }), 201);
       expectProblem(await call("DELETE", path, { as: newUser() }), 404, "not_found");
-      expectProblem(await call("DELETE", path, { as: { sub: unique("admin"), tid: "acme", role: "admin" } }), 404, "not_found");
+      expectProblem(
+        await call("DELETE", path, { as: { sub: unique("admin"), tid: "acme", role: "admin" } }),
+        404,
+        "not_found",
+      );
       const deleted = await call("DELETE", path, { as: owner });
       expectStatus(deleted, 204);
       expect(deleted.text).toBe("");
@@ -123,7 +139,9 @@ export function linkCases(call: Call) {
       expectStatus(await call("PUT", linkPath("github", unique("gh")), { as: newUser() }), 201);
       const answer = await call("GET", "/v1/me/links", { as: user });
       expectStatus(answer, 200);
-      expect(answer.json.items.map((link: { externalAccountId: string }) => link.externalAccountId).sort()).toEqual([...ids].sort());
+      expect(answer.json.items.map((link: { externalAccountId: string }) => link.externalAccountId).sort()).toEqual(
+        [...ids].sort(),
+      );
       expect(answer.json.items.every((link: { userId: string }) => link.userId === user.sub)).toBe(true);
     });
 
@@ -169,7 +187,10 @@ export function linkCases(call: Call) {
       expectStatus(answer, 201);
       expect(answer.json).toMatchObject({ userId: second.sub, displayName: "second" });
       // Each tenant's cache answers its own owner.
-      for (const [as, owner] of [[first, first.sub], [second, second.sub]] as const) {
+      for (const [as, owner] of [
+        [first, first.sub],
+        [second, second.sub],
+      ] as const) {
         const lookup = await call("GET", linkPath("github", id), { as: { ...as, role: "service" } });
         expectStatus(lookup, 200);
         expect(lookup.json.userId).toBe(owner);
@@ -180,7 +201,11 @@ export function linkCases(call: Call) {
 
     it("POST /v1/admin/links/sync: 403 for user and service tokens; for an admin, one drain of the change feed", async () => {
       for (const role of ["user", "service"] as const) {
-        expectProblem(await call("POST", "/v1/admin/links/sync", { as: { sub: unique(role), tid: "acme", role } }), 403, "forbidden");
+        expectProblem(
+          await call("POST", "/v1/admin/links/sync", { as: { sub: unique(role), tid: "acme", role } }),
+          403,
+          "forbidden",
+        );
       }
       const tenant = freshTenant();
       const user = { sub: unique("user"), tid: tenant };
@@ -200,7 +225,11 @@ export function linkCases(call: Call) {
 
     it("POST /v1/admin/links/resync: 403 forbidden for user and service tokens", async () => {
       for (const role of ["user", "service"] as const) {
-        expectProblem(await call("POST", "/v1/admin/links/resync", { as: { sub: unique(role), tid: "acme", role } }), 403, "forbidden");
+        expectProblem(
+          await call("POST", "/v1/admin/links/resync", { as: { sub: unique(role), tid: "acme", role } }),
+          403,
+          "forbidden",
+        );
       }
     });
 

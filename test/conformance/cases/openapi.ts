@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { openApiPath } from "../../../core/openapi/document.ts";
 import { operations } from "../../../core/openapi/operations.ts";
-import { expectProblem, expectStatus, type Call } from "../client.ts";
+import { type Call, expectProblem, expectStatus } from "../client.ts";
 
 export function openApiCases(call: Call) {
   describe("OpenAPI document", () => {
@@ -10,8 +10,9 @@ export function openApiCases(call: Call) {
       const answer = await call("GET", "/openapi.json", { as: null });
       expectStatus(answer, 200);
       expect(answer.json.openapi).toBe("3.1.0");
-      const served = Object.entries(answer.json.paths as Record<string, object>)
-        .flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`));
+      const served = Object.entries(answer.json.paths as Record<string, object>).flatMap(([path, item]) =>
+        Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`),
+      );
       const described = Object.keys(operations).map((key) => {
         const [method, path] = key.split(" ") as [string, string];
         return `${method} ${openApiPath(path)}`;
@@ -24,11 +25,17 @@ export function openApiCases(call: Call) {
       expect(document.components.securitySchemes.bearer).toMatchObject({ type: "http", scheme: "bearer" });
       const parameters = (path: string, method: string) =>
         (document.paths[path][method].parameters as { name: string; in: string }[]).map((p) => `${p.in}:${p.name}`);
-      expect(parameters("/v1/assets/{id}", "get")).toEqual(expect.arrayContaining(["header:if-match", "header:if-none-match", "path:id"]));
+      expect(parameters("/v1/assets/{id}", "get")).toEqual(
+        expect.arrayContaining(["header:if-match", "header:if-none-match", "path:id"]),
+      );
       expect(parameters("/v1/documents", "post")).toContain("header:idempotency-key");
       const patch = document.paths["/v1/assets/{id}"].patch.responses;
-      expect(Object.keys(patch)).toEqual(expect.arrayContaining(["200", "400", "401", "404", "409", "412", "415", "422", "428", "503"]));
-      expect(patch["409"].content["application/problem+json"].schema.allOf[1].properties.code.enum).toEqual(["asset_locked"]);
+      expect(Object.keys(patch)).toEqual(
+        expect.arrayContaining(["200", "400", "401", "404", "409", "412", "415", "422", "428", "503"]),
+      );
+      expect(patch["409"].content["application/problem+json"].schema.allOf[1].properties.code.enum).toEqual([
+        "asset_locked",
+      ]);
     });
 
     it("other methods: 405 with Allow", async () => {
