@@ -136,7 +136,7 @@ async function measure(
 ) {
   const url = targetUrl(session, runtime, operation);
   const context = contextFor(session, runtime, url instanceof Error ? "http://127.0.0.1:9" : url, tag, count);
-  let requests;
+  let requests: Awaited<ReturnType<(typeof operations)[OperationName]["plan"]>>;
   try {
     if (url instanceof Error) throw new Error(`the bare KV get did not start: ${url.message.split("\n")[0]}`);
     requests = await operations[operation].plan(context);

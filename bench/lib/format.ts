@@ -1,4 +1,8 @@
-// Plain-text and Markdown rendering shared by both commands.
+// Plain-text, Markdown and SVG rendering shared by both commands.
+
+/** Text for an SVG/XML element or attribute. */
+export const escapeXml = (text: string) =>
+  text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll('"', "&quot;");
 
 /** A fixed number of decimals, or "n/a" for a value that was not measured. */
 export function fixed(value: number | null | undefined, decimals = 1): string {

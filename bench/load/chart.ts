@@ -1,14 +1,12 @@
 // A small hand-written SVG: one group of bars per operation, one bar per runtime. The bar is the
 // median latency (p50), the thin line above it reaches p95.
+import { escapeXml } from "../lib/format.ts";
 import type { RuntimeStatus, Summary } from "./report.ts";
 
 const COLORS = ["#2563eb", "#f97316", "#16a34a", "#9333ea", "#dc2626", "#0891b2"];
 const WIDTH = 920;
 const HEIGHT = 440;
 const MARGIN = { top: 48, right: 24, bottom: 84, left: 64 };
-
-const escape = (text: string) =>
-  text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll('"', "&quot;");
 
 /** Ticks 1, 2, 5 × 10^n from `bottom` to `top` (both powers of ten). */
 function logTicks(bottom: number, top: number): number[] {
@@ -43,7 +41,7 @@ export function latencyChart(
   const parts: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}" viewBox="0 0 ${WIDTH} ${HEIGHT}" font-family="system-ui, sans-serif" font-size="12">`,
     `<rect width="100%" height="100%" fill="#fff"/>`,
-    `<text x="${MARGIN.left}" y="22" font-size="15" font-weight="600">${escape(title)}</text>`,
+    `<text x="${MARGIN.left}" y="22" font-size="15" font-weight="600">${escapeXml(title)}</text>`,
     `<text x="${MARGIN.left}" y="38" fill="#555">bar: p50 latency in ms, logarithmic scale · line: up to p95</text>`,
   ];
   for (const value of logTicks(bottom, top)) {
@@ -61,27 +59,27 @@ export function latencyChart(
       const { p50, p95 } = summary.latencyMs;
       const color = COLORS[r % COLORS.length];
       parts.push(
-        `<rect x="${x + 2}" y="${y(p50)}" width="${barWidth - 4}" height="${y(bottom) - y(p50)}" fill="${color}"><title>${escape(`${runtime} · ${label}: p50 ${p50.toFixed(2)} ms, p95 ${p95.toFixed(2)} ms`)}</title></rect>`,
+        `<rect x="${x + 2}" y="${y(p50)}" width="${barWidth - 4}" height="${y(bottom) - y(p50)}" fill="${color}"><title>${escapeXml(`${runtime} · ${label}: p50 ${p50.toFixed(2)} ms, p95 ${p95.toFixed(2)} ms`)}</title></rect>`,
         `<line x1="${x + barWidth / 2}" x2="${x + barWidth / 2}" y1="${y(p50)}" y2="${y(p95)}" stroke="${color}" stroke-width="2"/>`,
         `<text x="${x + barWidth / 2}" y="${y(p95) - 4}" text-anchor="middle" font-size="10" fill="#333">${p50.toFixed(1)}</text>`,
       );
     });
     parts.push(
-      `<text x="${MARGIN.left + g * groupWidth + groupWidth / 2}" y="${HEIGHT - MARGIN.bottom + 18}" text-anchor="middle">${escape(label)}</text>`,
+      `<text x="${MARGIN.left + g * groupWidth + groupWidth / 2}" y="${HEIGHT - MARGIN.bottom + 18}" text-anchor="middle">${escapeXml(label)}</text>`,
     );
   });
   runtimes.forEach((runtime, r) => {
     const x = MARGIN.left + r * 130;
     parts.push(
       `<rect x="${x}" y="${HEIGHT - 30}" width="12" height="12" fill="${COLORS[r % COLORS.length]}"/>`,
-      `<text x="${x + 18}" y="${HEIGHT - 20}">${escape(runtime)}</text>`,
+      `<text x="${x + 18}" y="${HEIGHT - 20}">${escapeXml(runtime)}</text>`,
     );
   });
   const missing = statuses.filter((s) => !s.available).map((s) => s.runtime);
   if (missing.length > 0) {
     const x = MARGIN.left + runtimes.length * 130;
     parts.push(
-      `<text x="${x}" y="${HEIGHT - 20}" fill="#777">not measured (unavailable): ${escape(missing.join(", "))}</text>`,
+      `<text x="${x}" y="${HEIGHT - 20}" fill="#777">not measured (unavailable): ${escapeXml(missing.join(", "))}</text>`,
     );
   }
   parts.push(

@@ -1,13 +1,12 @@
 // The numbering comparison as a small SVG: per scenario, one bar per strategy at its median ratio
 // to the ceiling (taken within each round), a line from the lowest to the highest round's ratio.
+import { escapeXml } from "../lib/format.ts";
 import type { NumberingSummary } from "./report.ts";
 
 const COLORS = ["#2563eb", "#f97316", "#16a34a", "#9ca3af"];
 const WIDTH = 720;
 const HEIGHT = 360;
 const MARGIN = { top: 48, right: 24, bottom: 64, left: 56 };
-
-const escape = (text: string) => text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
 
 export function numberingChart(summaries: readonly NumberingSummary[], title: string): string {
   const scenarios = [...new Set(summaries.map((s) => s.scenario))];
@@ -20,7 +19,7 @@ export function numberingChart(summaries: readonly NumberingSummary[], title: st
   const parts = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}" viewBox="0 0 ${WIDTH} ${HEIGHT}" font-family="system-ui, sans-serif" font-size="12">`,
     `<rect width="100%" height="100%" fill="#fff"/>`,
-    `<text x="${MARGIN.left}" y="22" font-size="15" font-weight="600">${escape(title)}</text>`,
+    `<text x="${MARGIN.left}" y="22" font-size="15" font-weight="600">${escapeXml(title)}</text>`,
     `<text x="${MARGIN.left}" y="38" fill="#555">bar: median of the rounds' ratios to the ceiling · line: lowest to highest round</text>`,
   ];
   for (let tick = 0; tick <= top; tick += 0.25) {
@@ -37,20 +36,20 @@ export function numberingChart(summaries: readonly NumberingSummary[], title: st
       const x = start + i * barWidth;
       const color = COLORS[i % COLORS.length];
       parts.push(
-        `<rect x="${x + 3}" y="${y(s.ratioToCeiling)}" width="${barWidth - 6}" height="${y(0) - y(s.ratioToCeiling)}" fill="${color}"><title>${escape(`${scenario} · ${strategy}: ${(s.ratioToCeiling * 100).toFixed(0)} %`)}</title></rect>`,
+        `<rect x="${x + 3}" y="${y(s.ratioToCeiling)}" width="${barWidth - 6}" height="${y(0) - y(s.ratioToCeiling)}" fill="${color}"><title>${escapeXml(`${scenario} · ${strategy}: ${(s.ratioToCeiling * 100).toFixed(0)} %`)}</title></rect>`,
         `<line x1="${x + barWidth / 2}" x2="${x + barWidth / 2}" y1="${y(s.ratioMin)}" y2="${y(s.ratioMax)}" stroke="#111" stroke-width="2"/>`,
         `<text x="${x + barWidth / 2}" y="${y(s.ratioMax) - 4}" text-anchor="middle" font-size="10">${(s.ratioToCeiling * 100).toFixed(0)}</text>`,
       );
     });
     parts.push(
-      `<text x="${MARGIN.left + g * groupWidth + groupWidth / 2}" y="${HEIGHT - MARGIN.bottom + 18}" text-anchor="middle">${escape(scenario)}</text>`,
+      `<text x="${MARGIN.left + g * groupWidth + groupWidth / 2}" y="${HEIGHT - MARGIN.bottom + 18}" text-anchor="middle">${escapeXml(scenario)}</text>`,
     );
   });
   strategies.forEach((strategy, i) => {
     const x = MARGIN.left + i * 150;
     parts.push(
       `<rect x="${x}" y="${HEIGHT - 26}" width="12" height="12" fill="${COLORS[i % COLORS.length]}"/>`,
-      `<text x="${x + 18}" y="${HEIGHT - 16}">${escape(strategy)}</text>`,
+      `<text x="${x + 18}" y="${HEIGHT - 16}">${escapeXml(strategy)}</text>`,
     );
   });
   parts.push(

@@ -121,10 +121,14 @@ export class GuestPool {
 
   private onEvent(slot: Slot, event: GuestEvent): void {
     const job = slot.job;
-    if (event.event === "log") return this.options.log(event.stream, event.text);
+    if (event.event === "log") {
+      this.options.log(event.stream, event.text);
+      return;
+    }
     if (event.event === "ready") {
       this.idle.push(slot);
-      return this.dispatch();
+      this.dispatch();
+      return;
     }
     if (!job) return;
     if (event.event === "response") {

@@ -3,12 +3,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { NeonDbError } from "@neondatabase/serverless";
 import { describe, expect, it } from "vitest";
-import {
-  DatabaseError,
-  DatabaseOutcomeUnknownError,
-  DatabaseUnavailableError,
-  isUniqueViolation,
-} from "../../core/ports/sql.ts";
+import { DatabaseOutcomeUnknownError, DatabaseUnavailableError } from "../../core/ports/sql.ts";
 import { sqlContract } from "../../test/ports/sql-contract.ts";
 import { describeOnBackends } from "../../test/support/harness.ts";
 import { createNeonSql, toPortError } from "./neon-sql.ts";

@@ -12,8 +12,11 @@ const CONCURRENCY = 50;
 const POOL_SIZE = 20;
 const ROUNDS = 3;
 
-const statusCounts = (responses: Response[]) =>
-  responses.reduce<Record<number, number>>((counts, r) => ({ ...counts, [r.status]: (counts[r.status] ?? 0) + 1 }), {});
+function statusCounts(responses: Response[]): Record<number, number> {
+  const counts: Record<number, number> = {};
+  for (const response of responses) counts[response.status] = (counts[response.status] ?? 0) + 1;
+  return counts;
+}
 
 describeWithPostgres("assets races [postgres]", () => {
   let harness: Harness;

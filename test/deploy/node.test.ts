@@ -45,8 +45,9 @@ async function heldEndpoint() {
       NEON_FETCH_ENDPOINT: `http://127.0.0.1:${port}/sql`,
     },
     firstArrival,
-    release: () =>
-      held.splice(0).forEach((res) => res.writeHead(200, { "content-type": "application/json" }).end(answer)),
+    release: () => {
+      for (const res of held.splice(0)) res.writeHead(200, { "content-type": "application/json" }).end(answer);
+    },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

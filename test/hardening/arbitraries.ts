@@ -101,7 +101,7 @@ const RAW_BODIES = [
   "null",
   "true",
   "[".repeat(3000) + "]".repeat(3000),
-  '{"name":"' + "x".repeat(70_000) + '"}',
+  `{"name":"${"x".repeat(70_000)}"}`,
   "\uFEFF{}",
 ];
 
@@ -180,7 +180,7 @@ function encodeSegment(text: string): string {
   try {
     return encodeURIComponent(text);
   } catch {
-    return encodeURIComponent(text.replace(/[\uD800-\uDFFF]/g, "")) + "%ED%A0%80";
+    return `${encodeURIComponent(text.replace(/[\uD800-\uDFFF]/g, ""))}%ED%A0%80`;
   }
 }
 
@@ -309,7 +309,7 @@ const csvBody = fc.oneof(
     "id,name\n",
     'id,name,material,source_etag\n"unterminated',
     "a,b,c,d\n1,2,3,4",
-    "id,name,material,source_etag\n" + "x,a,b,c\n".repeat(1001),
+    `id,name,material,source_etag\n${"x,a,b,c\n".repeat(1001)}`,
   ),
   fc.string({ unit: "binary", maxLength: 60 }),
 );

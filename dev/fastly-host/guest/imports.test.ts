@@ -20,7 +20,12 @@ const config: LocalServerConfig = {
 };
 
 const channels: MessageChannel[] = [];
-afterEach(() => channels.splice(0).forEach((c) => (c.port1.close(), c.port2.close())));
+afterEach(() => {
+  for (const channel of channels.splice(0)) {
+    channel.port1.close();
+    channel.port2.close();
+  }
+});
 
 function guest() {
   const wasm = new WebAssembly.Memory({ initial: 1 });

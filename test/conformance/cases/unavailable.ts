@@ -1,7 +1,7 @@
 // With Postgres out of reach: 503, never a half-answer, and liveness unaffected.
 import { describe, expect, it } from "vitest";
 import type { RuntimeName } from "../../../dev/launchers/index.ts";
-import { type Call, expectProblem, expectStatus, freshTenant } from "../client.ts";
+import { type Call, expectProblem, freshTenant } from "../client.ts";
 
 export function unavailableCases(call: Call, runtime: RuntimeName) {
   describe("database unreachable", () => {
