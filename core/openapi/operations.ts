@@ -43,6 +43,15 @@ const etag: HeaderSpec = {
   required: true,
 };
 const location: HeaderSpec = { description: "Where the new resource is.", schema: v.string(), required: true };
+/** What a write conditioned on If-Match can refuse with. */
+const conditionalWriteProblems = {
+  400: ["malformed_request"],
+  404: ["not_found"],
+  409: ["asset_locked"],
+  412: ["precondition_failed"],
+  428: ["precondition_required"],
+} satisfies OperationSpec["problems"];
+
 const ifMatch: HeaderSpec = { description: 'The ETag(s) the asset must have (strong comparison), or "*".' };
 const ifNoneMatch: HeaderSpec = { description: "ETag(s) the asset must not have; `*` on PUT creates." };
 
@@ -219,13 +228,7 @@ export const operations: Record<string, OperationSpec> = {
     path: assetPath,
     headers: { "if-match": { ...ifMatch, required: true } },
     responses: { 200: asset("Approved.") },
-    problems: {
-      400: ["malformed_request"],
-      404: ["not_found"],
-      409: ["asset_locked"],
-      412: ["precondition_failed"],
-      428: ["precondition_required"],
-    },
+    problems: conditionalWriteProblems,
   },
   "DELETE /v1/assets/:id": {
     summary: "Delete, If-Match required.",
@@ -233,13 +236,7 @@ export const operations: Record<string, OperationSpec> = {
     path: assetPath,
     headers: { "if-match": { ...ifMatch, required: true } },
     responses: { 204: written("Deleted.") },
-    problems: {
-      400: ["malformed_request"],
-      404: ["not_found"],
-      409: ["asset_locked"],
-      412: ["precondition_failed"],
-      428: ["precondition_required"],
-    },
+    problems: conditionalWriteProblems,
   },
 
   "POST /v1/documents": {

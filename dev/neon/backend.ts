@@ -123,7 +123,8 @@ export function beginStatement(options: BatchOptions): string {
   return parts.join(" ");
 }
 
-const ERROR_FIELDS = [
+/** The fields of a Postgres error, as Neon answers them (absent ones as null). */
+export const ERROR_FIELDS = [
   "code",
   "detail",
   "hint",

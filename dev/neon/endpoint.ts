@@ -7,6 +7,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import {
   type BatchOptions,
+  ERROR_FIELDS,
   type IsolationLevel,
   NotStartedError,
   PostgresError,
@@ -82,24 +83,6 @@ const ISOLATION_LEVELS: readonly IsolationLevel[] = [
   "RepeatableRead",
   "Serializable",
 ];
-const ERROR_KEYS = [
-  "code",
-  "detail",
-  "hint",
-  "position",
-  "internalPosition",
-  "internalQuery",
-  "severity",
-  "where",
-  "table",
-  "column",
-  "schema",
-  "dataType",
-  "constraint",
-  "file",
-  "line",
-  "routine",
-] as const;
 
 export async function startNeonEndpoint(options: NeonEndpointOptions): Promise<NeonEndpoint> {
   const { backend } = options;
@@ -379,7 +362,7 @@ function sendError(res: ServerResponse, error: unknown, headers: Record<string, 
           ? 503
           : 500;
   const body: Record<string, string | null> = { message: fields.message };
-  for (const key of ERROR_KEYS) body[key] = fields[key] ?? null;
+  for (const key of ERROR_FIELDS) body[key] = fields[key] ?? null;
   sendText(res, status, JSON.stringify(body), status === 405 ? { ...headers, Allow: "POST, OPTIONS" } : headers);
 }
 
