@@ -52,7 +52,7 @@ export type App = ReturnType<typeof createApp>;
  * The methods the API recognizes; on a route that does not serve one it answers 405 with `Allow`.
  * Any other method (PROPFIND, BREW…) no route implements: 501 (RFC 9110 §15.6.2).
  */
-export const RECOGNIZED_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
+const RECOGNIZED_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
 
 const recognizedMethodsOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (!(RECOGNIZED_METHODS as readonly string[]).includes(c.req.method)) {

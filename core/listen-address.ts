@@ -4,10 +4,10 @@
 import { SettingsError } from "./settings.ts";
 
 export const LISTEN_SETTING_NAMES = ["HOST", "PORT"] as const;
-export const DEFAULT_HOST = "0.0.0.0";
-export const DEFAULT_PORT = 8080;
+const DEFAULT_HOST = "0.0.0.0";
+const DEFAULT_PORT = 8080;
 
-export interface ListenAddress {
+interface ListenAddress {
   hostname: string;
   port: number;
 }

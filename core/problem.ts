@@ -61,7 +61,7 @@ export class ProblemError extends Error {
   }
 }
 
-export function problemBody(
+function problemBody(
   status: number,
   code: ProblemCode,
   detail?: string,

@@ -63,7 +63,7 @@ function parseDatabaseUrl(value: string | undefined): string | undefined {
   return url;
 }
 
-export function isPostgresUrl(value: string): boolean {
+function isPostgresUrl(value: string): boolean {
   return /^postgres(ql)?:\/\//.test(value) && parsesAsUrl(value) && new URL(value).hostname !== "";
 }
 

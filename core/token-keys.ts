@@ -13,7 +13,7 @@ import {
 import type { AuthSettings } from "./auth-settings.ts";
 
 /** What identity providers sign with: RSA, P-256 and Ed25519 (named EdDSA or Ed25519). */
-export const PUBLIC_KEY_ALGORITHMS = ["RS256", "ES256", "EdDSA", "Ed25519"];
+const PUBLIC_KEY_ALGORITHMS = ["RS256", "ES256", "EdDSA", "Ed25519"];
 
 export interface TokenKeyOptions {
   /** The `fetch` that loads AUTH_JWKS_URL (Fastly sends it through a named backend). */
@@ -24,10 +24,10 @@ export interface TokenKeyOptions {
   cooldownMs?: number;
 }
 
-export const DEFAULT_JWKS_CACHE_MAX_AGE_MS = 10 * 60_000;
-export const DEFAULT_JWKS_COOLDOWN_MS = 30_000;
+const DEFAULT_JWKS_CACHE_MAX_AGE_MS = 10 * 60_000;
+const DEFAULT_JWKS_COOLDOWN_MS = 30_000;
 
-export type VerifyToken = (token: string) => Promise<JWTPayload>;
+type VerifyToken = (token: string) => Promise<JWTPayload>;
 
 /** AUTH_JWKS_URL could not be fetched or read: nothing is known about the token either way. */
 export class KeysUnavailableError extends Error {

@@ -10,7 +10,7 @@ export const printable = (field: string) =>
   v.check((text: string) => !UNPRINTABLE.test(text), `${field} must not contain control characters`);
 
 /** Length in code points: what "characters" means to users, and what Postgres' char_length and JSON Schema's maxLength count. */
-export const codePointLength = (text: string) => {
+const codePointLength = (text: string) => {
   let length = 0;
   for (const _ of text) length++;
   return length;

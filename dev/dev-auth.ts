@@ -11,9 +11,9 @@ import { DEFAULT_ROLE_CLAIM, DEFAULT_TENANT_CLAIM } from "../core/auth-settings.
 import { misconfiguredLine } from "../core/misconfigured.ts";
 import { parseSettings, type RawSettings, SettingsError } from "../core/settings.ts";
 
-export const DEV_SECRET_PATH = fileURLToPath(new URL("../.data/dev-auth-secret", import.meta.url));
+const DEV_SECRET_PATH = fileURLToPath(new URL("../.data/dev-auth-secret", import.meta.url));
 
-export interface DevSecret {
+interface DevSecret {
   secret: string;
   /** Where it came from, for the start-up message (never the secret itself). */
   source: "AUTH_SECRET" | "created" | "file";
@@ -43,7 +43,7 @@ async function readKeptSecret(path: string): Promise<string | undefined> {
   return text.trim() || undefined;
 }
 
-export interface DevTokenRequest {
+interface DevTokenRequest {
   sub: string;
   tid: string;
   role?: string;

@@ -1,7 +1,7 @@
 import { createServer } from "node:net";
 
 /** The port is in use: found before any database is opened, so nothing is left half-started. */
-export class PortInUseError extends Error {
+class PortInUseError extends Error {
   constructor(
     readonly port: number,
     setting: string,

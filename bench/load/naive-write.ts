@@ -6,7 +6,7 @@
 import pg from "pg";
 import { percentile } from "../lib/stats.ts";
 
-export interface WriteFigures {
+interface WriteFigures {
   how: string;
   roundTrips: number;
   requests: number;
@@ -14,7 +14,7 @@ export interface WriteFigures {
   p95: number;
 }
 
-export interface NaiveWriteResult {
+interface NaiveWriteResult {
   naive: WriteFigures;
   oneStatement: WriteFigures;
 }

@@ -6,7 +6,7 @@ import { unlinkStaleness } from "../../test/links/cross-edge.ts";
 import { fixed, markdownTable, textTable } from "../lib/format.ts";
 import { percentile } from "../lib/stats.ts";
 
-export interface PairStaleness {
+interface PairStaleness {
   from: string;
   to: string;
   /** Milliseconds per sample. */

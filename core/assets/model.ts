@@ -3,7 +3,7 @@ import * as v from "valibot";
 import { maxCodePoints } from "../validation.ts";
 
 export const ASSET_ID_PATTERN = /^[A-Za-z0-9._~-]{1,128}$/;
-export const MAX_TEXT_LENGTH = 200;
+const MAX_TEXT_LENGTH = 200;
 
 export type AssetStatus = "draft" | "approved";
 

@@ -13,7 +13,7 @@ export interface Document {
   createdAt: string;
 }
 
-export interface NewDocument {
+interface NewDocument {
   tenantId: string;
   contractId: string;
   title: string | null;
@@ -21,12 +21,12 @@ export interface NewDocument {
   idempotency?: { key: string; fingerprint: string };
 }
 
-export type CreateResult =
+type CreateResult =
   | { outcome: "created" | "replayed"; document: Document }
   /** The key already names a request with another body; nothing was written. */
   | { outcome: "key_reused" };
 
-export interface DocumentPage {
+interface DocumentPage {
   items: Document[];
   next: number | null;
 }

@@ -14,8 +14,8 @@ import {
 } from "./idempotency.ts";
 import { createDocument, type Document, findDocument, listDocuments } from "./repository.ts";
 
-export const DEFAULT_PAGE_SIZE = 20;
-export const MAX_PAGE_SIZE = 100;
+const DEFAULT_PAGE_SIZE = 20;
+const MAX_PAGE_SIZE = 100;
 
 export const NewDocumentSchema = v.strictObject({
   contractId: v.pipe(v.string(), v.minLength(1), maxCodePoints(128), printable("contractId")),

@@ -55,7 +55,7 @@ function refuseContentEncoding(request: Request): void {
 }
 
 /** The media type without parameters, lower-cased ("" when absent). */
-export function mediaType(request: Request): string {
+function mediaType(request: Request): string {
   return (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
 }
 
@@ -67,7 +67,7 @@ export function requireMediaType(request: Request, accepted: readonly string[]):
   }
 }
 
-export interface ReadJsonOptions {
+interface ReadJsonOptions {
   /** Media types accepted besides application/json. */
   mediaTypes?: readonly string[];
   /** An absent (empty) body is read as this value instead of being refused. */

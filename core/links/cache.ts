@@ -17,7 +17,7 @@ import { type Link, type LinkTarget, sameTarget } from "./link.ts";
 
 export const DEFAULT_KV_TIMEOUT_MS = 1_000;
 
-export interface LinkCacheOptions {
+interface LinkCacheOptions {
   /** Every key, entry and listing of this cache belongs to this tenant. */
   tenantId: string;
   ttlSeconds: number;
@@ -35,13 +35,13 @@ export interface CacheEntry {
   readAt: number;
 }
 
-export type EntryRead =
+type EntryRead =
   | { state: "present"; entry: CacheEntry }
   | { state: "absent" }
   | { state: "unreadable" }
   | { state: "failed" };
 
-export type Attempt<T> = { ok: true; value: T } | { ok: false };
+type Attempt<T> = { ok: true; value: T } | { ok: false };
 
 const EntrySchema = v.object({
   tenantId: v.string(),

@@ -12,7 +12,7 @@ export interface LinkChange extends LinkTarget {
 export type FeedCursor = string;
 export const FEED_START: FeedCursor = "0:0";
 
-export interface ChangePage {
+interface ChangePage {
   changes: LinkChange[];
   /** Where the next read starts: past these changes and, once caught up, at the horizon. */
   next: FeedCursor;
@@ -39,7 +39,7 @@ SELECT count(*)::int AS pruned FROM pruned`;
 
 const CURSOR = /^(\d+):(\d+)$/;
 
-export function parseCursor(text: string | null | undefined): { txid: bigint; id: bigint } {
+function parseCursor(text: string | null | undefined): { txid: bigint; id: bigint } {
   const match = text?.match(CURSOR);
   return match ? { txid: BigInt(match[1]!), id: BigInt(match[2]!) } : { txid: 0n, id: 0n };
 }

@@ -22,8 +22,8 @@ export interface LinkTarget {
   externalAccountId: string;
 }
 
-export const MAX_EXTERNAL_ACCOUNT_ID_LENGTH = 256;
-export const MAX_DISPLAY_NAME_LENGTH = 200;
+const MAX_EXTERNAL_ACCOUNT_ID_LENGTH = 256;
+const MAX_DISPLAY_NAME_LENGTH = 200;
 
 // Checked before lower-casing, so only ASCII qualifies: "\u212A" (Kelvin sign) lower-cases to
 // "k" and must not become a second spelling of a provider.

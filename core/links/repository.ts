@@ -15,12 +15,12 @@ export interface NewLink extends LinkTarget {
 
 export type LinkConflictCode = "external_account_already_linked" | "provider_already_linked";
 
-export type LinkResult =
+type LinkResult =
   | { outcome: "created" | "existing"; link: Link }
   | { outcome: "conflict"; code: LinkConflictCode };
 
 /** The index names are part of the schema's contract; a 23505 on any other one is a bug. */
-export const CONFLICTS_BY_INDEX: Readonly<Record<string, LinkConflictCode>> = {
+const CONFLICTS_BY_INDEX: Readonly<Record<string, LinkConflictCode>> = {
   linked_external_accounts_external_account_key: "external_account_already_linked",
   linked_external_accounts_user_provider_key: "provider_already_linked",
 };
@@ -140,7 +140,7 @@ export async function unlinkAccount(sql: Sql, tenantId: string, target: LinkTarg
   return rows.length > 0;
 }
 
-export interface LinkPage {
+interface LinkPage {
   links: Link[];
   /** Where the next page starts; undefined after the last one. */
   next: string | undefined;

@@ -19,7 +19,7 @@ export interface ResyncCounts {
   failed: number;
 }
 
-export interface ResyncOptions {
+interface ResyncOptions {
   batchSize?: number;
   now?: () => number;
 }

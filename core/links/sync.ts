@@ -17,17 +17,17 @@ import { findLinksAcrossTenants } from "./repository.ts";
 
 /** Outside `links/v2/`, so no listing of cached links ever sees them. */
 export const SYNC_CURSOR_KEY = "links/sync/cursor";
-export const SYNC_LEASE_KEY = "links/sync/lease";
+const SYNC_LEASE_KEY = "links/sync/lease";
 
-export const DEFAULT_SYNC_BATCH_SIZE = 100;
-export const DEFAULT_SYNC_MAX_BATCHES = 10;
+const DEFAULT_SYNC_BATCH_SIZE = 100;
+const DEFAULT_SYNC_MAX_BATCHES = 10;
 /** The feed keeps changes at least this long (or the cache lifetime, when longer). */
-export const MIN_CHANGE_RETENTION_SECONDS = 3600;
+const MIN_CHANGE_RETENTION_SECONDS = 3600;
 /** A lost cursor restarts the drain at the feed's start: harmless, only deletes are replayed. */
 const CURSOR_TTL_SECONDS = 7 * 24 * 3600;
 const LEASE_TTL_SECONDS = 60; // the store's floor; the lease's own time is in its value
 
-export interface DrainReport {
+interface DrainReport {
   /** Changes read from the feed and applied. */
   changes: number;
   /** KV entries deleted, per tenant. */
@@ -38,7 +38,7 @@ export interface DrainReport {
   failed: boolean;
 }
 
-export interface DrainOptions {
+interface DrainOptions {
   batchSize?: number;
   maxBatches?: number;
   retentionSeconds: number;
@@ -111,14 +111,14 @@ async function prune(sql: Sql, retentionSeconds: number, logger: Logger) {
   }
 }
 
-export interface LinkSyncDeps {
+interface LinkSyncDeps {
   sql: Sql;
   kv: KvCache;
   settings: Pick<Settings, "linkCacheTtlSeconds" | "linkSyncIntervalSeconds">;
   logger?: Logger;
 }
 
-export interface LinkSyncOptions {
+interface LinkSyncOptions {
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
   batchSize?: number;

@@ -6,7 +6,7 @@ import { PROBLEM_CONTENT_TYPE, type ProblemCode, problemTitles } from "../proble
 import { type HeaderSpec, type OperationSpec, operations } from "./operations.ts";
 import { namedSchemas } from "./schemas.ts";
 
-export interface Route {
+interface Route {
   method: string;
   path: string;
 }

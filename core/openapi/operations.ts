@@ -16,7 +16,7 @@ export interface HeaderSpec {
   required?: boolean;
 }
 
-export interface ResponseSpec {
+interface ResponseSpec {
   description: string;
   /** A schema of `components.schemas`; none: the response has no body. */
   body?: SchemaName;

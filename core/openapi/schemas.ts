@@ -7,7 +7,7 @@ import { problemCodes } from "../problem.ts";
 const timestamp = v.pipe(v.string(), v.isoTimestamp());
 const count = v.pipe(v.number(), v.integer(), v.minValue(0));
 
-export const ProblemSchema = v.object({
+const ProblemSchema = v.object({
   type: v.string(),
   title: v.string(),
   status: v.pipe(v.number(), v.integer(), v.minValue(400), v.maxValue(599)),
@@ -17,10 +17,10 @@ export const ProblemSchema = v.object({
   errors: v.optional(v.array(v.strictObject({ field: v.string(), message: v.string() }))),
 });
 
-export const HealthSchema = v.strictObject({ status: v.literal("ok"), runtime: v.string() });
-export const ReadySchema = v.strictObject({ status: v.literal("ready"), runtime: v.string() });
+const HealthSchema = v.strictObject({ status: v.literal("ok"), runtime: v.string() });
+const ReadySchema = v.strictObject({ status: v.literal("ready"), runtime: v.string() });
 
-export const LinkSchema = v.strictObject({
+const LinkSchema = v.strictObject({
   provider: v.string(),
   externalAccountId: v.string(),
   userId: v.string(),
@@ -28,13 +28,13 @@ export const LinkSchema = v.strictObject({
   linkedAt: timestamp,
 });
 
-export const LinkListSchema = v.strictObject({ items: v.array(LinkSchema) });
+const LinkListSchema = v.strictObject({ items: v.array(LinkSchema) });
 
-export const ResyncCountsSchema = v.strictObject({ written: count, removed: count, unchanged: count, failed: count });
+const ResyncCountsSchema = v.strictObject({ written: count, removed: count, unchanged: count, failed: count });
 
-export const LinkSyncReportSchema = v.strictObject({ removed: count, caughtUp: v.boolean() });
+const LinkSyncReportSchema = v.strictObject({ removed: count, caughtUp: v.boolean() });
 
-export const AssetSchema = v.strictObject({
+const AssetSchema = v.strictObject({
   id: v.pipe(v.string(), v.regex(ASSET_ID_PATTERN)),
   name: v.string(),
   material: v.string(),
@@ -42,7 +42,7 @@ export const AssetSchema = v.strictObject({
   updatedAt: timestamp,
 });
 
-export const ImportResultsSchema = v.strictObject({
+const ImportResultsSchema = v.strictObject({
   results: v.array(
     v.strictObject({
       line: v.pipe(v.number(), v.integer(), v.minValue(1)),
@@ -56,7 +56,7 @@ export const ImportResultsSchema = v.strictObject({
   ),
 });
 
-export const DocumentSchema = v.strictObject({
+const DocumentSchema = v.strictObject({
   id: v.string(),
   tenantId: v.string(),
   docNumber: v.pipe(v.number(), v.integer(), v.minValue(1)),
@@ -65,12 +65,12 @@ export const DocumentSchema = v.strictObject({
   createdAt: timestamp,
 });
 
-export const DocumentPageSchema = v.strictObject({
+const DocumentPageSchema = v.strictObject({
   items: v.array(DocumentSchema),
   next: v.nullable(v.pipe(v.number(), v.integer(), v.minValue(1))),
 });
 
-export const OpenApiDocumentSchema = v.looseObject({ openapi: v.literal("3.1.0"), paths: v.looseObject({}) });
+const OpenApiDocumentSchema = v.looseObject({ openapi: v.literal("3.1.0"), paths: v.looseObject({}) });
 
 /** The named schemas of `components.schemas`, referred to by name from the operations. */
 export const namedSchemas = {

@@ -9,7 +9,7 @@ export interface SqlStatement {
   params?: readonly unknown[];
 }
 
-export type IsolationLevel = "ReadUncommitted" | "ReadCommitted" | "RepeatableRead" | "Serializable";
+type IsolationLevel = "ReadUncommitted" | "ReadCommitted" | "RepeatableRead" | "Serializable";
 
 export interface TransactionOptions {
   isolationLevel?: IsolationLevel;
@@ -22,7 +22,7 @@ export interface Sql {
   transaction(statements: readonly SqlStatement[], options?: TransactionOptions): Promise<Row[][]>;
 }
 
-export interface DatabaseErrorFields {
+interface DatabaseErrorFields {
   code: string;
   constraint?: string;
   detail?: string;
@@ -65,7 +65,7 @@ export class DatabaseOutcomeUnknownError extends Error {
   }
 }
 
-export const UNIQUE_VIOLATION = "23505";
+const UNIQUE_VIOLATION = "23505";
 
 export function isUniqueViolation(error: unknown, constraint?: string): error is DatabaseError {
   return (

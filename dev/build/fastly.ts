@@ -18,14 +18,14 @@ const SOURCE_FILES = ["package-lock.json"];
 const STALE_LOCK_MS = 5 * 60_000;
 
 /** One wasm this project compiles: its entry, where it goes, and the folders it is built from. */
-export interface WasmTarget {
+interface WasmTarget {
   entry: string;
   wasmPath: string;
   sourceDirs: string[];
 }
 
 /** The service: core, the Fastly entry, the KV stores and the Neon port. */
-export const SERVICE_WASM: WasmTarget = {
+const SERVICE_WASM: WasmTarget = {
   entry: join(ROOT, "edge", "fastly", "index.ts"),
   wasmPath: join(ROOT, "bin", "main.wasm"),
   sourceDirs: ["core", "edge/fastly", "edge/kv", "edge/neon"],
@@ -51,7 +51,7 @@ export async function ensureFastlyWasm(target: WasmTarget = SERVICE_WASM): Promi
   return target.wasmPath;
 }
 
-export interface FastlyBuildReport {
+interface FastlyBuildReport {
   wasmBytes: number;
   /** The engine's and the service's compiled code (the wasm code section). */
   codeBytes: number;
@@ -62,7 +62,7 @@ export interface FastlyBuildReport {
   inputByPackage: Record<string, number>;
 }
 
-export async function buildFastlyWasm(hash?: string, target: WasmTarget = SERVICE_WASM): Promise<FastlyBuildReport> {
+async function buildFastlyWasm(hash?: string, target: WasmTarget = SERVICE_WASM): Promise<FastlyBuildReport> {
   const stamp = hash ?? (await sourcesHash(target));
   await mkdir(join(ROOT, "bin"), { recursive: true });
   // Written aside and renamed, so no reader ever sees half a wasm.

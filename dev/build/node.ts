@@ -4,8 +4,8 @@
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
-export const NODE_ENTRY = fileURLToPath(new URL("../../edge/node/index.ts", import.meta.url));
-export const NODE_OUTFILE = fileURLToPath(new URL("../../dist/node/index.js", import.meta.url));
+const NODE_ENTRY = fileURLToPath(new URL("../../edge/node/index.ts", import.meta.url));
+const NODE_OUTFILE = fileURLToPath(new URL("../../dist/node/index.js", import.meta.url));
 
 export async function buildNodeServer(outfile = NODE_OUTFILE): Promise<string> {
   await build({

@@ -9,7 +9,7 @@ import { listen } from "../../edge/node/server.ts";
 import type { RuntimeName } from "../launchers/index.ts";
 import { kvBaselineHandler } from "./handler.ts";
 
-export interface RunningBaseline {
+interface RunningBaseline {
   url: string;
   close(): Promise<void>;
 }

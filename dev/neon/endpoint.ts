@@ -18,7 +18,7 @@ import {
 } from "./backend.ts";
 import { pgTextToJson } from "./json-values.ts";
 
-export interface NeonEndpointOptions {
+interface NeonEndpointOptions {
   backend: SqlBackend;
   /** 0 (default) picks a free port. */
   port?: number;

@@ -13,7 +13,7 @@ import {
   toPostgresError,
 } from "./backend.ts";
 
-export interface PgBackendOptions {
+interface PgBackendOptions {
   /** Most connections held at once (default 20): bounds what a load test can do to PostgreSQL. */
   max?: number;
   /**

@@ -18,7 +18,7 @@ import {
   toPostgresError,
 } from "./backend.ts";
 
-export interface PgliteBackend extends SqlBackend {
+interface PgliteBackend extends SqlBackend {
   /**
    * From now on requests run as `role` (SET SESSION AUTHORIZATION after every reset), so a
    * statement needing a superuser is refused as on Neon. PGlite is one superuser session: a

@@ -39,7 +39,7 @@ export function waitForBackend(ctx: GuestContext, pendingHandle: number, errorDe
   return [response, ctx.handles.add(new Body(body))];
 }
 
-export function toBackend(
+function toBackend(
   backend: BackendConfig,
   method: string,
   uri: string,

@@ -26,7 +26,7 @@ export interface DownstreamRequest {
   body: Uint8Array;
 }
 
-export interface GuestOutcome {
+interface GuestOutcome {
   exitCode: number | undefined;
   error: string | undefined;
 }
@@ -149,7 +149,7 @@ class ResettableInstance {
   }
 }
 
-export interface PreparedGuest {
+interface PreparedGuest {
   /** Runs the request in this instance; call once. */
   run(request: DownstreamRequest): GuestOutcome;
 }

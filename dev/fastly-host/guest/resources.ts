@@ -58,33 +58,33 @@ export class Body {
   }
 }
 
-export interface RequestParts {
+interface RequestParts {
   kind: "request";
   method: string;
   uri: string;
   headers: HeaderList;
 }
 
-export interface ResponseParts {
+interface ResponseParts {
   kind: "response";
   status: number;
   headers: HeaderList;
 }
 
 /** A backend request under way; `rpc` is the main thread's request id. */
-export interface PendingRequest {
+interface PendingRequest {
   kind: "pending-request";
   rpc: number;
 }
 
 /** KV operations complete when issued (as in Viceroy); the handle carries the outcome. */
-export type KvPending =
+type KvPending =
   | { kind: "kv-lookup"; entry: KvEntry | null }
   | { kind: "kv-insert"; code: number }
   | { kind: "kv-delete"; code: number }
   | { kind: "kv-list"; listing: string | undefined; code: number };
 
-export type Resource =
+type Resource =
   | Body
   | RequestParts
   | ResponseParts
