@@ -15,9 +15,7 @@ export interface NewLink extends LinkTarget {
 
 export type LinkConflictCode = "external_account_already_linked" | "provider_already_linked";
 
-type LinkResult =
-  | { outcome: "created" | "existing"; link: Link }
-  | { outcome: "conflict"; code: LinkConflictCode };
+type LinkResult = { outcome: "created" | "existing"; link: Link } | { outcome: "conflict"; code: LinkConflictCode };
 
 /** The index names are part of the schema's contract; a 23505 on any other one is a bug. */
 const CONFLICTS_BY_INDEX: Readonly<Record<string, LinkConflictCode>> = {

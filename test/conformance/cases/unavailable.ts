@@ -12,17 +12,26 @@ export function unavailableCases(call: Call, runtime: RuntimeName) {
       expect(Number(notReady.headers.get("retry-after"))).toBeGreaterThan(0);
     });
 
-    it("reads and writes answer 503 database_unavailable with Retry-After", async () => {
+    it("reads answer 503 database_unavailable with Retry-After; writes never claim more than is known", async () => {
       const as = { sub: "alice", tid: freshTenant() };
-      const answers = [
+      const read = await call("GET", "/v1/links/github/unreachable?consistency=strong", { as });
+      expectProblem(read, 503, "database_unavailable");
+      expect(Number(read.headers.get("retry-after"))).toBeGreaterThan(0);
+      const writes = [
         await call("POST", "/v1/documents", { as, body: { contractId: "c" } }),
         await call("PUT", "/v1/links/github/unreachable", { as }),
-        await call("GET", "/v1/links/github/unreachable?consistency=strong", { as }),
         await call("POST", "/v1/assets", { as, body: { name: "Chair", material: "oak" } }),
       ];
-      for (const answer of answers) {
-        expectProblem(answer, 503, "database_unavailable");
-        expect(Number(answer.headers.get("retry-after"))).toBeGreaterThan(0);
+      for (const answer of writes) {
+        if (runtime === "cloudflare") {
+          // workerd reports a refused connection as "Network connection lost", the same words as a
+          // connection lost after the request went out: a write cannot be called unwritten.
+          expectProblem(answer, 504, "database_outcome_unknown");
+          expect(answer.headers.get("retry-after")).toBeNull();
+        } else {
+          expectProblem(answer, 503, "database_unavailable");
+          expect(Number(answer.headers.get("retry-after"))).toBeGreaterThan(0);
+        }
       }
     });
 
