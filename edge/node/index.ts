@@ -1,7 +1,7 @@
 // The Node production entry: `npm run build:node`, then `node dist/node/index.js`. process.env →
-// settings → ports → the core app, served on HOST:PORT (every interface, 8080 by default) with an
-// in-process memory cache (edge/node/service.ts). SIGTERM (and Ctrl-C) stop accepting, let in-flight requests finish,
-// then exit; an unusable setting stops it at start with one line naming the setting.
+// the Node service (edge/node/service.ts) on HOST:PORT (every interface, 8080 by default).
+// SIGTERM (and Ctrl-C) stop accepting, let in-flight requests finish, then exit; an unusable
+// setting stops it at start with one line naming the setting.
 import { listenAddress } from "../../core/listen-address.ts";
 import { consoleLogger } from "../../core/log.ts";
 import { misconfiguredLine } from "../../core/misconfigured.ts";
