@@ -17,6 +17,7 @@ import { createFastlyKv } from "../kv/fastly-kv.ts";
 import { neonSqlFromSettings } from "../neon/neon-sql.ts";
 import { installAbortSignal } from "./abort-signal.ts";
 import { CONFIG_STORE, JWKS_BACKEND, KV_STORE, NEON_BACKEND, SECRET_STORE } from "./bindings.ts";
+import { installEd25519 } from "./ed25519.ts";
 import { lateBoundDeps } from "./late-deps.ts";
 import { fetchThroughBackend } from "./neon-fetch.ts";
 import { readFastlySettings, requireNeonEndpoint } from "./settings.ts";
@@ -24,6 +25,7 @@ import { readFastlySettings, requireNeonEndpoint } from "./settings.ts";
 // No request may leave for a backend that is not declared on the service.
 enforceExplicitBackends();
 installAbortSignal();
+installEd25519();
 
 // Built at the top level, which the build snapshots: every fresh instance starts with the routes,
 // the schemas and the router ready. Stores can only be opened while a request runs, so what
