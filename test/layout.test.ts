@@ -1,7 +1,7 @@
 // The layout's directions, enforced: what ships (core/, edge/) never reaches into what only runs
 // it here (dev/, test/, bench/), and core/ stays Web-standard and runtime-blind.
 //
-// The rules, exactly (source = a .ts file that is not a test, *.test.ts or *.deno-test.ts):
+// The rules, exactly (source = a .ts file that is not a test, *.test.ts or *.test.deno.ts):
 // 1. A core/ source imports only core/ files and the runtime dependencies of package.json,
 //    never a driver or server; it uses no Node, Deno or Fastly API and names no runtime in code.
 // 2. An edge/ source imports only core/ and edge/ files, runtime dependencies and runtime
@@ -25,7 +25,7 @@ const EDGE_ONLY_DEPENDENCIES = ["@hono/node-server", "@neondatabase/serverless"]
 const PORT_ADAPTER_DIRS = ["kv", "neon"];
 const RUNTIME_ROOT_FILES = ["index.ts", "server.ts", "settings.ts", "bindings.ts"];
 
-const isTest = (file: string) => /\.(test|deno-test)\.ts$/.test(file);
+const isTest = (file: string) => /\.(test|test\.deno)\.ts$/.test(file);
 const isSource = (file: string) => file.endsWith(".ts") && !file.endsWith(".d.ts") && !isTest(file);
 
 function filesUnder(dir: string): string[] {

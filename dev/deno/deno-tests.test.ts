@@ -18,7 +18,7 @@ function run(command: string, args: string[]): Promise<{ code: number | null; ou
 
 describe("Deno-only tests under deno test", () => {
   it("finds the Deno KV adapter's tests", () => {
-    expect(denoTestFiles()).toContain("edge/kv/deno-kv.deno-test.ts");
+    expect(denoTestFiles()).toContain("edge/kv/deno-kv.test.deno.ts");
   });
 
   it("passes every file, the whole KV contract included", async () => {

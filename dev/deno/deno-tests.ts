@@ -1,4 +1,4 @@
-// What `deno test` runs: the tests written for Deno alone (`*.deno-test.ts`, e.g. the Deno KV
+// What `deno test` runs: the tests written for Deno alone (`*.test.deno.ts`, e.g. the Deno KV
 // adapter against real Deno KV), in the real binary, with native `Deno.test` and node:assert.
 // Core itself runs on Deno through the conformance suite (test/conformance/deno.test.ts).
 import { spawnSync } from "node:child_process";
@@ -17,7 +17,7 @@ function filesEndingWith(dir: string, suffix: string): string[] {
 
 /** Project-relative paths of the edge's Deno-only tests, sorted. */
 export function denoTestFiles(): string[] {
-  return filesEndingWith(join(PROJECT_ROOT, "edge"), ".deno-test.ts")
+  return filesEndingWith(join(PROJECT_ROOT, "edge"), ".test.deno.ts")
     .map((file) => relative(PROJECT_ROOT, file))
     .sort();
 }
