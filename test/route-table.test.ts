@@ -1,22 +1,10 @@
 // The route table (test/support/routes.ts) is the app's route list: a route added to the app
 // without an entry fails here, and with it every cross-cutting suite covers the route.
 import { describe, expect, it } from "vitest";
-import { createApp } from "../core/app.ts";
-import { parseSettings } from "../core/settings.ts";
-import { createMemoryKv } from "../edge/kv/memory.ts";
+import { appWithoutDatabase } from "./support/app-without-database.ts";
 import { appRouteKeys, parametersOf, ROUTES, routes } from "./support/routes.ts";
-import { TEST_AUTH_SECRET } from "./support/tokens.ts";
 
-const unusedSql = {
-  query: () => Promise.reject(new Error("no database in this test")),
-  transaction: () => Promise.reject(new Error("no database in this test")),
-};
-const app = createApp({
-  sql: unusedSql,
-  kv: createMemoryKv(),
-  settings: parseSettings({ AUTH_SECRET: TEST_AUTH_SECRET }),
-  runtime: "test",
-});
+const app = appWithoutDatabase();
 
 describe("the route table", () => {
   it("lists exactly the app's routes", () => {
@@ -31,12 +19,7 @@ describe("the route table", () => {
   });
 
   it("sees a route the table lacks", () => {
-    const grown = createApp({
-      sql: unusedSql,
-      kv: createMemoryKv(),
-      settings: parseSettings({ AUTH_SECRET: TEST_AUTH_SECRET }),
-      runtime: "test",
-    });
+    const grown = appWithoutDatabase();
     grown.get("/v1/new-capability", (c) => c.text("new"));
     expect(appRouteKeys(grown)).toContain("GET /v1/new-capability");
     expect(Object.keys(ROUTES)).not.toContain("GET /v1/new-capability");

@@ -1,21 +1,10 @@
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
-import { createMemoryKv } from "../../edge/kv/memory.ts";
-import { TEST_AUTH_SECRET } from "../../test/support/tokens.ts";
-import { createApp } from "../app.ts";
-import { silentLogger } from "../log.ts";
-import type { Sql } from "../ports/sql.ts";
-import { parseSettings } from "../settings.ts";
+import { appWithoutDatabase } from "../../test/support/app-without-database.ts";
 import { openApiDocument, openApiPath, routeKey, servedRoutes } from "./document.ts";
 import { operations } from "./operations.ts";
 
-const app = createApp({
-  sql: {} as Sql,
-  kv: createMemoryKv(),
-  settings: parseSettings({ AUTH_SECRET: TEST_AUTH_SECRET }),
-  runtime: "node",
-  logger: silentLogger,
-});
+const app = appWithoutDatabase();
 
 const documentedOperations = (document: ReturnType<typeof openApiDocument>) =>
   Object.entries(document.paths).flatMap(([path, item]) =>

@@ -77,7 +77,8 @@ export function spawnDenoServer(args: string[], env: Record<string, string>) {
   });
 }
 
-function listeningUrl(line: string): string | undefined {
+/** The URL in the entry's "listening" line (edge/deno/index.ts prints it), or undefined. */
+export function listeningUrl(line: string): string | undefined {
   try {
     const event = JSON.parse(line) as { event?: string; url?: string };
     return event.event === "listening" ? event.url : undefined;

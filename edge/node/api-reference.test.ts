@@ -1,20 +1,9 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { createApp } from "../../core/app.ts";
-import { silentLogger } from "../../core/log.ts";
-import type { Sql } from "../../core/ports/sql.ts";
-import { parseSettings } from "../../core/settings.ts";
-import { TEST_AUTH_SECRET } from "../../test/support/tokens.ts";
-import { createMemoryKv } from "../kv/memory.ts";
+import { appWithoutDatabase } from "../../test/support/app-without-database.ts";
 import { apiReferenceEnabled, withApiReference } from "./api-reference.ts";
 import { listen, type RunningServer } from "./server.ts";
 
-const app = createApp({
-  sql: {} as Sql,
-  kv: createMemoryKv(),
-  settings: parseSettings({ AUTH_SECRET: TEST_AUTH_SECRET }),
-  runtime: "node",
-  logger: silentLogger,
-});
+const app = appWithoutDatabase();
 
 describe("the API reference at /docs", () => {
   const servers: RunningServer[] = [];

@@ -1,20 +1,10 @@
 // The checker the conformance suite runs on every answer must catch what it is there to catch.
+
 import { describe, expect, it } from "vitest";
-import { createApp } from "../../core/app.ts";
-import { silentLogger } from "../../core/log.ts";
-import type { Sql } from "../../core/ports/sql.ts";
-import { parseSettings } from "../../core/settings.ts";
-import { createMemoryKv } from "../../edge/kv/memory.ts";
-import { TEST_AUTH_SECRET } from "../support/tokens.ts";
+import { appWithoutDatabase } from "../support/app-without-database.ts";
 import { type Exchange, type OpenApi, violations } from "./openapi-check.ts";
 
-const app = createApp({
-  sql: {} as Sql,
-  kv: createMemoryKv(),
-  settings: parseSettings({ AUTH_SECRET: TEST_AUTH_SECRET }),
-  runtime: "node",
-  logger: silentLogger,
-});
+const app = appWithoutDatabase();
 const document = (await (await app.request("/openapi.json")).json()) as OpenApi;
 
 const problem = (status: number, code: string, headers: Record<string, string> = {}) => ({

@@ -1,6 +1,7 @@
 // Deployed entries run as their own processes here, started the way a platform starts them.
 import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
+import { listeningUrl } from "../../dev/launchers/deno.ts";
 
 export interface ServerProcess {
   child: ChildProcess;
@@ -76,17 +77,8 @@ export function runToExit(command: string, args: string[], env: Record<string, s
 function baseEnv(): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(process.env)) {
-    if (value !== undefined && !/^(AUTH_|DATABASE_URL|NEON_|LINK_CACHE|HOST$|PORT$)/.test(name)) env[name] = value;
+    if (value !== undefined && !/^(AUTH_|DATABASE_URL|NEON_|LINK_|HOST$|PORT$)/.test(name)) env[name] = value;
   }
   env.NO_COLOR = "1";
   return env;
-}
-
-function listeningUrl(line: string): string | undefined {
-  try {
-    const event = JSON.parse(line) as { event?: string; url?: string };
-    return event.event === "listening" ? event.url : undefined;
-  } catch {
-    return undefined;
-  }
 }
