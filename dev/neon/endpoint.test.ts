@@ -1,7 +1,9 @@
 // The local endpoint seen through the REAL Neon driver, once over PGlite and once over PostgreSQL:
 // whatever the driver gets here is what it would get from Neon.
-import { NeonDbError, type NeonQueryFunction, neon, neonConfig } from "@neondatabase/serverless";
+
+import { type NeonQueryFunction, neon, neonConfig } from "@neondatabase/serverless";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { neonFailure } from "../../test/support/neon-failure.ts";
 import { createTestDatabase, describeWithPostgres } from "../../test/support/postgres.ts";
 import type { SqlBackend } from "./backend.ts";
 import { type NeonEndpoint, startNeonEndpoint } from "./endpoint.ts";
@@ -52,16 +54,6 @@ const echoBackend: SqlBackend = {
   exec: async () => {},
   close: async () => {},
 };
-
-/** The rejection of `promise` (fails the test if it resolves). */
-async function failure(promise: Promise<unknown>): Promise<NeonDbError> {
-  const outcome = await promise.then(
-    () => new Error("expected a rejection"),
-    (error: unknown) => error,
-  );
-  if (!(outcome instanceof NeonDbError)) throw outcome;
-  return outcome;
-}
 
 async function post(url: string, body: string, headers: Record<string, string> = {}) {
   const res = await fetch(url, {
@@ -125,7 +117,7 @@ function endpointSuite(host: string, open: Open) {
 
     it("reports a unique violation as NeonDbError 23505 with the constraint name", async () => {
       await sql`INSERT INTO people VALUES (2, 'dup@example.com')`;
-      const error = await failure(sql`INSERT INTO people VALUES (3, 'dup@example.com')`);
+      const error = await neonFailure(sql`INSERT INTO people VALUES (3, 'dup@example.com')`);
       expect(error).toMatchObject({
         code: "23505",
         constraint: "people_email_key",
@@ -136,13 +128,13 @@ function endpointSuite(host: string, open: Open) {
     });
 
     it("refuses multi-statement text with 42601, as Neon does", async () => {
-      const error = await failure(sql.query("SELECT 1; DELETE FROM people"));
+      const error = await neonFailure(sql.query("SELECT 1; DELETE FROM people"));
       expect(error.code).toBe("42601");
       expect(await sql`SELECT count(*)::int AS n FROM people`).not.toEqual([{ n: 0 }]);
     });
 
     it("runs a transaction all or nothing", async () => {
-      const error = await failure(
+      const error = await neonFailure(
         sql.transaction([
           sql`INSERT INTO people VALUES (10, 'ten@example.com')`,
           sql`INSERT INTO people VALUES (11, 'dup@example.com')`,
@@ -162,7 +154,7 @@ function endpointSuite(host: string, open: Open) {
       expect(serializable).toEqual([[{ level: "serializable" }]]);
       const fallback = await sql.transaction([sql`SELECT current_setting('transaction_isolation') AS level`]);
       expect(fallback).toEqual([[{ level: "read committed" }]]);
-      const error = await failure(sql.transaction([sql`INSERT INTO notes VALUES ('ro')`], { readOnly: true }));
+      const error = await neonFailure(sql.transaction([sql`INSERT INTO notes VALUES ('ro')`], { readOnly: true }));
       expect(error.code).toBe("25006"); // read_only_sql_transaction
     });
 
@@ -193,7 +185,7 @@ function endpointSuite(host: string, open: Open) {
     });
 
     it("answers a malformed body with a 400 the driver throws on", async () => {
-      const error = await failure(sql.query("SELECT 1", [], { fetchOptions: { body: "{not json" } }));
+      const error = await neonFailure(sql.query("SELECT 1", [], { fetchOptions: { body: "{not json" } }));
       expect(error.message).toMatch(/could not parse the HTTP request body/);
       expect((await post(endpoint.url, '{"nope": 1}')).status).toBe(400);
       expect((await post(endpoint.url, '{"query": "SELECT 1", "params": "x"}')).status).toBe(400);
@@ -224,7 +216,7 @@ function endpointSuite(host: string, open: Open) {
     // 503: nothing was started, so nothing was written.
     it("answers 503, not a hang, once the backend is closed", async () => {
       await opened.backend.close();
-      const error = await failure(sql`SELECT 1`);
+      const error = await neonFailure(sql`SELECT 1`);
       expect(error.message).toMatch(/HTTP status 503.*closed/);
       expect(error.code).toBeUndefined();
     });
@@ -240,7 +232,7 @@ describe("Neon endpoint limits", () => {
     const endpoint = await startNeonEndpoint({ backend });
     endpoints.set("unreachable.test", endpoint.url);
     try {
-      const error = await failure(neon("postgres://u:pw@unreachable.test/db")`SELECT 1`);
+      const error = await neonFailure(neon("postgres://u:pw@unreachable.test/db")`SELECT 1`);
       expect(error.message).toMatch(/HTTP status 503.*could not connect/);
     } finally {
       await endpoint.close();

@@ -3,12 +3,14 @@
 // 10 MiB are refused (507), the connection string's password, role and database are checked,
 // requests run without superuser rights, only this machine's names and allowed origins get in,
 // an abandoned request does not run on, a busy pool queues, and an outage heals by itself.
+
 import { request as httpRequest } from "node:http";
-import { NeonDbError, type NeonQueryFunction, neon } from "@neondatabase/serverless";
+import { type NeonQueryFunction, neon } from "@neondatabase/serverless";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LocalStack, type LocalStackOptions, startLocalStack } from "../../dev/stack.ts";
 import { createNeonSql } from "../../edge/neon/neon-sql.ts";
+import { neonFailure } from "../support/neon-failure.ts";
 import { createTestDatabase, describeWithPostgres, type TestDatabase } from "../support/postgres.ts";
 import { startTcpProxy, type TcpProxy } from "./tcp-proxy.ts";
 
@@ -22,15 +24,6 @@ function driverFor(stack: LocalStack, databaseUrl = stack.databaseUrl): Driver {
 
 const one = async (sql: Driver, text: string, params: unknown[] = []) =>
   ((await sql.query(text, params)) as unknown[][])[0]?.[0];
-
-async function failure(promise: Promise<unknown>): Promise<NeonDbError> {
-  const outcome = await promise.then(
-    () => new Error("expected a rejection"),
-    (error: unknown) => error,
-  );
-  if (!(outcome instanceof NeonDbError)) throw outcome;
-  return outcome;
-}
 
 interface Opened {
   stack: LocalStack;
@@ -102,7 +95,7 @@ function fidelitySuite(backend: "pglite" | "postgres") {
         "DROP TABLE documents",
         "ALTER SYSTEM SET work_mem = '1GB'",
       ]) {
-        const error = await failure(sql.query(statement));
+        const error = await neonFailure(sql.query(statement));
         expect(error.code, statement).toBe("42501");
       }
       // …while the app's own work is allowed.
@@ -115,13 +108,13 @@ function fidelitySuite(backend: "pglite" | "postgres") {
       "  /* leading comment */ copy documents TO STDOUT",
       "-- a line comment\nCOPY document_sequences FROM STDIN WITH (FORMAT csv)",
     ])("refuses %j with 400 and keeps serving", async (statement) => {
-      const error = await failure(sql.query(statement));
+      const error = await neonFailure(sql.query(statement));
       expect(error).toMatchObject({ code: "0A000", message: "COPY is not supported over HTTP" });
       expect(await one(sql, "SELECT 1")).toBe(1);
     });
 
     it("refuses an answer over 10 MiB with 507, as Neon does, and keeps serving", async () => {
-      const error = await failure(sql.query("SELECT repeat('x', 11 * 1024 * 1024)"));
+      const error = await neonFailure(sql.query("SELECT repeat('x', 11 * 1024 * 1024)"));
       expect(error.message).toMatch(/^Server error \(HTTP status 507\): .*response is too large/);
       expect(await one(sql, "SELECT length(repeat('x', 9 * 1024 * 1024))")).toBe(9 * 1024 * 1024);
     });
@@ -166,7 +159,7 @@ function fidelitySuite(backend: "pglite" | "postgres") {
         ],
       ];
       for (const [connectionString, code] of refusals) {
-        const error = await failure(driverFor(opened.stack, connectionString).query("SELECT 1"));
+        const error = await neonFailure(driverFor(opened.stack, connectionString).query("SELECT 1"));
         expect(error.code).toBe(code);
         expect(JSON.stringify(error)).not.toContain(url.password);
       }
@@ -207,7 +200,7 @@ function fidelitySuite(backend: "pglite" | "postgres") {
 
     it("reports a Postgres error with its fields, as the driver gets them from Neon", async () => {
       await sql.query("INSERT INTO document_sequences (tenant_id, last_number) VALUES ('fields', 1)");
-      const error = await failure(
+      const error = await neonFailure(
         sql.query("INSERT INTO document_sequences (tenant_id, last_number) VALUES ('fields', 2)"),
       );
       expect(error).toMatchObject({
@@ -219,7 +212,7 @@ function fidelitySuite(backend: "pglite" | "postgres") {
         detail: "Key (tenant_id)=(fields) already exists.",
         routine: "_bt_check_unique",
       });
-      const syntax = await failure(sql.query("SELEC 1"));
+      const syntax = await neonFailure(sql.query("SELEC 1"));
       expect(syntax).toMatchObject({ code: "42601", position: "1", severity: "ERROR" });
     });
   };
@@ -301,7 +294,7 @@ describeWithPostgres("Neon fidelity over PostgreSQL: recovery after an outage", 
     await Promise.all(Array.from({ length: 4 }, () => sql.query("SELECT pg_sleep(0.05)")));
     await proxy.cut();
     for (let i = 0; i < 3; i++) {
-      const error = await failure(sql.query("SELECT 1"));
+      const error = await neonFailure(sql.query("SELECT 1"));
       expect(error.message).toMatch(/HTTP status (503|500)/);
     }
     await proxy.restore();
