@@ -15,6 +15,8 @@ type BackendName = "pglite" | "postgres";
 
 interface HarnessOptions {
   backend: BackendName;
+  /** A PostgreSQL URL the caller owns (e.g. through a relay it can cut), instead of a new database. */
+  postgresUrl?: string;
   kv?: KvCache;
   poolSize?: number;
   /** How long a statement may wait for a pooled connection behind the endpoint. */
@@ -46,9 +48,9 @@ export interface Harness {
 
 /** The whole production path in one process: app → Neon driver → local endpoint → database. */
 export async function startHarness(options: HarnessOptions): Promise<Harness> {
-  const database = options.backend === "postgres" ? await createTestDatabase() : undefined;
+  const database = options.backend === "postgres" && !options.postgresUrl ? await createTestDatabase() : undefined;
   const stack = await startLocalStack({
-    databaseUrl: database?.url,
+    databaseUrl: options.postgresUrl ?? database?.url,
     poolSize: options.poolSize,
     connectionTimeoutMillis: options.connectionTimeoutMillis,
   });
