@@ -5,6 +5,7 @@ import { randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
 import type { RuntimeName } from "../dev/launchers/index.ts";
 import { type RunningRuntime, runtimeNames } from "../dev/launchers/index.ts";
+import { endpointOverheadNote, measureEndpointOverhead } from "../dev/measure/endpoint-overhead.ts";
 import { createNeonSql } from "../edge/neon/neon-sql.ts";
 import { signToken } from "../test/support/tokens.ts";
 import {
@@ -54,7 +55,11 @@ const USAGE = `npm run bench -- [options]
                     distance would (default 0: same machine; at the edge 5–40)
   --staleness N     unlinks per runtime pair timed for cross-edge staleness (default 3, 0: none)
   --out DIR         where bench.json, bench.md and bench.svg go (default docs/results)
-Database: DATABASE_URL (postgres://…, a scratch schema is used and dropped), else embedded PGlite.`;
+Database: DATABASE_URL (postgres://…, a scratch schema is used and dropped), else embedded PGlite.
+With PostgreSQL the bench also times the naive write and the local endpoint's overhead over pg.`;
+
+// Interleaved round trips for the endpoint's overhead (pg directly vs through it): a few seconds.
+const ENDPOINT_OVERHEAD_ROUNDS = 1000;
 
 function options() {
   const { values } = parseArgs({
@@ -258,12 +263,20 @@ async function main(): Promise<number> {
     load = startLoadGenerator();
     const measured = await runRounds({ opts, db, secret, load, etags: new Map(), baselines }, running);
     const naive = db.postgresUrl ? await measureNaiveWrite(db.postgresUrl, opts) : undefined;
+    const overhead = db.postgresUrl
+      ? await measureEndpointOverhead(db.postgresUrl, ENDPOINT_OVERHEAD_ROUNDS).catch((error: Error) => error)
+      : undefined;
     const staleness = await measureStaleness(running, secret, opts.staleness);
     await cleanup();
 
     const summaries = summarize(measured, kv);
     const ratios = latencyRatios(summaries);
-    const notes = [...reportNotes(summaries, launched.statuses), ...ratios.notes, naiveWriteNote(naive, opts.dbRttMs)];
+    const notes = [
+      ...reportNotes(summaries, launched.statuses),
+      ...ratios.notes,
+      naiveWriteNote(naive, opts.dbRttMs),
+      endpointOverheadNote(overhead),
+    ];
     console.log(benchText(summaries, launched.statuses) + stalenessText(staleness));
     for (const note of notes) console.log(note);
     const machine = await machineInfo();
@@ -281,7 +294,7 @@ async function main(): Promise<number> {
       "",
     ].join("\n");
     const files = await writeResults(opts.out, {
-      "bench.json": `${JSON.stringify({ command, finishedAt: new Date().toISOString(), machine, database: db.description, settings, runtimes: launched.statuses, kvProbe: kv, results: summaries, kvHitOverBaseline: ratios.kvHitOverBaseline, kvHitOverDeno: ratios.kvHitOverDeno, naiveWrite: naive ?? null, staleness }, null, 2)}\n`,
+      "bench.json": `${JSON.stringify({ command, finishedAt: new Date().toISOString(), machine, database: db.description, settings, runtimes: launched.statuses, kvProbe: kv, results: summaries, kvHitOverBaseline: ratios.kvHitOverBaseline, kvHitOverDeno: ratios.kvHitOverDeno, naiveWrite: naive ?? null, endpointOverhead: overhead instanceof Error ? overhead.message : (overhead ?? null), staleness }, null, 2)}\n`,
       "bench.md": markdown,
       "bench.svg": latencyChart(summaries, title, launched.statuses),
     });

@@ -1,78 +1,122 @@
-// `npx tsx dev/measure/endpoint-overhead.ts [--rounds 2000]`: what the local Neon-compatible
-// endpoint adds to a round trip. A one-row INSERT (and SELECT 1) over `pg` directly and through
-// the app's SQL port (Neon driver → endpoint → PostgreSQL), interleaved so both see the same
-// machine, keep-alive on both. Prints p50/p90 of each and the p50 ratio as one JSON object.
-// Needs the PostgreSQL of TEST_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/postgres).
+// What the local Neon-compatible endpoint adds to a round trip: a one-row INSERT (and SELECT 1)
+// over `pg` directly and through the SQL port the Node service uses (→ endpoint → PostgreSQL),
+// interleaved so both see the same machine, keep-alive on both. `npm run bench` reports it; run
+// alone: `npx tsx dev/measure/endpoint-overhead.ts [--rounds 2000]` (prints one JSON object).
+// Needs a PostgreSQL that may create a scratch database: TEST_POSTGRES_URL, default
+// postgres://postgres@127.0.0.1:5432/postgres.
 import { randomBytes } from "node:crypto";
+import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { percentile } from "../../bench/lib/stats.ts";
 import { createNeonSql } from "../../edge/neon/neon-sql.ts";
 import { parseCommandLine } from "../cli.ts";
 import { startLocalStack } from "../stack.ts";
 
-const USAGE = `Usage: npx tsx dev/measure/endpoint-overhead.ts [--rounds N]
+/** Where a round trip's time goes, p50 and p90 in ms, and the ratio of the p50s. */
+interface RoundTripFigures {
+  pgP50Ms: number;
+  pgP90Ms: number;
+  endpointP50Ms: number;
+  endpointP90Ms: number;
+  ratioP50: number;
+}
 
-One-row INSERT and SELECT 1, p50 over pg directly vs through the local Neon endpoint, interleaved.`;
+export interface EndpointOverhead {
+  rounds: number;
+  insert: RoundTripFigures;
+  select1: RoundTripFigures;
+}
 
-const values = parseCommandLine(USAGE, { rounds: { type: "string", default: "2000" } });
-const rounds = Number(values.rounds);
+const INSERT = "INSERT INTO overhead (v) VALUES ($1) RETURNING id";
 const WARMUP = 200;
 
-const adminUrl = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
-const name = `overhead_${randomBytes(4).toString("hex")}`;
-const databaseUrl = Object.assign(new URL(adminUrl), { pathname: `/${name}` }).toString();
+export async function measureEndpointOverhead(adminUrl: string, rounds = 2000): Promise<EndpointOverhead> {
+  const name = `overhead_${randomBytes(4).toString("hex")}`;
+  const url = Object.assign(new URL(adminUrl), { pathname: `/${name}` });
+  url.searchParams.delete("options"); // a search_path of the caller's database (the bench's scratch schema)
+  const databaseUrl = url.toString();
+  await runOnce(adminUrl, `CREATE DATABASE ${name}`);
+  try {
+    await runOnce(databaseUrl, "CREATE TABLE overhead (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, v text)");
+    const stack = await startLocalStack({ databaseUrl });
+    const direct = new pg.Client({ connectionString: databaseUrl });
+    await direct.connect();
+    try {
+      const viaEndpoint = createNeonSql({ databaseUrl: stack.databaseUrl, fetchEndpoint: stack.neonFetchEndpoint });
+      return {
+        rounds,
+        insert: await interleaved(
+          rounds,
+          () => direct.query(INSERT, ["x"]),
+          () => viaEndpoint.query(INSERT, ["x"]),
+        ),
+        select1: await interleaved(
+          rounds,
+          () => direct.query("SELECT 1"),
+          () => viaEndpoint.query("SELECT 1"),
+        ),
+      };
+    } finally {
+      await direct.end();
+      await stack.close();
+    }
+  } finally {
+    await runOnce(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  }
+}
 
-async function admin(sql: string) {
-  const client = new pg.Client({ connectionString: adminUrl });
+/** Both ways in turns, the first of each pair alternating, so neither always runs on a warmer machine. */
+async function interleaved(
+  rounds: number,
+  viaPg: () => Promise<unknown>,
+  viaEndpoint: () => Promise<unknown>,
+): Promise<RoundTripFigures> {
+  const samples = { pg: [] as number[], endpoint: [] as number[] };
+  for (let i = 0; i < WARMUP + rounds; i++) {
+    const order = i % 2 === 0 ? (["pg", "endpoint"] as const) : (["endpoint", "pg"] as const);
+    for (const which of order) {
+      const started = performance.now();
+      await (which === "pg" ? viaPg() : viaEndpoint());
+      if (i >= WARMUP) samples[which].push(performance.now() - started);
+    }
+  }
+  const p50 = { pg: percentile(samples.pg, 50), endpoint: percentile(samples.endpoint, 50) };
+  return {
+    pgP50Ms: round(p50.pg),
+    pgP90Ms: round(percentile(samples.pg, 90)),
+    endpointP50Ms: round(p50.endpoint),
+    endpointP90Ms: round(percentile(samples.endpoint, 90)),
+    ratioP50: round(p50.endpoint / p50.pg),
+  };
+}
+
+/** One line for the bench's report. */
+export function endpointOverheadNote(result: EndpointOverhead | Error | undefined): string {
+  if (!result) return "Endpoint overhead not measured: it needs PostgreSQL (set DATABASE_URL).";
+  if (result instanceof Error) return `Endpoint overhead not measured: ${result.message}`;
+  const line = (label: string, f: RoundTripFigures) =>
+    `${label} ${f.endpointP50Ms.toFixed(2)} ms through the endpoint vs ${f.pgP50Ms.toFixed(2)} ms over pg = ${f.ratioP50.toFixed(2)}×`;
+  return (
+    `Local endpoint overhead (p50 of ${result.rounds} interleaved round trips; goal for the INSERT ≤ 1.5×): ` +
+    `${line("one-row INSERT", result.insert)}; ${line("SELECT 1", result.select1)}.`
+  );
+}
+
+async function runOnce(connectionString: string, sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString });
   await client.connect();
   await client.query(sql).finally(() => client.end());
 }
 
-await admin(`CREATE DATABASE ${name}`);
-try {
-  const setup = new pg.Client({ connectionString: databaseUrl });
-  await setup.connect();
-  await setup.query("CREATE TABLE overhead (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, v text NOT NULL)");
-  await setup.end();
-
-  const stack = await startLocalStack({ databaseUrl });
-  const viaEndpoint = createNeonSql({ databaseUrl: stack.databaseUrl, fetchEndpoint: stack.neonFetchEndpoint });
-  const direct = new pg.Client({ connectionString: databaseUrl });
-  await direct.connect();
-  const insert = "INSERT INTO overhead (v) VALUES ($1) RETURNING id";
-  const cases = {
-    insert: { direct: () => direct.query(insert, ["x"]), endpoint: () => viaEndpoint.query(insert, ["x"]) },
-    select1: { direct: () => direct.query("SELECT 1"), endpoint: () => viaEndpoint.query("SELECT 1") },
-  };
-  const report: Record<string, unknown> = { rounds };
-  for (const [label, { direct: viaPg, endpoint }] of Object.entries(cases)) {
-    const samples = { pg: [] as number[], endpoint: [] as number[] };
-    for (let i = 0; i < WARMUP + rounds; i++) {
-      // Alternate which goes first, so neither always runs on a warmer machine.
-      const order = i % 2 === 0 ? (["pg", "endpoint"] as const) : (["endpoint", "pg"] as const);
-      for (const which of order) {
-        const started = performance.now();
-        await (which === "pg" ? viaPg() : endpoint());
-        if (i >= WARMUP) samples[which].push(performance.now() - started);
-      }
-    }
-    const p50pg = percentile(samples.pg, 50);
-    const p50endpoint = percentile(samples.endpoint, 50);
-    report[label] = {
-      pgP50Ms: round(p50pg),
-      pgP90Ms: round(percentile(samples.pg, 90)),
-      endpointP50Ms: round(p50endpoint),
-      endpointP90Ms: round(percentile(samples.endpoint, 90)),
-      ratioP50: round(p50endpoint / p50pg),
-    };
-  }
-  console.log(JSON.stringify(report, null, 2));
-  await direct.end();
-  await stack.close();
-} finally {
-  await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-}
-
 function round(value: number): number {
   return Math.round(value * 1000) / 1000;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const usage = `Usage: npx tsx dev/measure/endpoint-overhead.ts [--rounds N]
+
+One-row INSERT and SELECT 1, p50 over pg directly vs through the local Neon endpoint, interleaved.`;
+  const values = parseCommandLine(usage, { rounds: { type: "string", default: "2000" } });
+  const adminUrl = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+  console.log(JSON.stringify(await measureEndpointOverhead(adminUrl, Number(values.rounds)), null, 2));
 }
