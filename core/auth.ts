@@ -3,6 +3,7 @@ import type { AuthSettings } from "./auth-settings.ts";
 import { ProblemError } from "./problem.ts";
 import { KeysUnavailableError, type TokenKeyOptions, tokenVerifier } from "./token-keys.ts";
 import { maxCodePoints } from "./validation.ts";
+import { rememberVerifiedTokens } from "./verified-tokens.ts";
 
 export type Role = "user" | "service" | "admin";
 
@@ -51,7 +52,7 @@ const keysUnavailable = () =>
  * included, are refused. The tenant and role are read from the claims the settings name.
  */
 export function createAuthenticator(settings: AuthSettings, options: TokenKeyOptions = {}) {
-  const verify = tokenVerifier(settings, options);
+  const verify = rememberVerifiedTokens(tokenVerifier(settings, options));
 
   return async function authenticate(authorization: string | undefined): Promise<Principal> {
     const token = authorization?.match(BEARER)?.[1];

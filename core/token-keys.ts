@@ -36,18 +36,32 @@ export class KeysUnavailableError extends Error {
 
 /** A verifier for the configured keys; throws (any error) for a token they do not accept. */
 export function tokenVerifier(settings: AuthSettings, options: TokenKeyOptions = {}): VerifyToken {
-  const secret = settings.secret === undefined ? undefined : new TextEncoder().encode(settings.secret);
+  const secret = settings.secret === undefined ? undefined : hmacKey(settings.secret);
   const keySet = publicKeySet(settings, options);
   const algorithms = [...(secret ? ["HS256"] : []), ...(keySet ? PUBLIC_KEY_ALGORITHMS : [])];
   const verifyOptions = { algorithms, issuer: settings.issuer, audience: settings.audience };
 
   const keyFor: JWTVerifyGetKey = (header, token) => {
-    if (header.alg === "HS256" && secret) return secret;
+    if (header.alg === "HS256" && secret) return secret();
     if (keySet && PUBLIC_KEY_ALGORITHMS.includes(header.alg ?? "")) return keySet(header, token);
     throw new Error("no key for this algorithm");
   };
 
   return async (token) => (await jwtVerify(token, keyFor, verifyOptions)).payload;
+}
+
+/**
+ * AUTH_SECRET as a WebCrypto key, imported on first use and kept: given the secret's bytes, jose
+ * would import them again for every token, which was most of a cached lookup's CPU time.
+ */
+function hmacKey(secret: string): () => Promise<CryptoKey> {
+  let key: Promise<CryptoKey> | undefined;
+  return () => {
+    key ??= crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, [
+      "verify",
+    ]);
+    return key;
+  };
 }
 
 function publicKeySet(settings: AuthSettings, options: TokenKeyOptions): JWTVerifyGetKey | undefined {

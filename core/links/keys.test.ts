@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { linkKey, tenantKeyPrefix } from "./keys.ts";
 import { normalizeTarget } from "./link.ts";
 
@@ -74,5 +74,21 @@ describe("linkKey", () => {
     expect(await linkKey("acme", { provider: "gitlab", externalAccountId: "42" })).not.toBe(canonical);
     // The separator cannot be forged: a provider never contains "\n".
     expect(await linkKey("acme", { provider: "git", externalAccountId: "hub\n42" })).not.toBe(canonical);
+  });
+
+  it("hashes a recently used target once, whichever tenant asks", async () => {
+    const digest = vi.spyOn(crypto.subtle, "digest");
+    try {
+      const target = { provider: "github", externalAccountId: "hashed-once" };
+      const keys = [await linkKey("acme", target), await linkKey("other", target), await linkKey("acme", target)];
+      expect(digest).toHaveBeenCalledTimes(1);
+      expect(keys).toEqual([
+        `links/v2/acme/${sha256("github\nhashed-once")}`,
+        `links/v2/other/${sha256("github\nhashed-once")}`,
+        keys[0],
+      ]);
+    } finally {
+      digest.mockRestore();
+    }
   });
 });

@@ -1,0 +1,39 @@
+// A client sends the same token with every request until it expires. Checking its signature
+// again each time was most of a cached lookup's work (WebCrypto runs HMAC and RSA off the event
+// loop and back), so a token that verified is remembered by its exact text for a short while.
+// What the signature check decided cannot change for the same text and the same keys; what time
+// decides (exp, nbf) is checked again on every use. Keys do change: an entry lives at most
+// `maxAgeMs`, well below how long a fetched JWKS is trusted anyway (10 minutes).
+import type { JWTPayload } from "jose";
+import { RecentMap } from "./recent-map.ts";
+
+export interface VerifiedTokenOptions {
+  /** Tokens remembered at once; the oldest is forgotten first (default 512). */
+  maxEntries?: number;
+  /** How long a verification is trusted before the signature is checked again (default 60 s). */
+  maxAgeMs?: number;
+  now?: () => number;
+}
+
+type VerifyToken = (token: string) => Promise<JWTPayload>;
+
+export function rememberVerifiedTokens(verify: VerifyToken, options: VerifiedTokenOptions = {}): VerifyToken {
+  const { maxEntries = 512, maxAgeMs = 60_000, now = Date.now } = options;
+  const verified = new RecentMap<string, { payload: JWTPayload; until: number }>(maxEntries);
+
+  return async (token) => {
+    const seen = verified.get(token);
+    const at = now();
+    if (seen && at < seen.until && withinTimeClaims(seen.payload, at)) return seen.payload;
+    verified.delete(token);
+    const payload = await verify(token);
+    verified.set(token, { payload, until: at + maxAgeMs });
+    return payload;
+  };
+}
+
+/** exp and nbf as jose checks them (seconds since the epoch, no clock tolerance). */
+function withinTimeClaims({ exp, nbf }: JWTPayload, nowMs: number): boolean {
+  const seconds = Math.floor(nowMs / 1000);
+  return (exp === undefined || seconds < exp) && (nbf === undefined || seconds >= nbf);
+}
