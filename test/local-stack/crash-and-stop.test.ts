@@ -1,6 +1,7 @@
 // No acknowledged write is lost: `kill -9` in the middle of a stream of creates, again and again,
-// then every acknowledged document is there and the numbers have no gap. And a stop (SIGTERM)
-// under load answers every write it committed: nothing in the database went unacknowledged.
+// then every acknowledged document is there and the numbers have no gap. And a stop (SIGTERM, or
+// Ctrl-C to `npm start`) under load answers every write it committed: nothing in the database
+// went unacknowledged.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -92,22 +93,32 @@ function suite(
       expect(numbers).toEqual(numbers.map((_, i) => i + 1));
     }, 180_000);
 
-    it("answers, on SIGTERM under load, every write it committed", async () => {
-      const server = await startServer(target.env);
-      const stream = await streamCreates(server.url, "term");
-      await stream.flowing;
-      await new Promise((done) => setTimeout(done, 500));
-      server.child.kill("SIGTERM");
-      expect(await server.exited, server.output()).toBe(0);
-      await stream.done;
-      const committed = (await target.read()).filter((row) => row.contract_id.startsWith("term-"));
-      expect(committed.length).toBeGreaterThan(0);
-      for (const row of committed) {
-        expect(stream.acknowledged.get(row.contract_id), `${row.contract_id} committed unanswered`).toBe(
-          Number(row.doc_number),
-        );
-      }
-    }, 120_000);
+    const stops = [
+      { how: "SIGTERM to the server", label: "term", asNpmStart: false },
+      // A terminal's Ctrl-C signals the whole group: the tsx runner and the server both get SIGINT.
+      { how: "Ctrl-C to npm start's process group", label: "ctrlc", asNpmStart: true },
+    ];
+    it.each(stops)(
+      "answers, on $how under load, every write it committed",
+      async ({ label, asNpmStart }) => {
+        const server = await startServer(target.env, [], { asNpmStart });
+        const stream = await streamCreates(server.url, label);
+        await stream.flowing;
+        await new Promise((done) => setTimeout(done, 500));
+        if (asNpmStart) process.kill(-server.child.pid!, "SIGINT");
+        else server.child.kill("SIGTERM");
+        expect(await server.exited, server.output()).toBe(0);
+        await stream.done;
+        const committed = (await target.read()).filter((row) => row.contract_id.startsWith(`${label}-`));
+        expect(committed.length).toBeGreaterThan(0);
+        for (const row of committed) {
+          expect(stream.acknowledged.get(row.contract_id), `${row.contract_id} committed unanswered`).toBe(
+            Number(row.doc_number),
+          );
+        }
+      },
+      120_000,
+    );
   };
 }
 

@@ -13,11 +13,26 @@ export interface Started {
   exited: Promise<number | null>;
 }
 
-export function runScript(script: string, args: string[], env: Record<string, string | undefined>): ChildProcess {
-  return spawn(process.execPath, ["--import", "tsx", script, ...args], {
+export interface RunOptions {
+  /**
+   * Through the `tsx` command, as `npm start` runs it (a runner process relaying signals to the
+   * script's), in a process group of its own, so a test can stop it as Ctrl-C in a terminal does.
+   */
+  asNpmStart?: boolean;
+}
+
+export function runScript(
+  script: string,
+  args: string[],
+  env: Record<string, string | undefined>,
+  { asNpmStart = false }: RunOptions = {},
+): ChildProcess {
+  const [command, prefix] = asNpmStart ? [`${ROOT}node_modules/.bin/tsx`, []] : [process.execPath, ["--import", "tsx"]];
+  return spawn(command, [...prefix, script, ...args], {
     cwd: ROOT,
     env: { ...process.env, AUTH_SECRET: TEST_AUTH_SECRET, DATABASE_URL: "", ...env },
     stdio: ["ignore", "pipe", "pipe"],
+    detached: asNpmStart,
   });
 }
 
@@ -34,8 +49,12 @@ export function watch(child: ChildProcess) {
 }
 
 /** `npm start` on free ports; resolves once the API listens (rejects if it exits first). */
-export async function startServer(env: Record<string, string | undefined>, args: string[] = []): Promise<Started> {
-  const child = runScript("dev/start.ts", ["--port", "0", ...args], env);
+export async function startServer(
+  env: Record<string, string | undefined>,
+  args: string[] = [],
+  options: RunOptions = {},
+): Promise<Started> {
+  const child = runScript("dev/start.ts", ["--port", "0", ...args], env, options);
   const { output, exited } = watch(child);
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => {
