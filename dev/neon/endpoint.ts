@@ -5,9 +5,9 @@
 import { timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { ERROR_FIELDS } from "../../edge/neon/neon-http.ts";
 import {
   type BatchOptions,
-  ERROR_FIELDS,
   type IsolationLevel,
   NotStartedError,
   PostgresError,
