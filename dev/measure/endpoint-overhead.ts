@@ -1,6 +1,6 @@
 // `npx tsx dev/measure/endpoint-overhead.ts [--rounds 2000]`: what the local Neon-compatible
 // endpoint adds to a round trip. A one-row INSERT (and SELECT 1) over `pg` directly and through
-// the app's SQL port (Neon driver → endpoint → PostgreSQL), interleaved so both see the same
+// the app's SQL port (Neon client → endpoint → PostgreSQL), interleaved so both see the same
 // machine, keep-alive on both. Prints p50/p90 of each and the p50 ratio as one JSON object.
 // Needs the PostgreSQL of TEST_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/postgres).
 import { randomBytes } from "node:crypto";
