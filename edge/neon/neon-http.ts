@@ -71,6 +71,7 @@ interface StatementResult {
   rows: (string | null)[][];
 }
 
+/** A client for one database; each call is one POST. Throws now for a connection string Neon would refuse. */
 export function neonHttp(options: NeonHttpOptions): NeonHttp {
   const connection = resolveConnectionString(options.databaseUrl);
   const endpoint = options.fetchEndpoint ?? `https://${connection.hostname.replace(/^[^.]+\./, "api.")}/sql`;
