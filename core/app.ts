@@ -1,5 +1,8 @@
 import type { Context, MiddlewareHandler } from "hono";
-import { Hono } from "hono";
+// Every router of the app is Hono's PatternRouter (hono/tiny): the presets differ only in the
+// router, and for this route table any of them matches in microseconds, while the default
+// preset's two routers cost about 0.25 MB of Fastly's wasm, whose snapshot holds every line of code.
+import { Hono } from "hono/tiny";
 import { assetRoutes } from "./assets/routes.ts";
 import { type Authenticate, createAuthenticator } from "./auth.ts";
 import type { AppDeps, AppEnv } from "./deps.ts";

@@ -1,4 +1,4 @@
-import { Hono } from "hono";
+import { Hono } from "hono/tiny";
 import type { AppDeps, AppEnv } from "./deps.ts";
 import { allowOnly } from "./http/allow-only.ts";
 import { ProblemError, problemResponse } from "./problem.ts";

@@ -1,4 +1,4 @@
-// Turning database values into the API's JSON shapes, whatever form the driver parsed them to.
+// Turning database values into the API's JSON shapes, whatever form the SQL port parsed them to.
 
 /** timestamptz arrives as a Date (Neon's parsers) or as text: answered as ISO 8601 either way. */
 export function toIsoTimestamp(value: unknown): string {

@@ -32,7 +32,7 @@ export interface LocalStackOptions {
 export interface LocalStack {
   backend: SqlBackend;
   endpoint: NeonEndpoint;
-  /** What the Neon driver is configured with: app role, this start's password, where it posts. */
+  /** What the SQL port is configured with: app role, this start's password, where it posts. */
   databaseUrl: string;
   /** The real PostgreSQL behind the endpoint (undefined for PGlite), for direct sessions. */
   postgresUrl: string | undefined;

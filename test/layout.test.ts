@@ -21,7 +21,7 @@ const RUNTIME_DEPENDENCIES = Object.keys(
     .dependencies,
 );
 /** Runtime dependencies that tie code to one runtime or driver: edge/ only. */
-const EDGE_ONLY_DEPENDENCIES = ["@hono/node-server", "@neondatabase/serverless"];
+const EDGE_ONLY_DEPENDENCIES = ["@hono/node-server"];
 const PORT_ADAPTER_DIRS = ["kv", "neon"];
 const RUNTIME_ROOT_FILES = ["index.ts", "server.ts", "settings.ts", "bindings.ts"];
 
@@ -149,7 +149,8 @@ describe("the checks themselves", () => {
     const sample = 'import { x } from "node:fs";\n// on Deno too\nprocess.env.X; const r = "fastly"; Deno.env;';
     expect(runtimeNamesIn(sample)).toEqual(["node", "process", "fastly", "Deno"]);
     expect(coreBare("node:fs")).toBe(false);
-    expect(coreBare("@neondatabase/serverless")).toBe(false);
+    expect(coreBare("@neondatabase/serverless")).toBe(false); // a dev dependency
+    expect(coreBare("@hono/node-server")).toBe(false);
     expect(coreBare("hono/http-exception")).toBe(true);
     expect(coreBare("miniflare")).toBe(false);
   });

@@ -1,7 +1,7 @@
 // The write this project does not do: an interactive transaction (BEGIN; SELECT … FOR UPDATE;
 // UPDATE; COMMIT), four round trips on one session, next to the project's way, the same change as
 // one statement (UPDATE … RETURNING), each round trip held --db-rtt like the endpoint's. The two take turns on the same connections, so the difference is the round trips.
-// Neon's HTTP driver has no sessions, so this runs from the bench over PostgreSQL sessions
+// Neon's HTTP protocol has no sessions, so this runs from the bench over PostgreSQL sessions
 // (node-postgres): it needs DATABASE_URL. Each lane updates its own row: no lock waits.
 import pg from "pg";
 import { percentile } from "../lib/stats.ts";

@@ -1,5 +1,5 @@
 // Where the races run: a scratch schema (bench/lib/scratch-schema.ts) in a real PostgreSQL.
-// Requests reach it the production way: the Neon driver → the local Neon-compatible endpoint →
+// Requests reach it the production way: the app's Neon client → the local Neon-compatible endpoint →
 // PostgreSQL (`sql`). The numbering throughput comparison and the checks after each race use
 // plain connections (`pool`).
 import pg from "pg";
@@ -12,7 +12,7 @@ import { createScratchSchema, serverVersion } from "../lib/scratch-schema.ts";
 export const LOCAL_POSTGRES_URL = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 
 export interface RaceDatabase {
-  /** The SQL port over the Neon driver and the local endpoint, as the app uses it. */
+  /** The SQL port over the Neon client and the local endpoint, as the app uses it. */
   sql: Sql;
   stack: LocalStack;
   /** Plain connections pinned to the scratch schema. */

@@ -1,5 +1,5 @@
 // The three problems, each as a naive version and the version this project ships, under the same
-// concurrent load. Every request takes the production path (Neon driver → local endpoint →
+// concurrent load. Every request takes the production path (Neon client → local endpoint →
 // PostgreSQL), one statement per round trip. The naive versions are raw statements; the safe
 // versions are the app's own HTTP handlers (createApp), so what is counted is what ships.
 import type pg from "pg";
@@ -18,7 +18,7 @@ export interface ProblemLoad {
 }
 
 interface RaceContext {
-  /** The SQL port (Neon driver) the naive versions send their statements through. */
+  /** The SQL port (Neon client) the naive versions send their statements through. */
   sql: Sql;
   /** The app, in-process, over the same SQL port. */
   api: Api;

@@ -1,4 +1,4 @@
-// Asset SQL. Every function is ONE statement, so one round trip over Neon's HTTP driver. A
+// Asset SQL. Every function is ONE statement, so one round trip over Neon's SQL-over-HTTP. A
 // conditional write checks and writes in the same statement and reports why it wrote nothing:
 //
 // - `current` reads the asset as of the statement's snapshot;

@@ -1,5 +1,5 @@
 // Every status of the Assets contract, on PGlite and on the real PostgreSQL, through the
-// production path (app → Neon driver → local endpoint → database).
+// production path (app → Neon client → local endpoint → database).
 import { expect, it } from "vitest";
 import { createAsset, freshId, getAsset, OTHER_TENANT, patchAsset } from "../../test/assets/helpers.ts";
 import { describeOnBackends } from "../../test/support/harness.ts";

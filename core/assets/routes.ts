@@ -1,7 +1,8 @@
 // The assets routes of the HTTP contract: compare-and-set with strong ETags and If-Match.
 // Every write is one SQL statement (see repository.ts); every request that can be refused from
 // its headers, path or body alone is refused before the database is asked anything.
-import { type Context, Hono } from "hono";
+import type { Context } from "hono";
+import { Hono } from "hono/tiny";
 import * as v from "valibot";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { allowOnly } from "../http/allow-only.ts";

@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import { Hono } from "hono";
+import { Hono } from "hono/tiny";
 import * as v from "valibot";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { allowOnly } from "../http/allow-only.ts";

@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import { Hono } from "hono";
+import { Hono } from "hono/tiny";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { allowOnly } from "../http/allow-only.ts";
 import { readJson, validate } from "../http/body.ts";

@@ -1,6 +1,6 @@
 // The SQL port: everything core needs from a database. One parameterized statement, or a short
 // list of statements run as one transaction. Every write in this project is a single statement,
-// so it needs no interactive transaction and runs in one round trip over Neon's HTTP driver.
+// so it needs no interactive transaction and runs in one round trip over Neon's SQL-over-HTTP.
 
 export type Row = Record<string, unknown>;
 
@@ -29,7 +29,7 @@ interface DatabaseErrorFields {
   table?: string;
 }
 
-/** Postgres refused a statement. Carries SQLSTATE `code` and `constraint`, whatever the driver. */
+/** Postgres refused a statement. Carries SQLSTATE `code` and `constraint`, whatever carries the SQL. */
 export class DatabaseError extends Error {
   readonly code: string;
   readonly constraint: string | undefined;

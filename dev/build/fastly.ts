@@ -1,6 +1,7 @@
 // `npm run build:fastly`: compiles the service into bin/main.wasm with @fastly/js-compute (offline).
 // The input is first bundled and minified with esbuild: js-compute snapshots the engine after it
-// has parsed the script, and every byte of source costs about 18 bytes of that snapshot.
+// has parsed the script, and every byte of source costs about 15-20 bytes of wasm (what each part
+// costs: docs/benchmarks.md, "The wasm's size").
 // Launchers call `ensureFastlyWasm()`, which builds only when the sources changed since the last
 // build (a hash of them is kept beside the wasm), so a fresh clone builds on first use.
 import { execFile } from "node:child_process";

@@ -1,5 +1,6 @@
 // What the local Neon-compatible endpoint needs from a database: one parameterized statement,
 // one batch as a transaction, and (for migrations only) a multi-statement script.
+import { ERROR_FIELDS } from "../../edge/neon/neon-http.ts";
 
 export type IsolationLevel = "ReadUncommitted" | "ReadCommitted" | "RepeatableRead" | "Serializable";
 
@@ -122,26 +123,6 @@ export function beginStatement(options: BatchOptions): string {
   if (options.deferrable !== undefined) parts.push(options.deferrable ? "DEFERRABLE" : "NOT DEFERRABLE");
   return parts.join(" ");
 }
-
-/** The fields of a Postgres error, as Neon answers them (absent ones as null). */
-export const ERROR_FIELDS = [
-  "code",
-  "detail",
-  "hint",
-  "position",
-  "internalPosition",
-  "internalQuery",
-  "severity",
-  "where",
-  "table",
-  "column",
-  "schema",
-  "dataType",
-  "constraint",
-  "file",
-  "line",
-  "routine",
-] as const;
 
 /** pg's and PGlite's DatabaseError (both pg-protocol) carry Postgres' fields under these names. */
 export function toPostgresError(error: { message: string } & object): PostgresError {

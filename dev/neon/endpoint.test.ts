@@ -1,19 +1,14 @@
 // The local endpoint seen through the REAL Neon driver, once over PGlite and once over PostgreSQL:
 // whatever the driver gets here is what it would get from Neon.
 
-import { type NeonQueryFunction, neon, neonConfig } from "@neondatabase/serverless";
+import { type NeonQueryFunction, neon } from "@neondatabase/serverless";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { neonFailure } from "../../test/support/neon-failure.ts";
+import { neonFailure, routeNeonDriver } from "../../test/support/neon-driver.ts";
 import { createTestDatabase, describeWithPostgres } from "../../test/support/postgres.ts";
 import type { SqlBackend } from "./backend.ts";
 import { type NeonEndpoint, startNeonEndpoint } from "./endpoint.ts";
 import { createPgBackend } from "./pg-backend.ts";
 import { createPgliteBackend } from "./pglite-backend.ts";
-
-// fetchEndpoint is global to the driver: route by the connection string's host instead, so each
-// suite's driver reaches its own endpoint.
-const endpoints = new Map<string, string>();
-neonConfig.fetchEndpoint = (host) => endpoints.get(host) ?? "http://127.0.0.1:9/unrouted";
 
 interface Opened {
   backend: SqlBackend;
@@ -73,8 +68,7 @@ function endpointSuite(host: string, open: Open) {
     beforeAll(async () => {
       opened = await open();
       endpoint = await startNeonEndpoint({ backend: opened.backend });
-      endpoints.set(host, endpoint.url);
-      sql = neon(`postgres://user:secret@${host}/whatever`);
+      sql = neon(routeNeonDriver(`postgres://user:secret@${host}/whatever`, endpoint.url));
       await sql`CREATE TABLE people (id int PRIMARY KEY, email text CONSTRAINT people_email_key UNIQUE)`;
       await sql`CREATE TABLE notes (body text NOT NULL)`;
     });
@@ -230,9 +224,9 @@ describe("Neon endpoint limits", () => {
   it("answers 503 quickly when PostgreSQL is unreachable", async () => {
     const backend = createPgBackend("postgres://postgres@127.0.0.1:1/nowhere", { connectionTimeoutMillis: 2_000 });
     const endpoint = await startNeonEndpoint({ backend });
-    endpoints.set("unreachable.test", endpoint.url);
+    const sql = neon(routeNeonDriver("postgres://u:pw@unreachable.test/db", endpoint.url));
     try {
-      const error = await neonFailure(neon("postgres://u:pw@unreachable.test/db")`SELECT 1`);
+      const error = await neonFailure(sql`SELECT 1`);
       expect(error.message).toMatch(/HTTP status 503.*could not connect/);
     } finally {
       await endpoint.close();

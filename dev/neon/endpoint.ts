@@ -1,13 +1,14 @@
 // A local stand-in for Neon's SQL-over-HTTP proxy: the real @neondatabase/serverless driver,
-// pointed here with neonConfig.fetchEndpoint, cannot tell the difference. Requests and answers
-// follow Neon's proxy (proxy/src/serverless/sql_over_http.rs); the database is whatever backend
-// it was started with, whichever database the connection string names.
+// pointed here with neonConfig.fetchEndpoint, and the app's own client (edge/neon/), which speaks
+// as the driver does, cannot tell the difference. Requests and answers follow Neon's proxy
+// (proxy/src/serverless/sql_over_http.rs); the database is whatever backend it was started
+// with, whichever database the connection string names.
 import { timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { ERROR_FIELDS } from "../../edge/neon/neon-http.ts";
 import {
   type BatchOptions,
-  ERROR_FIELDS,
   type IsolationLevel,
   NotStartedError,
   PostgresError,

@@ -1,6 +1,6 @@
 // Postgres text → the JSON values Neon answers when the raw-text header is absent.
 
-// Without Neon-Raw-Text-Output: true, Neon types a few values in JSON (the driver never asks).
+// Without Neon-Raw-Text-Output: true, Neon types a few values in JSON (Neon's clients never ask).
 const ARRAY_ELEMENT: Record<number, number> = {
   1000: 16,
   1005: 21,

@@ -18,12 +18,12 @@ interface PgBackendOptions {
   max?: number;
   /**
    * How long a request may queue for a connection (default 4 s) before it is refused unstarted
-   * (503). Kept, with the database's statement_timeout, below the driver's 10 s deadline.
+   * (503). Kept, with the database's statement_timeout, below the SQL port's 10 s deadline.
    */
   connectionTimeoutMillis?: number;
 }
 
-// Every type, arrays included, comes back as the text Postgres sent: the Neon driver parses it.
+// Every type, arrays included, comes back as the text Postgres sent: the Neon client parses it.
 const RAW_TEXT = { getTypeParser: () => (value: string) => value };
 
 // pg's QueryConfig typing lacks queryMode; "extended" makes pg prepare even with no values.

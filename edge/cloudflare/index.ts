@@ -21,7 +21,7 @@ interface Deployment {
   linkSync: LinkSync;
 }
 
-// One app per isolate and bindings object: building it (settings, key import, driver) is not
+// One app per isolate and bindings object: building it (settings, key import, SQL port) is not
 // per-request work. Workers hand the same `env` to every request of an isolate.
 const deployments = new WeakMap<Bindings, Deployment>();
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { installAbortSignal } from "./abort-signal.ts";
 import { fetchThroughBackend } from "./neon-fetch.ts";
 
-describe("the Neon driver's fetch on Fastly", () => {
+describe("the Neon client's fetch on Fastly", () => {
   it("sends every request to the named backend, without the signal Compute would ignore", async () => {
     const seen: unknown[] = [];
     const send = (async (input: unknown, init: unknown) => {

@@ -1,5 +1,5 @@
 /**
- * `fetch` for the Neon driver: every request goes to the named backend. Compute's `fetch` ignores
+ * `fetch` for the SQL port's Neon client: every request goes to the named backend. Compute's `fetch` ignores
  * `signal`, so the abort is honoured here: the caller's promise rejects with the signal's reason
  * (the backend request itself cannot be cancelled; it ends with the instance).
  */

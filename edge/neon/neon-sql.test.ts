@@ -1,14 +1,15 @@
 import { once } from "node:events";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { NeonDbError } from "@neondatabase/serverless";
 import { describe, expect, it } from "vitest";
 import { DatabaseOutcomeUnknownError, DatabaseUnavailableError } from "../../core/ports/sql.ts";
+import { SettingsError } from "../../core/settings.ts";
 import { sqlContract } from "../../test/ports/sql-contract.ts";
 import { describeOnBackends } from "../../test/support/harness.ts";
+import { NeonQueryError } from "./neon-http.ts";
 import { createNeonSql, toPortError } from "./neon-sql.ts";
 
-describeOnBackends("SQL port over the Neon driver", (harness) => {
+describeOnBackends("SQL port over Neon's HTTP protocol", (harness) => {
   for (const [name, run] of sqlContract) it(`contract: ${name}`, () => run(harness().sql));
 
   it("costs one endpoint round trip per statement", async () => {
@@ -19,33 +20,38 @@ describeOnBackends("SQL port over the Neon driver", (harness) => {
   });
 });
 
+describe("createNeonSql", () => {
+  it("refuses a connection string Neon would refuse, naming the setting and not its value", () => {
+    const make = () => createNeonSql({ databaseUrl: "postgres://secret-host.example/" });
+    expect(make).toThrow(SettingsError);
+    expect(make).toThrow(/^DATABASE_URL must be/);
+    expect(make).not.toThrow(/secret-host/);
+  });
+});
+
 describe("toPortError", () => {
-  it("keeps SQLSTATE and constraint from the driver's error", () => {
-    const driverError = Object.assign(new NeonDbError("duplicate"), { code: "23505", constraint: "k", table: "t" });
-    expect(toPortError(driverError)).toMatchObject({ code: "23505", constraint: "k", table: "t" });
+  it("keeps SQLSTATE and constraint from Postgres' refusal", () => {
+    const refusal = new NeonQueryError("duplicate", { code: "23505", constraint: "k", table: "t" });
+    expect(toPortError(refusal)).toMatchObject({ code: "23505", constraint: "k", table: "t" });
   });
 
   it("answers unavailable (nothing written) for refusals that rolled the statement back", () => {
     for (const code of ["57014", "55P03", "40001", "40P01", "25006", "57P03", "53300", "08006"]) {
-      expect(toPortError(Object.assign(new NeonDbError("refused"), { code })), code).toBeInstanceOf(
-        DatabaseUnavailableError,
-      );
+      expect(toPortError(new NeonQueryError("refused", { code })), code).toBeInstanceOf(DatabaseUnavailableError);
     }
-    expect(toPortError(new NeonDbError("Server error (HTTP status 503): not started"))).toBeInstanceOf(
-      DatabaseUnavailableError,
-    );
+    const notStarted = new NeonQueryError("Server error (HTTP status 503): not started", { status: 503 });
+    expect(toPortError(notStarted)).toBeInstanceOf(DatabaseUnavailableError);
   });
 
   it("answers outcome unknown when the request may have reached the database unanswered", () => {
-    const reset = Object.assign(new NeonDbError("Error connecting to database: fetch failed"), {
+    const reset = new NeonQueryError("Error connecting to database: fetch failed", {
       sourceError: new TypeError("fetch failed", {
         cause: Object.assign(new Error("other side closed"), { code: "UND_ERR_SOCKET" }),
       }),
     });
     expect(toPortError(reset)).toBeInstanceOf(DatabaseOutcomeUnknownError);
-    expect(toPortError(new NeonDbError("Server error (HTTP status 502): bad gateway"))).toBeInstanceOf(
-      DatabaseOutcomeUnknownError,
-    );
+    const badGateway = new NeonQueryError("Server error (HTTP status 502): bad gateway", { status: 502 });
+    expect(toPortError(badGateway)).toBeInstanceOf(DatabaseOutcomeUnknownError);
     expect(toPortError(new DOMException("timed out", "TimeoutError"))).toBeInstanceOf(DatabaseOutcomeUnknownError);
   });
 

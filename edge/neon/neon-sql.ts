@@ -1,4 +1,3 @@
-import { NeonDbError, neon, neonConfig } from "@neondatabase/serverless";
 import {
   DatabaseError,
   DatabaseOutcomeUnknownError,
@@ -9,10 +8,11 @@ import {
   type TransactionOptions,
 } from "../../core/ports/sql.ts";
 import { type Settings, SettingsError } from "../../core/settings.ts";
+import { type NeonHttp, NeonQueryError, neonHttp } from "./neon-http.ts";
 
 interface NeonSqlOptions {
   databaseUrl: string;
-  /** Where the driver posts instead of Neon's own endpoint, e.g. http://127.0.0.1:4444/sql. */
+  /** Where requests go instead of Neon's own endpoint, e.g. http://127.0.0.1:4444/sql. */
   fetchEndpoint?: string;
   /** Replaces `fetch` for every Neon request (Fastly sends them to a named backend). */
   fetchFunction?: typeof fetch;
@@ -22,39 +22,37 @@ interface NeonSqlOptions {
 
 const DEFAULT_QUERY_TIMEOUT_MS = 10_000;
 
-// The driver's endpoint and fetch settings are process-wide. Keying endpoints by the connection
-// string's host:port lets several databases (several test stacks) live in one process.
-const endpointsByHost = new Map<string, string>();
-neonConfig.fetchEndpoint = (host, port) =>
-  endpointsByHost.get(`${host}:${port}`) ?? `https://${host.replace(/^[^.]+\./, "api.")}/sql`;
-
-/** The SQL port over Neon's stateless HTTP driver: one HTTP round trip per call. */
+/** The SQL port over Neon's stateless HTTP protocol (./neon-http.ts): one HTTP round trip per call. */
 export function createNeonSql(options: NeonSqlOptions): Sql {
-  const url = new URL(options.databaseUrl);
-  if (options.fetchEndpoint) endpointsByHost.set(`${url.hostname}:${url.port}`, options.fetchEndpoint);
-  if (options.fetchFunction) neonConfig.fetchFunction = options.fetchFunction;
+  const neon = connect(options);
   const timeoutMs = options.timeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
-  const driver = neon(options.databaseUrl);
-  const fetchOptions = () => ({ signal: AbortSignal.timeout(timeoutMs) });
   const redact = redactor(options.databaseUrl);
 
   return {
     async query<T extends Row = Row>(text: string, params: readonly unknown[] = []) {
       try {
-        return (await driver.query(text, [...params], { fetchOptions: fetchOptions() })) as T[];
+        return (await neon.query(text, params, AbortSignal.timeout(timeoutMs))) as T[];
       } catch (error) {
         throw toPortError(error, redact);
       }
     },
     async transaction(statements: readonly SqlStatement[], options: TransactionOptions = {}) {
       try {
-        const queries = statements.map((s) => driver.query(s.text, [...(s.params ?? [])]));
-        return (await driver.transaction(queries, { ...options, fetchOptions: fetchOptions() })) as Row[][];
+        return await neon.transaction(statements, options, AbortSignal.timeout(timeoutMs));
       } catch (error) {
         throw toPortError(error, redact);
       }
     },
   };
+}
+
+/** A connection string Neon would refuse on every request is refused once, by its setting's name. */
+function connect(options: NeonSqlOptions): NeonHttp {
+  try {
+    return neonHttp(options);
+  } catch {
+    throw new SettingsError("DATABASE_URL", "must be postgres://user[:password]@host/database");
+  }
 }
 
 /** The SQL port a runtime builds from its settings: without DATABASE_URL it cannot start. */
@@ -76,12 +74,13 @@ const NOT_SENT = /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|UND_ERR_CONNECT|connection re
  * Postgres' refusals keep their SQLSTATE; transient ones, and a request that never reached the
  * database, mean "nothing written" (unavailable). When the request may have reached it and no
  * answer came (timeout, reset, a gateway's error page), the outcome is unknown. Messages end up
- * in logs, so the connection string and its password are blanked out of them; the driver's raw
+ * in logs, so the connection string and its password are blanked out of them; the client's raw
  * error is not kept as the cause.
  */
 export function toPortError(error: unknown, redact: (text: string) => string = (text) => text): Error {
   const reason = redact(`Database request failed: ${error instanceof Error ? error.message : String(error)}`);
-  if (error instanceof NeonDbError && error.code) {
+  if (!(error instanceof NeonQueryError)) return new DatabaseOutcomeUnknownError(reason);
+  if (error.code) {
     if (UNAVAILABLE_SQLSTATE.test(error.code)) return new DatabaseUnavailableError(reason);
     return new DatabaseError(redact(error.message), {
       code: error.code,
@@ -90,11 +89,8 @@ export function toPortError(error: unknown, redact: (text: string) => string = (
       table: error.table,
     });
   }
-  // The endpoint's 503 promises that nothing was started.
-  if (error instanceof NeonDbError && /^Server error \(HTTP status 503\)/.test(error.message)) {
-    return new DatabaseUnavailableError(reason);
-  }
-  if (error instanceof NeonDbError && neverSent(error.sourceError)) return new DatabaseUnavailableError(reason);
+  // The endpoint's 503 promises that nothing was started; so does a request that never left.
+  if (error.status === 503 || neverSent(error.sourceError)) return new DatabaseUnavailableError(reason);
   return new DatabaseOutcomeUnknownError(reason);
 }
 

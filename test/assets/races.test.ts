@@ -1,6 +1,6 @@
 // Lost updates under real concurrency: only the real PostgreSQL has concurrent sessions (PGlite
 // runs one statement at a time and could never show a race). Requests go through the whole
-// production path: app → Neon driver → local endpoint → PostgreSQL pool.
+// production path: app → Neon client → local endpoint → PostgreSQL pool.
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { type FetchLike, updateAssetOverHttp } from "../support/asset-client.ts";
 import { type Harness, startHarness } from "../support/harness.ts";

@@ -1,4 +1,4 @@
-// Concurrent document creation through the whole production path (app → Neon driver → local
+// Concurrent document creation through the whole production path (app → Neon client → local
 // endpoint → PostgreSQL), shared by the race suites and the max()+1 counter-example.
 import type { Harness } from "../support/harness.ts";
 import { bearer } from "../support/tokens.ts";

@@ -1,5 +1,5 @@
 // A bounded soak: workers send a random mix of link, lookup, unlink, asset read-modify-write,
-// document and rejected requests through the whole production path (app → Neon driver →
+// document and rejected requests through the whole production path (app → Neon client →
 // loopback endpoint → PostgreSQL) until a deadline, keeping score of what was answered. The
 // invariants are then checked against the database itself: no duplicate owners, every link
 // creation matched by its unlinks, gapless document numbers, no lost asset update, idempotent

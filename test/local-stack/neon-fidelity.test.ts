@@ -9,17 +9,15 @@ import { type NeonQueryFunction, neon } from "@neondatabase/serverless";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LocalStack, type LocalStackOptions, startLocalStack } from "../../dev/stack.ts";
-import { createNeonSql } from "../../edge/neon/neon-sql.ts";
-import { neonFailure } from "../support/neon-failure.ts";
+import { neonFailure, routeNeonDriver } from "../support/neon-driver.ts";
 import { createTestDatabase, describeWithPostgres, type TestDatabase } from "../support/postgres.ts";
 import { startTcpProxy, type TcpProxy } from "./tcp-proxy.ts";
 
 type Driver = NeonQueryFunction<true, false>;
 
-/** The driver for `stack`, routed to its endpoint (the SQL port keeps the route per host:port). */
+/** The driver for `stack`, routed to its endpoint. */
 function driverFor(stack: LocalStack, databaseUrl = stack.databaseUrl): Driver {
-  createNeonSql({ databaseUrl, fetchEndpoint: stack.neonFetchEndpoint });
-  return neon(databaseUrl, { arrayMode: true });
+  return neon(routeNeonDriver(databaseUrl, stack.neonFetchEndpoint), { arrayMode: true });
 }
 
 const one = async (sql: Driver, text: string, params: unknown[] = []) =>

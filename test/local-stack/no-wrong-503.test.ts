@@ -1,5 +1,5 @@
 // 503 means "not written". The database gives up (lock_timeout 4 s, statement_timeout 5 s) before
-// the driver does (10 s), so a create that waits on a held counter row, or on a crowd of creates
+// the SQL port does (10 s), so a create that waits on a held counter row, or on a crowd of creates
 // of its tenant, is refused by the database and rolled back, never committed behind a 503.
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -11,7 +11,7 @@ describeWithPostgres("no 503 for a write that commits [postgres]", () => {
   let harness: Harness;
   let admin: pg.Client;
   beforeAll(async () => {
-    harness = await startHarness({ backend: "postgres" }); // the driver's real 10 s deadline
+    harness = await startHarness({ backend: "postgres" }); // the SQL port's real 10 s deadline
     admin = new pg.Client({ connectionString: harness.stack.postgresUrl });
     await admin.connect();
   });
@@ -37,7 +37,7 @@ describeWithPostgres("no 503 for a write that commits [postgres]", () => {
     await admin.query("SELECT * FROM document_sequences WHERE tenant_id = 'held' FOR UPDATE");
     const ids = Array.from({ length: 20 }, (_, i) => `held-${i}`);
     const answers = Promise.all(ids.map((id) => create("held", id)));
-    await new Promise((done) => setTimeout(done, 12_000)); // past the driver's 10 s deadline
+    await new Promise((done) => setTimeout(done, 12_000)); // past the SQL port's 10 s deadline
     await admin.query("ROLLBACK");
     const statuses = (await answers).map((response) => response.status);
     await new Promise((done) => setTimeout(done, 500)); // anything still running would commit now
@@ -55,7 +55,7 @@ describeWithPostgres("no 503 for a write that commits [postgres]", () => {
     const statuses = (await Promise.all(ids.map((id) => create("crowd", id)))).map((response) => response.status);
     const present = await stored("crowd", ids);
     ids.forEach((id, i) => {
-      // 504 (outcome unknown: the driver's deadline passed on a starved machine) promises nothing.
+      // 504 (outcome unknown: the SQL port's deadline passed on a starved machine) promises nothing.
       expect([201, 503, 504], `${id}: ${statuses[i]}`).toContain(statuses[i]);
       if (statuses[i] !== 504) expect(present.has(id), `${id} answered ${statuses[i]}`).toBe(statuses[i] === 201);
     });

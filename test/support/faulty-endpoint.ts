@@ -1,5 +1,5 @@
 // A stand-in for the Neon endpoint that misbehaves on demand: a tiny HTTP server between the
-// Neon driver and the real local endpoint, switchable at runtime. Point a second SQL port at it
+// app's Neon client and the real local endpoint, switchable at runtime. Point a second SQL port at it
 // (`createNeonSql({ databaseUrl: faulty.databaseUrl(...), fetchEndpoint: faulty.url })`) and
 // watch what the app answers while the database is down, slow, failing or talking nonsense.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -15,7 +15,7 @@ type FaultyAnswer =
   | "slow-body"
   /** 200 with a body that is not JSON. */
   | "not-json"
-  /** 400 (which the driver reads as a Postgres error) with a body that is not JSON. */
+  /** 400 (which the client reads as a Postgres error) with a body that is not JSON. */
   | "not-json-400"
   | { status: number; text: string };
 
@@ -28,7 +28,7 @@ export type Fault =
   | { answer: FaultyAnswer; forward?: boolean };
 
 export interface FaultyEndpoint {
-  /** What the driver posts to: http://127.0.0.1:PORT/sql */
+  /** What the client posts to: http://127.0.0.1:PORT/sql */
   url: string;
   port: number;
   /** A connection string routed here by the SQL port's host:port (the endpoint ignores the rest). */

@@ -21,9 +21,9 @@ interface HarnessOptions {
   poolSize?: number;
   /** How long a statement may wait for a pooled connection behind the endpoint. */
   connectionTimeoutMillis?: number;
-  /** The driver's per-round-trip deadline. */
+  /** The SQL port's per-round-trip deadline. */
   queryTimeoutMs?: number;
-  /** Replaces the driver's `fetch` (process-wide: later harnesses of the file share it). */
+  /** Replaces the SQL port's `fetch`. */
   fetchFunction?: typeof fetch;
   logger?: Logger;
   env?: Record<string, string>;
@@ -38,7 +38,7 @@ export interface RequestOptions extends Omit<RequestInit, "body"> {
 
 export interface Harness {
   app: App;
-  /** The SQL port the app uses: the real Neon driver → local endpoint → database. */
+  /** The SQL port the app uses: the app's Neon client → local endpoint → database. */
   sql: Sql;
   kv: KvCache;
   stack: LocalStack;
@@ -46,7 +46,7 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-/** The whole production path in one process: app → Neon driver → local endpoint → database. */
+/** The whole production path in one process: app → Neon client → local endpoint → database. */
 export async function startHarness(options: HarnessOptions): Promise<Harness> {
   const database = options.backend === "postgres" && !options.postgresUrl ? await createTestDatabase() : undefined;
   const stack = await startLocalStack({

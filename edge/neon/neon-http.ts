@@ -1,0 +1,154 @@
+// Neon's SQL-over-HTTP protocol, spoken as @neondatabase/serverless 1.2.0 speaks it for
+// `sql.query(text, params)` and `sql.transaction(queries, options)` with rows as objects: the same
+// request (only the application name differs) and the same values and errors back
+// (test/local-stack/neon-wire.test.ts holds the two side by side). The driver bundles a whole
+// Postgres client besides; on Fastly every byte of script is paid again in the memory snapshot.
+import type { Row, SqlStatement, TransactionOptions } from "../../core/ports/sql.ts";
+import { fromPgText, toPgParam } from "./pg-text.ts";
+
+interface NeonHttpOptions {
+  /** postgres(ql)://user[:password]@host/database */
+  databaseUrl: string;
+  /** Where to post instead of Neon's own endpoint for the host, e.g. http://127.0.0.1:4444/sql. */
+  fetchEndpoint?: string;
+  /** Replaces `fetch` (Fastly sends every request to a named backend). */
+  fetchFunction?: typeof fetch;
+}
+
+export interface NeonHttp {
+  query(text: string, params: readonly unknown[], signal?: AbortSignal): Promise<Row[]>;
+  transaction(statements: readonly SqlStatement[], options: TransactionOptions, signal?: AbortSignal): Promise<Row[][]>;
+}
+
+/** The name this client gives itself in the connection string (pg_stat_activity), unless the string has one. */
+const APPLICATION_NAME = "edge-race-free";
+
+/** The fields of a Postgres error, in the order Neon answers them (HTTP 400) and the driver copies them. */
+export const ERROR_FIELDS = [
+  "code",
+  "detail",
+  "hint",
+  "position",
+  "internalPosition",
+  "internalQuery",
+  "severity",
+  "where",
+  "table",
+  "column",
+  "schema",
+  "dataType",
+  "constraint",
+  "file",
+  "line",
+  "routine",
+] as const;
+
+type ErrorFields = Partial<Record<(typeof ERROR_FIELDS)[number], string>>;
+
+/**
+ * A refusal, with the driver's messages: Postgres' (its fields copied, absent ones undefined), a
+ * status other than 200 or 400 ("Server error (HTTP status N): body"), or a request that got no
+ * answer ("Error connecting to database: …", what fetch threw in `sourceError`).
+ */
+export class NeonQueryError extends Error {
+  declare readonly code?: string;
+  declare readonly constraint?: string;
+  declare readonly detail?: string;
+  declare readonly table?: string;
+  /** The answer's HTTP status, when it was neither 200 nor 400. */
+  declare readonly status?: number;
+  declare readonly sourceError?: unknown;
+
+  constructor(message: string, fields: ErrorFields & { status?: number; sourceError?: unknown } = {}) {
+    super(message);
+    this.name = "NeonQueryError";
+    Object.assign(this, fields);
+  }
+}
+
+interface StatementResult {
+  fields: { name: string; dataTypeID: number }[];
+  rows: (string | null)[][];
+}
+
+/** A client for one database; each call is one POST. Throws now for a connection string Neon would refuse. */
+export function neonHttp(options: NeonHttpOptions): NeonHttp {
+  const connection = resolveConnectionString(options.databaseUrl);
+  const endpoint = options.fetchEndpoint ?? `https://${connection.hostname.replace(/^[^.]+\./, "api.")}/sql`;
+  const headers = {
+    "Neon-Connection-String": connection.text,
+    "Neon-Raw-Text-Output": "true",
+    "Neon-Array-Mode": "true",
+  };
+
+  async function post(body: unknown, extraHeaders: Record<string, string>, signal?: AbortSignal): Promise<unknown> {
+    let response: Response;
+    try {
+      const init = { method: "POST", body: JSON.stringify(body), headers: { ...headers, ...extraHeaders }, signal };
+      response = await (options.fetchFunction ?? fetch)(endpoint, init);
+    } catch (error) {
+      throw new NeonQueryError(`Error connecting to database: ${error}`, { sourceError: error });
+    }
+    if (response.ok) return response.json();
+    if (response.status === 400) throw postgresError(await response.json());
+    throw new NeonQueryError(`Server error (HTTP status ${response.status}): ${await response.text()}`, {
+      status: response.status,
+    });
+  }
+
+  return {
+    async query(text, params, signal) {
+      return toRows((await post(toQuery(text, params), {}, signal)) as StatementResult);
+    },
+    async transaction(statements, transactionOptions, signal) {
+      const queries = statements.map((s) => toQuery(s.text, s.params ?? []));
+      const answer = (await post({ queries }, batchHeaders(transactionOptions), signal)) as { results?: unknown };
+      if (!Array.isArray(answer.results)) throw new NeonQueryError("Neon internal error: unexpected result format");
+      return answer.results.map(toRows);
+    },
+  };
+}
+
+const toQuery = (query: string, params: readonly unknown[]) => ({ query, params: params.map(toPgParam) });
+
+/** Only the options given: Neon's proxy otherwise keeps the server's defaults. */
+function batchHeaders({ isolationLevel, readOnly, deferrable }: TransactionOptions): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (isolationLevel !== undefined) out["Neon-Batch-Isolation-Level"] = isolationLevel;
+  if (readOnly !== undefined) out["Neon-Batch-Read-Only"] = String(readOnly);
+  if (deferrable !== undefined) out["Neon-Batch-Deferrable"] = String(deferrable);
+  return out;
+}
+
+function toRows({ fields, rows }: StatementResult): Row[] {
+  return rows.map((row) =>
+    Object.fromEntries(
+      row.map((text, i) => [fields[i]?.name, text === null ? null : fromPgText(text, fields[i]?.dataTypeID ?? 0)]),
+    ),
+  );
+}
+
+function postgresError(body: Record<string, unknown>): NeonQueryError {
+  const fields: Record<string, unknown> = {};
+  for (const name of ERROR_FIELDS) fields[name] = body[name] ?? undefined;
+  return new NeonQueryError(body.message as string, fields as ErrorFields);
+}
+
+/**
+ * The connection string as the driver sends it: reparsed as an http: URL (which normalizes it),
+ * with an application name unless it has one, under the postgresql: scheme. Like Neon, it needs
+ * a user, a host and a database.
+ */
+function resolveConnectionString(databaseUrl: string): { text: string; hostname: string } {
+  const scheme = new URL(databaseUrl).protocol;
+  const url = new URL(`http:${databaseUrl.slice(scheme.length)}`);
+  if (!url.searchParams.has("application_name")) url.searchParams.append("application_name", APPLICATION_NAME);
+  const valid =
+    (scheme === "postgres:" || scheme === "postgresql:") &&
+    url.username !== "" &&
+    url.hostname !== "" &&
+    url.hostname !== "-" &&
+    url.pathname.length > 1;
+  if (!valid) throw new TypeError("must be postgres://user[:password]@host/database");
+  return { text: `postgresql:${url.href.slice(url.protocol.length)}`, hostname: url.hostname };
+}
