@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { percentile } from "../../bench/lib/stats.ts";
 import { createNeonSql } from "../../edge/neon/neon-sql.ts";
+import { postOverNodeHttp } from "../../edge/node/http-post.ts";
 import { parseCommandLine } from "../cli.ts";
 import { startLocalStack } from "../stack.ts";
 
@@ -42,7 +43,11 @@ export async function measureEndpointOverhead(adminUrl: string, rounds = 2000): 
     const direct = new pg.Client({ connectionString: databaseUrl });
     await direct.connect();
     try {
-      const viaEndpoint = createNeonSql({ databaseUrl: stack.databaseUrl, fetchEndpoint: stack.neonFetchEndpoint });
+      const viaEndpoint = createNeonSql({
+        databaseUrl: stack.databaseUrl,
+        fetchEndpoint: stack.neonFetchEndpoint,
+        post: postOverNodeHttp, // as the Node service sends them
+      });
       return {
         rounds,
         insert: await interleaved(

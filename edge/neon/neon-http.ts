@@ -13,7 +13,18 @@ interface NeonHttpOptions {
   fetchEndpoint?: string;
   /** Replaces `fetch` (Fastly sends every request to a named backend). */
   fetchFunction?: typeof fetch;
+  /** Sends each request instead of `fetch` (Node: over node:http, cheaper than its `fetch`). */
+  post?: NeonPost;
 }
+
+/** What a request's answer must offer; a fetch Response does. */
+export type NeonAnswer = Pick<Response, "status" | "text">;
+
+/** Sends one request: a POST of JSON text with Neon's headers. */
+export type NeonPost = (
+  url: string,
+  init: { headers: Record<string, string>; body: string; signal?: AbortSignal },
+) => Promise<NeonAnswer>;
 
 export interface NeonHttp {
   query(text: string, params: readonly unknown[], signal?: AbortSignal): Promise<Row[]>;
@@ -81,19 +92,20 @@ export function neonHttp(options: NeonHttpOptions): NeonHttp {
     "Neon-Array-Mode": "true",
   };
 
+  const send: NeonPost =
+    options.post ?? ((url, init) => (options.fetchFunction ?? fetch)(url, { method: "POST", ...init }));
+
   async function post(body: unknown, extraHeaders: Record<string, string>, signal?: AbortSignal): Promise<unknown> {
-    let response: Response;
+    let answer: NeonAnswer;
     try {
-      const init = { method: "POST", body: JSON.stringify(body), headers: { ...headers, ...extraHeaders }, signal };
-      response = await (options.fetchFunction ?? fetch)(endpoint, init);
+      answer = await send(endpoint, { headers: { ...headers, ...extraHeaders }, body: JSON.stringify(body), signal });
     } catch (error) {
       throw new NeonQueryError(`Error connecting to database: ${error}`, { sourceError: error });
     }
-    if (response.ok) return response.json();
-    if (response.status === 400) throw postgresError(await response.json());
-    throw new NeonQueryError(`Server error (HTTP status ${response.status}): ${await response.text()}`, {
-      status: response.status,
-    });
+    const { status } = answer;
+    if (status >= 200 && status < 300) return JSON.parse(await answer.text());
+    if (status === 400) throw postgresError(JSON.parse(await answer.text()));
+    throw new NeonQueryError(`Server error (HTTP status ${status}): ${await answer.text()}`, { status });
   }
 
   return {

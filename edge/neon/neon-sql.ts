@@ -8,7 +8,7 @@ import {
   type TransactionOptions,
 } from "../../core/ports/sql.ts";
 import { type Settings, SettingsError } from "../../core/settings.ts";
-import { type NeonHttp, NeonQueryError, neonHttp } from "./neon-http.ts";
+import { type NeonHttp, type NeonPost, NeonQueryError, neonHttp } from "./neon-http.ts";
 
 interface NeonSqlOptions {
   databaseUrl: string;
@@ -16,6 +16,8 @@ interface NeonSqlOptions {
   fetchEndpoint?: string;
   /** Replaces `fetch` for every Neon request (Fastly sends them to a named backend). */
   fetchFunction?: typeof fetch;
+  /** Sends every Neon request instead of `fetch` (Node's own HTTP client). */
+  post?: NeonPost;
   /** Each round trip is abandoned after this long and reported as unavailable. */
   timeoutMs?: number;
 }
@@ -56,7 +58,10 @@ function connect(options: NeonSqlOptions): NeonHttp {
 }
 
 /** The SQL port a runtime builds from its settings: without DATABASE_URL it cannot start. */
-export function neonSqlFromSettings(settings: Settings, options: Pick<NeonSqlOptions, "fetchFunction"> = {}): Sql {
+export function neonSqlFromSettings(
+  settings: Settings,
+  options: Pick<NeonSqlOptions, "fetchFunction" | "post"> = {},
+): Sql {
   if (!settings.databaseUrl) throw new SettingsError("DATABASE_URL", "is not set");
   return createNeonSql({ databaseUrl: settings.databaseUrl, fetchEndpoint: settings.neonFetchEndpoint, ...options });
 }

@@ -1,9 +1,18 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { postText } from "./http-post.ts";
+import { DatabaseOutcomeUnknownError, DatabaseUnavailableError } from "../../core/ports/sql.ts";
+import { sqlContract } from "../../test/ports/sql-contract.ts";
+import { describeOnBackends } from "../../test/support/harness.ts";
+import { createNeonSql } from "../neon/neon-sql.ts";
+import { postOverNodeHttp } from "./http-post.ts";
 
-describe("postText (Node's transport for Neon's SQL requests)", () => {
+const postText = async (url: string, headers: Record<string, string>, body: string, signal?: AbortSignal) => {
+  const answer = await postOverNodeHttp(url, { headers, body, signal });
+  return { status: answer.status, text: await answer.text() };
+};
+
+describe("postOverNodeHttp (Node's transport for Neon's SQL requests)", () => {
   let server: Server;
   let url: string;
   const connections = new Set<unknown>();
@@ -47,5 +56,41 @@ describe("postText (Node's transport for Neon's SQL requests)", () => {
     await expect(postText(`${url}/slow`, {}, "{}", AbortSignal.timeout(50))).rejects.toMatchObject({
       name: "AbortError",
     });
+  });
+});
+
+describeOnBackends(
+  "SQL port over Node's transport",
+  (harness) => {
+    for (const [name, run] of sqlContract) it(`contract: ${name}`, () => run(harness().sql));
+  },
+  { post: postOverNodeHttp },
+);
+
+describe("the SQL port's refusals over Node's transport", () => {
+  it("answers unavailable when nothing listens, outcome unknown when the answer never comes", async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const refused = createNeonSql({
+      databaseUrl: `postgres://u:p@127.0.0.1:${port}/db`,
+      fetchEndpoint: `http://127.0.0.1:${port}/sql`,
+      post: postOverNodeHttp,
+    });
+    await expect(refused.query("SELECT 1")).rejects.toBeInstanceOf(DatabaseUnavailableError);
+
+    const silent = createServer(() => {}); // reads the request, never answers
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const silentPort = (silent.address() as AddressInfo).port;
+    const unanswered = createNeonSql({
+      databaseUrl: `postgres://u:p@127.0.0.1:${silentPort}/db`,
+      fetchEndpoint: `http://127.0.0.1:${silentPort}/sql`,
+      post: postOverNodeHttp,
+      timeoutMs: 100,
+    });
+    await expect(unanswered.query("SELECT 1")).rejects.toBeInstanceOf(DatabaseOutcomeUnknownError);
+    silent.closeAllConnections();
+    await new Promise<void>((resolve) => silent.close(() => resolve()));
   });
 });
