@@ -6,6 +6,7 @@ import { testProjects } from "./test/projects.ts";
 // PostgreSQL, workerd, deno, builds), conformance (one suite on Node, workerd and Deno), races
 // (real-PostgreSQL concurrency proofs and the soak), fastly (the wasm build and its test host).
 const projects = testProjects(import.meta.dirname);
+const BUILDS_FASTLY_WASM = ["integration", "fastly"];
 
 export default defineConfig({
   test: {
@@ -19,7 +20,12 @@ export default defineConfig({
       extends: true,
       // Unit files touch no process-wide state (no mocks, timers or globals), so they share
       // threads and modules instead of paying a fresh process and import graph per file.
-      test: { name, include, ...(name === "unit" ? { pool: "threads" as const, isolate: false } : {}) },
+      test: {
+        name,
+        include,
+        ...(name === "unit" ? { pool: "threads" as const, isolate: false } : {}),
+        ...(BUILDS_FASTLY_WASM.includes(name) ? { globalSetup: ["test/support/warm-fastly-engine.ts"] } : {}),
+      },
     })),
   },
 });

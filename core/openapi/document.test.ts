@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
-import { appWithoutDatabase } from "../../test/support/app-without-database.ts";
+import { appWithoutDatabase } from "../../dev/app-without-database.ts";
 import { openApiDocument, openApiPath, routeKey, servedRoutes } from "./document.ts";
 import { operations } from "./operations.ts";
 

@@ -1,7 +1,9 @@
 // `npm run build:fastly`: compiles the service into bin/main.wasm with @fastly/js-compute (offline).
 // The input is first bundled and minified with esbuild: js-compute snapshots the engine after it
 // has parsed the script, and every byte of source costs about 15-20 bytes of wasm (what each part
-// costs: docs/benchmarks.md, "The wasm's size").
+// costs: docs/benchmarks.md, "The wasm's size"). So the OpenAPI document is made here and embedded
+// as bytes (embedded-openapi.ts), the engine is size-optimized and the snapshotted service pruned
+// by wasm-opt (wasm-opt.ts).
 // Launchers call `ensureFastlyWasm()`, which builds only when the sources changed since the last
 // build (a hash of them is kept beside the wasm), so a fresh clone builds on first use.
 import { execFile } from "node:child_process";
@@ -10,12 +12,14 @@ import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/p
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { build, type Metafile } from "esbuild";
+import { build, type Metafile, type Plugin } from "esbuild";
+import { embeddedOpenApi, openApiJson } from "./embedded-openapi.ts";
+import { dropUnreachableCode, optimizedEngine } from "./wasm-opt.ts";
 import { wasmSections } from "./wasm-sections.ts";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const LOCK_PATH = join(ROOT, "bin", ".build-lock");
-const SOURCE_FILES = ["package-lock.json"];
+const SOURCE_FILES = ["package-lock.json", "dev/app-without-database.ts"];
 const STALE_LOCK_MS = 5 * 60_000;
 
 /** One wasm this project compiles: its entry, where it goes, and the folders it is built from. */
@@ -23,20 +27,23 @@ interface WasmTarget {
   entry: string;
   wasmPath: string;
   sourceDirs: string[];
+  /** Serves the OpenAPI document made at build time instead of generating it. */
+  embedsOpenApi?: boolean;
 }
 
 /** The service: core, the Fastly entry, the KV stores and the Neon port. */
 const SERVICE_WASM: WasmTarget = {
   entry: join(ROOT, "edge", "fastly", "index.ts"),
   wasmPath: join(ROOT, "bin", "main.wasm"),
-  sourceDirs: ["core", "edge/fastly", "edge/kv", "edge/neon"],
+  sourceDirs: ["core", "edge/fastly", "edge/kv", "edge/neon", "dev/build"],
+  embedsOpenApi: true,
 };
 
 /** The benchmark's bare KV get (dev/kv-baseline/): never deployed. */
 export const KV_BASELINE_WASM: WasmTarget = {
   entry: join(ROOT, "dev", "kv-baseline", "fastly.ts"),
   wasmPath: join(ROOT, "bin", "kv-baseline.wasm"),
-  sourceDirs: ["dev/kv-baseline", "edge/kv", "core/ports"],
+  sourceDirs: ["dev/kv-baseline", "edge/kv", "core/ports", "dev/build"],
 };
 
 const stampPath = (target: WasmTarget) => `${target.wasmPath}.sources-sha256`;
@@ -69,10 +76,17 @@ async function buildFastlyWasm(hash?: string, target: WasmTarget = SERVICE_WASM)
   // Written aside and renamed, so no reader ever sees half a wasm.
   const partial = join(ROOT, "bin", `.main-${process.pid}.wasm`);
   const input = join(ROOT, "bin", `.input-${process.pid}.js`);
+  const openApi = join("bin", `.openapi-${process.pid}.json`); // relative: js-compute reads it in ROOT
   const cli = join(ROOT, "node_modules", ".bin", "js-compute-runtime");
   try {
-    const metafile = await minifiedInput(target.entry, input);
-    await promisify(execFile)(cli, [input, partial], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 });
+    if (target.embedsOpenApi) await writeFile(join(ROOT, openApi), await openApiJson());
+    const metafile = await minifiedInput(target.entry, input, target.embedsOpenApi ? [embeddedOpenApi(openApi)] : []);
+    const engine = await optimizedEngine(ROOT);
+    await promisify(execFile)(cli, ["--engine-wasm", engine, input, partial], {
+      cwd: ROOT,
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    await dropUnreachableCode(ROOT, partial);
     const wasm = await readFile(partial);
     await rename(partial, target.wasmPath);
     await writeFile(stampPath(target), `${stamp}\n`);
@@ -88,13 +102,15 @@ async function buildFastlyWasm(hash?: string, target: WasmTarget = SERVICE_WASM)
   } finally {
     await rm(partial, { force: true });
     await rm(input, { force: true });
+    await rm(join(ROOT, openApi), { force: true });
   }
 }
 
 /** The service as one minified ES module; `fastly:*` stays for js-compute to provide. */
-async function minifiedInput(entry: string, outfile: string): Promise<Metafile> {
+async function minifiedInput(entry: string, outfile: string, plugins: Plugin[]): Promise<Metafile> {
   const result = await build({
     entryPoints: [entry],
+    plugins,
     outfile,
     bundle: true,
     format: "esm",

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { appWithoutDatabase } from "../../test/support/app-without-database.ts";
+import { appWithoutDatabase } from "../../dev/app-without-database.ts";
 import { apiReferenceEnabled, withApiReference } from "./api-reference.ts";
 import { listen, type RunningServer } from "./server.ts";
 

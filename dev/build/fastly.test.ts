@@ -1,0 +1,33 @@
+import { stat } from "node:fs/promises";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type FastlyHost, startFastlyHost } from "../fastly-host/host.ts";
+import { applyOverrides, readLocalServer } from "../fastly-host/manifest.ts";
+import { MANIFEST_PATH, runOverrides } from "../launchers/fastly.ts";
+import { openApiJson } from "./embedded-openapi.ts";
+import { ensureFastlyWasm } from "./fastly.ts";
+
+// The built service: within its size budget, and serving the OpenAPI document made at build time.
+describe("the Fastly build", () => {
+  let wasmPath: string;
+  let host: FastlyHost;
+  beforeAll(async () => {
+    wasmPath = await ensureFastlyWasm();
+    const env = {
+      AUTH_SECRET: "a-development-secret-of-32-bytes-or-more",
+      DATABASE_URL: "postgres://u:p@127.0.0.1:9/db",
+    };
+    const config = applyOverrides(readLocalServer(MANIFEST_PATH, env), runOverrides(env));
+    host = await startFastlyHost({ wasmPath, config, concurrency: 1, log: () => {} });
+  }, 300_000);
+  afterAll(() => host?.close());
+
+  it("is at most 14 MB", async () => {
+    expect((await stat(wasmPath)).size).toBeLessThanOrEqual(14_000_000);
+  });
+
+  it("serves the OpenAPI document the generator makes from the app's route table", async () => {
+    const response = await fetch(`${host.url}/openapi.json`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual(JSON.parse(await openApiJson()));
+  });
+});
