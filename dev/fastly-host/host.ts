@@ -39,11 +39,11 @@ const defaultLog = (stream: string, text: string) => {
 export async function startFastlyHost(options: FastlyHostOptions): Promise<FastlyHost> {
   const { config, log = defaultLog } = options;
   const wasm = new Uint8Array(await readFile(options.wasmPath));
-  const module = await WebAssembly.compile(wasm);
+  // Compiled once: as imaged, or as it is when it cannot be.
+  const service = imageModule(wasm) ?? (await WebAssembly.compile(wasm));
   const kv = seededKv(config);
   const pool = await GuestPool.start({
-    module,
-    imaged: imageModule(wasm),
+    service,
     config,
     size: options.concurrency ?? 8,
     answer: (request) => answerHostRequest(kv, request),
