@@ -17,7 +17,7 @@ import { findLinksAcrossTenants } from "./repository.ts";
 
 /** Outside `links/v2/`, so no listing of cached links ever sees them. */
 export const SYNC_CURSOR_KEY = "links/sync/cursor";
-const SYNC_LEASE_KEY = "links/sync/lease";
+export const SYNC_LEASE_KEY = "links/sync/lease";
 
 const DEFAULT_SYNC_BATCH_SIZE = 100;
 const DEFAULT_SYNC_MAX_BATCHES = 10;

@@ -17,9 +17,8 @@ export interface GuestEvents {
 }
 
 interface GuestPoolOptions {
-  module: WebAssembly.Module;
-  /** The same service with its memory image apart, when it could be made (memory-image.ts). */
-  imaged?: ImagedModule;
+  /** The compiled service, imaged (memory-image.ts) when it could be; each worker gets its own image. */
+  service: WebAssembly.Module | ImagedModule;
   config: LocalServerConfig;
   size: number;
   answer(request: HostRequest): Promise<HostReply>;
@@ -101,8 +100,7 @@ export class GuestPool {
     const worker = new Worker(this.source, {
       eval: true,
       workerData: {
-        module: this.options.module,
-        imaged: this.options.imaged,
+        service: this.options.service,
         config: this.options.config,
         port: port2,
         signal,

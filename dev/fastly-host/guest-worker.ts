@@ -9,16 +9,15 @@ import type { ImagedModule } from "./memory-image.ts";
 import { HostLink } from "./rpc.ts";
 
 interface GuestWorkerData {
-  module: WebAssembly.Module;
-  imaged: ImagedModule | undefined;
+  service: WebAssembly.Module | ImagedModule;
   config: LocalServerConfig;
   port: MessagePort;
   signal: SharedArrayBuffer;
 }
 
-const { module, imaged, config, port, signal } = workerData as GuestWorkerData;
+const { service, config, port, signal } = workerData as GuestWorkerData;
 const link = new HostLink(port, new Int32Array(signal));
-const factory = new GuestFactory(module, config, link, imaged);
+const factory = new GuestFactory(service, config, link);
 
 let next = factory.prepare();
 link.emit({ event: "ready" });

@@ -39,11 +39,11 @@ const defaultLog = (stream: string, text: string) => {
 export async function startFastlyHost(options: FastlyHostOptions): Promise<FastlyHost> {
   const { config, log = defaultLog } = options;
   const wasm = new Uint8Array(await readFile(options.wasmPath));
-  const module = await WebAssembly.compile(wasm);
+  // Compiled once: as imaged, or as it is when it cannot be.
+  const service = imageModule(wasm) ?? (await WebAssembly.compile(wasm));
   const kv = seededKv(config);
   const pool = await GuestPool.start({
-    module,
-    imaged: imageModule(wasm),
+    service,
     config,
     size: options.concurrency ?? 8,
     answer: (request) => answerHostRequest(kv, request),
@@ -74,8 +74,7 @@ export async function startFastlyHost(options: FastlyHostOptions): Promise<Fastl
 }
 
 async function serve(pool: GuestPool, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const body = await readBody(req);
   const headers: [string, string][] = [];
   for (let i = 0; i < req.rawHeaders.length; i += 2) headers.push([req.rawHeaders[i]!, req.rawHeaders[i + 1]!]);
   const host = req.headers.host ?? "localhost";
@@ -83,9 +82,19 @@ async function serve(pool: GuestPool, req: IncomingMessage, res: ServerResponse)
     method: req.method ?? "GET",
     url: `http://${host}${req.url ?? "/"}`,
     headers,
-    body: Buffer.concat(chunks),
+    body,
   };
   await pool.run(request, responder(res));
+}
+
+/** The request's body; one with neither Content-Length nor Transfer-Encoding has none (RFC 9112 §6.3). */
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  if (req.headers["content-length"] === undefined && req.headers["transfer-encoding"] === undefined) {
+    return Buffer.alloc(0);
+  }
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
 }
 
 /** Writes what the guest sends downstream to the client, streaming or whole. */

@@ -5,6 +5,13 @@
 // module is rewritten once: its memory becomes an import and its data segments go into one
 // image. Each instance then gets a new memory holding a copy of that image (one memcpy): the same
 // bytes a fresh instantiation would produce, in a fraction of the time.
+//
+// The rewritten module declares its memory import without limits (the memory given carries the
+// module's own): two services built by the same js-compute then differ only in what this takes
+// out, so their rewritten modules are the same bytes, which V8 compiles, and tiers up, once per
+// process (the benchmark's bare KV get and the service share that work).
+
+import { type ByteRange, CHUNK, zeroRuns } from "./memory-reset.ts";
 
 export interface ImagedModule {
   /**
@@ -16,17 +23,40 @@ export interface ImagedModule {
   /** Exported names of the mutable globals. */
   state: { globals: string[] };
   memory: { module: string; name: string; initial: number; maximum: number | undefined };
-  /** The memory's first bytes after every data segment was applied (the rest is zeros). */
+  /**
+   * The memory's first bytes after every data segment was applied, to a whole number of 64 KiB
+   * chunks (the rest is zeros).
+   */
   image: Uint8Array;
+  /** The runs of whole 64 KiB chunks of the initial memory that are zeros, image and rest alike. */
+  zeroRuns: ByteRange[];
 }
 
 export const IMPORTED_MEMORY = { module: "fastly_host", name: "memory" } as const;
 const STATE_EXPORT = "fastly_host_state_";
 
+/** Limits of the memory import: at least 0 pages, no maximum. */
+const NO_LIMITS = Uint8Array.of(0x00, 0x00);
+
 const SECTION = { import: 2, table: 4, memory: 5, global: 6, export: 7, data: 11, dataCount: 12 } as const;
 
-/** Rewrites `wasm`, or returns undefined for a module this cannot handle (it is then run as is). */
+/** Rewrites and compiles `wasm`, or returns undefined for a module this cannot handle (it is then run as is). */
 export function imageModule(wasm: Uint8Array): ImagedModule | undefined {
+  const rewritten = rewriteForImage(wasm);
+  if (!rewritten) return undefined;
+  const { bytes, ...imaged } = rewritten;
+  try {
+    const module = new WebAssembly.Module(bytes);
+    return { module, ...imaged, zeroRuns: zeroRuns(imaged.image, imaged.memory.initial * CHUNK) };
+  } catch {
+    return undefined; // e.g. code that refers to data segments (memory.init, data.drop)
+  }
+}
+
+/** The rewritten module's bytes and what an instance of it needs; undefined when `wasm` does not qualify. */
+export function rewriteForImage(
+  wasm: Uint8Array,
+): (Omit<ImagedModule, "module" | "zeroRuns"> & { bytes: Uint8Array<ArrayBuffer> }) | undefined {
   const sections = readSections(wasm);
   const memories = sections.filter((s) => s.id === SECTION.memory);
   const data = sections.find((s) => s.id === SECTION.data);
@@ -36,8 +66,7 @@ export function imageModule(wasm: Uint8Array): ImagedModule | undefined {
   if (!limits || !segments) return undefined;
 
   const end = Math.max(0, ...segments.map((s) => s.offset + s.bytes.length));
-  // Shared: the worker threads that make instances all read this one copy.
-  const image = new Uint8Array(new SharedArrayBuffer(end));
+  const image = new Uint8Array(Math.ceil(end / CHUNK) * CHUNK);
   for (const segment of segments) image.set(segment.bytes, segment.offset);
 
   const mutableGlobals = readMutableGlobals(
@@ -55,7 +84,7 @@ export function imageModule(wasm: Uint8Array): ImagedModule | undefined {
   const state = { globals: mutableGlobals.map((i) => `${STATE_EXPORT}global_${i}`) };
   const stateExports = mutableGlobals.map((i) => exportEntry(`${STATE_EXPORT}global_${i}`, 0x03, i));
 
-  const memoryImport = importEntry(IMPORTED_MEMORY.module, IMPORTED_MEMORY.name, limits.raw);
+  const memoryImport = importEntry(IMPORTED_MEMORY.module, IMPORTED_MEMORY.name, NO_LIMITS);
   const parts: Uint8Array[] = [wasm.subarray(0, 8)];
   for (const section of sections) {
     if (section.id === SECTION.memory || section.id === SECTION.data || section.id === SECTION.dataCount) continue;
@@ -66,20 +95,8 @@ export function imageModule(wasm: Uint8Array): ImagedModule | undefined {
       parts.push(sectionBytes(SECTION.export, concat([uleb(count + stateExports.length), rest, ...stateExports])));
     } else parts.push(wasm.subarray(section.start, section.end));
   }
-  try {
-    const module = new WebAssembly.Module(concat(parts));
-    return { module, state, memory: { ...IMPORTED_MEMORY, initial: limits.initial, maximum: limits.maximum }, image };
-  } catch {
-    return undefined; // e.g. code that refers to data segments (memory.init, data.drop)
-  }
-}
-
-/** A new memory for one instance, holding the image. */
-export function freshMemory(imaged: ImagedModule): WebAssembly.Memory {
-  const { initial, maximum } = imaged.memory;
-  const memory = new WebAssembly.Memory(maximum === undefined ? { initial } : { initial, maximum });
-  new Uint8Array(memory.buffer).set(imaged.image);
-  return memory;
+  const memory = { ...IMPORTED_MEMORY, initial: limits.initial, maximum: limits.maximum };
+  return { bytes: concat(parts), state, memory, image };
 }
 
 interface Section {
@@ -111,8 +128,7 @@ function readMemoryLimits(wasm: Uint8Array, section: Section) {
   if (flags !== 0 && flags !== 1) return undefined; // shared or 64-bit memories: not produced by js-compute
   const initial = readUleb(wasm, count.next + 1);
   const maximum = flags === 1 ? readUleb(wasm, initial.next) : undefined;
-  const raw = wasm.subarray(count.next, maximum ? maximum.next : initial.next);
-  return { initial: initial.value, maximum: maximum?.value, raw };
+  return { initial: initial.value, maximum: maximum?.value };
 }
 
 /** Every segment, when all are active, for memory 0, at an i32.const offset; else undefined. */

@@ -21,6 +21,7 @@ import { installEd25519 } from "./ed25519.ts";
 import { lateBoundDeps } from "./late-deps.ts";
 import { fetchThroughBackend } from "./neon-fetch.ts";
 import { readFastlySettings, requireNeonEndpoint } from "./settings.ts";
+import { warmWebCrypto } from "./warm-crypto.ts";
 
 // No request may leave for a backend that is not declared on the service.
 enforceExplicitBackends();
@@ -48,6 +49,9 @@ const app = createApp({
 });
 // The router compiles its matchers on its first match: done here, it is in the snapshot too.
 app.router.match("GET", "/healthz");
+// Likewise OpenSSL's first-use setup behind crypto.subtle. Only speed depends on it: a failure
+// here leaves that work to the first request of each instance.
+warmWebCrypto().catch(() => {});
 
 let bound: Promise<void> | undefined;
 

@@ -25,22 +25,8 @@ function guestCalling(module: string, field: string, arity: number): WebAssembly
   return new WebAssembly.Module(new Uint8Array(bytes));
 }
 
-/**
- * A guest with state, as js-compute's are: a data segment puts 7 at address 8, a mutable global
- * starts at 0. `_start` adds 1 to both and traps unless they are then 8 and 1, so it only ever
- * runs cleanly in an instance in its initial state.
- */
-function guestWithState(): Uint8Array<ArrayBuffer> {
-  const add1 = [0x41, 0x01, 0x6a];
-  const trapUnless = (value: number) => [0x41, value, 0x47, 0x04, 0x40, 0x00, 0x0b];
-  const body = [
-    0x00,
-    ...[0x41, 0x08, 0x41, 0x08, 0x2d, 0x00, 0x00, ...add1, 0x3a, 0x00, 0x00], // mem[8] += 1
-    ...[0x23, 0x00, ...add1, 0x24, 0x00], // global += 1
-    ...[0x41, 0x08, 0x2d, 0x00, 0x00, ...trapUnless(8)],
-    ...[0x23, 0x00, ...trapUnless(1)],
-    0x0b,
-  ];
+/** A guest with js-compute's shape: memory with a data segment, a mutable global, `_start` = `body`. */
+function guestModule(body: number[], { startsOnInstantiation = false } = {}): Uint8Array<ArrayBuffer> {
   return new Uint8Array([
     ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
     ...section(1, [0x02, 0x60, 0x01, I32, 0x01, I32, 0x60, 0x00, 0x00]),
@@ -49,22 +35,54 @@ function guestWithState(): Uint8Array<ArrayBuffer> {
     ...section(5, [0x01, 0x00, 0x01]),
     ...section(6, [0x01, I32, 0x01, 0x41, 0x00, 0x0b]),
     ...section(7, [0x02, ...name("memory"), 0x02, 0x00, ...name("_start"), 0x00, 0x01]),
+    ...(startsOnInstantiation ? section(8, [0x01]) : []),
     ...section(10, [0x01, body.length, ...body]),
     ...section(11, [0x01, 0x00, 0x41, 0x08, 0x0b, 0x01, 0x07]),
   ]);
 }
 
+/**
+ * A guest with state, as js-compute's are: a data segment puts 7 at address 8, a mutable global
+ * starts at 0. `_start` adds 1 to both and traps unless they are then 8 and 1, so it only ever
+ * runs cleanly in an instance in its initial state.
+ */
+function guestWithState(): Uint8Array<ArrayBuffer> {
+  const add1 = [0x41, 0x01, 0x6a];
+  const trapUnless = (value: number) => [0x41, value, 0x47, 0x04, 0x40, 0x00, 0x0b];
+  return guestModule([
+    0x00,
+    ...[0x41, 0x08, 0x41, 0x08, 0x2d, 0x00, 0x00, ...add1, 0x3a, 0x00, 0x00], // mem[8] += 1
+    ...[0x23, 0x00, ...add1, 0x24, 0x00], // global += 1
+    ...[0x41, 0x08, 0x2d, 0x00, 0x00, ...trapUnless(8)],
+    ...[0x23, 0x00, ...trapUnless(1)],
+    0x0b,
+  ]);
+}
+
+/** A guest whose instantiation traps: its start function is `unreachable`. */
+const guestThatCannotStart = () => guestModule([0x00, 0x00, 0x0b], { startsOnInstantiation: true });
+
 const config = { backends: {}, kvStores: {}, configStores: {}, secretStores: {} };
 const request = { method: "GET", url: "http://localhost/", headers: [], body: new Uint8Array() };
 
-function run(module: WebAssembly.Module) {
+/** A link to a main thread that is never asked: what the guest sends stays on `port` until read. */
+function unansweredLink() {
   const { port1, port2 } = new MessageChannel();
   const link = new HostLink(port2, new Int32Array(new SharedArrayBuffer(4)));
+  const events = () => {
+    const received: GuestEvent[] = [];
+    for (let m = receiveMessageOnPort(port1); m; m = receiveMessageOnPort(port1))
+      received.push(m.message as GuestEvent);
+    port1.close();
+    return received;
+  };
+  return { link, events };
+}
+
+function run(module: WebAssembly.Module) {
+  const { link, events } = unansweredLink();
   const outcome = runGuest(module, config, link, request);
-  const events: GuestEvent[] = [];
-  for (let m = receiveMessageOnPort(port1); m; m = receiveMessageOnPort(port1)) events.push(m.message as GuestEvent);
-  port1.close();
-  return { outcome, events };
+  return { outcome, events: events() };
 }
 
 describe("a guest instance", () => {
@@ -88,17 +106,24 @@ describe("a guest instance", () => {
     const wasm = guestWithState();
     const imaged = imageModule(wasm);
     expect(imaged?.state).toEqual({ globals: ["fastly_host_state_global_0"] }); // reused, not re-instantiated
-    const { port1, port2 } = new MessageChannel();
-    const factory = new GuestFactory(
-      new WebAssembly.Module(wasm),
-      config,
-      new HostLink(port2, new Int32Array(new SharedArrayBuffer(4))),
-      imaged,
-    );
+    const { link, events } = unansweredLink();
+    const factory = new GuestFactory(imaged!, config, link);
     const outcomes = Array.from({ length: 3 }, () => factory.prepare().run(request));
-    port1.close();
+    events();
     // A second run in an instance not put back would find 8 and 1 already there, and trap.
     expect(outcomes).toEqual(Array.from({ length: 3 }, () => ({ exitCode: 0, error: undefined })));
+  });
+
+  it("an imaged guest whose instance cannot be made answers each request with a 500 saying why", () => {
+    const imaged = imageModule(guestThatCannotStart());
+    expect(imaged).toBeDefined();
+    const { link, events } = unansweredLink();
+    const factory = new GuestFactory(imaged!, config, link);
+    const outcomes = Array.from({ length: 2 }, () => factory.prepare().run(request));
+    for (const outcome of outcomes) expect(outcome.error).toMatch(/unreachable/);
+    const responses = events().filter((e) => e.event === "response") as { status: number; body: Uint8Array }[];
+    expect(responses.map((r) => r.status)).toEqual([500, 500]);
+    expect(new TextDecoder().decode(responses[0]!.body)).toMatch(/unreachable/);
   });
 
   it("the same guest traps when it runs twice in one instance, so the test above can fail", () => {

@@ -4,7 +4,8 @@ import { WASI } from "node:wasi";
 import { GuestMemory } from "../abi.ts";
 import { HeaderList } from "../header-list.ts";
 import type { LocalServerConfig } from "../manifest.ts";
-import { freshMemory, type ImagedModule } from "../memory-image.ts";
+import type { ImagedModule } from "../memory-image.ts";
+import { freshMemory, restoreImage } from "../memory-reset.ts";
 import type { HostLink } from "../rpc.ts";
 import type { GuestContext } from "./context.ts";
 import { httpBodyModule, httpRequestModule, httpResponseModule } from "./http-imports.ts";
@@ -58,39 +59,44 @@ const computeEnvironment = () => ({
 export class GuestFactory {
   private resettable: ResettableInstance | undefined;
 
+  /** `service`: the module as it is, or imaged (memory-image.ts) when it could be. */
   constructor(
-    private readonly module: WebAssembly.Module,
+    private readonly service: WebAssembly.Module | ImagedModule,
     private readonly config: LocalServerConfig,
     private readonly link: HostLink,
-    private readonly imaged?: ImagedModule,
   ) {}
 
   /** A fresh instance, with every import bound, waiting for its request. */
   prepare(): PreparedGuest {
-    if (!this.imaged) return this.instantiated();
+    if (this.service instanceof WebAssembly.Module) return this.instantiated(this.service);
     try {
-      if (!this.resettable?.reset()) this.resettable = new ResettableInstance(this.imaged, this.config, this.link);
+      if (!this.resettable?.reset()) this.resettable = new ResettableInstance(this.service, this.config, this.link);
       return this.resettable.prepared();
-    } catch {
+    } catch (error) {
       this.resettable = undefined;
-      return this.instantiated(); // which reports the failure with the request
+      return this.failed(error);
     }
   }
 
-  /** A new instance of the module as it is (a module that could not be imaged). */
-  private instantiated(): PreparedGuest {
+  /** A new instance of a module that could not be imaged. */
+  private instantiated(module: WebAssembly.Module): PreparedGuest {
     let memory: WebAssembly.Memory | undefined;
     const ctx = newContext(() => memory ?? failNoMemory(), this.config, this.link);
     const wasi = newWasi();
-    let instance: WebAssembly.Instance | undefined;
-    let failure: unknown;
+    let instance: WebAssembly.Instance;
     try {
-      instance = new WebAssembly.Instance(this.module, importObject(this.module, ctx, wasiImports(wasi)));
+      instance = new WebAssembly.Instance(module, importObject(module, ctx, wasiImports(wasi)));
       memory = instance.exports.memory as WebAssembly.Memory;
     } catch (error) {
-      failure = error; // reported with the request it was made for, as a fresh instantiation would
+      return this.failed(error);
     }
-    return { run: (request) => start(ctx, request, () => (instance ? wasi.start(instance) : fail(failure))) };
+    return { run: (request) => start(ctx, request, () => wasi.start(instance)) };
+  }
+
+  /** An instance that could not be made: the failure is reported with the request it was made for. */
+  private failed(error: unknown): PreparedGuest {
+    const ctx = newContext(failNoMemory, this.config, this.link);
+    return { run: (request) => start(ctx, request, () => fail(error)) };
   }
 }
 
@@ -128,11 +134,8 @@ class ResettableInstance {
 
   /** Back to the state of a fresh instantiation; false when that cannot be done in place. */
   reset(): boolean {
-    const { image, memory } = this.imaged;
-    if (this.memory.buffer.byteLength !== memory.initial * 65_536) return false;
-    const bytes = new Uint8Array(this.memory.buffer);
-    bytes.set(image);
-    bytes.fill(0, image.length);
+    if (this.memory.buffer.byteLength !== this.imaged.memory.initial * 65_536) return false;
+    restoreImage(this.imaged, this.memory);
     for (const { global, value } of this.globals) global.value = value;
     this.ctx.handles.clear();
     this.ctx.response = { sent: false };

@@ -1,0 +1,108 @@
+// `npx tsx dev/measure/fastly-request-cost.ts [--requests N] [--rounds N]`: what one request costs
+// in the Fastly test host, for the benchmark's two Fastly operations: the bare KV get
+// (bin/kv-baseline.wasm) and a link lookup answered from KV (bin/main.wasm), both hosts in this
+// process as in `npm run bench`. Each runs at concurrency 1 and 4 after an unmeasured round;
+// printed per operation: p50 and this process's CPU time per request (the client included). With
+// both cores busy (concurrency 4) latency follows the CPU time: p50 ≈ 4 × CPU per request / 2.
+// No database: the links and the link-sync lease are put straight into the KV store.
+import { median, percentile } from "../../bench/lib/stats.ts";
+import type { CacheEntry } from "../../core/links/cache.ts";
+import { linkKey } from "../../core/links/keys.ts";
+import { SYNC_LEASE_KEY } from "../../core/links/sync.ts";
+import { KV_STORE } from "../../edge/fastly/bindings.ts";
+import { signToken, TEST_AUTH_SECRET } from "../../test/support/tokens.ts";
+import { ensureFastlyWasm, KV_BASELINE_WASM } from "../build/fastly.ts";
+import { parseCommandLine } from "../cli.ts";
+import { type FastlyHost, startFastlyHost } from "../fastly-host/host.ts";
+import { applyOverrides, readLocalServer } from "../fastly-host/manifest.ts";
+import { MANIFEST_PATH, runOverrides } from "../launchers/fastly.ts";
+
+const USAGE = `Usage: npx tsx dev/measure/fastly-request-cost.ts [--requests N] [--rounds N]
+
+Bare KV get and KV-hit link lookup in the Fastly test host, at concurrency 1 and 4: p50 and CPU per request.`;
+
+const values = parseCommandLine(USAGE, {
+  requests: { type: "string", default: "200" },
+  rounds: { type: "string", default: "3" },
+});
+const requests = Number(values.requests);
+const rounds = Number(values.rounds);
+const LINKS = 16;
+const HOUR_MS = 3_600_000;
+
+const env = {
+  AUTH_SECRET: TEST_AUTH_SECRET,
+  DATABASE_URL: "postgres://u:p@127.0.0.1:9/db",
+  NEON_FETCH_ENDPOINT: "http://127.0.0.1:9/sql",
+};
+const quiet = () => {};
+const service = await startFastlyHost({
+  wasmPath: await ensureFastlyWasm(),
+  config: applyOverrides(readLocalServer(MANIFEST_PATH, env), runOverrides(env)),
+  log: quiet,
+});
+const baseline = await startFastlyHost({
+  wasmPath: await ensureFastlyWasm(KV_BASELINE_WASM),
+  config: { backends: {}, kvStores: { [KV_STORE]: [] }, configStores: {}, secretStores: {} },
+  log: quiet,
+});
+await seed(service);
+baseline.kv.insert(KV_STORE, "bench-baseline", { body: Buffer.from('{"a":1}'), mode: "overwrite" });
+const authorization = `Bearer ${await signToken({ sub: "measure", tid: "bench", role: "service", expiresIn: "2h" })}`;
+
+const operations = {
+  "bare KV get": () => fetch(`${baseline.url}/kv`),
+  "KV hit": (i: number) => fetch(`${service.url}/v1/links/github/hit-${i % LINKS}`, { headers: { authorization } }),
+};
+
+for (const concurrency of [1, 4]) {
+  const results: Record<string, { p50: number[]; cpu: number[] }> = {};
+  for (let round = 0; round <= rounds; round++) {
+    for (const [name, send] of Object.entries(operations)) {
+      const measured = await phase(send, concurrency);
+      if (round === 0) continue; // warm-up
+      const result = (results[name] ??= { p50: [], cpu: [] });
+      result.p50.push(measured.p50);
+      result.cpu.push(measured.cpuMs);
+    }
+  }
+  const line = Object.entries(results).map(
+    ([name, r]) => `${name} p50 ${median(r.p50).toFixed(2)} ms, CPU ${median(r.cpu).toFixed(2)} ms/request`,
+  );
+  console.log(`concurrency ${concurrency}: ${line.join(" | ")}`);
+}
+await Promise.all([service.close(), baseline.close()]);
+
+/** The links the KV-hit requests find, and a sync lease that is not due (no drain reaches the database). */
+async function seed(host: FastlyHost): Promise<void> {
+  const now = Date.now();
+  for (let i = 0; i < LINKS; i++) {
+    const link = { provider: "github", externalAccountId: `hit-${i}`, userId: `user-${i}`, displayName: null };
+    const entry: CacheEntry = {
+      tenantId: "bench",
+      link: { ...link, linkedAt: new Date(now).toISOString() },
+      readAt: now,
+    };
+    const key = await linkKey("bench", link);
+    host.kv.insert(KV_STORE, key, { body: Buffer.from(JSON.stringify(entry)), mode: "overwrite" });
+  }
+  host.kv.insert(KV_STORE, SYNC_LEASE_KEY, { body: Buffer.from(String(now + HOUR_MS)), mode: "overwrite" });
+}
+
+async function phase(send: (i: number) => Promise<Response>, concurrency: number) {
+  const latencies: number[] = [];
+  let next = 0;
+  const cpu = process.cpuUsage();
+  const lane = async () => {
+    while (next < requests) {
+      const started = performance.now();
+      const response = await send(next++);
+      await response.arrayBuffer();
+      if (response.status !== 200) throw new Error(`HTTP ${response.status} from ${response.url}`);
+      latencies.push(performance.now() - started);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, lane));
+  const used = process.cpuUsage(cpu);
+  return { p50: percentile(latencies, 50), cpuMs: (used.user + used.system) / 1000 / requests };
+}
