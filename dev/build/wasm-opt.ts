@@ -26,6 +26,7 @@ export async function optimizedEngine(root: string): Promise<string> {
   const optimized = join(dir, `fastly-engine-${key.slice(0, 16)}.wasm`);
   if (await stat(optimized).catch(() => undefined)) return optimized;
   await mkdir(dir, { recursive: true });
+  console.error("Optimizing js-compute's engine for size (once per engine version, about a minute)…");
   const partial = `${optimized}.${process.pid}`;
   try {
     await run(WASM_OPT(root), [ENGINE(root), "-o", partial, ...ENGINE_PASSES], { maxBuffer: 16 * 1024 * 1024 });
