@@ -55,11 +55,12 @@ export function tokenVerifier(settings: AuthSettings, options: TokenKeyOptions =
  * would import them again for every token, which was most of a cached lookup's CPU time.
  */
 function hmacKey(secret: string): () => Promise<CryptoKey> {
+  // Referenced for as long as the key: a WebCrypto may keep reading the bytes a raw key was
+  // imported from instead of copying them (js-compute's does), and they must not be collected.
+  const bytes = new TextEncoder().encode(secret);
   let key: Promise<CryptoKey> | undefined;
   return () => {
-    key ??= crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, [
-      "verify",
-    ]);
+    key ??= crypto.subtle.importKey("raw", bytes, { name: "HMAC", hash: "SHA-256" }, false, ["verify"]);
     return key;
   };
 }

@@ -46,6 +46,13 @@ export const KV_BASELINE_WASM: WasmTarget = {
   sourceDirs: ["dev/kv-baseline", "edge/kv", "core/ports", "dev/build"],
 };
 
+/** The test host's probe of reusable sandboxes (dev/fastly-host/reuse-probe/): never deployed. */
+export const REUSE_PROBE_WASM: WasmTarget = {
+  entry: join(ROOT, "dev", "fastly-host", "reuse-probe", "fastly.ts"),
+  wasmPath: join(ROOT, "bin", "reuse-probe.wasm"),
+  sourceDirs: ["dev/fastly-host/reuse-probe", "dev/build"],
+};
+
 const stampPath = (target: WasmTarget) => `${target.wasmPath}.sources-sha256`;
 
 /** Builds the target's wasm unless it was built from the current sources; returns its path. */

@@ -81,6 +81,10 @@ export class GuestMemory {
     return new DataView(this.memory().buffer);
   }
 
+  byteLength(): number {
+    return this.memory().buffer.byteLength;
+  }
+
   bytes(ptr: number, len: number): Uint8Array {
     return new Uint8Array(this.memory().buffer, ptr, len).slice();
   }

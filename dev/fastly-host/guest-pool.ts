@@ -8,7 +8,10 @@ import { type GuestEvent, type HostReply, type HostRequest, serveHostLink } from
 
 // Worker threads that run guest instances. Each runs one request at a time (its thread blocks in
 // the guest's synchronous host calls), so several workers serve concurrent requests while the main
-// thread stays free for the network, the KV stores and the client connections.
+// thread stays free for the network, the KV stores and the client connections. An instance of a
+// service that opted into reusable sandboxes asks for its next request when it is done with one:
+// its worker then waits with the instance alive, and such a worker gets the next request first,
+// as Viceroy hands requests to waiting sandboxes before it starts new ones.
 
 export interface GuestEvents {
   response(status: number, headers: [string, string][], body?: Uint8Array): void;
@@ -35,6 +38,8 @@ interface Job {
 interface Slot {
   worker: Worker;
   job?: Job;
+  /** Hands a request (or, null, none) to the instance waiting in `next_request_wait`. */
+  offer(request: DownstreamRequest | null): void;
   closeLink(): void;
 }
 
@@ -55,10 +60,15 @@ function bundledWorker(): Promise<string> {
 }
 
 export class GuestPool {
+  /** Workers with a fresh instance. */
   private readonly idle: Slot[] = [];
+  /** Workers whose instance, having served a request, waits for another. */
+  private readonly waiting: Slot[] = [];
   private readonly queue: Job[] = [];
   private readonly slots = new Set<Slot>();
   private closed = false;
+  /** Requests handed to a fresh instance, and to one that had served another before. */
+  readonly served = { fresh: 0, reused: 0 };
 
   private constructor(
     private readonly options: GuestPoolOptions,
@@ -87,10 +97,15 @@ export class GuestPool {
   }
 
   private dispatch(): void {
-    while (this.idle.length && this.queue.length) {
-      const slot = this.idle.pop()!;
+    while (this.queue.length) {
+      // The instance that waited least goes first: the others may time out and be made fresh.
+      const reused = this.waiting.pop();
+      const slot = reused ?? this.idle.pop();
+      if (!slot) return;
       slot.job = this.queue.shift()!;
-      slot.worker.postMessage(slot.job.request);
+      this.served[reused ? "reused" : "fresh"]++;
+      if (reused) slot.offer(slot.job.request);
+      else slot.worker.postMessage(slot.job.request);
     }
   }
 
@@ -107,12 +122,12 @@ export class GuestPool {
       },
       transferList: [port2],
     });
-    const slot: Slot = { worker, closeLink: () => port1.close() };
-    this.slots.add(slot);
-    serveHostLink(port1, new Int32Array(signal), {
+    const link = serveHostLink(port1, new Int32Array(signal), {
       request: this.options.answer,
       event: (event) => this.onEvent(slot, event),
     });
+    const slot: Slot = { worker, offer: link.offer, closeLink: () => port1.close() };
+    this.slots.add(slot);
     worker.on("error", (error) => this.onCrash(slot, error));
     return slot;
   }
@@ -123,9 +138,15 @@ export class GuestPool {
       this.options.log(event.stream, event.text);
       return;
     }
-    if (event.event === "ready") {
-      this.idle.push(slot);
+    if (event.event === "ready" || event.event === "waiting") {
+      if (event.event === "waiting") this.finish(slot);
+      (event.event === "ready" ? this.idle : this.waiting).push(slot);
       this.dispatch();
+      return;
+    }
+    if (event.event === "withdraw") {
+      // Unless a request is already on its way to it, the instance gets none and exits.
+      if (this.forget(slot, this.waiting)) slot.offer(null);
       return;
     }
     if (!job) return;
@@ -136,9 +157,20 @@ export class GuestPool {
     else if (event.event === "end") job.events.end(event.complete);
     else if (event.event === "done") {
       if (event.error) this.options.log("stderr", `[fastly-host] the guest failed: ${event.error}\n`);
-      slot.job = undefined;
-      job.finished();
+      this.finish(slot);
     }
+  }
+
+  private finish(slot: Slot): void {
+    const job = slot.job;
+    slot.job = undefined;
+    job?.finished();
+  }
+
+  private forget(slot: Slot, list: Slot[]): boolean {
+    const index = list.indexOf(slot);
+    if (index >= 0) list.splice(index, 1);
+    return index >= 0;
   }
 
   /** A worker that died takes its request down with a 502; a new worker takes its place. */
@@ -146,8 +178,8 @@ export class GuestPool {
     this.options.log("stderr", `[fastly-host] a guest worker crashed: ${error.stack ?? error.message}\n`);
     const job = slot.job;
     slot.job = undefined;
-    const idle = this.idle.indexOf(slot);
-    if (idle >= 0) this.idle.splice(idle, 1);
+    this.forget(slot, this.idle);
+    this.forget(slot, this.waiting);
     void this.retire(slot);
     if (job) {
       if (!job.responded) job.events.response(502, [["content-type", "text/plain"]], Buffer.from(`${error.message}\n`));

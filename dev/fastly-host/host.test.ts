@@ -106,5 +106,15 @@ describe("the Fastly test host running the service", () => {
       host.kv.delete(KV_STORE, listing.data[0]!);
       expect((await fetch(path, { headers })).headers.get("x-link-source")).toBe("db");
     });
+
+    it("an instance serves request after request: each new token checked, each database call bounded", async () => {
+      const before = host.served.reused;
+      for (let i = 0; i < 4; i++) {
+        const response = await fetch(`${host.url}/v1/me/links`, { headers: await bearer({ sub: `reuse-${i}` }) });
+        expect(response.status).toBe(200);
+      }
+      // Requests in turn go to the instance that served the last one, unless it ended.
+      expect(host.served.reused - before).toBe(4);
+    });
   });
 });

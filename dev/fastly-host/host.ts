@@ -9,8 +9,8 @@ import { imageModule } from "./memory-image.ts";
 import type { HostReply, HostRequest } from "./rpc.ts";
 
 // A minimal Fastly Compute host for Node: serves HTTP on loopback and runs each request in a
-// fresh instance of the compiled service (bin/main.wasm), with the Fastly host calls the service
-// uses. Instances are made ahead of their requests from the service's initialised memory image,
+// fresh instance of the compiled service (bin/main.wasm), or in one that asked for it after its
+// last (reusable sandboxes), with the Fastly host calls the service uses. Instances are made ahead of their requests from the service's initialised memory image,
 // as Fastly makes them from a snapshot: the host stays off the request's critical path. It stands in for Viceroy where Viceroy cannot be installed; production runs on Fastly.
 
 interface FastlyHostOptions {
@@ -27,6 +27,8 @@ interface FastlyHostOptions {
 export interface FastlyHost {
   url: string;
   kv: KvStores;
+  /** Requests served by a fresh instance, and by one that served another before (reusable sandboxes). */
+  served: { readonly fresh: number; readonly reused: number };
   close(): Promise<void>;
 }
 
@@ -65,6 +67,7 @@ export async function startFastlyHost(options: FastlyHostOptions): Promise<Fastl
   return {
     url: `http://${hostname}:${port}`,
     kv,
+    served: pool.served,
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -1,10 +1,12 @@
 import { type MessagePort, receiveMessageOnPort } from "node:worker_threads";
+import type { DownstreamRequest } from "./guest/instance.ts";
 import type { KvEntry, KvInsert, KvListQuery } from "./kv-stores.ts";
 
 // The guest runs in a worker thread and its host calls are synchronous, while the network and the
 // shared KV stores live on the main thread's event loop. A host call that needs them posts a
 // request to the main thread and blocks with `Atomics.wait` until the reply is posted back; the
-// reply is then taken off the port synchronously with `receiveMessageOnPort`.
+// reply is then taken off the port synchronously with `receiveMessageOnPort`. An instance that
+// serves several requests (reusable sandboxes) waits for its next one the same way.
 
 export interface OutgoingRequest {
   method: string;
@@ -46,14 +48,21 @@ export type GuestEvent =
   | { event: "log"; stream: string; text: string }
   | { event: "done"; exitCode: number | undefined; error: string | undefined }
   /** The worker's next instance is made: it can take a request. */
-  | { event: "ready" };
+  | { event: "ready" }
+  /** The current request is done and its instance waits in `next_request_wait` for another. */
+  | { event: "waiting" }
+  /** The instance stops waiting: the main thread answers with an offer, a request or null. */
+  | { event: "withdraw" };
 
 type Envelope = { id: number; request: HostRequest } | GuestEvent;
 type ReplyEnvelope = { id: number; reply?: HostReply; error?: string };
+/** The main thread's answer to a waiting instance: its next request, or none (it should exit). */
+type OfferEnvelope = { offer: DownstreamRequest | null };
 
 /** The guest side of the link. */
 export class HostLink {
   private readonly replies = new Map<number, ReplyEnvelope>();
+  private offer: OfferEnvelope | undefined;
   private nextId = 1;
 
   constructor(
@@ -95,12 +104,37 @@ export class HostLink {
 
   /** Index of the first request in `ids` with a reply, or undefined when `timeoutMs` passes first. */
   waitAny(ids: readonly number[], timeoutMs: number | undefined): number | undefined {
+    return this.waitFor(() => {
+      const ready = ids.findIndex((id) => this.replies.has(id));
+      return ready >= 0 ? ready : undefined;
+    }, timeoutMs);
+  }
+
+  /**
+   * Says the current request is done and waits for the main thread to hand this instance another:
+   * null when none came within `timeoutMs`. A timed-out wait is withdrawn and still answered, so
+   * a request handed over just then is not lost.
+   */
+  nextRequest(timeoutMs: number): DownstreamRequest | null {
+    this.emit({ event: "waiting" });
+    const takeOffer = () => {
+      const offer = this.offer;
+      this.offer = undefined;
+      return offer;
+    };
+    const offered = this.waitFor(takeOffer, timeoutMs);
+    if (offered) return offered.offer;
+    this.emit({ event: "withdraw" });
+    return this.waitFor(takeOffer, undefined)!.offer;
+  }
+
+  private waitFor<T>(ready: () => T | undefined, timeoutMs: number | undefined): T | undefined {
     const deadline = timeoutMs === undefined ? Infinity : Date.now() + timeoutMs;
     for (;;) {
       const seen = Atomics.load(this.signal, 0);
       this.drain();
-      const ready = ids.findIndex((id) => this.replies.has(id));
-      if (ready >= 0) return ready;
+      const found = ready();
+      if (found !== undefined) return found;
       const left = deadline - Date.now();
       if (left <= 0) return undefined;
       Atomics.wait(this.signal, 0, seen, left === Infinity ? undefined : left);
@@ -109,18 +143,22 @@ export class HostLink {
 
   private drain(): void {
     for (let m = receiveMessageOnPort(this.port); m; m = receiveMessageOnPort(this.port)) {
-      const envelope = m.message as ReplyEnvelope;
-      this.replies.set(envelope.id, envelope);
+      const envelope = m.message as ReplyEnvelope | OfferEnvelope;
+      if ("offer" in envelope) this.offer = envelope;
+      else this.replies.set(envelope.id, envelope);
     }
   }
 }
 
-/** The main-thread side: answers host requests and passes guest events on. */
+/**
+ * The main-thread side: answers host requests and passes guest events on. `offer` answers an
+ * instance waiting for its next request (after a "waiting" or "withdraw" event).
+ */
 export function serveHostLink(
   port: MessagePort,
   signal: Int32Array,
   handlers: { request(request: HostRequest): Promise<HostReply>; event(event: GuestEvent): void },
-): void {
+): { offer(request: DownstreamRequest | null): void } {
   port.on("message", (message: Envelope) => {
     if ("event" in message) return handlers.event(message);
     const { id, request } = message;
@@ -129,9 +167,10 @@ export function serveHostLink(
       (error: unknown) => answer({ id, error: error instanceof Error ? error.message : String(error) }),
     );
   });
-  const answer = (envelope: ReplyEnvelope) => {
+  const answer = (envelope: ReplyEnvelope | OfferEnvelope) => {
     port.postMessage(envelope);
     Atomics.add(signal, 0, 1);
     Atomics.notify(signal, 0);
   };
+  return { offer: (request) => answer({ offer: request }) };
 }

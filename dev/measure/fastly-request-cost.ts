@@ -2,7 +2,8 @@
 // in the Fastly test host, for the benchmark's two Fastly operations: the bare KV get
 // (bin/kv-baseline.wasm) and a link lookup answered from KV (bin/main.wasm), both hosts in this
 // process as in `npm run bench`. Each runs at concurrency 1 and 4 after an unmeasured round;
-// printed per operation: p50 and this process's CPU time per request (the client included). With
+// printed per operation: p50 and this process's CPU time per request (the client included), and
+// how many of the service's requests a reused instance served. With
 // both cores busy (concurrency 4) latency follows the CPU time: p50 ≈ 4 × CPU per request / 2.
 // No database: the links and the link-sync lease are put straight into the KV store.
 import { median, percentile } from "../../bench/lib/stats.ts";
@@ -71,6 +72,9 @@ for (const concurrency of [1, 4]) {
   );
   console.log(`concurrency ${concurrency}: ${line.join(" | ")}`);
 }
+// The service opts into reusable sandboxes (edge/fastly/index.ts); the bare KV get does not.
+const { fresh, reused } = service.served;
+console.log(`the service's requests: ${reused} served by a reused instance, ${fresh} by a fresh one`);
 await Promise.all([service.close(), baseline.close()]);
 
 /** The links the KV-hit requests find, and a sync lease that is not due (no drain reaches the database). */

@@ -1,6 +1,7 @@
 // js-compute 3.46 has no AbortController or AbortSignal (checked: `typeof AbortSignal` is
-// "undefined" inside the wasm), while the shared Neon SQL port bounds every round trip with
-// `AbortSignal.timeout`. This is the part of the standard it needs, installed only where missing.
+// "undefined" inside the wasm), while the shared Neon SQL port bounds every round trip with an
+// `AbortController`'s signal and jose's JWKS fetch with `AbortSignal.timeout`. This is the part of
+// the standard they need, installed only where missing.
 
 const ABORT = Symbol("abort");
 

@@ -5,6 +5,7 @@
 // Store when this deployment's lease (held in that store) has run out, at most once per interval.
 import { enforceExplicitBackends } from "fastly:backend";
 import { ConfigStore } from "fastly:config-store";
+import { setReusableSandboxOptions } from "fastly:experimental";
 import { KVStore } from "fastly:kv-store";
 import { SecretStore } from "fastly:secret-store";
 import { createApp } from "../../core/app.ts";
@@ -23,6 +24,19 @@ import { fetchThroughBackend } from "./neon-fetch.ts";
 import { readFastlySettings, requireNeonEndpoint } from "./settings.ts";
 import { warmWebCrypto } from "./warm-crypto.ts";
 
+// One instance serves request after request instead of one each: what a request would otherwise
+// redo (reading the stores, the first run of its JavaScript, the link-sync lease check) is done
+// once per instance. Nothing kept between requests belongs to one request (core's memos are keyed
+// by token text and link target, as on the other runtimes, whose isolates also serve many). The
+// settings are read once per instance while Config and Secret Store values can change without a
+// new version: an instance serves for at most a minute, so a changed value is seen within one.
+// A request that fails, or leaves a timer behind, ends its instance (js-compute's own rule).
+setReusableSandboxOptions({
+  maxRequests: 0,
+  sandboxTimeoutMs: 60_000,
+  betweenRequestTimeoutMs: 10_000,
+  maxMemoryMiB: 64,
+});
 // No request may leave for a backend that is not declared on the service.
 enforceExplicitBackends();
 installAbortSignal();
@@ -31,7 +45,7 @@ installEd25519();
 // Built at the top level, which the build snapshots: every fresh instance starts with the routes,
 // the schemas and the router ready. Stores can only be opened while a request runs, so what
 // depends on their values (settings, the Neon driver, the KV Store) is bound on the first request
-// of each instance; an instance that serves several requests keeps it.
+// of each instance, which keeps them for the requests it serves.
 const late = lateBoundDeps();
 let linkSync: LinkSync | undefined;
 // The drain needs the settings too: the app's handle on it forwards to the one bound with them.

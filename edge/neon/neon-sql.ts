@@ -33,19 +33,33 @@ export function createNeonSql(options: NeonSqlOptions): Sql {
   return {
     async query<T extends Row = Row>(text: string, params: readonly unknown[] = []) {
       try {
-        return (await neon.query(text, params, AbortSignal.timeout(timeoutMs))) as T[];
+        return (await withTimeout(timeoutMs, (signal) => neon.query(text, params, signal))) as T[];
       } catch (error) {
         throw toPortError(error, redact);
       }
     },
     async transaction(statements: readonly SqlStatement[], options: TransactionOptions = {}) {
       try {
-        return await neon.transaction(statements, options, AbortSignal.timeout(timeoutMs));
+        return await withTimeout(timeoutMs, (signal) => neon.transaction(statements, options, signal));
       } catch (error) {
         throw toPortError(error, redact);
       }
     },
   };
+}
+
+/**
+ * `AbortSignal.timeout(ms)` whose timer ends with the round trip: on Fastly a timer still pending
+ * after a request keeps its instance from serving the next one (js-compute ends it).
+ */
+async function withTimeout<T>(ms: number, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new DOMException("The operation timed out.", "TimeoutError")), ms);
+  try {
+    return await call(controller.signal);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** A connection string Neon would refuse on every request is refused once, by its setting's name. */

@@ -10,6 +10,10 @@ export interface GuestContext {
   link: HostLink;
   config: LocalServerConfig;
   downstream: { request: number; body: number };
+  /** A downstream request is being served (false between requests of a reused instance). */
+  requestOpen: boolean;
+  /** `next_request` promised a request that `next_request_wait`/`_abandon` has not taken yet. */
+  nextRequestPending: boolean;
   /** Set once the guest has sent its response; a streaming body stays open after that. */
   response: { sent: boolean; streamingBody?: number };
 }

@@ -51,6 +51,8 @@ function guest() {
       }),
       body: handles.add(new Body(new TextEncoder().encode("hello"))),
     },
+    requestOpen: true,
+    nextRequestPending: false,
     response: { sent: false },
   };
   let free = 1024;

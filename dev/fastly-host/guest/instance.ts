@@ -2,17 +2,18 @@ import "../quiet-wasi-warning.ts";
 import { randomBytes } from "node:crypto";
 import { WASI } from "node:wasi";
 import { GuestMemory } from "../abi.ts";
-import { HeaderList } from "../header-list.ts";
 import type { LocalServerConfig } from "../manifest.ts";
 import type { ImagedModule } from "../memory-image.ts";
 import { freshMemory, restoreImage } from "../memory-reset.ts";
 import type { HostLink } from "../rpc.ts";
 import type { GuestContext } from "./context.ts";
+import { beginRequest, endRequest, httpDownstreamModule } from "./downstream.ts";
 import { httpBodyModule, httpRequestModule, httpResponseModule } from "./http-imports.ts";
-import { Body, Handles } from "./resources.ts";
+import { Handles } from "./resources.ts";
 import {
   asyncIoModule,
   backendModule,
+  computeRuntimeModule,
   configStoreModule,
   kvStoreModule,
   logModule,
@@ -30,6 +31,8 @@ export interface DownstreamRequest {
 interface GuestOutcome {
   exitCode: number | undefined;
   error: string | undefined;
+  /** The instance ended between requests: it served its last one and found no other. */
+  betweenRequests?: true;
 }
 
 // The environment Compute gives every instance (the values Viceroy uses locally).
@@ -139,6 +142,7 @@ class ResettableInstance {
     for (const { global, value } of this.globals) global.value = value;
     this.ctx.handles.clear();
     this.ctx.response = { sent: false };
+    this.ctx.nextRequestPending = false;
     this.wasi = newWasi();
     this.wasiFunctions = wasiImports(this.wasi);
     return true;
@@ -174,6 +178,8 @@ function newContext(memory: () => WebAssembly.Memory, config: LocalServerConfig,
     link,
     config,
     downstream: { request: 0, body: 0 },
+    requestOpen: false,
+    nextRequestPending: false,
     response: { sent: false },
   };
 }
@@ -184,34 +190,20 @@ const newWasi = () =>
 const wasiImports = (wasi: WASI) =>
   (wasi.getImportObject() as { wasi_snapshot_preview1: Record<string, unknown> }).wasi_snapshot_preview1;
 
-/** Hands the request to the instance and runs it; the client gets a 500 if it never answers. */
+/**
+ * Hands the request to the instance and runs it; the client gets a 500 if it never answers. An
+ * instance that asks for more requests (downstream.ts) serves them within this run.
+ */
 function start(ctx: GuestContext, request: DownstreamRequest, run: () => number | undefined): GuestOutcome {
-  ctx.downstream = {
-    request: ctx.handles.add({
-      kind: "request",
-      method: request.method,
-      uri: request.url,
-      headers: HeaderList.from(request.headers),
-    }),
-    body: ctx.handles.add(new Body(request.body)),
-  };
+  beginRequest(ctx, request);
   const outcome: GuestOutcome = { exitCode: undefined, error: undefined };
   try {
     outcome.exitCode = run();
   } catch (error) {
     outcome.error = error instanceof Error ? (error.stack ?? error.message) : String(error);
   }
-  if (!ctx.response.sent) {
-    const reason = outcome.error ?? `the guest exited (code ${outcome.exitCode}) without sending a response`;
-    ctx.link.emit({
-      event: "response",
-      status: 500,
-      headers: [["content-type", "text/plain"]],
-      body: Buffer.from(`${reason}\n`),
-    });
-  } else if (ctx.response.streamingBody !== undefined) {
-    ctx.link.emit({ event: "end", complete: false });
-  }
+  if (!ctx.requestOpen) return { ...outcome, betweenRequests: true };
+  endRequest(ctx, () => outcome.error ?? `the guest exited (code ${outcome.exitCode}) without sending a response`);
   return outcome;
 }
 
@@ -229,11 +221,13 @@ function importObject(
     fastly_http_req: httpRequestModule(ctx),
     fastly_http_resp: httpResponseModule(ctx),
     fastly_http_body: httpBodyModule(ctx),
+    fastly_http_downstream: httpDownstreamModule(ctx),
     fastly_async_io: asyncIoModule(ctx),
     fastly_kv_store: kvStoreModule(ctx),
     fastly_config_store: configStoreModule(ctx),
     fastly_secret_store: secretStoreModule(ctx),
     fastly_log: logModule(ctx),
+    fastly_compute_runtime: computeRuntimeModule(ctx),
     fastly_backend: backendModule(ctx),
   };
   // Whatever the service imports and this host does not implement fails loudly when called.

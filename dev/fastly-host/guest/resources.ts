@@ -94,7 +94,8 @@ type Resource =
   | { kind: "config-store"; name: string }
   | { kind: "secret-store"; name: string }
   | { kind: "secret"; plaintext: Uint8Array }
-  | { kind: "log-endpoint"; name: string };
+  | { kind: "log-endpoint"; name: string }
+  | { kind: "next-request"; timeoutMs: number };
 
 type Kind = Resource["kind"];
 type OfKind<K extends Kind> = Extract<Resource, { kind: K }>;

@@ -169,3 +169,11 @@ export function backendModule(ctx: GuestContext) {
       memory.setU32(out, memory.text(ptr, len) in ctx.config.backends ? 1 : 0),
   });
 }
+
+/** The guest's memory in MiB, rounded up, as Viceroy counts it (reused instances check it). */
+export function computeRuntimeModule(ctx: GuestContext) {
+  const { memory } = ctx;
+  return hostModule({
+    get_heap_mib: (out: number) => memory.setU32(out, Math.ceil(memory.byteLength() / 2 ** 20)),
+  });
+}
