@@ -43,13 +43,20 @@ const SERVICE_WASM: WasmTarget = {
 export const KV_BASELINE_WASM: WasmTarget = {
   entry: join(ROOT, "dev", "kv-baseline", "fastly.ts"),
   wasmPath: join(ROOT, "bin", "kv-baseline.wasm"),
-  sourceDirs: ["dev/kv-baseline", "edge/kv", "core/ports", "dev/build"],
+  sourceDirs: ["dev/kv-baseline", "edge/kv", "edge/fastly", "core/ports", "dev/build"],
 };
 
 /** The test host's probe of reusable sandboxes (dev/fastly-host/reuse-probe/): never deployed. */
 export const REUSE_PROBE_WASM: WasmTarget = {
   entry: join(ROOT, "dev", "fastly-host", "reuse-probe", "fastly.ts"),
   wasmPath: join(ROOT, "bin", "reuse-probe.wasm"),
+  sourceDirs: ["dev/fastly-host/reuse-probe", "dev/build"],
+};
+
+/** The same probe without opting in (dev/fastly-host/reuse-probe/fresh.ts). */
+export const FRESH_PROBE_WASM: WasmTarget = {
+  entry: join(ROOT, "dev", "fastly-host", "reuse-probe", "fresh.ts"),
+  wasmPath: join(ROOT, "bin", "fresh-probe.wasm"),
   sourceDirs: ["dev/fastly-host/reuse-probe", "dev/build"],
 };
 

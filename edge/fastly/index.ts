@@ -21,22 +21,12 @@ import { CONFIG_STORE, JWKS_BACKEND, KV_STORE, NEON_BACKEND, SECRET_STORE } from
 import { installEd25519 } from "./ed25519.ts";
 import { lateBoundDeps } from "./late-deps.ts";
 import { fetchThroughBackend } from "./neon-fetch.ts";
+import { SANDBOX_REUSE } from "./reuse.ts";
 import { readFastlySettings, requireNeonEndpoint } from "./settings.ts";
 import { warmWebCrypto } from "./warm-crypto.ts";
 
-// One instance serves request after request instead of one each: what a request would otherwise
-// redo (reading the stores, the first run of its JavaScript, the link-sync lease check) is done
-// once per instance. Nothing kept between requests belongs to one request (core's memos are keyed
-// by token text and link target, as on the other runtimes, whose isolates also serve many). The
-// settings are read once per instance while Config and Secret Store values can change without a
-// new version: an instance serves for at most a minute, so a changed value is seen within one.
-// A request that fails, or leaves a timer behind, ends its instance (js-compute's own rule).
-setReusableSandboxOptions({
-  maxRequests: 0,
-  sandboxTimeoutMs: 60_000,
-  betweenRequestTimeoutMs: 10_000,
-  maxMemoryMiB: 64,
-});
+// An instance serves request after request (reuse.ts says why that is safe here).
+setReusableSandboxOptions(SANDBOX_REUSE);
 // No request may leave for a backend that is not declared on the service.
 enforceExplicitBackends();
 installAbortSignal();
