@@ -1,5 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CONFIG_STORE, KV_STORE, NEON_BACKEND, SECRET_STORE } from "../../edge/fastly/bindings.ts";
+import {
+  PROVIDER_ALGORITHMS,
+  PROVIDER_SETTINGS,
+  startIdentityProvider,
+} from "../../test/conformance/identity-provider.ts";
 import { bearer, TEST_AUTH_SECRET } from "../../test/support/tokens.ts";
 import { ensureFastlyWasm } from "../build/fastly.ts";
 import { freePort } from "../free-port.ts";
@@ -115,6 +120,39 @@ describe("the Fastly test host running the service", () => {
       }
       // Requests in turn go to the instance that served the last one, unless it ended.
       expect(host.served.reused - before).toBe(4);
+    });
+  });
+
+  describe("signed in with the provider's keys in AUTH_JWKS", () => {
+    let stack: LocalStack;
+    let provider: Awaited<ReturnType<typeof startIdentityProvider>>;
+    let host: FastlyHost;
+    beforeAll(async () => {
+      [stack, provider] = await Promise.all([startLocalStack(), startIdentityProvider()]);
+      const env = {
+        AUTH_JWKS: JSON.stringify({ keys: provider.publicJwks }),
+        DATABASE_URL: stack.databaseUrl,
+        NEON_FETCH_ENDPOINT: stack.neonFetchEndpoint,
+        ...PROVIDER_SETTINGS,
+      };
+      ({ host } = await start(localServer(env), 1));
+    }, 120_000);
+    afterAll(async () => {
+      await Promise.all([stack?.close(), provider?.close()]);
+    });
+
+    // The keys imported from the JWKS are kept by the instance: they must still verify once it
+    // has served other requests (and been collected between them).
+    it("a reused instance keeps verifying new RS256, ES256 and EdDSA tokens", async () => {
+      const before = host.served.reused;
+      for (let i = 0; i < 3; i++) {
+        for (const alg of PROVIDER_ALGORITHMS) {
+          const authorization = await provider.bearer({ alg, sub: `jwks-${alg}-${i}` });
+          const response = await fetch(`${host.url}/v1/me/links`, { headers: { authorization } });
+          expect(response.status, `${alg} #${i}`).toBe(200);
+        }
+      }
+      expect(host.served.reused - before).toBeGreaterThanOrEqual(8);
     });
   });
 });
