@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CONFIG_STORE, KV_STORE, NEON_BACKEND, SECRET_STORE } from "../../edge/fastly/bindings.ts";
 import {
+  type IdentityProvider,
   PROVIDER_ALGORITHMS,
   PROVIDER_SETTINGS,
   startIdentityProvider,
@@ -123,14 +124,17 @@ describe("the Fastly test host running the service", () => {
     });
   });
 
-  describe("signed in with the provider's keys in AUTH_JWKS", () => {
+  describe.each([
+    ["in AUTH_JWKS", (provider: IdentityProvider) => ({ AUTH_JWKS: JSON.stringify({ keys: provider.publicJwks }) })],
+    ["fetched from AUTH_JWKS_URL", (provider: IdentityProvider) => ({ AUTH_JWKS_URL: provider.jwksUrl })],
+  ])("signed in with the provider's keys %s", (_, keys) => {
     let stack: LocalStack;
-    let provider: Awaited<ReturnType<typeof startIdentityProvider>>;
+    let provider: IdentityProvider;
     let host: FastlyHost;
     beforeAll(async () => {
       [stack, provider] = await Promise.all([startLocalStack(), startIdentityProvider()]);
       const env = {
-        AUTH_JWKS: JSON.stringify({ keys: provider.publicJwks }),
+        ...keys(provider),
         DATABASE_URL: stack.databaseUrl,
         NEON_FETCH_ENDPOINT: stack.neonFetchEndpoint,
         ...PROVIDER_SETTINGS,
@@ -142,7 +146,8 @@ describe("the Fastly test host running the service", () => {
     });
 
     // The keys imported from the JWKS are kept by the instance: they must still verify once it
-    // has served other requests (and been collected between them).
+    // has served other requests (and been collected between them). Fetching the JWKS must not
+    // end the instance either (a timer left behind would).
     it("a reused instance keeps verifying new RS256, ES256 and EdDSA tokens", async () => {
       const before = host.served.reused;
       for (let i = 0; i < 3; i++) {

@@ -4,11 +4,14 @@
 // the standard they need, installed only where missing.
 
 const ABORT = Symbol("abort");
+const TIMER = Symbol("timer");
 
 class FastlyAbortSignal extends EventTarget {
   #aborted = false;
   #reason: unknown = undefined;
   onabort: ((event: Event) => void) | null = null;
+  /** The pending timer of an `AbortSignal.timeout` signal. */
+  [TIMER]?: ReturnType<typeof setTimeout>;
 
   get aborted(): boolean {
     return this.#aborted;
@@ -39,7 +42,10 @@ class FastlyAbortSignal extends EventTarget {
 
   static timeout(milliseconds: number): FastlyAbortSignal {
     const controller = new FastlyAbortController();
-    setTimeout(() => controller.abort(new DOMException("The operation timed out.", "TimeoutError")), milliseconds);
+    controller.signal[TIMER] = setTimeout(
+      () => controller.abort(new DOMException("The operation timed out.", "TimeoutError")),
+      milliseconds,
+    );
     return controller.signal;
   }
 }
@@ -55,4 +61,16 @@ class FastlyAbortController {
 export function installAbortSignal(scope: object = globalThis): void {
   if (!("AbortSignal" in scope)) Object.assign(scope, { AbortSignal: FastlyAbortSignal });
   if (!("AbortController" in scope)) Object.assign(scope, { AbortController: FastlyAbortController });
+}
+
+/**
+ * Stops an `AbortSignal.timeout` signal's timer once what it bounded has settled: js-compute ends
+ * an instance that finishes a request with a timer pending, so jose's JWKS fetch (bounded by
+ * `AbortSignal.timeout`) would otherwise keep every instance from serving a second request.
+ * Signals of other kinds are left alone.
+ */
+export function releaseTimeout(signal: AbortSignal): void {
+  if (!(signal instanceof FastlyAbortSignal) || signal.aborted) return;
+  clearTimeout(signal[TIMER]);
+  signal[TIMER] = undefined;
 }

@@ -1,7 +1,10 @@
+import { releaseTimeout } from "./abort-signal.ts";
+
 /**
- * `fetch` for the SQL port's Neon client: every request goes to the named backend. Compute's `fetch` ignores
- * `signal`, so the abort is honoured here: the caller's promise rejects with the signal's reason
- * (the backend request itself cannot be cancelled; it ends with the instance).
+ * `fetch` for the SQL port's Neon client and the JWKS: every request goes to the named backend.
+ * Compute's `fetch` ignores `signal`, so the abort is honoured here: the caller's promise rejects
+ * with the signal's reason (the backend request itself cannot be cancelled; it ends with the
+ * instance). Once the answer (or the error) is in, a timeout signal's timer is stopped.
  */
 export function fetchThroughBackend(backend: string, send: typeof fetch = fetch): typeof fetch {
   return (input, init) => {
@@ -17,6 +20,9 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason);
     signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+    promise.then(resolve, reject).finally(() => {
+      signal.removeEventListener("abort", onAbort);
+      releaseTimeout(signal);
+    });
   });
 }
