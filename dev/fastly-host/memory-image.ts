@@ -11,6 +11,7 @@
 // out, so their rewritten modules are the same bytes, which V8 compiles, and tiers up, once per
 // process (the benchmark's bare KV get and the service share that work).
 
+import { readSections, readUleb, type Section } from "../build/wasm-sections.ts";
 import { type ByteRange, CHUNK, zeroRuns } from "./memory-reset.ts";
 
 export interface ImagedModule {
@@ -97,28 +98,6 @@ export function rewriteForImage(
   }
   const memory = { ...IMPORTED_MEMORY, initial: limits.initial, maximum: limits.maximum };
   return { bytes: concat(parts), state, memory, image };
-}
-
-interface Section {
-  id: number;
-  /** Where the section starts (its id byte) and ends, and where its payload starts. */
-  start: number;
-  end: number;
-  payload: number;
-}
-
-function readSections(wasm: Uint8Array): Section[] {
-  const sections: Section[] = [];
-  let at = 8;
-  while (at < wasm.length) {
-    const start = at;
-    const id = wasm[at++]!;
-    const size = readUleb(wasm, at);
-    const payload = size.next;
-    at = payload + size.value;
-    sections.push({ id, start, end: at, payload });
-  }
-  return sections;
 }
 
 function readMemoryLimits(wasm: Uint8Array, section: Section) {
@@ -225,15 +204,6 @@ function importEntry(module: string, name: string, limits: Uint8Array): Uint8Arr
 
 function sectionBytes(id: number, payload: Uint8Array): Uint8Array {
   return concat([Uint8Array.of(id), uleb(payload.length), payload]);
-}
-
-function readUleb(bytes: Uint8Array, at: number): { value: number; next: number } {
-  let value = 0;
-  for (let shift = 0; ; shift += 7) {
-    const byte = bytes[at++]!;
-    value += (byte & 0x7f) * 2 ** shift;
-    if (byte < 0x80) return { value, next: at };
-  }
 }
 
 function readSleb(bytes: Uint8Array, at: number): { value: number; next: number } {
