@@ -4,6 +4,7 @@
 // the triggers they create) resolve their tables there.
 import { randomBytes } from "node:crypto";
 import pg from "pg";
+import { runStatement } from "../../dev/run-statement.ts";
 
 interface ScratchSchema {
   name: string;
@@ -17,14 +18,14 @@ interface ScratchSchema {
 
 export async function createScratchSchema(serverUrl: string, prefix: string): Promise<ScratchSchema> {
   const name = `${prefix}_${randomBytes(5).toString("hex")}`;
-  await admin(serverUrl, `CREATE SCHEMA ${name}`);
+  await runStatement(serverUrl, `CREATE SCHEMA ${name}`);
   const url = new URL(serverUrl);
   url.searchParams.set("options", `-c search_path=${name}`);
   return {
     name,
     url: url.toString(),
     description: `schema ${name} in ${url.host}${url.pathname}`,
-    drop: () => admin(serverUrl, `DROP SCHEMA IF EXISTS ${name} CASCADE`),
+    drop: () => runStatement(serverUrl, `DROP SCHEMA IF EXISTS ${name} CASCADE`),
   };
 }
 
@@ -40,15 +41,5 @@ export async function serverVersion(url: string): Promise<string | Error> {
     return error instanceof Error ? error : new Error(String(error));
   } finally {
     await client.end().catch(() => {});
-  }
-}
-
-async function admin(url: string, sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
   }
 }

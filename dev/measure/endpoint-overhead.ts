@@ -11,6 +11,7 @@ import { percentile } from "../../bench/lib/stats.ts";
 import { createNeonSql } from "../../edge/neon/neon-sql.ts";
 import { postOverNodeHttp } from "../../edge/node/http-post.ts";
 import { parseCommandLine } from "../cli.ts";
+import { runStatement } from "../run-statement.ts";
 import { startLocalStack } from "../stack.ts";
 
 /** Where a round trip's time goes, p50 and p90 in ms, and the ratio of the p50s. */
@@ -36,9 +37,12 @@ export async function measureEndpointOverhead(adminUrl: string, rounds = 2000): 
   const url = Object.assign(new URL(adminUrl), { pathname: `/${name}` });
   url.searchParams.delete("options"); // a search_path of the caller's database (the bench's scratch schema)
   const databaseUrl = url.toString();
-  await runOnce(adminUrl, `CREATE DATABASE ${name}`);
+  await runStatement(adminUrl, `CREATE DATABASE ${name}`);
   try {
-    await runOnce(databaseUrl, "CREATE TABLE overhead (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, v text)");
+    await runStatement(
+      databaseUrl,
+      "CREATE TABLE overhead (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, v text)",
+    );
     const stack = await startLocalStack({ databaseUrl });
     const direct = new pg.Client({ connectionString: databaseUrl });
     await direct.connect();
@@ -66,7 +70,7 @@ export async function measureEndpointOverhead(adminUrl: string, rounds = 2000): 
       await stack.close();
     }
   } finally {
-    await runOnce(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await runStatement(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
   }
 }
 
@@ -105,12 +109,6 @@ export function endpointOverheadNote(result: EndpointOverhead | Error | undefine
     `Local endpoint overhead (p50 of ${result.rounds} interleaved round trips; goal for the INSERT ≤ 1.5×): ` +
     `${line("one-row INSERT", result.insert)}; ${line("SELECT 1", result.select1)}.`
   );
-}
-
-async function runOnce(connectionString: string, sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString });
-  await client.connect();
-  await client.query(sql).finally(() => client.end());
 }
 
 function round(value: number): number {

@@ -4,6 +4,7 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { describe, it } from "vitest";
+import { runStatement } from "../../dev/run-statement.ts";
 
 /** The maintenance database URL; new test databases are created next to it. */
 const TEST_POSTGRES_URL = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
@@ -44,15 +45,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   };
 }
 
-async function admin(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: TEST_POSTGRES_URL, connectionTimeoutMillis: 5_000 });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
+const admin = (sql: string) => runStatement(TEST_POSTGRES_URL, sql);
 
 const available = await postgresAvailable();
 
