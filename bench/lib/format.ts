@@ -4,6 +4,18 @@
 export const escapeXml = (text: string) =>
   text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll('"', "&quot;");
 
+/** A chart's legend: a swatch and a name per series, `step` apart from `left`, text baseline at `y`. */
+export function svgLegend(
+  names: readonly string[],
+  colors: readonly string[],
+  { left, step, y }: { left: number; step: number; y: number },
+): string[] {
+  return names.flatMap((name, i) => [
+    `<rect x="${left + i * step}" y="${y - 10}" width="12" height="12" fill="${colors[i % colors.length]}"/>`,
+    `<text x="${left + i * step + 18}" y="${y}">${escapeXml(name)}</text>`,
+  ]);
+}
+
 /** A fixed number of decimals, or "n/a" for a value that was not measured. */
 export function fixed(value: number | null | undefined, decimals = 1): string {
   return value === null || value === undefined || Number.isNaN(value) ? "n/a" : value.toFixed(decimals);

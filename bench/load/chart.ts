@@ -1,6 +1,6 @@
 // A small hand-written SVG: one group of bars per operation, one bar per runtime. The bar is the
 // median latency (p50), the thin line above it reaches p95.
-import { escapeXml } from "../lib/format.ts";
+import { escapeXml, svgLegend } from "../lib/format.ts";
 import type { RuntimeStatus, Summary } from "./report.ts";
 
 const COLORS = ["#2563eb", "#f97316", "#16a34a", "#9333ea", "#dc2626", "#0891b2"];
@@ -68,13 +68,7 @@ export function latencyChart(
       `<text x="${MARGIN.left + g * groupWidth + groupWidth / 2}" y="${HEIGHT - MARGIN.bottom + 18}" text-anchor="middle">${escapeXml(label)}</text>`,
     );
   });
-  runtimes.forEach((runtime, r) => {
-    const x = MARGIN.left + r * 130;
-    parts.push(
-      `<rect x="${x}" y="${HEIGHT - 30}" width="12" height="12" fill="${COLORS[r % COLORS.length]}"/>`,
-      `<text x="${x + 18}" y="${HEIGHT - 20}">${escapeXml(runtime)}</text>`,
-    );
-  });
+  parts.push(...svgLegend(runtimes, COLORS, { left: MARGIN.left, step: 130, y: HEIGHT - 20 }));
   const missing = statuses.filter((s) => !s.available).map((s) => s.runtime);
   if (missing.length > 0) {
     const x = MARGIN.left + runtimes.length * 130;

@@ -1,6 +1,6 @@
 // The numbering comparison as a small SVG: per scenario, one bar per strategy at its median ratio
 // to the ceiling (taken within each round), a line from the lowest to the highest round's ratio.
-import { escapeXml } from "../lib/format.ts";
+import { escapeXml, svgLegend } from "../lib/format.ts";
 import type { NumberingSummary } from "./report.ts";
 
 const COLORS = ["#2563eb", "#f97316", "#16a34a", "#9ca3af"];
@@ -45,14 +45,8 @@ export function numberingChart(summaries: readonly NumberingSummary[], title: st
       `<text x="${MARGIN.left + g * groupWidth + groupWidth / 2}" y="${HEIGHT - MARGIN.bottom + 18}" text-anchor="middle">${escapeXml(scenario)}</text>`,
     );
   });
-  strategies.forEach((strategy, i) => {
-    const x = MARGIN.left + i * 150;
-    parts.push(
-      `<rect x="${x}" y="${HEIGHT - 26}" width="12" height="12" fill="${COLORS[i % COLORS.length]}"/>`,
-      `<text x="${x + 18}" y="${HEIGHT - 16}">${escapeXml(strategy)}</text>`,
-    );
-  });
   parts.push(
+    ...svgLegend(strategies, COLORS, { left: MARGIN.left, step: 150, y: HEIGHT - 16 }),
     `<line x1="${MARGIN.left}" x2="${WIDTH - MARGIN.right}" y1="${y(0)}" y2="${y(0)}" stroke="#333"/>`,
     "</svg>",
   );
