@@ -20,18 +20,24 @@ export function signalListenerSnapshot() {
   };
 }
 
+// A terminal's Ctrl-C signals the whole process group; the process runner (tsx) relays it to this
+// process too when it does not hear at once that it arrived, which on a busy machine it may not.
+// A repeat within this window is that same Ctrl-C, not a second one.
+const SAME_SIGNAL_MS = 1_000;
+
 /**
- * Runs `stop` once on the first SIGINT/SIGTERM, then exits 0 (1 if it failed); a second signal,
- * or `stop` outlasting `graceMs`, exits at once.
+ * Runs `stop` once on the first SIGINT/SIGTERM, then exits 0 (1 if it failed); a second signal
+ * (after SAME_SIGNAL_MS), or `stop` outlasting `graceMs`, exits at once.
  */
 export function stopOnSignals(stop: (signal: string) => Promise<void>, graceMs = 20_000): void {
-  let stopping = false;
+  let stoppingSince: number | undefined;
   const onSignal = (signal: string) => {
-    if (stopping) {
+    if (stoppingSince !== undefined) {
+      if (performance.now() - stoppingSince < SAME_SIGNAL_MS) return;
       console.error(`${signal} again: exiting without waiting`);
       process.exit(130);
     }
-    stopping = true;
+    stoppingSince = performance.now();
     setTimeout(() => {
       console.error(`stop took longer than ${graceMs / 1000} s: exiting`);
       process.exit(1);

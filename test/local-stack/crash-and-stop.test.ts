@@ -94,19 +94,28 @@ function suite(
     }, 180_000);
 
     const stops = [
-      { how: "SIGTERM to the server", label: "term", asNpmStart: false },
+      { how: "SIGTERM to the server", label: "term", asNpmStart: false, signals: ["SIGTERM"] },
       // A terminal's Ctrl-C signals the whole group: the tsx runner and the server both get SIGINT.
-      { how: "Ctrl-C to npm start's process group", label: "ctrlc", asNpmStart: true },
-    ];
+      { how: "Ctrl-C to npm start's process group", label: "ctrlc", asNpmStart: true, signals: ["SIGINT"] },
+      // What the server sees when the runner also relays that Ctrl-C: the same signal twice at once.
+      {
+        how: "SIGINT twice at once, as a runner relays a Ctrl-C",
+        label: "relayed",
+        asNpmStart: false,
+        signals: ["SIGINT", "SIGINT"],
+      },
+    ] as const;
     it.each(stops)(
       "answers, on $how under load, every write it committed",
-      async ({ label, asNpmStart }) => {
+      async ({ label, asNpmStart, signals }) => {
         const server = await startServer(target.env, [], { asNpmStart });
         const stream = await streamCreates(server.url, label);
         await stream.flowing;
         await new Promise((done) => setTimeout(done, 500));
-        if (asNpmStart) process.kill(-server.child.pid!, "SIGINT");
-        else server.child.kill("SIGTERM");
+        for (const signal of signals) {
+          if (asNpmStart) process.kill(-server.child.pid!, signal);
+          else server.child.kill(signal);
+        }
         expect(await server.exited, server.output()).toBe(0);
         await stream.done;
         const committed = (await target.read()).filter((row) => row.contract_id.startsWith(`${label}-`));
