@@ -30,7 +30,9 @@ export interface EndpointOverhead {
 }
 
 const INSERT = "INSERT INTO overhead (v) VALUES ($1) RETURNING id";
-const WARMUP = 200;
+// A local stack serves thousands of round trips; its first thousand, while V8 is still compiling
+// the endpoint's code, are not what it adds for the rest of its life.
+const WARMUP = 1000;
 
 export async function measureEndpointOverhead(adminUrl: string, rounds = 2000): Promise<EndpointOverhead> {
   const name = `overhead_${randomBytes(4).toString("hex")}`;

@@ -4,11 +4,10 @@
 // (proxy/src/serverless/sql_over_http.rs); the database is whatever backend it was started
 // with, whichever database the connection string names.
 import { timingSafeEqual } from "node:crypto";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { ERROR_FIELDS } from "../../edge/neon/neon-http.ts";
 import {
   type BatchOptions,
+  type FieldInfo,
   type IsolationLevel,
   NotStartedError,
   PostgresError,
@@ -17,6 +16,7 @@ import {
   type SqlBackend,
   type Statement,
 } from "./backend.ts";
+import { type Http1Answer, type Http1Request, listenHttp1 } from "./http1-server.ts";
 import { pgTextToJson } from "./json-values.ts";
 
 interface NeonEndpointOptions {
@@ -94,58 +94,58 @@ export async function startNeonEndpoint(options: NeonEndpointOptions): Promise<N
   const allowedOrigins = new Set(options.allowedOrigins ?? []);
   let statements = 0;
   let port = 0;
+  const checkConnection = connectionChecker(options.credentials);
 
   /** Runs what the request asks, once the request is known to be allowed and well formed. */
-  async function answer(req: IncomingMessage, signal: AbortSignal) {
-    const headers = readHeaders(req, options.credentials);
-    const payload = parsePayload(await readBody(req, maxBodyBytes));
+  async function answer(req: Http1Request) {
+    const headers = readHeaders(req, checkConnection);
+    const payload = parsePayload(readBody(req, maxBodyBytes));
     const queries = Array.isArray(payload) ? payload : [payload];
     for (const query of queries) refuseCopy(query.query);
     statements += queries.length;
     if (Array.isArray(payload)) {
-      const results = await backend.batch(payload, headers.batch, signal);
+      const results = await backend.batch(payload, headers.batch, req.signal);
       const shaped = results.map((result, i) => shape(result, headers, payload[i]?.arrayMode));
       return { body: { results: shaped }, headers: batchHeaders(headers.batch) };
     }
-    return { body: shape(await backend.query(payload, signal), headers, payload.arrayMode), headers: {} };
+    return { body: shape(await backend.query(payload, req.signal), headers, payload.arrayMode), headers: {} };
   }
 
-  async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    checkHost(req.headers.host, port);
+  // A client going away before its answer aborts req.signal, which cancels its statement, as
+  // Neon's proxy does.
+  async function serve(req: Http1Request): Promise<Http1Answer> {
+    if (!allowedHosts.has(req.headers.host?.toLowerCase() ?? "")) throw new HttpError(403, "host not allowed");
     const cors = corsHeaders(req.headers.origin, allowedOrigins);
-    const path = (req.url ?? "/").split("?")[0];
+    const path = req.url.split("?")[0];
     if (path !== "/sql") throw new HttpError(404, "not found");
-    if (req.method === "OPTIONS") return void res.writeHead(204, { ...cors, ...preflightHeaders() }).end();
+    if (req.method === "OPTIONS") return { status: 204, headers: { ...cors, ...preflightHeaders() } };
     if (req.method !== "POST") throw new HttpError(405, "method not allowed: only POST /sql");
-    // The client going away before its answer cancels the statement, as Neon's proxy does.
-    const abandoned = new AbortController();
-    res.on("close", () => {
-      if (!res.writableFinished) abandoned.abort();
-    });
-    const result = await answer(req, abandoned.signal);
+    const result = await answer(req);
     const text = JSON.stringify(result.body);
     if (Buffer.byteLength(text) > maxResponseBytes) {
       throw new HttpError(507, `response is too large (max is ${maxResponseBytes} bytes)`);
     }
-    sendText(res, 200, text, { ...cors, ...result.headers });
+    return jsonAnswer(200, text, { ...cors, ...result.headers });
   }
 
   const hold = roundTripHold(options.roundTripDelayMs);
-  const server = createServer((req, res) => {
-    hold(() => serve(req, res)).catch((error: unknown) => {
-      req.resume(); // an early refusal must not leave the body stuck in the socket
-      if (res.headersSent || res.destroyed) return void res.destroy();
-      sendError(res, error, corsHeaders(req.headers.origin, allowedOrigins, false));
-    });
-  });
-  // Node closes idle keep-alive sockets after 5 s, racing clients that reuse them (ECONNRESET,
-  // seen as 503 under load). Outliving fetch's own 4 s idle timeout lets the client close first.
-  server.keepAliveTimeout = 65_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port ?? 0, host, () => resolve());
-  });
-  port = (server.address() as AddressInfo).port;
+  const server = await listenHttp1(
+    (req) =>
+      hold(() => serve(req)).catch((error: unknown) =>
+        errorAnswer(error, corsHeaders(req.headers.origin, allowedOrigins, false)),
+      ),
+    {
+      host,
+      port: options.port ?? 0,
+      maxBodyBytes,
+      // Outliving the clients' own idle timeouts (fetch's 4 s) lets them close first: a server
+      // closing an idle socket races a client reusing it (ECONNRESET, seen as 503 under load).
+      keepAliveMs: 65_000,
+    },
+  );
+  port = server.port;
+  // Only names of this machine (DNS rebinding: a page on evil.example resolving to 127.0.0.1).
+  const allowedHosts = new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]);
   const urlHost = host.includes(":") ? `[${host}]` : host;
 
   return {
@@ -153,19 +153,8 @@ export async function startNeonEndpoint(options: NeonEndpointOptions): Promise<N
     port,
     statements: () => statements,
     resetStatements: () => void (statements = 0),
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        // In-flight requests finish and are answered; idle keep-alive sockets would hold close().
-        server.close((error) => (error ? reject(error) : resolve()));
-        server.closeIdleConnections();
-      }),
+    close: () => server.close(), // in-flight requests finish and are answered
   };
-}
-
-/** Only names of this machine (DNS rebinding: a page on evil.example resolving to 127.0.0.1). */
-function checkHost(value: string | undefined, port: number): void {
-  const allowed = [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`];
-  if (!value || !allowed.includes(value.toLowerCase())) throw new HttpError(403, "host not allowed");
 }
 
 /**
@@ -201,37 +190,47 @@ function refuseCopy(query: string): void {
 }
 
 /** Runs `serve` after the round trip's delay, or at once when there is none. */
-function roundTripHold(delayMs = 0): (serve: () => Promise<void>) => Promise<void> {
+function roundTripHold(delayMs = 0): <T>(serve: () => Promise<T>) => Promise<T> {
   if (delayMs <= 0) return (serve) => serve();
   return (serve) => new Promise<void>((resolve) => setTimeout(resolve, delayMs)).then(serve);
 }
 
 /** Neon's request headers. The connection string is checked, never logged nor used to route. */
-function readHeaders(req: IncomingMessage, credentials: NeonEndpointOptions["credentials"]): Headers {
-  checkConnectionString(req.headers["neon-connection-string"], credentials);
+function readHeaders(req: Http1Request, checkConnection: (value: string | undefined) => void): Headers {
+  checkConnection(req.headers["neon-connection-string"]);
   const level = req.headers["neon-batch-isolation-level"];
   if (level !== undefined && !ISOLATION_LEVELS.includes(level as IsolationLevel)) {
     throw new HttpError(400, "invalid isolation level");
   }
-  const isTrue = (name: string) => req.headers[name] === "true"; // anything else is false, as on Neon
+  // "true" is true; anything else is false, as on Neon.
   return {
-    rawOutput: isTrue("neon-raw-text-output"),
-    arrayMode: isTrue("neon-array-mode"),
+    rawOutput: req.headers["neon-raw-text-output"] === "true",
+    arrayMode: req.headers["neon-array-mode"] === "true",
     batch: {
       isolationLevel: level as IsolationLevel | undefined,
       // Neon only ever adds READ ONLY / DEFERRABLE; "false" leaves the server defaults.
-      readOnly: isTrue("neon-batch-read-only") || undefined,
-      deferrable: isTrue("neon-batch-deferrable") || undefined,
+      readOnly: req.headers["neon-batch-read-only"] === "true" || undefined,
+      deferrable: req.headers["neon-batch-deferrable"] === "true" || undefined,
     },
   };
 }
 
+/**
+ * checkConnectionString, remembering the last string it accepted: a client sends the same one
+ * with every request, and parsing it is a tenth of the endpoint's own time per request.
+ */
+function connectionChecker(credentials: NeonEndpointOptions["credentials"]): (value: string | undefined) => void {
+  let accepted: string | undefined;
+  return (value) => {
+    if (value !== undefined && value === accepted) return;
+    checkConnectionString(value, credentials);
+    accepted = value;
+  };
+}
+
 /** `postgres(ql)://user[:password]@host/db`, as Neon requires; messages never echo the value. */
-function checkConnectionString(
-  value: string | string[] | undefined,
-  credentials: NeonEndpointOptions["credentials"],
-): void {
-  if (typeof value !== "string" || value === "") throw new HttpError(400, "missing connection string");
+function checkConnectionString(value: string | undefined, credentials: NeonEndpointOptions["credentials"]): void {
+  if (!value) throw new HttpError(400, "missing connection string");
   let url: URL;
   try {
     url = new URL(value);
@@ -265,21 +264,10 @@ function sameSecret(given: string, expected: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-/** The body, bounded: past the limit it is drained, not kept, and answered 413 as Neon does. */
-function readBody(req: IncomingMessage, limit: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= limit) chunks.push(chunk);
-    });
-    req.on("end", () => {
-      if (size > limit) reject(new HttpError(413, `request is too large (max is ${limit} bytes)`));
-      else resolve(Buffer.concat(chunks).toString("utf8"));
-    });
-    req.on("error", (error) => reject(new HttpError(400, `could not read the HTTP request body: ${error.message}`)));
-  });
+/** The body, bounded: past the limit it was drained, not kept, and is answered 413 as Neon does. */
+function readBody(req: Http1Request, limit: number): string {
+  if (!req.body) throw new HttpError(413, `request is too large (max is ${limit} bytes)`);
+  return req.body.toString("utf8");
 }
 
 /** `{query, params}` → one statement; `{queries: [...]}` → a batch. */
@@ -326,14 +314,18 @@ function toPgArray(value: unknown): string {
 /** Neon's per-statement answer: rows as arrays or as objects, values raw text or JSON-typed. */
 function shape(result: QueryResult, headers: Headers, arrayMode = headers.arrayMode) {
   const { fields } = result;
-  const value = (text: string | null, i: number) =>
-    text === null || headers.rawOutput ? text : pgTextToJson(text, fields[i]?.dataTypeID ?? 0);
-  const rows = result.rows.map((row) =>
-    arrayMode
-      ? row.map(value)
-      : Object.fromEntries(row.map((text, i) => [fields[i]?.name ?? String(i), value(text, i)])),
-  );
+  // Raw text arrays (what Neon's clients ask for) are the rows as they came.
+  const values = headers.rawOutput
+    ? result.rows
+    : result.rows.map((row) => row.map((text, i) => typed(text, fields[i])));
+  const rows = arrayMode
+    ? values
+    : values.map((row) => Object.fromEntries(row.map((value, i) => [fields[i]?.name ?? String(i), value])));
   return { fields, rows, command: result.command, rowCount: result.rowCount, rowAsArray: arrayMode };
+}
+
+function typed(text: string | null, field: FieldInfo | undefined): unknown {
+  return text === null ? null : pgTextToJson(text, field?.dataTypeID ?? 0);
 }
 
 /** Neon echoes a batch's transaction options in the response headers. */
@@ -351,7 +343,7 @@ function batchHeaders(batch: BatchOptions): Record<string, string> {
  * was written; anything else (a connection lost mid-statement: outcome unknown) → 500. Always
  * JSON: the driver JSON-parses a 400 and would otherwise throw a bare SyntaxError.
  */
-function sendError(res: ServerResponse, error: unknown, headers: Record<string, string>): void {
+function errorAnswer(error: unknown, headers: Record<string, string>): Http1Answer {
   const fields: PostgresErrorFields =
     error instanceof PostgresError ? error.fields : { message: error instanceof Error ? error.message : String(error) };
   const status =
@@ -364,12 +356,11 @@ function sendError(res: ServerResponse, error: unknown, headers: Record<string, 
           : 500;
   const body: Record<string, string | null> = { message: fields.message };
   for (const key of ERROR_FIELDS) body[key] = fields[key] ?? null;
-  sendText(res, status, JSON.stringify(body), status === 405 ? { ...headers, Allow: "POST, OPTIONS" } : headers);
+  return jsonAnswer(status, JSON.stringify(body), status === 405 ? { ...headers, Allow: "POST, OPTIONS" } : headers);
 }
 
-function sendText(res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { "Content-Type": "application/json", ...headers });
-  res.end(text);
+function jsonAnswer(status: number, body: string, headers: Record<string, string>): Http1Answer {
+  return { status, headers: { "Content-Type": "application/json", ...headers }, body };
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

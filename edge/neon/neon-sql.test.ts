@@ -6,7 +6,7 @@ import { DatabaseOutcomeUnknownError, DatabaseUnavailableError } from "../../cor
 import { SettingsError } from "../../core/settings.ts";
 import { sqlContract } from "../../test/ports/sql-contract.ts";
 import { describeOnBackends } from "../../test/support/harness.ts";
-import { type NeonPost, NeonQueryError } from "./neon-http.ts";
+import { NeonQueryError } from "./neon-http.ts";
 import { createNeonSql, toPortError } from "./neon-sql.ts";
 
 describeOnBackends("SQL port over Neon's HTTP protocol", (harness) => {
@@ -73,27 +73,19 @@ describe("each round trip's time bound", () => {
   const databaseUrl = "postgres://u:p@127.0.0.1:9/db";
 
   it("a round trip with no answer within timeoutMs is abandoned: its outcome is unknown", async () => {
-    const unanswered: NeonPost = (_, { signal }) =>
-      new Promise((_, reject) => signal?.addEventListener("abort", () => reject(signal.reason)));
-    const sql = createNeonSql({ databaseUrl, post: unanswered, timeoutMs: 20 });
+    const unanswered: typeof fetch = (_, init) =>
+      new Promise((_, reject) => init?.signal?.addEventListener("abort", () => reject(init.signal?.reason)));
+    const sql = createNeonSql({ databaseUrl, fetchFunction: unanswered, timeoutMs: 20 });
     await expect(sql.query("SELECT 1")).rejects.toBeInstanceOf(DatabaseOutcomeUnknownError);
   });
 
   it("leaves no timer behind once answered", async () => {
     const answer = { fields: [], rows: [], command: "SELECT", rowCount: 0, rowAsArray: true };
-    const answered: NeonPost = async (_, { body }) => ({
-      status: 200,
-      text: async () => JSON.stringify("queries" in JSON.parse(body) ? { results: [answer] } : answer),
-    });
+    const answered: typeof fetch = async (_, init) =>
+      new Response(JSON.stringify("queries" in JSON.parse(String(init?.body)) ? { results: [answer] } : answer));
     vi.useFakeTimers();
-    // As where `AbortSignal.timeout` is a plain timer (Fastly's, edge/fastly/abort-signal.ts).
-    vi.spyOn(AbortSignal, "timeout").mockImplementation((ms) => {
-      const controller = new AbortController();
-      setTimeout(() => controller.abort(), ms);
-      return controller.signal;
-    });
     try {
-      const sql = createNeonSql({ databaseUrl, post: answered });
+      const sql = createNeonSql({ databaseUrl, fetchFunction: answered });
       await sql.query("SELECT 1");
       await sql.transaction([{ text: "SELECT 1", params: [] }]);
       expect(vi.getTimerCount()).toBe(0);

@@ -8,7 +8,7 @@ import {
   type TransactionOptions,
 } from "../../core/ports/sql.ts";
 import { type Settings, SettingsError } from "../../core/settings.ts";
-import { type NeonHttp, type NeonPost, NeonQueryError, neonHttp } from "./neon-http.ts";
+import { DEFAULT_TIMEOUT_MS, type NeonHttp, type NeonPost, NeonQueryError, neonHttp } from "./neon-http.ts";
 
 interface NeonSqlOptions {
   databaseUrl: string;
@@ -22,44 +22,28 @@ interface NeonSqlOptions {
   timeoutMs?: number;
 }
 
-const DEFAULT_QUERY_TIMEOUT_MS = 10_000;
-
 /** The SQL port over Neon's stateless HTTP protocol (./neon-http.ts): one HTTP round trip per call. */
 export function createNeonSql(options: NeonSqlOptions): Sql {
   const neon = connect(options);
-  const timeoutMs = options.timeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const redact = redactor(options.databaseUrl);
 
   return {
     async query<T extends Row = Row>(text: string, params: readonly unknown[] = []) {
       try {
-        return (await withTimeout(timeoutMs, (signal) => neon.query(text, params, signal))) as T[];
+        return (await neon.query(text, params, timeoutMs)) as T[];
       } catch (error) {
         throw toPortError(error, redact);
       }
     },
     async transaction(statements: readonly SqlStatement[], options: TransactionOptions = {}) {
       try {
-        return await withTimeout(timeoutMs, (signal) => neon.transaction(statements, options, signal));
+        return await neon.transaction(statements, options, timeoutMs);
       } catch (error) {
         throw toPortError(error, redact);
       }
     },
   };
-}
-
-/**
- * `AbortSignal.timeout(ms)` whose timer ends with the round trip: on Fastly a timer still pending
- * after a request keeps its instance from serving the next one (js-compute ends it).
- */
-async function withTimeout<T>(ms: number, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new DOMException("The operation timed out.", "TimeoutError")), ms);
-  try {
-    return await call(controller.signal);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /** A connection string Neon would refuse on every request is refused once, by its setting's name. */

@@ -1,5 +1,5 @@
 import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, createServer as createNetServer, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DatabaseOutcomeUnknownError, DatabaseUnavailableError } from "../../core/ports/sql.ts";
 import { sqlContract } from "../../test/ports/sql-contract.ts";
@@ -7,8 +7,8 @@ import { describeOnBackends } from "../../test/support/harness.ts";
 import { createNeonSql } from "../neon/neon-sql.ts";
 import { postOverNodeHttp } from "./http-post.ts";
 
-const postText = async (url: string, headers: Record<string, string>, body: string, signal?: AbortSignal) => {
-  const answer = await postOverNodeHttp(url, { headers, body, signal });
+const postText = async (url: string, headers: Record<string, string>, body: string, timeoutMs = 5_000) => {
+  const answer = await postOverNodeHttp(url, { headers, body, timeoutMs });
   return { status: answer.status, text: await answer.text() };
 };
 
@@ -47,15 +47,71 @@ describe("postOverNodeHttp (Node's transport for Neon's SQL requests)", () => {
     expect(connections.size - before).toBeLessThanOrEqual(1);
   });
 
-  it("rejects with the socket's code when nothing listens, and with an AbortError when its signal fires", async () => {
+  it("rejects with the socket's code when nothing listens, and with a TimeoutError past its deadline", async () => {
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
     const port = (closed.address() as AddressInfo).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
     await expect(postText(`http://127.0.0.1:${port}/sql`, {}, "{}")).rejects.toMatchObject({ code: "ECONNREFUSED" });
-    await expect(postText(`${url}/slow`, {}, "{}", AbortSignal.timeout(50))).rejects.toMatchObject({
-      name: "AbortError",
+    await expect(postText(`${url}/slow`, {}, "{}", 50)).rejects.toMatchObject({ name: "TimeoutError" });
+  });
+});
+
+describe("plain http: answers framed every way a server may frame them", () => {
+  /** A server writing `answer` raw for every request, after which it closes when `close`. */
+  async function rawServer(answer: string, close = false) {
+    const sockets = new Set<Socket>();
+    const server = createNetServer((socket) => {
+      sockets.add(socket);
+      socket.on("data", () => (close ? socket.end(answer) : socket.write(answer)));
     });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/sql`;
+    return {
+      url,
+      sockets,
+      close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+      dropIdle: () => {
+        for (const socket of sockets) socket.destroy();
+      },
+    };
+  }
+
+  it("reads an answer without a length to the end of the connection, and does not reuse it", async () => {
+    const server = await rawServer("HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nuntil the end", true);
+    try {
+      expect(await postText(server.url, {}, "{}")).toEqual({ status: 200, text: "until the end" });
+      expect(await postText(server.url, {}, "{}")).toEqual({ status: 200, text: "until the end" });
+      expect(server.sockets.size).toBe(2);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("skips a 100 Continue, and opens a new connection when the server dropped the idle one", async () => {
+    const server = await rawServer("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+    try {
+      expect(await postText(server.url, {}, "{}")).toEqual({ status: 200, text: "ok" });
+      server.dropIdle();
+      await new Promise((done) => setTimeout(done, 50));
+      expect(await postText(server.url, {}, "{}")).toEqual({ status: 200, text: "ok" });
+      expect(server.sockets.size).toBe(2);
+    } finally {
+      server.dropIdle();
+      await server.close();
+    }
+  });
+
+  it("rejects an answer it cannot parse, and one cut off before its end (ECONNRESET)", async () => {
+    const garbage = await rawServer("NOT HTTP\r\n\r\n");
+    const cut = await rawServer("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nshort", true);
+    try {
+      await expect(postText(garbage.url, {}, "{}")).rejects.toThrow();
+      await expect(postText(cut.url, {}, "{}")).rejects.toMatchObject({ code: "ECONNRESET" });
+    } finally {
+      garbage.dropIdle();
+      await Promise.all([garbage.close(), cut.close()]);
+    }
   });
 });
 
