@@ -183,10 +183,18 @@ function serveConnection(
   };
 }
 
+// Clients send the same few header names with every request: each is lower-cased once.
+const lowerCaseNames = new Map<string, string>();
+
 function headerObject(raw: string[]): Record<string, string> {
   const headers: Record<string, string> = {};
   for (let i = 0; i < raw.length; i += 2) {
-    const name = (raw[i] as string).toLowerCase();
+    const sent = raw[i] as string;
+    let name = lowerCaseNames.get(sent);
+    if (name === undefined) {
+      name = sent.toLowerCase();
+      if (lowerCaseNames.size < 1000) lowerCaseNames.set(sent, name);
+    }
     const value = raw[i + 1] ?? "";
     headers[name] = name in headers ? `${headers[name]}, ${value}` : value;
   }
