@@ -102,6 +102,19 @@ describe("plain http: answers framed every way a server may frame them", () => {
     }
   });
 
+  it("does not reuse a connection that answered one request twice", async () => {
+    const twice = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
+    const server = await rawServer(twice + twice);
+    try {
+      expect(await postText(server.url, {}, "{}")).toEqual({ status: 200, text: "ok" });
+      expect(await postText(server.url, {}, "{}")).toEqual({ status: 200, text: "ok" });
+      expect(server.sockets.size).toBe(2);
+    } finally {
+      server.dropIdle();
+      await server.close();
+    }
+  });
+
   it("rejects an answer it cannot parse, and one cut off before its end (ECONNRESET)", async () => {
     const garbage = await rawServer("NOT HTTP\r\n\r\n");
     const cut = await rawServer("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nshort", true);

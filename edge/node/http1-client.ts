@@ -83,9 +83,9 @@ class Connection {
     this.socket.on("close", () => this.onClose());
   }
 
-  /** Idle for less than IDLE_SOCKET_MS: safe to reuse. */
+  /** Still open (its "close" may not have come yet) and idle for less than IDLE_SOCKET_MS: safe to reuse. */
   fresh(): boolean {
-    return performance.now() - this.parkedAt < IDLE_SOCKET_MS;
+    return this.socket.writable && performance.now() - this.parkedAt < IDLE_SOCKET_MS;
   }
 
   close(): void {
@@ -123,12 +123,12 @@ class Connection {
     const status = this.status;
     this.status = 0;
     if (status < 200) return; // 100 Continue and the like precede the answer
-    const text = (this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks))?.toString("utf8") ?? "";
     const current = this.current;
+    if (!current) return void this.socket.destroy(); // a second answer to one request: not reusable
     this.current = undefined;
+    const text = (this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks))?.toString("utf8") ?? "";
     if (this.keepAlive) this.park();
     else this.socket.end();
-    if (!current) return;
     clearTimeout(current.timer);
     current.resolve(new Answer(status, text));
   }
