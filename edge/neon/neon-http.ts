@@ -20,6 +20,18 @@ interface NeonHttpOptions {
 /** What a request's answer must offer; a fetch Response does. */
 export type NeonAnswer = Pick<Response, "status" | "text">;
 
+/** An answer already read whole (a class, not a closure per answer). */
+export class ReadAnswer implements NeonAnswer {
+  constructor(
+    readonly status: number,
+    private readonly body: string,
+  ) {}
+
+  text(): Promise<string> {
+    return Promise.resolve(this.body);
+  }
+}
+
 /**
  * Sends one request: a POST of JSON text with Neon's headers. Without its whole answer within
  * `timeoutMs` it gives up (rejects, releasing what it holds): the deadline is the transport's, so
@@ -134,8 +146,7 @@ function postOverFetch(fetchFunction: typeof fetch): NeonPost {
   return (url, { headers, body, timeoutMs }) =>
     withDeadline(timeoutMs, async (signal) => {
       const response = await fetchFunction(url, { method: "POST", headers, body, signal });
-      const text = await response.text();
-      return { status: response.status, text: async () => text };
+      return new ReadAnswer(response.status, await response.text());
     });
 }
 

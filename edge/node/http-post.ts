@@ -4,7 +4,7 @@
 // local endpoint) over the leaner ./http1-client.ts.
 import type { IncomingMessage } from "node:http";
 import { Agent, request } from "node:https";
-import { type NeonAnswer, type NeonPost, withDeadline } from "../neon/neon-http.ts";
+import { type NeonAnswer, type NeonPost, ReadAnswer, withDeadline } from "../neon/neon-http.ts";
 import { postOverHttp1 } from "./http1-client.ts";
 
 // Idle sockets close after 4 s (as fetch's do), before a server's keep-alive timeout can race a
@@ -39,7 +39,7 @@ function postOverHttps(
         response.on("data", (chunk: string) => {
           text += chunk;
         });
-        response.on("end", () => resolve({ status: response.statusCode ?? 0, text: async () => text }));
+        response.on("end", () => resolve(new ReadAnswer(response.statusCode ?? 0, text)));
         response.on("error", reject);
       },
     );

@@ -4,7 +4,7 @@
 // one-row INSERT on a nearby database; a request here is one string written and one parse.
 import { connect, type Socket } from "node:net";
 import { HTTPParser } from "http-parser-js";
-import { type NeonAnswer, timeoutError } from "../neon/neon-http.ts";
+import { type NeonAnswer, ReadAnswer, timeoutError } from "../neon/neon-http.ts";
 
 // A socket idle for 4 s is not reused, well before a server's keep-alive timeout can race a
 // request onto a socket it is closing (the endpoint keeps them 65 s, Node's servers 5 s). Checked
@@ -130,7 +130,7 @@ class Connection {
     if (this.keepAlive) this.park();
     else this.socket.end();
     clearTimeout(current.timer);
-    current.resolve(new Answer(status, text));
+    current.resolve(new ReadAnswer(status, text));
   }
 
   /** Kept for the next request to the same origin, unless enough are idle already. */
@@ -157,17 +157,5 @@ class Connection {
     if (!current) return;
     clearTimeout(current.timer);
     current.reject(error);
-  }
-}
-
-/** A whole answer, already read. */
-class Answer implements NeonAnswer {
-  constructor(
-    readonly status: number,
-    private readonly body: string,
-  ) {}
-
-  text(): Promise<string> {
-    return Promise.resolve(this.body);
   }
 }
