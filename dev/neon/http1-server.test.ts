@@ -98,6 +98,15 @@ describe("the endpoint's HTTP/1.1 server", () => {
     expect(seen).toEqual([undefined, "ok"]);
   });
 
+  it("takes a pipelined burst larger than the header limit: only one request's headers count", async () => {
+    const { port } = await start();
+    const burst = Array.from({ length: 600 }, (_, i) => post(`{"n":${i}}`, `X-Pad: ${"p".repeat(40)}\r\n`)).join("");
+    expect(burst.length).toBeGreaterThan(32 * 1024);
+    const { text } = await exchange(port, burst, /"\{\\"n\\":599\}"/);
+    expect(bodies(text)).toHaveLength(600);
+    expect(text).not.toMatch(/ 431 /);
+  });
+
   it("answers what cannot be framed with 400, and too many header bytes with 431, then closes", async () => {
     const { port } = await start();
     const garbage = await exchange(port, "HELLO\r\n\r\n");

@@ -108,13 +108,17 @@ function serveConnection(
   let chunks: Buffer[] = [];
   let size = 0;
 
-  // Bytes read since the current request began, until its headers are complete: the parser
-  // checks its own limit only within one read, and a header spread over reads would escape it.
+  // Bytes of the reads in which the current request's headers did not complete: the parser checks
+  // its own limit only within one read, and a header spread over reads would escape it. A read
+  // that completed headers is not counted: it held earlier requests (a pipelined burst), not one
+  // oversized header.
   let headerBytes = 0;
+  let headersCompleted = 0;
   const parser = new HTTPParser(HTTPParser.REQUEST);
   parser.maxHeaderSize = MAX_HEADER_BYTES;
   parser[HTTPParser.kOnHeadersComplete] = (info) => {
-    headerBytes = -1; // complete: not counted until the next request begins
+    headersCompleted++;
+    headerBytes = 0;
     const headers = headerObject(info.headers);
     const method = HTTPParser.methods[info.method as number] ?? "";
     head = { method, url: info.url, headers, keepAlive: info.shouldKeepAlive };
@@ -129,7 +133,6 @@ function serveConnection(
   };
   parser[HTTPParser.kOnMessageComplete] = () => {
     if (!head) return;
-    headerBytes = 0;
     const body = size > options.maxBodyBytes ? undefined : chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
     const request: Http1Request = {
       method: head.method,
@@ -156,10 +159,11 @@ function serveConnection(
   }
 
   socket.on("data", (data: Buffer) => {
+    const completedBefore = headersCompleted;
     const result = parser.execute(data);
     if (result instanceof Error) return refuse(result);
-    if (headerBytes >= 0 && (headerBytes += data.length) > MAX_HEADER_BYTES)
-      refuse(new Error("max header size exceeded"));
+    const inHeaders = head === undefined && headersCompleted === completedBefore;
+    if (inHeaders && (headerBytes += data.length) > MAX_HEADER_BYTES) refuse(new Error("max header size exceeded"));
   });
   // A client that ends its side has gone away, as node:http sees it: what it asked is abandoned.
   socket.on("end", () => gone.abort());
