@@ -1,8 +1,7 @@
 import { stat } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FastlyHost, startFastlyHost } from "../fastly-host/host.ts";
-import { applyOverrides, readLocalServer } from "../fastly-host/manifest.ts";
-import { MANIFEST_PATH, runOverrides } from "../launchers/fastly.ts";
+import { localServerConfig } from "../launchers/fastly.ts";
 import { openApiJson } from "./embedded-openapi.ts";
 import { ensureFastlyWasm } from "./fastly.ts";
 
@@ -16,8 +15,7 @@ describe("the Fastly build", () => {
       AUTH_SECRET: "a-development-secret-of-32-bytes-or-more",
       DATABASE_URL: "postgres://u:p@127.0.0.1:9/db",
     };
-    const config = applyOverrides(readLocalServer(MANIFEST_PATH, env), runOverrides(env));
-    host = await startFastlyHost({ wasmPath, config, concurrency: 1, log: () => {} });
+    host = await startFastlyHost({ wasmPath, config: localServerConfig(env), concurrency: 1, log: () => {} });
   }, 300_000);
   afterAll(() => host?.close());
 

@@ -9,10 +9,10 @@ import {
 import { bearer, TEST_AUTH_SECRET } from "../../test/support/tokens.ts";
 import { ensureFastlyWasm } from "../build/fastly.ts";
 import { freePort } from "../free-port.ts";
-import { MANIFEST_PATH, runOverrides } from "../launchers/fastly.ts";
+import { localServerConfig } from "../launchers/fastly.ts";
 import { type LocalStack, startLocalStack } from "../stack.ts";
 import { type FastlyHost, startFastlyHost } from "./host.ts";
-import { applyOverrides, type LocalServerConfig, readLocalServer } from "./manifest.ts";
+import type { LocalServerConfig } from "./manifest.ts";
 
 // The service as compiled for Compute (bin/main.wasm), run by the test host.
 
@@ -25,13 +25,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all(hosts.map((host) => host.close()));
 });
-
-function localServer(env: Record<string, string>): LocalServerConfig {
-  return applyOverrides(
-    readLocalServer(MANIFEST_PATH, { AUTH_SECRET: "", DATABASE_URL: "", ...env }),
-    runOverrides(env),
-  );
-}
 
 async function start(config: LocalServerConfig, concurrency = 2) {
   const logs: string[] = [];
@@ -48,7 +41,7 @@ async function start(config: LocalServerConfig, concurrency = 2) {
 describe("the Fastly test host running the service", () => {
   it("serves /healthz from the wasm; more requests than instances wait their turn", async () => {
     const { host, logs } = await start(
-      localServer({ AUTH_SECRET: TEST_AUTH_SECRET, DATABASE_URL: "postgres://u:p@127.0.0.1:9/db" }),
+      localServerConfig({ AUTH_SECRET: TEST_AUTH_SECRET, DATABASE_URL: "postgres://u:p@127.0.0.1:9/db" }),
       2,
     );
     const responses = await Promise.all(Array.from({ length: 5 }, () => fetch(`${host.url}/healthz`)));
@@ -59,7 +52,7 @@ describe("the Fastly test host running the service", () => {
   it("a database backend that cannot be reached: /readyz 503, an API call 503 database_unavailable", async () => {
     const endpoint = `http://127.0.0.1:${await freePort()}/sql`;
     const { host } = await start(
-      localServer({
+      localServerConfig({
         AUTH_SECRET: TEST_AUTH_SECRET,
         DATABASE_URL: "postgres://u:p@127.0.0.1:9/db",
         NEON_FETCH_ENDPOINT: endpoint,
@@ -73,7 +66,7 @@ describe("the Fastly test host running the service", () => {
   });
 
   it("a secret missing from the secret store: 500 misconfigured, and the log says which", async () => {
-    const config = localServer({ AUTH_SECRET: TEST_AUTH_SECRET, DATABASE_URL: "x" });
+    const config = localServerConfig({ AUTH_SECRET: TEST_AUTH_SECRET, DATABASE_URL: "x" });
     delete config.secretStores[SECRET_STORE]!.DATABASE_URL;
     const { host, logs } = await start(config);
     const response = await fetch(`${host.url}/healthz`);
@@ -93,7 +86,7 @@ describe("the Fastly test host running the service", () => {
         DATABASE_URL: stack.databaseUrl,
         NEON_FETCH_ENDPOINT: stack.neonFetchEndpoint,
       };
-      const config = localServer(env);
+      const config = localServerConfig(env);
       expect(config.backends[NEON_BACKEND]!.url).toBe(new URL(stack.neonFetchEndpoint).origin);
       expect(config.configStores[CONFIG_STORE]!.NEON_FETCH_ENDPOINT).toBe(stack.neonFetchEndpoint);
       ({ host } = await start(config));
@@ -139,7 +132,7 @@ describe("the Fastly test host running the service", () => {
         NEON_FETCH_ENDPOINT: stack.neonFetchEndpoint,
         ...PROVIDER_SETTINGS,
       };
-      ({ host } = await start(localServer(env), 1));
+      ({ host } = await start(localServerConfig(env), 1));
     }, 120_000);
     afterAll(async () => {
       await Promise.all([stack?.close(), provider?.close()]);

@@ -14,20 +14,30 @@ import {
 } from "../../edge/fastly/bindings.ts";
 import { ensureFastlyWasm, ROOT } from "../build/fastly.ts";
 import { startFastlyHost } from "../fastly-host/host.ts";
-import { applyOverrides, type LocalServerOverrides, readLocalServer } from "../fastly-host/manifest.ts";
+import {
+  applyOverrides,
+  type LocalServerConfig,
+  type LocalServerOverrides,
+  readLocalServer,
+} from "../fastly-host/manifest.ts";
 import { startViceroy } from "../fastly-host/viceroy.ts";
 
-export const MANIFEST_PATH = join(ROOT, "fastly.toml");
+const MANIFEST_PATH = join(ROOT, "fastly.toml");
 
 export async function startFastlyRuntime(env: RawSettings, { port = 8787 }: { port?: number } = {}) {
   const wasmPath = await ensureFastlyWasm();
-  // A secret this run leaves unset (AUTH_SECRET when an identity provider signs) is an empty entry.
-  const unsetSecrets = Object.fromEntries(SECRET_KEYS.map((key) => [key, env[key] ?? ""]));
-  const config = applyOverrides(readLocalServer(MANIFEST_PATH, { ...env, ...unsetSecrets }), runOverrides(env));
+  const config = localServerConfig(env);
   const viceroy = await findExecutable("viceroy");
   if (viceroy) return startViceroy({ executable: viceroy, wasmPath, config, port });
   const host = await startFastlyHost({ wasmPath, config, port });
   return { url: host.url, close: () => host.close() };
+}
+
+/** fastly.toml's `[local_server]` with this run's settings over it. */
+export function localServerConfig(env: RawSettings): LocalServerConfig {
+  // A secret this run leaves unset (AUTH_SECRET when an identity provider signs) is an empty entry.
+  const unsetSecrets = Object.fromEntries(SECRET_KEYS.map((key) => [key, env[key] ?? ""]));
+  return applyOverrides(readLocalServer(MANIFEST_PATH, { ...env, ...unsetSecrets }), runOverrides(env));
 }
 
 /** This run's settings over the manifest's: stores get the values, the backend the endpoint. */

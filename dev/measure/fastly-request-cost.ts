@@ -15,8 +15,7 @@ import { signToken, TEST_AUTH_SECRET } from "../../test/support/tokens.ts";
 import { ensureFastlyWasm, KV_BASELINE_WASM } from "../build/fastly.ts";
 import { parseCommandLine } from "../cli.ts";
 import { type FastlyHost, startFastlyHost } from "../fastly-host/host.ts";
-import { applyOverrides, readLocalServer } from "../fastly-host/manifest.ts";
-import { MANIFEST_PATH, runOverrides } from "../launchers/fastly.ts";
+import { localServerConfig } from "../launchers/fastly.ts";
 
 const USAGE = `Usage: npx tsx dev/measure/fastly-request-cost.ts [--requests N] [--rounds N]
 
@@ -39,7 +38,7 @@ const env = {
 const quiet = () => {};
 const service = await startFastlyHost({
   wasmPath: await ensureFastlyWasm(),
-  config: applyOverrides(readLocalServer(MANIFEST_PATH, env), runOverrides(env)),
+  config: localServerConfig(env),
   log: quiet,
 });
 const baseline = await startFastlyHost({

@@ -9,8 +9,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { PROBLEM_CONTENT_TYPE } from "../../core/problem.ts";
 import { ensureFastlyWasm, ROOT } from "../../dev/build/fastly.ts";
 import { type FastlyHost, startFastlyHost } from "../../dev/fastly-host/host.ts";
-import { applyOverrides, readLocalServer } from "../../dev/fastly-host/manifest.ts";
-import { MANIFEST_PATH, runOverrides } from "../../dev/launchers/fastly.ts";
+import { localServerConfig } from "../../dev/launchers/fastly.ts";
 import { runToExit } from "./processes.ts";
 
 const FASTLY = join(ROOT, "node_modules", ".bin", "fastly");
@@ -80,7 +79,7 @@ describe("the service with an unusable setting", () => {
         ...bad,
       };
       const logs: string[] = [];
-      const config = applyOverrides(readLocalServer(MANIFEST_PATH, env), runOverrides(env));
+      const config = localServerConfig(env);
       await host?.close();
       host = await startFastlyHost({
         wasmPath: await ensureFastlyWasm(),
