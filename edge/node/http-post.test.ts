@@ -1,6 +1,6 @@
 import { createServer, type Server } from "node:http";
 import { type AddressInfo, createServer as createNetServer, type Socket } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { DatabaseOutcomeUnknownError, DatabaseUnavailableError } from "../../core/ports/sql.ts";
 import { sqlContract } from "../../test/ports/sql-contract.ts";
 import { describeOnBackends } from "../../test/support/harness.ts";
@@ -58,6 +58,11 @@ describe("postOverNodeHttp (Node's transport for Neon's SQL requests)", () => {
 });
 
 describe("plain http: answers framed every way a server may frame them", () => {
+  const opened: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((close) => close()));
+  });
+
   /** A server writing `answer` raw for every request, after which it closes when `close`. */
   async function rawServer(answer: string, close = false) {
     const sockets = new Set<Socket>();
@@ -66,65 +71,45 @@ describe("plain http: answers framed every way a server may frame them", () => {
       socket.on("data", () => (close ? socket.end(answer) : socket.write(answer)));
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/sql`;
-    return {
-      url,
-      sockets,
-      close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-      dropIdle: () => {
-        for (const socket of sockets) socket.destroy();
-      },
+    const dropIdle = () => {
+      for (const socket of sockets) socket.destroy();
     };
+    opened.push(() => {
+      dropIdle();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    });
+    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/sql`, sockets, dropIdle };
   }
 
   it("reads an answer without a length to the end of the connection, and does not reuse it", async () => {
     const server = await rawServer("HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nuntil the end", true);
-    try {
-      expect(await postText(server.url, {}, "{}")).toEqual({ status: 200, text: "until the end" });
-      expect(await postText(server.url, {}, "{}")).toEqual({ status: 200, text: "until the end" });
-      expect(server.sockets.size).toBe(2);
-    } finally {
-      await server.close();
-    }
+    expect(await postText(server.url, {}, "{}")).toEqual({ status: 200, text: "until the end" });
+    expect(await postText(server.url, {}, "{}")).toEqual({ status: 200, text: "until the end" });
+    expect(server.sockets.size).toBe(2);
   });
 
   it("skips a 100 Continue, and opens a new connection when the server dropped the idle one", async () => {
     const server = await rawServer("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
-    try {
-      expect(await postText(server.url, {}, "{}")).toEqual({ status: 200, text: "ok" });
-      server.dropIdle();
-      await new Promise((done) => setTimeout(done, 50));
-      expect(await postText(server.url, {}, "{}")).toEqual({ status: 200, text: "ok" });
-      expect(server.sockets.size).toBe(2);
-    } finally {
-      server.dropIdle();
-      await server.close();
-    }
+    expect(await postText(server.url, {}, "{}")).toEqual({ status: 200, text: "ok" });
+    server.dropIdle();
+    await new Promise((done) => setTimeout(done, 50));
+    expect(await postText(server.url, {}, "{}")).toEqual({ status: 200, text: "ok" });
+    expect(server.sockets.size).toBe(2);
   });
 
   it("does not reuse a connection that answered one request twice", async () => {
     const twice = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
     const server = await rawServer(twice + twice);
-    try {
-      expect(await postText(server.url, {}, "{}")).toEqual({ status: 200, text: "ok" });
-      expect(await postText(server.url, {}, "{}")).toEqual({ status: 200, text: "ok" });
-      expect(server.sockets.size).toBe(2);
-    } finally {
-      server.dropIdle();
-      await server.close();
-    }
+    expect(await postText(server.url, {}, "{}")).toEqual({ status: 200, text: "ok" });
+    expect(await postText(server.url, {}, "{}")).toEqual({ status: 200, text: "ok" });
+    expect(server.sockets.size).toBe(2);
   });
 
   it("rejects an answer it cannot parse, and one cut off before its end (ECONNRESET)", async () => {
     const garbage = await rawServer("NOT HTTP\r\n\r\n");
     const cut = await rawServer("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nshort", true);
-    try {
-      await expect(postText(garbage.url, {}, "{}")).rejects.toThrow();
-      await expect(postText(cut.url, {}, "{}")).rejects.toMatchObject({ code: "ECONNRESET" });
-    } finally {
-      garbage.dropIdle();
-      await Promise.all([garbage.close(), cut.close()]);
-    }
+    await expect(postText(garbage.url, {}, "{}")).rejects.toThrow();
+    await expect(postText(cut.url, {}, "{}")).rejects.toMatchObject({ code: "ECONNRESET" });
   });
 });
 
