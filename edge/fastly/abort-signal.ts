@@ -3,6 +3,8 @@
 // `AbortController`'s signal and jose's JWKS fetch with `AbortSignal.timeout`. This is the part of
 // the standard they need, installed only where missing.
 
+import { timeoutError } from "../neon/neon-http.ts";
+
 const ABORT = Symbol("abort");
 const TIMER = Symbol("timer");
 
@@ -42,10 +44,7 @@ class FastlyAbortSignal extends EventTarget {
 
   static timeout(milliseconds: number): FastlyAbortSignal {
     const controller = new FastlyAbortController();
-    controller.signal[TIMER] = setTimeout(
-      () => controller.abort(new DOMException("The operation timed out.", "TimeoutError")),
-      milliseconds,
-    );
+    controller.signal[TIMER] = setTimeout(() => controller.abort(timeoutError()), milliseconds);
     return controller.signal;
   }
 }
