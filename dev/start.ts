@@ -71,6 +71,7 @@ stopOnSignals(async (signal) => {
   console.log(`${signal}: stopping (answering in-flight requests, then closing the database)`);
   await closeRuntimes(servers);
   await stack.close();
+  console.log("Stopped: every request answered, database closed.");
 });
 const signalListeners = signalListenerSnapshot();
 const env = {

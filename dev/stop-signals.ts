@@ -1,7 +1,7 @@
 // Stopping on SIGINT and SIGTERM, in order: stop accepting, answer what is in flight, close the
 // database. Some runtimes (Miniflare) register signal handlers that exit at once; those are
-// removed. Every other listener stays: the process runner (tsx) relays signals through a
-// listener of its own, and removing it makes the runner kill this process mid-stop.
+// removed. Every other listener stays: a process runner (the `tsx` command) relays signals through
+// a listener of its own, and removing it makes the runner kill this process mid-stop.
 const SIGNALS = ["SIGINT", "SIGTERM"] as const;
 
 type Listener = (...args: unknown[]) => void;
@@ -20,9 +20,9 @@ export function signalListenerSnapshot() {
   };
 }
 
-// A terminal's Ctrl-C signals the whole process group; the process runner (tsx) relays it to this
-// process too when it does not hear at once that it arrived, which on a busy machine it may not.
-// A repeat within this window is that same Ctrl-C, not a second one.
+// A terminal's Ctrl-C signals the whole process group; a process runner (npm, the `tsx` command)
+// may relay it to this process too. A repeat within this window is that same Ctrl-C, not a second
+// one.
 const SAME_SIGNAL_MS = 1_000;
 
 /**

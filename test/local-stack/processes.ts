@@ -1,6 +1,6 @@
 // `npm start` and `npm run migrate` as real processes (node + the tsx loader, so the pid is the
-// server itself), for tests that kill, stop or race them.
-import { type ChildProcess, spawn } from "node:child_process";
+// server itself, or `npm start` itself), for tests that kill, stop or race them.
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { TEST_AUTH_SECRET } from "../support/tokens.ts";
 
@@ -10,30 +10,44 @@ export interface Started {
   child: ChildProcess;
   url: string;
   output(): string;
-  exited: Promise<number | null>;
+  exited: Promise<number | NodeJS.Signals | null>;
 }
 
 export interface RunOptions {
   /**
-   * Through the `tsx` command, as `npm start` runs it (a runner process relaying signals to the
-   * script's), in a process group of its own, so a test can stop it as Ctrl-C in a terminal does.
+   * As `npm start` itself (npm relaying signals to the script's process), in a process group of
+   * its own, so a test can stop it as Ctrl-C in a terminal does.
    */
   asNpmStart?: boolean;
 }
 
-export function runScript(
-  script: string,
+/** `node --import tsx SCRIPT ARGS` from the project's root, so the pid is the script's own. */
+export function runScript(script: string, args: string[], env: Record<string, string | undefined>): ChildProcess {
+  return spawnFromRoot(process.execPath, ["--import", "tsx", script, ...args], env);
+}
+
+function spawnFromRoot(
+  command: string,
   args: string[],
   env: Record<string, string | undefined>,
-  { asNpmStart = false }: RunOptions = {},
+  detached = false,
 ): ChildProcess {
-  const [command, prefix] = asNpmStart ? [`${ROOT}node_modules/.bin/tsx`, []] : [process.execPath, ["--import", "tsx"]];
-  return spawn(command, [...prefix, script, ...args], {
+  return spawn(command, args, {
     cwd: ROOT,
     env: { ...process.env, AUTH_SECRET: TEST_AUTH_SECRET, DATABASE_URL: "", ...env },
     stdio: ["ignore", "pipe", "pipe"],
-    detached: asNpmStart,
+    detached,
   });
+}
+
+/** The server's own pid in the process group of an `npm start` (npm runs it through a shell). */
+export function npmStartServerPid(group: number): number {
+  const processes = execFileSync("ps", ["-e", "-o", "pid=,pgid=,args="], { encoding: "utf8" });
+  for (const line of processes.split("\n")) {
+    const [, pid, pgid, args] = /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(line) ?? [];
+    if (Number(pgid) === group && /^\S*node --import tsx dev\/start\.ts/.test(args ?? "")) return Number(pid);
+  }
+  throw new Error(`no server in process group ${group}:\n${processes}`);
 }
 
 /** Collects a process' output and exit code. */
@@ -44,7 +58,10 @@ export function watch(child: ChildProcess) {
   };
   child.stdout?.on("data", collect);
   child.stderr?.on("data", collect);
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  // A shell that ran a program stopped by Ctrl-C ends by that signal after the program exits.
+  const exited = new Promise<number | NodeJS.Signals | null>((resolve) =>
+    child.on("exit", (code, signal) => resolve(code ?? signal)),
+  );
   return { output: () => output, exited };
 }
 
@@ -54,7 +71,10 @@ export async function startServer(
   args: string[] = [],
   options: RunOptions = {},
 ): Promise<Started> {
-  const child = runScript("dev/start.ts", ["--port", "0", ...args], env, options);
+  const startArgs = ["--port", "0", ...args];
+  const child = options.asNpmStart
+    ? spawnFromRoot("npm", ["start", "--", ...startArgs], env, true)
+    : runScript("dev/start.ts", startArgs, env);
   const { output, exited } = watch(child);
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => {
