@@ -97,6 +97,8 @@ function suite(
       { how: "SIGTERM to the server", label: "term", asNpmStart: false, signals: ["SIGTERM"] },
       // A terminal's Ctrl-C signals the whole group: npm (which relays it) and the server both get SIGINT.
       { how: "Ctrl-C to npm start's process group", label: "ctrlc", asNpmStart: true, signals: ["SIGINT"] },
+      // What a process manager does: SIGTERM to npm alone, which relays it to the server.
+      { how: "SIGTERM to npm start alone", label: "npmterm", asNpmStart: true, signals: ["SIGTERM"], toNpmOnly: true },
       // A server too busy to take the signal at once (an embedded query holding its event loop):
       // nothing between npm and the server may give up on it and kill it.
       {
@@ -125,16 +127,16 @@ function suite(
         const frozen = frozenMs ? npmStartServerPid(server.child.pid!) : undefined;
         if (frozen) process.kill(frozen, "SIGSTOP");
         for (const signal of signals) {
-          if (asNpmStart) process.kill(-server.child.pid!, signal);
+          if (asNpmStart && !("toNpmOnly" in stop)) process.kill(-server.child.pid!, signal);
           else server.child.kill(signal);
         }
         if (frozen) {
           await new Promise((done) => setTimeout(done, frozenMs));
           process.kill(frozen, "SIGCONT");
         }
-        // npm runs the server through a shell, which ends by the Ctrl-C's signal once the server has
-        // exited; the server's own clean exit shows in its last line.
-        expect([0, ...(asNpmStart ? ["SIGINT"] : [])], server.output()).toContain(await server.exited);
+        // npm, signalled too, may end by that signal once the server has exited; the server's own
+        // clean exit shows in its last line.
+        expect([0, ...(asNpmStart ? signals : [])], server.output()).toContain(await server.exited);
         expect(server.output()).toContain("Stopped: every request answered, database closed.");
         await stream.done;
         const committed = (await target.read()).filter((row) => row.contract_id.startsWith(`${label}-`));

@@ -40,7 +40,7 @@ function spawnFromRoot(
   });
 }
 
-/** The server's own pid in the process group of an `npm start` (npm runs it through a shell). */
+/** The server's own pid in the process group of an `npm start` (npm's child, not npm). */
 export function npmStartServerPid(group: number): number {
   const processes = execFileSync("ps", ["-e", "-o", "pid=,pgid=,args="], { encoding: "utf8" });
   for (const line of processes.split("\n")) {
