@@ -93,18 +93,19 @@ function suite(
       expect(numbers).toEqual(numbers.map((_, i) => i + 1));
     }, 180_000);
 
+    // `sentTo`: the server process alone, npm alone, or npm's whole process group (as a terminal).
     const stops = [
-      { how: "SIGTERM to the server", label: "term", asNpmStart: false, signals: ["SIGTERM"] },
+      { how: "SIGTERM to the server", label: "term", sentTo: "server", signals: ["SIGTERM"] },
       // A terminal's Ctrl-C signals the whole group: npm (which relays it) and the server both get SIGINT.
-      { how: "Ctrl-C to npm start's process group", label: "ctrlc", asNpmStart: true, signals: ["SIGINT"] },
+      { how: "Ctrl-C to npm start's process group", label: "ctrlc", sentTo: "group", signals: ["SIGINT"] },
       // What a process manager does: SIGTERM to npm alone, which relays it to the server.
-      { how: "SIGTERM to npm start alone", label: "npmterm", asNpmStart: true, signals: ["SIGTERM"], toNpmOnly: true },
+      { how: "SIGTERM to npm start alone", label: "npmterm", sentTo: "npm", signals: ["SIGTERM"] },
       // A server too busy to take the signal at once (an embedded query holding its event loop):
       // nothing between npm and the server may give up on it and kill it.
       {
         how: "Ctrl-C to npm start's process group while the server is frozen",
         label: "frozen",
-        asNpmStart: true,
+        sentTo: "group",
         signals: ["SIGINT"],
         frozenMs: 300,
       },
@@ -112,14 +113,14 @@ function suite(
       {
         how: "SIGINT twice at once, as a runner relays a Ctrl-C",
         label: "relayed",
-        asNpmStart: false,
+        sentTo: "server",
         signals: ["SIGINT", "SIGINT"],
       },
     ] as const;
     it.each(stops)(
       "answers, on $how under load, every write it committed",
-      async ({ label, asNpmStart, signals, ...stop }) => {
-        const server = await startServer(target.env, [], { asNpmStart });
+      async ({ label, sentTo, signals, ...stop }) => {
+        const server = await startServer(target.env, [], { asNpmStart: sentTo !== "server" });
         const stream = await streamCreates(server.url, label);
         await stream.flowing;
         await new Promise((done) => setTimeout(done, 500));
@@ -127,7 +128,7 @@ function suite(
         const frozen = frozenMs ? npmStartServerPid(server.child.pid!) : undefined;
         if (frozen) process.kill(frozen, "SIGSTOP");
         for (const signal of signals) {
-          if (asNpmStart && !("toNpmOnly" in stop)) process.kill(-server.child.pid!, signal);
+          if (sentTo === "group") process.kill(-server.child.pid!, signal);
           else server.child.kill(signal);
         }
         if (frozen) {
@@ -136,7 +137,7 @@ function suite(
         }
         // npm, signalled too, may end by that signal once the server has exited; the server's own
         // clean exit shows in its last line.
-        expect([0, ...(asNpmStart ? signals : [])], server.output()).toContain(await server.exited);
+        expect([0, ...(sentTo === "server" ? [] : signals)], server.output()).toContain(await server.exited);
         expect(server.output()).toContain("Stopped: every request answered, database closed.");
         await stream.done;
         const committed = (await target.read()).filter((row) => row.contract_id.startsWith(`${label}-`));

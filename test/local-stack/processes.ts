@@ -40,14 +40,12 @@ function spawnFromRoot(
   });
 }
 
-/** The server's own pid in the process group of an `npm start` (npm's child, not npm). */
-export function npmStartServerPid(group: number): number {
-  const processes = execFileSync("ps", ["-e", "-o", "pid=,pgid=,args="], { encoding: "utf8" });
-  for (const line of processes.split("\n")) {
-    const [, pid, pgid, args] = /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(line) ?? [];
-    if (Number(pgid) === group && /^\S*node --import tsx dev\/start\.ts/.test(args ?? "")) return Number(pid);
-  }
-  throw new Error(`no server in process group ${group}:\n${processes}`);
+/** The server's own pid under `npm start`: npm's only child (its script `exec`s the server). */
+export function npmStartServerPid(npmPid: number): number {
+  const children = execFileSync("ps", ["-o", "pid=", "--ppid", String(npmPid)], { encoding: "utf8" }).trim();
+  if (!/^\d+$/.test(children))
+    throw new Error(`npm (${npmPid}) should have one child, the server; it has: ${children}`);
+  return Number(children);
 }
 
 /** Collects a process' output and exit code. */
@@ -58,7 +56,7 @@ export function watch(child: ChildProcess) {
   };
   child.stdout?.on("data", collect);
   child.stderr?.on("data", collect);
-  // A shell that ran a program stopped by Ctrl-C ends by that signal after the program exits.
+  // npm, when signalled itself, may end by that signal once its script has exited.
   const exited = new Promise<number | NodeJS.Signals | null>((resolve) =>
     child.on("exit", (code, signal) => resolve(code ?? signal)),
   );
