@@ -23,6 +23,15 @@ describe("authenticate", () => {
     expect(await authenticate(`Bearer ${token}`)).toEqual({ userId: "alice", tenantId: "acme", role: "user" });
   });
 
+  it("answers a remembered token with the principal it checked, and a token with bad claims with 401 every time", async () => {
+    const token = await sign({ sub: "alice", tid: "acme", role: "service" });
+    const first = await authenticate(`Bearer ${token}`);
+    expect(await authenticate(`Bearer ${token}`)).toBe(first);
+    expect(Object.isFrozen(first)).toBe(true); // shared by every request with that token
+    const bad = await sign({ sub: "alice", tid: "not a tenant" });
+    for (let i = 0; i < 2; i++) expect((await rejection(`Bearer ${bad}`)).code).toBe("unauthorized");
+  });
+
   it("keeps a service or admin role", async () => {
     const token = await sign({ sub: "ops", tid: "acme", role: "admin" });
     expect((await authenticate(`bearer ${token}`)).role).toBe("admin");

@@ -53,6 +53,8 @@ const keysUnavailable = () =>
  */
 export function createAuthenticator(settings: AuthSettings, options: TokenKeyOptions = {}) {
   const verify = rememberVerifiedTokens(tokenVerifier(settings, options));
+  // A remembered token comes back as the same payload object: its claims were checked already.
+  const principals = new WeakMap<object, Principal>();
 
   return async function authenticate(authorization: string | undefined): Promise<Principal> {
     const token = authorization?.match(BEARER)?.[1];
@@ -64,9 +66,17 @@ export function createAuthenticator(settings: AuthSettings, options: TokenKeyOpt
       if (error instanceof KeysUnavailableError) throw keysUnavailable();
       throw unauthorized("The token is invalid or expired.", "invalid_token");
     }
+    const known = principals.get(payload as object);
+    if (known) return known;
     const claims = v.safeParse(ClaimsSchema, standardClaims(payload as Record<string, unknown>, settings));
     if (!claims.success) throw unauthorized("The token lacks valid sub/tid/role claims.", "invalid_token");
-    return { userId: claims.output.sub, tenantId: claims.output.tid, role: claims.output.role };
+    const principal = Object.freeze({
+      userId: claims.output.sub,
+      tenantId: claims.output.tid,
+      role: claims.output.role,
+    });
+    principals.set(payload as object, principal);
+    return principal;
   };
 }
 

@@ -70,5 +70,8 @@ describe("Fastly KV keys", () => {
     expect(() => fastlyKey("")).toThrow(RangeError);
     expect(() => fastlyKey("#".repeat(342))).toThrow(/1024 bytes/);
     expect(fastlyKey("x".repeat(1024))).toHaveLength(1024);
+    // Three UTF-8 bytes each: 341 fit in 1024 bytes, 342 do not.
+    expect(fastlyKey("€".repeat(341))).toHaveLength(341);
+    expect(() => fastlyKey("€".repeat(342))).toThrow(/1024 bytes/);
   });
 });
