@@ -46,8 +46,11 @@ const kv = createDenoKv(await deno.openKv(env("DENO_KV_PATH") || undefined));
 const linkSync = createLinkSync({ sql, kv, settings });
 const app = createApp({ sql, kv, settings, runtime: "deno", linkSync });
 
-// Deno.cron fires at most once a minute; each run drains every interval until the next one.
+// Deno.cron fires at most once a minute, on the minute; each run drains every interval until the
+// next one. The rest of the minute this process started in is drained the same way: without it a
+// fresh process (a deploy, an isolate started on Deno Deploy) drained nothing for up to a minute.
 const CRON_PERIOD_MS = 60_000;
+void linkSync.runFor(CRON_PERIOD_MS - (Date.now() % CRON_PERIOD_MS));
 void deno.cron("link-sync", "* * * * *", () => linkSync.runFor(CRON_PERIOD_MS));
 
 // Deno Deploy ignores the address and serves on its own; self-hosted, HOST and PORT decide.
