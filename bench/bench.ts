@@ -58,8 +58,8 @@ const USAGE = `npm run bench -- [options]
 Database: DATABASE_URL (postgres://…, a scratch schema is used and dropped), else embedded PGlite.
 With PostgreSQL the bench also times the naive write and the local endpoint's overhead over pg.`;
 
-// Interleaved round trips for the endpoint's overhead (pg directly vs through it): a few seconds.
-const ENDPOINT_OVERHEAD_ROUNDS = 1000;
+// Interleaved round trips for the endpoint's overhead (pg directly vs through it), 8 blocks: ~8 s.
+const ENDPOINT_OVERHEAD_ROUNDS = 4000;
 
 function options() {
   const { values } = parseArgs({

@@ -1,13 +1,14 @@
 // What the local Neon-compatible endpoint adds to a round trip: a one-row INSERT (and SELECT 1)
 // over `pg` directly and through the SQL port the Node service uses (→ endpoint → PostgreSQL),
-// interleaved so both see the same machine, keep-alive on both. `npm run bench` reports it; run
-// alone: `npx tsx dev/measure/endpoint-overhead.ts [--rounds 2000]` (prints one JSON object).
+// interleaved so both see the same machine, keep-alive on both, the ratio taken within each block
+// of rounds so that a noisy stretch lands on both sides of it. `npm run bench` reports it; run
+// alone: `npx tsx dev/measure/endpoint-overhead.ts [--rounds 4000]` (prints one JSON object).
 // Needs a PostgreSQL that may create a scratch database: TEST_POSTGRES_URL, default
 // postgres://postgres@127.0.0.1:5432/postgres.
 import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
-import { percentile } from "../../bench/lib/stats.ts";
+import { median, percentile, range } from "../../bench/lib/stats.ts";
 import { createNeonSql } from "../../edge/neon/neon-sql.ts";
 import { postOverNodeHttp } from "../../edge/node/http-post.ts";
 import { parseCommandLine } from "../cli.ts";
@@ -15,12 +16,16 @@ import { runStatement } from "../run-statement.ts";
 import { startLocalStack } from "../stack.ts";
 
 /** Where a round trip's time goes, p50 and p90 in ms, and the ratio of the p50s. */
-interface RoundTripFigures {
+export interface RoundTripFigures {
   pgP50Ms: number;
   pgP90Ms: number;
   endpointP50Ms: number;
   endpointP90Ms: number;
+  /** The median over the blocks of each block's endpoint p50 over its pg p50. */
   ratioP50: number;
+  /** The lowest and highest block's ratio. */
+  ratioP50Spread: { min: number; max: number };
+  blocks: number;
 }
 
 export interface EndpointOverhead {
@@ -33,8 +38,10 @@ const INSERT = "INSERT INTO overhead (v) VALUES ($1) RETURNING id";
 // A local stack serves thousands of round trips; its first thousand, while V8 is still compiling
 // the endpoint's code, are not what it adds for the rest of its life.
 const WARMUP = 1000;
+/** Pairs per block: enough for a stable p50, short enough (~0.5 s) for the machine to stay alike within one. */
+export const BLOCK_ROUNDS = 500;
 
-export async function measureEndpointOverhead(adminUrl: string, rounds = 2000): Promise<EndpointOverhead> {
+export async function measureEndpointOverhead(adminUrl: string, rounds = 4000): Promise<EndpointOverhead> {
   const name = `overhead_${randomBytes(4).toString("hex")}`;
   const url = Object.assign(new URL(adminUrl), { pathname: `/${name}` });
   url.searchParams.delete("options"); // a search_path of the caller's database (the bench's scratch schema)
@@ -91,13 +98,28 @@ async function interleaved(
       if (i >= WARMUP) samples[which].push(performance.now() - started);
     }
   }
-  const p50 = { pg: percentile(samples.pg, 50), endpoint: percentile(samples.endpoint, 50) };
+  return roundTripFigures(samples.pg, samples.endpoint);
+}
+
+/** The figures of paired samples (sample i of each side taken together), in blocks of BLOCK_ROUNDS pairs. */
+export function roundTripFigures(pg: readonly number[], endpoint: readonly number[]): RoundTripFigures {
+  const ratios: number[] = [];
+  // A last block shorter than half a block is folded into the one before it.
+  const blocks = Math.max(1, Math.round(pg.length / BLOCK_ROUNDS));
+  for (let b = 0; b < blocks; b++) {
+    const end = b === blocks - 1 ? pg.length : (b + 1) * BLOCK_ROUNDS;
+    const slice = (side: readonly number[]) => side.slice(b * BLOCK_ROUNDS, end);
+    ratios.push(percentile(slice(endpoint), 50) / percentile(slice(pg), 50));
+  }
+  const spread = range(ratios);
   return {
-    pgP50Ms: round(p50.pg),
-    pgP90Ms: round(percentile(samples.pg, 90)),
-    endpointP50Ms: round(p50.endpoint),
-    endpointP90Ms: round(percentile(samples.endpoint, 90)),
-    ratioP50: round(p50.endpoint / p50.pg),
+    pgP50Ms: round(percentile(pg, 50)),
+    pgP90Ms: round(percentile(pg, 90)),
+    endpointP50Ms: round(percentile(endpoint, 50)),
+    endpointP90Ms: round(percentile(endpoint, 90)),
+    ratioP50: round(median(ratios)),
+    ratioP50Spread: { min: round(spread.min), max: round(spread.max) },
+    blocks,
   };
 }
 
@@ -106,9 +128,11 @@ export function endpointOverheadNote(result: EndpointOverhead | Error | undefine
   if (!result) return "Endpoint overhead not measured: it needs PostgreSQL (set DATABASE_URL).";
   if (result instanceof Error) return `Endpoint overhead not measured: ${result.message}`;
   const line = (label: string, f: RoundTripFigures) =>
-    `${label} ${f.endpointP50Ms.toFixed(2)} ms through the endpoint vs ${f.pgP50Ms.toFixed(2)} ms over pg = ${f.ratioP50.toFixed(2)}×`;
+    `${label} ${f.endpointP50Ms.toFixed(2)} ms through the endpoint vs ${f.pgP50Ms.toFixed(2)} ms over pg, ` +
+    `${f.ratioP50.toFixed(2)}× (blocks ${f.ratioP50Spread.min.toFixed(2)}–${f.ratioP50Spread.max.toFixed(2)}×)`;
   return (
-    `Local endpoint overhead (p50 of ${result.rounds} interleaved round trips; goal for the INSERT ≤ 1.5×): ` +
+    `Local endpoint overhead (p50 of ${result.rounds} interleaved round trips, the ratio the median of ` +
+    `${result.insert.blocks} blocks' own; goal for the INSERT ≤ 1.5×): ` +
     `${line("one-row INSERT", result.insert)}; ${line("SELECT 1", result.select1)}.`
   );
 }
@@ -121,7 +145,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const usage = `Usage: npx tsx dev/measure/endpoint-overhead.ts [--rounds N]
 
 One-row INSERT and SELECT 1, p50 over pg directly vs through the local Neon endpoint, interleaved.`;
-  const values = parseCommandLine(usage, { rounds: { type: "string", default: "2000" } });
+  const values = parseCommandLine(usage, { rounds: { type: "string", default: "4000" } });
   const adminUrl = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
   console.log(JSON.stringify(await measureEndpointOverhead(adminUrl, Number(values.rounds)), null, 2));
 }

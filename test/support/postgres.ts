@@ -7,7 +7,7 @@ import { describe, it } from "vitest";
 import { runStatement } from "../../dev/run-statement.ts";
 
 /** The maintenance database URL; new test databases are created next to it. */
-const TEST_POSTGRES_URL = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+export const TEST_POSTGRES_URL = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 
 /** Whether PostgreSQL answers within a second (connect + SELECT 1). */
 async function postgresAvailable(): Promise<boolean> {
