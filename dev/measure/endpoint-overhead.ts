@@ -26,6 +26,12 @@ export interface RoundTripFigures {
   /** The lowest and highest block's ratio. */
   ratioP50Spread: { min: number; max: number };
   blocks: number;
+  /**
+   * This process' CPU time per round trip (client, endpoint and pg; not PostgreSQL's), in µs:
+   * what the hop costs whatever the machine's commit latency, which sets the ratio's denominator.
+   */
+  pgCpuUs?: number;
+  endpointCpuUs?: number;
 }
 
 export interface EndpointOverhead {
@@ -90,15 +96,26 @@ async function interleaved(
   viaEndpoint: () => Promise<unknown>,
 ): Promise<RoundTripFigures> {
   const samples = { pg: [] as number[], endpoint: [] as number[] };
+  const cpuUs = { pg: 0, endpoint: 0 };
   for (let i = 0; i < WARMUP + rounds; i++) {
     const order = i % 2 === 0 ? (["pg", "endpoint"] as const) : (["endpoint", "pg"] as const);
     for (const which of order) {
+      // Read outside the timed span: getrusage is a system call of its own.
+      const cpuBefore = process.cpuUsage();
       const started = performance.now();
       await (which === "pg" ? viaPg() : viaEndpoint());
-      if (i >= WARMUP) samples[which].push(performance.now() - started);
+      const elapsed = performance.now() - started;
+      if (i < WARMUP) continue;
+      samples[which].push(elapsed);
+      const cpu = process.cpuUsage(cpuBefore);
+      cpuUs[which] += cpu.user + cpu.system;
     }
   }
-  return roundTripFigures(samples.pg, samples.endpoint);
+  return {
+    ...roundTripFigures(samples.pg, samples.endpoint),
+    pgCpuUs: Math.round(cpuUs.pg / rounds),
+    endpointCpuUs: Math.round(cpuUs.endpoint / rounds),
+  };
 }
 
 /** The figures of paired samples (sample i of each side taken together), in blocks of BLOCK_ROUNDS pairs. */
@@ -129,7 +146,10 @@ export function endpointOverheadNote(result: EndpointOverhead | Error | undefine
   if (result instanceof Error) return `Endpoint overhead not measured: ${result.message}`;
   const line = (label: string, f: RoundTripFigures) =>
     `${label} ${f.endpointP50Ms.toFixed(2)} ms through the endpoint vs ${f.pgP50Ms.toFixed(2)} ms over pg, ` +
-    `${f.ratioP50.toFixed(2)}× (blocks ${f.ratioP50Spread.min.toFixed(2)}–${f.ratioP50Spread.max.toFixed(2)}×)`;
+    `${f.ratioP50.toFixed(2)}× (blocks ${f.ratioP50Spread.min.toFixed(2)}–${f.ratioP50Spread.max.toFixed(2)}×)` +
+    (f.pgCpuUs === undefined || f.endpointCpuUs === undefined
+      ? ""
+      : `, CPU ${f.endpointCpuUs} vs ${f.pgCpuUs} µs per round trip`);
   return (
     `Local endpoint overhead (p50 of ${result.rounds} interleaved round trips, the ratio the median of ` +
     `${result.insert.blocks} blocks' own; goal for the INSERT ≤ 1.5×): ` +
