@@ -2,6 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { median, percentile } from "../../bench/lib/stats.ts";
 import { latencyChart } from "../../bench/load/chart.ts";
+import { runInterleaved, type SliceablePhase } from "../../bench/load/interleave.ts";
 import { benchMarkdown, type Measured, notes, summarize } from "../../bench/load/report.ts";
 
 describe("stats", () => {
@@ -55,5 +56,33 @@ describe("report", () => {
       "node document create errors: 1× HTTP 503",
     ]);
     expect(latencyChart(summaries, "t", statuses)).toContain("not measured (unavailable): fastly");
+  });
+});
+
+describe("interleaved phases", () => {
+  const sliced = (name: string, requests: number, log: string[]): SliceablePhase => ({
+    requests,
+    run: async (from, to, timeLimitMs) => {
+      log.push(`${name} ${from}-${to} ${timeLimitMs}`);
+      return {
+        result: { latencies: [to - from], errors: { late: 1 }, wallMs: 5, etags: [[name, String(to)]] },
+        statements: to - from,
+      };
+    },
+  });
+
+  it("takes turns slice by slice, the other phase first on even rounds, and pools each phase", async () => {
+    const log: string[] = [];
+    const [a, b] = await runInterleaved([sliced("a", 10, log), sliced("b", 4, log)], {
+      round: 2,
+      slices: 3,
+      timeLimitMs: 600,
+    });
+    expect(log).toEqual(["b 0-1 200", "a 0-3 200", "b 1-3 200", "a 3-7 200", "b 3-4 200", "a 7-10 200"]);
+    expect(a).toEqual({
+      result: { latencies: [3, 4, 3], errors: { late: 3 }, wallMs: 15, etags: [["a", "10"]] },
+      statements: 10,
+    });
+    expect(b!.result.latencies).toEqual([1, 2, 1]);
   });
 });
