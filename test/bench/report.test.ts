@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import { median, percentile } from "../../bench/lib/stats.ts";
 import { latencyChart } from "../../bench/load/chart.ts";
 import { runInterleaved, type SliceablePhase } from "../../bench/load/interleave.ts";
-import { benchMarkdown, type Measured, notes, summarize } from "../../bench/load/report.ts";
+import type { OperationName } from "../../bench/load/operations.ts";
+import { benchMarkdown, latencyRatios, type Measured, notes, summarize } from "../../bench/load/report.ts";
 
 describe("stats", () => {
   it("takes nearest-rank percentiles from the raw samples", () => {
@@ -56,6 +57,42 @@ describe("report", () => {
       "node document create errors: 1× HTTP 503",
     ]);
     expect(latencyChart(summaries, "t", statuses)).toContain("not measured (unavailable): fastly");
+  });
+});
+
+describe("the KV hit over the bare KV get", () => {
+  const phase = (operation: OperationName, round: number, p50: number): Measured => ({
+    runtime: "node",
+    operation,
+    round,
+    result: { latencies: [p50, p50, p50], errors: {}, wallMs: 10, etags: [] },
+    statements: 0,
+  });
+  // Round 2 was busy for both alike; pooled, it would make the bare get look as slow as the hit.
+  const measured = [
+    ...[1, 2, 3].map((round) => phase("kv-baseline", round, [1, 4, 1.2][round - 1]!)),
+    ...[1, 2, 3].map((round) => phase("link-hit", round, [1.3, 4.8, 1.8][round - 1]!)),
+  ];
+  const ratios = latencyRatios(summarize(measured, {}));
+
+  it("takes the ratio within each round and reports its median and spread", () => {
+    const [ratio] = ratios.kvHitOverBaseline;
+    expect(ratios.kvHitOverBaseline).toHaveLength(1);
+    expect(ratio!.rounds.map((r) => r.ratio)).toEqual([1.3, 1.2, 1.5].map((r) => expect.closeTo(r, 9)));
+    expect(ratio!.ratio).toBeCloseTo(1.3, 9);
+    expect(ratio!.min).toBeCloseTo(1.2, 9);
+    expect(ratio!.max).toBeCloseTo(1.5, 9);
+    expect(ratio).toMatchObject({ runtime: "node", p50: 1.8, overP50: 1.2 });
+    expect(ratios.notes).toEqual([
+      "node: KV-hit p50 / bare KV get p50 per round (3): median 1.30×, min–max 1.20–1.50× (all samples: 1.8 ms over 1.2 ms; goal ≤ 1.5×)",
+    ]);
+  });
+
+  it("leaves out a runtime whose bare KV get answered nothing", () => {
+    const failed = measured.map((m) =>
+      m.operation === "kv-baseline" ? { ...m, result: { ...m.result, latencies: [] } } : m,
+    );
+    expect(latencyRatios(summarize(failed, {})).kvHitOverBaseline).toEqual([]);
   });
 });
 
