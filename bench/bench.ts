@@ -7,7 +7,6 @@ import type { RuntimeName } from "../dev/launchers/index.ts";
 import { type RunningRuntime, runtimeNames } from "../dev/launchers/index.ts";
 import { endpointOverheadNote, measureEndpointOverhead } from "../dev/measure/endpoint-overhead.ts";
 import { createNeonSql } from "../edge/neon/neon-sql.ts";
-import { signToken } from "../test/support/tokens.ts";
 import {
   DEFAULT_RESULTS_DIR,
   machineInfo,
@@ -18,11 +17,8 @@ import {
   UsageError,
   writeResults,
 } from "./lib/cli.ts";
-import { fixed } from "./lib/format.ts";
-import { percentile } from "./lib/stats.ts";
 import { latencyChart } from "./load/chart.ts";
 import {
-  type BenchDatabase,
   closeRuntimes,
   guardProcess,
   launchKvBaselines,
@@ -32,15 +28,9 @@ import {
 import { probeKvOperations } from "./load/kv-probe.ts";
 import { type LoadGenerator, startLoadGenerator } from "./load/load-generator.ts";
 import { measureNaiveWrite, naiveWriteNote } from "./load/naive-write.ts";
-import { type OperationContext, type OperationName, operationNames, operations } from "./load/operations.ts";
-import {
-  benchMarkdown,
-  benchText,
-  latencyRatios,
-  type Measured,
-  notes as reportNotes,
-  summarize,
-} from "./load/report.ts";
+import { type OperationName, operationNames } from "./load/operations.ts";
+import { benchMarkdown, benchText, latencyRatios, notes as reportNotes, summarize } from "./load/report.ts";
+import { runRounds } from "./load/rounds.ts";
 import { measureStaleness, stalenessMarkdown, stalenessText } from "./load/staleness.ts";
 
 const USAGE = `npm run bench -- [options]
@@ -90,119 +80,6 @@ function options() {
     staleness: positiveInt("staleness", values.staleness, 3, 0),
     out: values.out,
   };
-}
-
-type Options = ReturnType<typeof options>;
-
-interface Session {
-  opts: Options;
-  db: BenchDatabase;
-  secret: string;
-  load: LoadGenerator;
-  /** Per runtime: its assets' current ETags. */
-  etags: Map<string, Map<string, string>>;
-  /** Per runtime: its bare KV get's URL, or why it did not start. */
-  baselines: Map<RuntimeName, string | Error>;
-}
-
-/** Where an operation's requests go: the app, or the runtime's bare KV get. */
-function targetUrl(session: Session, runtime: RunningRuntime, operation: OperationName): string | Error {
-  if (operations[operation].target !== "baseline") return runtime.url;
-  return session.baselines.get(runtime.runtime) ?? new Error("not started");
-}
-
-function contextFor(
-  session: Session,
-  runtime: RunningRuntime,
-  url: string,
-  tag: string,
-  count: number,
-): OperationContext {
-  return {
-    owner: runtime.runtime,
-    tag: `${runtime.runtime}-${tag}`,
-    count,
-    concurrency: session.opts.concurrency,
-    token: (claims) => signToken(claims, session.secret),
-    seed: session.db.seed,
-    call: (planned) =>
-      fetch(new URL(planned.path, url), { method: planned.method, headers: planned.headers, body: planned.body }),
-    etags: session.etags.get(runtime.runtime)!,
-  };
-}
-
-/** Plans (seeds, primes) a phase, then runs it on the load-generator thread and counts statements. */
-async function measure(
-  session: Session,
-  runtime: RunningRuntime,
-  operation: OperationName,
-  tag: string,
-  count: number,
-) {
-  const url = targetUrl(session, runtime, operation);
-  const context = contextFor(session, runtime, url instanceof Error ? "http://127.0.0.1:9" : url, tag, count);
-  let requests: Awaited<ReturnType<(typeof operations)[OperationName]["plan"]>>;
-  try {
-    if (url instanceof Error) throw new Error(`the bare KV get did not start: ${url.message.split("\n")[0]}`);
-    requests = await operations[operation].plan(context);
-  } catch (error) {
-    // A runtime that cannot even be primed (it died, say) shows as failed requests, not a crash.
-    const reason = `setup failed: ${error instanceof Error ? error.message : String(error)}`;
-    return {
-      result: { latencies: [], errors: { [reason]: count }, wallMs: 0, etags: [...context.etags] },
-      statements: 0,
-    };
-  }
-  await session.db.resetStatements();
-  const result = await session.load.run({
-    baseUrl: url,
-    requests,
-    expect: operations[operation].expect,
-    concurrency: session.opts.concurrency,
-    timeLimitMs: session.opts.timeLimitMs,
-    etags: [...context.etags],
-  });
-  const statements = await session.db.statements();
-  context.etags.clear();
-  for (const [path, etag] of result.etags) context.etags.set(path, etag);
-  return { result, statements };
-}
-
-async function runRounds(session: Session, running: readonly RunningRuntime[]): Promise<Measured[]> {
-  const { opts } = session;
-  for (const runtime of running) {
-    session.etags.set(runtime.runtime, new Map());
-    for (const operation of opts.operations) {
-      const url = targetUrl(session, runtime, operation);
-      if (url instanceof Error) continue; // its phases report why
-      await operations[operation].setup?.(contextFor(session, runtime, url, "setup", 0)).catch((error: unknown) => {
-        progress(`${runtime.runtime}: setup of ${operation} failed (its requests will fail): ${String(error)}`);
-      });
-    }
-    if (opts.warmup > 0) {
-      for (const operation of opts.operations) await measure(session, runtime, operation, "warm", opts.warmup);
-      progress(`warmed up ${runtime.runtime}`);
-    }
-  }
-  const measured: Measured[] = [];
-  for (let round = 1; round <= opts.rounds; round++) {
-    // Rotated each round: no runtime always goes first, on a cooler or busier machine.
-    const order = running.map((_, i) => running[(i + round - 1) % running.length]!);
-    for (const runtime of order) {
-      for (const operation of opts.operations) {
-        const { result, statements } = await measure(session, runtime, operation, `r${round}`, opts.requests);
-        measured.push({ runtime: runtime.runtime, operation, round, result, statements });
-        const done = result.latencies.length;
-        const errors = Object.values(result.errors).reduce((sum, n) => sum + n, 0);
-        progress(
-          `round ${round}/${opts.rounds}  ${runtime.runtime.padEnd(10)} ${operations[operation].label.padEnd(22)} ` +
-            `${String(done).padStart(5)} req  ${fixed(done / (result.wallMs / 1000), 0).padStart(6)} req/s  ` +
-            `p50 ${fixed(percentile(result.latencies, 50), 1)} ms  errors ${errors}  round trips/req ${fixed(statements / Math.max(done, 1), 2)}`,
-        );
-      }
-    }
-  }
-  return measured;
 }
 
 async function main(): Promise<number> {

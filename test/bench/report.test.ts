@@ -2,7 +2,9 @@
 import { describe, expect, it } from "vitest";
 import { median, percentile } from "../../bench/lib/stats.ts";
 import { latencyChart } from "../../bench/load/chart.ts";
-import { benchMarkdown, type Measured, notes, summarize } from "../../bench/load/report.ts";
+import { runInterleaved, type SliceablePhase } from "../../bench/load/interleave.ts";
+import type { OperationName } from "../../bench/load/operations.ts";
+import { benchMarkdown, latencyRatios, type Measured, notes, summarize } from "../../bench/load/report.ts";
 
 describe("stats", () => {
   it("takes nearest-rank percentiles from the raw samples", () => {
@@ -55,5 +57,69 @@ describe("report", () => {
       "node document create errors: 1× HTTP 503",
     ]);
     expect(latencyChart(summaries, "t", statuses)).toContain("not measured (unavailable): fastly");
+  });
+});
+
+describe("the KV hit over the bare KV get", () => {
+  const phase = (operation: OperationName, round: number, p50: number): Measured => ({
+    runtime: "node",
+    operation,
+    round,
+    result: { latencies: [p50, p50, p50], errors: {}, wallMs: 10, etags: [] },
+    statements: 0,
+  });
+  // Round 2 was busy for both alike; pooled, it would make the bare get look as slow as the hit.
+  const measured = [
+    ...[1, 2, 3].map((round) => phase("kv-baseline", round, [1, 4, 1.2][round - 1]!)),
+    ...[1, 2, 3].map((round) => phase("link-hit", round, [1.3, 4.8, 1.8][round - 1]!)),
+  ];
+  const ratios = latencyRatios(summarize(measured, {}));
+
+  it("takes the ratio within each round and reports its median and spread", () => {
+    const [ratio] = ratios.kvHitOverBaseline;
+    expect(ratios.kvHitOverBaseline).toHaveLength(1);
+    expect(ratio!.rounds.map((r) => r.ratio)).toEqual([1.3, 1.2, 1.5].map((r) => expect.closeTo(r, 9)));
+    expect(ratio!.ratio).toBeCloseTo(1.3, 9);
+    expect(ratio!.min).toBeCloseTo(1.2, 9);
+    expect(ratio!.max).toBeCloseTo(1.5, 9);
+    expect(ratio).toMatchObject({ runtime: "node", p50: 1.8, overP50: 1.2 });
+    expect(ratios.notes).toEqual([
+      "node: KV-hit p50 / bare KV get p50 per round (3): median 1.30×, min–max 1.20–1.50× (all samples: 1.8 ms over 1.2 ms; goal ≤ 1.5×)",
+    ]);
+  });
+
+  it("leaves out a runtime whose bare KV get answered nothing", () => {
+    const failed = measured.map((m) =>
+      m.operation === "kv-baseline" ? { ...m, result: { ...m.result, latencies: [] } } : m,
+    );
+    expect(latencyRatios(summarize(failed, {})).kvHitOverBaseline).toEqual([]);
+  });
+});
+
+describe("interleaved phases", () => {
+  const sliced = (name: string, requests: number, log: string[]): SliceablePhase => ({
+    requests,
+    run: async (from, to, timeLimitMs) => {
+      log.push(`${name} ${from}-${to} ${timeLimitMs}`);
+      return {
+        result: { latencies: [to - from], errors: { late: 1 }, wallMs: 5, etags: [[name, String(to)]] },
+        statements: to - from,
+      };
+    },
+  });
+
+  it("takes turns slice by slice, the other phase first on even rounds, and pools each phase", async () => {
+    const log: string[] = [];
+    const [a, b] = await runInterleaved([sliced("a", 10, log), sliced("b", 4, log)], {
+      round: 2,
+      slices: 3,
+      timeLimitMs: 600,
+    });
+    expect(log).toEqual(["b 0-1 200", "a 0-3 200", "b 1-3 200", "a 3-7 200", "b 3-4 200", "a 7-10 200"]);
+    expect(a).toEqual({
+      result: { latencies: [3, 4, 3], errors: { late: 3 }, wallMs: 15, etags: [["a", "10"]] },
+      statements: 10,
+    });
+    expect(b!.result.latencies).toEqual([1, 2, 1]);
   });
 });
