@@ -90,7 +90,7 @@ export async function launchRuntimes(
     const started = performance.now();
     let status: RuntimeStatus;
     try {
-      running.push(await launchRuntime(name, env, { port: 0 }));
+      running.push(await launchRuntime(name, env, { port: 0, log: "file" }));
       status = { runtime: name, available: true, startMs: Math.round(performance.now() - started) };
     } catch (error) {
       const reason = (error instanceof Error ? error.message : String(error)).split("\n")[0]!.slice(0, 200);

@@ -1,6 +1,7 @@
-import { readFileSync } from "node:fs";
-import { describe, expect, it } from "vitest";
-import { DENO_TASK_BIN, denoRunArgs, PROJECT_ROOT } from "./deno.ts";
+import { existsSync, readFileSync } from "node:fs";
+import { describe, expect, it, vi } from "vitest";
+import { TEST_AUTH_SECRET } from "../../test/support/tokens.ts";
+import { DENO_TASK_BIN, denoRunArgs, PROJECT_ROOT, startDenoRuntime } from "./deno.ts";
 
 describe("deno launcher", () => {
   it("runs the entry exactly as `deno task start` does, with the same permissions", () => {
@@ -13,5 +14,24 @@ describe("deno launcher", () => {
     expect(args).not.toContain("--allow-all");
     expect(args).not.toContain("-A");
     expect(args.filter((arg) => /^--allow-(read|write|run|ffi|sys)/.test(arg) || arg === "--allow-env")).toEqual([]);
+  });
+
+  it("writes the log to a file nothing reads with log: file, prints nothing, and deletes it at close", async () => {
+    const printed = vi.spyOn(console, "log");
+    // No database behind it: /healthz needs none.
+    const env = { AUTH_SECRET: TEST_AUTH_SECRET, DATABASE_URL: "postgres://u:p@127.0.0.1:9/db" };
+    const runtime = await startDenoRuntime({ ...env, NEON_FETCH_ENDPOINT: "http://127.0.0.1:9/sql" }, { log: "file" });
+    try {
+      expect((await fetch(`${runtime.url}/healthz`)).status).toBe(200);
+      const logFile = runtime.logFile as string;
+      await expect.poll(() => readFileSync(logFile, "utf8"), { timeout: 5_000 }).toMatch(/"route":"\/healthz"/);
+      const [first] = readFileSync(logFile, "utf8").split("\n");
+      expect(JSON.parse(first as string)).toEqual({ event: "listening", url: runtime.url });
+      expect(printed).not.toHaveBeenCalled();
+    } finally {
+      printed.mockRestore();
+      await runtime.close();
+    }
+    expect(existsSync(runtime.logFile as string)).toBe(false);
   });
 });

@@ -1,4 +1,5 @@
 import type { RawSettings } from "../../core/settings.ts";
+import type { DenoLog } from "./deno.ts";
 import { startNodeRuntime } from "./node.ts";
 
 export type RuntimeName = "node" | "cloudflare" | "deno" | "fastly";
@@ -9,9 +10,20 @@ export interface RunningRuntime {
   close(): Promise<void>;
 }
 
+interface LaunchOptions {
+  /** 0 picks a free port. */
+  port?: number;
+  /**
+   * Where a runtime in a process of its own writes its log (deno.ts says why the benchmark wants
+   * "file"). Only deno has one to route: node and the Fastly host log in this process, and
+   * workerd's output goes through Miniflare.
+   */
+  log?: DenoLog;
+}
+
 type RuntimeLauncher = (
   env: RawSettings,
-  options: { port?: number },
+  options: LaunchOptions,
 ) => Promise<{
   url: string;
   close(): Promise<void>;
@@ -32,7 +44,7 @@ export const runtimeNames = Object.keys(launchers) as RuntimeName[];
 export async function launchRuntime(
   runtime: RuntimeName,
   env: RawSettings,
-  options: { port?: number } = {},
+  options: LaunchOptions = {},
 ): Promise<RunningRuntime> {
   return { runtime, ...(await launchers[runtime](env, options)) };
 }
