@@ -48,9 +48,6 @@ const USAGE = `npm run bench -- [options]
 Database: DATABASE_URL (postgres://…, a scratch schema is used and dropped), else embedded PGlite.
 With PostgreSQL the bench also times the naive write and the local endpoint's overhead over pg.`;
 
-// Interleaved round trips for the endpoint's overhead (pg directly vs through it), 8 blocks: ~8 s.
-const ENDPOINT_OVERHEAD_ROUNDS = 4000;
-
 function options() {
   const { values } = parseArgs({
     options: {
@@ -141,7 +138,7 @@ async function main(): Promise<number> {
     const measured = await runRounds({ opts, db, secret, load, etags: new Map(), baselines }, running);
     const naive = db.postgresUrl ? await measureNaiveWrite(db.postgresUrl, opts) : undefined;
     const overhead = db.postgresUrl
-      ? await measureEndpointOverhead(db.postgresUrl, ENDPOINT_OVERHEAD_ROUNDS).catch((error: Error) => error)
+      ? await measureEndpointOverhead(db.postgresUrl).catch((error: Error) => error)
       : undefined;
     const staleness = await measureStaleness(running, secret, opts.staleness);
     await cleanup();

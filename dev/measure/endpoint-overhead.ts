@@ -46,8 +46,10 @@ const INSERT = "INSERT INTO overhead (v) VALUES ($1) RETURNING id";
 const WARMUP = 1000;
 /** Pairs per block: enough for a stable p50, short enough (~0.5 s) for the machine to stay alike within one. */
 export const BLOCK_ROUNDS = 500;
+/** Pairs measured by default, standalone and in the bench: 8 blocks, ~8 s for both statements. */
+const DEFAULT_ROUNDS = 4000;
 
-export async function measureEndpointOverhead(adminUrl: string, rounds = 4000): Promise<EndpointOverhead> {
+export async function measureEndpointOverhead(adminUrl: string, rounds = DEFAULT_ROUNDS): Promise<EndpointOverhead> {
   const name = `overhead_${randomBytes(4).toString("hex")}`;
   const url = Object.assign(new URL(adminUrl), { pathname: `/${name}` });
   url.searchParams.delete("options"); // a search_path of the caller's database (the bench's scratch schema)
@@ -165,7 +167,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const usage = `Usage: npx tsx dev/measure/endpoint-overhead.ts [--rounds N]
 
 One-row INSERT and SELECT 1, p50 over pg directly vs through the local Neon endpoint, interleaved.`;
-  const values = parseCommandLine(usage, { rounds: { type: "string", default: "4000" } });
+  const values = parseCommandLine(usage, { rounds: { type: "string", default: String(DEFAULT_ROUNDS) } });
   const adminUrl = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
   console.log(JSON.stringify(await measureEndpointOverhead(adminUrl, Number(values.rounds)), null, 2));
 }
