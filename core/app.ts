@@ -12,9 +12,11 @@ import { allowOnly } from "./http/allow-only.ts";
 import { requestLogging } from "./http/request-id.ts";
 import { linkRoutes } from "./links/routes.ts";
 import { consoleLogger, errorMessage, type Logger } from "./log.ts";
+import { misconfiguredResponse } from "./misconfigured.ts";
 import { openApiDocument } from "./openapi/document.ts";
 import { DatabaseOutcomeUnknownError, DatabaseUnavailableError } from "./ports/sql.ts";
 import { ProblemError, problemResponse } from "./problem.ts";
+import { SettingsError } from "./settings-error.ts";
 
 export type { AppDeps, AppEnv } from "./deps.ts";
 
@@ -66,6 +68,8 @@ const recognizedMethodsOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
 
 function answerError(error: unknown, c: Context<AppEnv>, logger: Logger): Response {
   if (error instanceof ProblemError) return problemResponse(error);
+  // The SQL port's refused login: the connection string is wrong, whatever the request.
+  if (error instanceof SettingsError) return misconfiguredResponse(error, logger);
   const requestId = c.get("requestId");
   // A read whose answer was lost wrote nothing either way: for it, "unknown" is "unavailable".
   const isRead = c.req.method === "GET" || c.req.method === "HEAD";

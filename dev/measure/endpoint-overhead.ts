@@ -10,7 +10,6 @@ import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { median, percentile, range } from "../../bench/lib/stats.ts";
 import { createNeonSql } from "../../edge/neon/neon-sql.ts";
-import { postOverNodeHttp } from "../../edge/node/http-post.ts";
 import { parseCommandLine } from "../cli.ts";
 import { runStatement } from "../run-statement.ts";
 import { startLocalStack } from "../stack.ts";
@@ -67,7 +66,6 @@ export async function measureEndpointOverhead(adminUrl: string, rounds = DEFAULT
       const viaEndpoint = createNeonSql({
         databaseUrl: stack.databaseUrl,
         fetchEndpoint: stack.neonFetchEndpoint,
-        post: postOverNodeHttp, // as the Node service sends them
       });
       return {
         rounds,

@@ -1,6 +1,5 @@
 // What the local Neon-compatible endpoint needs from a database: one parameterized statement,
 // one batch as a transaction, and (for migrations only) a multi-statement script.
-import { ERROR_FIELDS } from "../../edge/neon/neon-http.ts";
 
 export type IsolationLevel = "ReadUncommitted" | "ReadCommitted" | "RepeatableRead" | "Serializable";
 
@@ -32,6 +31,26 @@ export interface Statement {
   query: string;
   params: (string | null)[];
 }
+
+/** The fields of a Postgres error, in the order Neon answers them (HTTP 400) and the driver copies them. */
+export const ERROR_FIELDS = [
+  "code",
+  "detail",
+  "hint",
+  "position",
+  "internalPosition",
+  "internalQuery",
+  "severity",
+  "where",
+  "table",
+  "column",
+  "schema",
+  "dataType",
+  "constraint",
+  "file",
+  "line",
+  "routine",
+] as const;
 
 /** Postgres' own error fields, as Neon's proxy forwards them (absent = undefined). */
 export interface PostgresErrorFields {

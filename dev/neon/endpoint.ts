@@ -1,12 +1,11 @@
-// A local stand-in for Neon's SQL-over-HTTP proxy: the real @neondatabase/serverless driver,
-// pointed here with neonConfig.fetchEndpoint, and the app's own client (edge/neon/), which speaks
-// as the driver does, cannot tell the difference. Requests and answers follow Neon's proxy
+// A local stand-in for Neon's SQL-over-HTTP proxy: the @neondatabase/serverless driver the SQL
+// port runs on (edge/neon/), pointed here with neonConfig.fetchEndpoint, cannot tell the difference. Requests and answers follow Neon's proxy
 // (proxy/src/serverless/sql_over_http.rs); the database is whatever backend it was started
 // with, whichever database the connection string names.
 import { timingSafeEqual } from "node:crypto";
-import { ERROR_FIELDS } from "../../edge/neon/neon-http.ts";
 import {
   type BatchOptions,
+  ERROR_FIELDS,
   type FieldInfo,
   type IsolationLevel,
   NotStartedError,
@@ -16,7 +15,7 @@ import {
   type SqlBackend,
   type Statement,
 } from "./backend.ts";
-import { type Http1Answer, type Http1Request, listenHttp1 } from "./http1-server.ts";
+import { type EndpointAnswer, type EndpointRequest, listenHttp } from "./http-server.ts";
 import { pgTextToJson } from "./json-values.ts";
 
 interface NeonEndpointOptions {
@@ -97,7 +96,7 @@ export async function startNeonEndpoint(options: NeonEndpointOptions): Promise<N
   const checkConnection = connectionChecker(options.credentials);
 
   /** Runs what the request asks, once the request is known to be allowed and well formed. */
-  async function answer(req: Http1Request) {
+  async function answer(req: EndpointRequest) {
     const headers = readHeaders(req, checkConnection);
     const payload = parsePayload(readBody(req, maxBodyBytes));
     const queries = Array.isArray(payload) ? payload : [payload];
@@ -113,7 +112,7 @@ export async function startNeonEndpoint(options: NeonEndpointOptions): Promise<N
 
   // A client going away before its answer aborts req.signal, which cancels its statement, as
   // Neon's proxy does.
-  async function serve(req: Http1Request): Promise<Http1Answer> {
+  async function serve(req: EndpointRequest): Promise<EndpointAnswer> {
     if (!allowedHosts.has(req.headers.host?.toLowerCase() ?? "")) throw new HttpError(403, "host not allowed");
     const cors = corsHeaders(req.headers.origin, allowedOrigins);
     const path = req.url.split("?")[0];
@@ -129,7 +128,7 @@ export async function startNeonEndpoint(options: NeonEndpointOptions): Promise<N
   }
 
   const hold = roundTripHold(options.roundTripDelayMs);
-  const server = await listenHttp1(
+  const server = await listenHttp(
     (req) =>
       hold(() => serve(req)).catch((error: unknown) =>
         errorAnswer(error, corsHeaders(req.headers.origin, allowedOrigins, false)),
@@ -196,7 +195,7 @@ function roundTripHold(delayMs = 0): <T>(serve: () => Promise<T>) => Promise<T> 
 }
 
 /** Neon's request headers. The connection string is checked, never logged nor used to route. */
-function readHeaders(req: Http1Request, checkConnection: (value: string | undefined) => void): Headers {
+function readHeaders(req: EndpointRequest, checkConnection: (value: string | undefined) => void): Headers {
   checkConnection(req.headers["neon-connection-string"]);
   const level = req.headers["neon-batch-isolation-level"];
   if (level !== undefined && !ISOLATION_LEVELS.includes(level as IsolationLevel)) {
@@ -243,19 +242,21 @@ function checkConnectionString(value: string | undefined, credentials: NeonEndpo
   if (url.pathname.length <= 1) throw new HttpError(400, "missing database name");
   if (!credentials) return;
   const user = decodeURIComponent(url.username);
-  // Neon's wording (a Postgres authentication failure, 28P01); the value sent is never echoed.
-  const refused = () =>
-    new PostgresError({
-      message: `password authentication failed for user "${user}"`,
-      code: "28P01",
-      severity: "FATAL",
-    });
-  if (!url.password || !sameSecret(decodeURIComponent(url.password), credentials.password)) throw refused();
+  if (!url.password) throw neonLoginRefusal("missing authentication credentials: required password");
+  // Neon's proxy checks the login itself: its refusal has no SQLSTATE and names the user in
+  // single quotes, whether the password is wrong or the role unknown; the value sent is never echoed.
+  const refused = () => neonLoginRefusal(`password authentication failed for user '${user}'`);
+  if (!sameSecret(decodeURIComponent(url.password), credentials.password)) throw refused();
   if (credentials.user !== undefined && user !== credentials.user) throw refused();
   const database = decodeURIComponent(url.pathname.slice(1));
   if (credentials.database !== undefined && database !== credentials.database) {
     throw new PostgresError({ message: `database "${database}" does not exist`, code: "3D000", severity: "FATAL" });
   }
+}
+
+/** A login Neon's proxy refuses: HTTP 400, `code` and `severity` empty, every other field null. */
+function neonLoginRefusal(message: string): PostgresError {
+  return new PostgresError({ message, code: "", severity: "" });
 }
 
 function sameSecret(given: string, expected: string): boolean {
@@ -265,7 +266,7 @@ function sameSecret(given: string, expected: string): boolean {
 }
 
 /** The body, bounded: past the limit it was drained, not kept, and is answered 413 as Neon does. */
-function readBody(req: Http1Request, limit: number): string {
+function readBody(req: EndpointRequest, limit: number): string {
   if (!req.body) throw new HttpError(413, `request is too large (max is ${limit} bytes)`);
   return req.body.toString("utf8");
 }
@@ -343,7 +344,7 @@ function batchHeaders(batch: BatchOptions): Record<string, string> {
  * was written; anything else (a connection lost mid-statement: outcome unknown) → 500. Always
  * JSON: the driver JSON-parses a 400 and would otherwise throw a bare SyntaxError.
  */
-function errorAnswer(error: unknown, headers: Record<string, string>): Http1Answer {
+function errorAnswer(error: unknown, headers: Record<string, string>): EndpointAnswer {
   const fields: PostgresErrorFields =
     error instanceof PostgresError ? error.fields : { message: error instanceof Error ? error.message : String(error) };
   const status =
@@ -359,7 +360,7 @@ function errorAnswer(error: unknown, headers: Record<string, string>): Http1Answ
   return jsonAnswer(status, JSON.stringify(body), status === 405 ? { ...headers, Allow: "POST, OPTIONS" } : headers);
 }
 
-function jsonAnswer(status: number, body: string, headers: Record<string, string>): Http1Answer {
+function jsonAnswer(status: number, body: string, headers: Record<string, string>): EndpointAnswer {
   return { status, headers: { "Content-Type": "application/json", ...headers }, body };
 }
 

@@ -1,15 +1,16 @@
 import { once } from "node:events";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { NeonDbError } from "@neondatabase/serverless";
 import { describe, expect, it, vi } from "vitest";
-import { DatabaseOutcomeUnknownError, DatabaseUnavailableError } from "../../core/ports/sql.ts";
-import { SettingsError } from "../../core/settings.ts";
+import { DatabaseError, DatabaseOutcomeUnknownError, DatabaseUnavailableError } from "../../core/ports/sql.ts";
+import { parseSettings, SettingsError } from "../../core/settings.ts";
 import { sqlContract } from "../../test/ports/sql-contract.ts";
 import { describeOnBackends } from "../../test/support/harness.ts";
-import { NeonQueryError } from "./neon-http.ts";
-import { createNeonSql, toPortError } from "./neon-sql.ts";
+import { createNeonSql, neonSqlFromSettings } from "./neon-sql.ts";
+import { toPortError } from "./port-errors.ts";
 
-describeOnBackends("SQL port over Neon's HTTP protocol", (harness) => {
+describeOnBackends("SQL port over the Neon driver", (harness) => {
   for (const [name, run] of sqlContract) it(`contract: ${name}`, () => run(harness().sql));
 
   it("costs one endpoint round trip per statement", async () => {
@@ -18,41 +19,95 @@ describeOnBackends("SQL port over Neon's HTTP protocol", (harness) => {
     await sql.query("SELECT 1");
     expect(stack.endpoint.statements()).toBe(1);
   });
+
+  it("names DATABASE_URL, never outcome unknown, when the endpoint refuses its login", async () => {
+    const { stack } = harness();
+    const url = new URL(stack.databaseUrl);
+    const logins = [
+      Object.assign(new URL(url), { password: "wrong" }),
+      Object.assign(new URL(url), { username: "nobody" }),
+      Object.assign(new URL(url), { password: "" }),
+    ];
+    for (const login of logins) {
+      const sql = createNeonSql({ databaseUrl: login.toString(), fetchEndpoint: stack.neonFetchEndpoint });
+      const error = await sql.query("INSERT INTO documents DEFAULT VALUES").catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(SettingsError);
+      expect(error).toMatchObject({ setting: "DATABASE_URL" });
+      expect(String((error as Error).message)).not.toContain(url.password);
+      expect(String((error as Error).message)).not.toContain("nobody");
+    }
+  });
 });
 
-describe("createNeonSql", () => {
+describe("the port's settings", () => {
+  const settings = (env: Record<string, string>) => parseSettings({ AUTH_SECRET: "x".repeat(32), ...env });
+
   it("refuses a connection string Neon would refuse, naming the setting and not its value", () => {
     const make = () => createNeonSql({ databaseUrl: "postgres://secret-host.example/" });
     expect(make).toThrow(SettingsError);
     expect(make).toThrow(/^DATABASE_URL must be/);
     expect(make).not.toThrow(/secret-host/);
   });
+
+  it("needs NEON_FETCH_ENDPOINT for a database that is not Neon's, naming both settings", () => {
+    const plain = settings({ DATABASE_URL: "postgres://app:pw@127.0.0.1:5432/app" });
+    expect(() => neonSqlFromSettings(plain)).toThrow(SettingsError);
+    expect(() => neonSqlFromSettings(plain)).toThrow(/^NEON_FETCH_ENDPOINT is not set.*DATABASE_URL/);
+    expect(() => neonSqlFromSettings(plain)).not.toThrow(/127\.0\.0\.1|pw/);
+    const neonHost = settings({ DATABASE_URL: "postgres://app:pw@ep-cool-1.us-east-2.aws.neon.tech/app" });
+    expect(neonSqlFromSettings(neonHost)).toHaveProperty("query");
+    const routed = settings({
+      DATABASE_URL: "postgres://app:pw@db.internal:5432/app",
+      NEON_FETCH_ENDPOINT: "http://127.0.0.1:4444/sql",
+    });
+    expect(neonSqlFromSettings(routed)).toHaveProperty("query");
+  });
 });
+
+const neonError = (message: string, fields: Partial<NeonDbError> = {}) =>
+  Object.assign(new NeonDbError(message), fields);
 
 describe("toPortError", () => {
   it("keeps SQLSTATE and constraint from Postgres' refusal", () => {
-    const refusal = new NeonQueryError("duplicate", { code: "23505", constraint: "k", table: "t" });
-    expect(toPortError(refusal)).toMatchObject({ code: "23505", constraint: "k", table: "t" });
+    const refusal = toPortError(neonError("duplicate", { code: "23505", constraint: "k", table: "t" }));
+    expect(refusal).toBeInstanceOf(DatabaseError);
+    expect(refusal).toMatchObject({ code: "23505", constraint: "k", table: "t" });
   });
 
   it("answers unavailable (nothing written) for refusals that rolled the statement back", () => {
     for (const code of ["57014", "55P03", "40001", "40P01", "25006", "57P03", "53300", "08006"]) {
-      expect(toPortError(new NeonQueryError("refused", { code })), code).toBeInstanceOf(DatabaseUnavailableError);
+      expect(toPortError(neonError("refused", { code })), code).toBeInstanceOf(DatabaseUnavailableError);
     }
-    const notStarted = new NeonQueryError("Server error (HTTP status 503): not started", { status: 503 });
+    const notStarted = neonError("Server error (HTTP status 503): not started");
     expect(toPortError(notStarted)).toBeInstanceOf(DatabaseUnavailableError);
   });
 
   it("answers outcome unknown when the request may have reached the database unanswered", () => {
-    const reset = new NeonQueryError("Error connecting to database: fetch failed", {
+    const reset = neonError("Error connecting to database: fetch failed", {
       sourceError: new TypeError("fetch failed", {
         cause: Object.assign(new Error("other side closed"), { code: "UND_ERR_SOCKET" }),
       }),
     });
     expect(toPortError(reset)).toBeInstanceOf(DatabaseOutcomeUnknownError);
-    const badGateway = new NeonQueryError("Server error (HTTP status 502): bad gateway", { status: 502 });
-    expect(toPortError(badGateway)).toBeInstanceOf(DatabaseOutcomeUnknownError);
-    expect(toPortError(new DOMException("timed out", "TimeoutError"))).toBeInstanceOf(DatabaseOutcomeUnknownError);
+    expect(toPortError(neonError("Server error (HTTP status 502): bad gateway"))).toBeInstanceOf(
+      DatabaseOutcomeUnknownError,
+    );
+    expect(toPortError(new SyntaxError("Unexpected token <"))).toBeInstanceOf(DatabaseOutcomeUnknownError);
+  });
+
+  it("names DATABASE_URL for a refused login, Neon's (no SQLSTATE) or Postgres' own", () => {
+    const refusals = [
+      neonError("password authentication failed for user 'app'", { code: "", severity: "" }),
+      neonError("missing authentication credentials: required password", { code: "" }),
+      neonError('password authentication failed for user "app"', { code: "28P01", severity: "FATAL" }),
+      neonError('database "x" does not exist', { code: "3D000", severity: "FATAL" }),
+    ];
+    for (const refusal of refusals) {
+      const error = toPortError(refusal);
+      expect(error).toBeInstanceOf(SettingsError);
+      expect(error.message).toMatch(/^DATABASE_URL was refused by the database at login/);
+      expect(error.message).not.toMatch(/'app'|"app"|"x"/);
+    }
   });
 
   it("answers unavailable when nothing listens at the endpoint", async () => {
@@ -70,28 +125,41 @@ describe("toPortError", () => {
 });
 
 describe("each round trip's time bound", () => {
-  const databaseUrl = "postgres://u:p@127.0.0.1:9/db";
-
   it("a round trip with no answer within timeoutMs is abandoned: its outcome is unknown", async () => {
-    const unanswered: typeof fetch = (_, init) =>
-      new Promise((_, reject) => init?.signal?.addEventListener("abort", () => reject(init.signal?.reason)));
-    const sql = createNeonSql({ databaseUrl, fetchFunction: unanswered, timeoutMs: 20 });
-    await expect(sql.query("SELECT 1")).rejects.toBeInstanceOf(DatabaseOutcomeUnknownError);
+    const server = createServer(() => {}).listen(0, "127.0.0.1"); // reads the request, never answers
+    await once(server, "listening");
+    const { port } = server.address() as AddressInfo;
+    try {
+      const sql = createNeonSql({
+        databaseUrl: `postgres://u:p@127.0.0.1:${port}/db`,
+        fetchEndpoint: `http://127.0.0.1:${port}/sql`,
+        timeoutMs: 200,
+      });
+      const started = Date.now();
+      await expect(sql.query("INSERT INTO t DEFAULT VALUES")).rejects.toBeInstanceOf(DatabaseOutcomeUnknownError);
+      expect(Date.now() - started).toBeLessThan(2_000);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
   });
 
   it("leaves no timer behind once answered", async () => {
     const answer = { fields: [], rows: [], command: "SELECT", rowCount: 0, rowAsArray: true };
     const answered: typeof fetch = async (_, init) =>
       new Response(JSON.stringify("queries" in JSON.parse(String(init?.body)) ? { results: [answer] } : answer));
+    const sql = createNeonSql({
+      databaseUrl: "postgres://u:p@answered.test/db",
+      fetchEndpoint: "http://answered.test/sql",
+      fetchFunction: answered,
+    });
     vi.useFakeTimers();
     try {
-      const sql = createNeonSql({ databaseUrl, fetchFunction: answered });
       await sql.query("SELECT 1");
       await sql.transaction([{ text: "SELECT 1", params: [] }]);
       expect(vi.getTimerCount()).toBe(0);
     } finally {
       vi.useRealTimers();
-      vi.restoreAllMocks();
     }
   });
 });

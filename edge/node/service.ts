@@ -7,13 +7,12 @@ import { parseSettings, type RawSettings } from "../../core/settings.ts";
 import { createMemoryKv } from "../kv/memory.ts";
 import { neonSqlFromSettings } from "../neon/neon-sql.ts";
 import { apiReferenceEnabled, withApiReference } from "./api-reference.ts";
-import { postOverNodeHttp } from "./http-post.ts";
 import { type ListenOptions, listen, type RunningServer } from "./server.ts";
 
 /** Throws a SettingsError naming the first unusable setting before anything listens. */
 export async function startNodeService(env: RawSettings, listenOptions: ListenOptions): Promise<RunningServer> {
   const settings = parseSettings(env);
-  const deps = { sql: neonSqlFromSettings(settings, { post: postOverNodeHttp }), kv: createMemoryKv(), settings };
+  const deps = { sql: neonSqlFromSettings(settings), kv: createMemoryKv(), settings };
   const linkSync = createLinkSync(deps);
   const app = createApp({ ...deps, runtime: "node", linkSync });
   const fetch = apiReferenceEnabled(env.API_DOCS) ? withApiReference(app.fetch) : app.fetch;

@@ -6,7 +6,6 @@ import type { Sql } from "../../core/ports/sql.ts";
 import { parseSettings } from "../../core/settings.ts";
 import { type LocalStack, startLocalStack } from "../../dev/stack.ts";
 import { createMemoryKv } from "../../edge/kv/memory.ts";
-import type { NeonPost } from "../../edge/neon/neon-http.ts";
 import { createNeonSql } from "../../edge/neon/neon-sql.ts";
 import { createTestDatabase, describeWithPostgres } from "./postgres.ts";
 import { requestBody } from "./request-body.ts";
@@ -26,8 +25,6 @@ interface HarnessOptions {
   queryTimeoutMs?: number;
   /** Replaces the SQL port's `fetch`. */
   fetchFunction?: typeof fetch;
-  /** Sends the SQL port's requests instead of `fetch` (as the Node service does). */
-  post?: NeonPost;
   logger?: Logger;
   env?: Record<string, string>;
 }
@@ -62,7 +59,6 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     databaseUrl: stack.databaseUrl,
     fetchEndpoint: stack.neonFetchEndpoint,
     fetchFunction: options.fetchFunction,
-    post: options.post,
     timeoutMs: options.queryTimeoutMs,
   });
   const kv = options.kv ?? createMemoryKv();

@@ -1,0 +1,89 @@
+// What the Neon driver throws, as the SQL port's errors (core/ports/sql.ts). The driver throws
+// NeonDbError for everything it got an answer to: a Postgres refusal (HTTP 400, its fields
+// copied), another status ("Server error (HTTP status N): body"), and a request that got no
+// answer ("Error connecting to database: …", what fetch threw in `sourceError`).
+import { NeonDbError } from "@neondatabase/serverless";
+import { DatabaseError, DatabaseOutcomeUnknownError, DatabaseUnavailableError } from "../../core/ports/sql.ts";
+import { SettingsError } from "../../core/settings.ts";
+
+// SQLSTATEs that mean "not now, and nothing was done": connection exceptions, too many
+// connections / out of resources, a server shutting down or starting up, and a statement the
+// database stopped and rolled back (statement or lock timeout, cancel, deadlock, serialization
+// failure, read-only) — each is worth retrying, and each rolled its statement back.
+const UNAVAILABLE_SQLSTATE = /^(08|53|57P0|57014|55P03|40001|40P01|25006)/;
+
+// A login the database refused: invalid authorization (28000, 28P01) or no such database (3D000).
+const LOGIN_REFUSED_SQLSTATE = /^(28|3D000$)/;
+
+// Neon's proxy refuses a login itself, without a SQLSTATE (`code: ""`): a wrong password or an
+// unknown role, or a connection string without a password.
+const NEON_LOGIN_REFUSAL = /^(password authentication failed for user|missing authentication credentials)/;
+
+// A request that never left: nothing listens, the name does not resolve, the connect timed out.
+const NOT_SENT = /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|UND_ERR_CONNECT|connection refused|connect error|bad port/i;
+
+const HTTP_STATUS = /^Server error \(HTTP status (\d+)\)/;
+
+/**
+ * Postgres' refusals keep their SQLSTATE; transient ones, and a request that never reached the
+ * database, mean "nothing written" (unavailable). A refused login is the connection string's
+ * fault, on every request alike: the DATABASE_URL setting is named. When the request may have
+ * reached the database and no answer came (timeout, reset, a gateway's error page), the outcome
+ * is unknown. Messages end up in logs, so the connection string and its password are blanked out
+ * of them; the driver's raw error is not kept as the cause.
+ */
+export function toPortError(error: unknown, redact: (text: string) => string = (text) => text): Error {
+  const reason = redact(`Database request failed: ${error instanceof Error ? error.message : String(error)}`);
+  if (!(error instanceof NeonDbError)) return new DatabaseOutcomeUnknownError(reason);
+  if (isLoginRefusal(error)) return loginRefused(error);
+  if (error.code) {
+    if (UNAVAILABLE_SQLSTATE.test(error.code)) return new DatabaseUnavailableError(reason);
+    return new DatabaseError(redact(error.message), {
+      code: error.code,
+      constraint: error.constraint,
+      detail: error.detail === undefined ? undefined : redact(error.detail),
+      table: error.table,
+    });
+  }
+  // The endpoint's 503 promises that nothing was started; so does a request that never left.
+  if (httpStatus(error) === 503 || neverSent(error.sourceError)) return new DatabaseUnavailableError(reason);
+  return new DatabaseOutcomeUnknownError(reason);
+}
+
+function isLoginRefusal(error: NeonDbError): boolean {
+  return error.code ? LOGIN_REFUSED_SQLSTATE.test(error.code) : NEON_LOGIN_REFUSAL.test(error.message);
+}
+
+/** The setting named, and why, never its value: the user's name stays out of the message. */
+function loginRefused(error: NeonDbError): SettingsError {
+  const why = error.code ? `SQLSTATE ${error.code}` : error.message.replace(/ for user .*$/s, "");
+  return new SettingsError("DATABASE_URL", `was refused by the database at login (${why})`);
+}
+
+function httpStatus(error: Error): number | undefined {
+  const status = HTTP_STATUS.exec(error.message)?.[1];
+  return status === undefined ? undefined : Number(status);
+}
+
+function neverSent(error: unknown, depth = 0): boolean {
+  if (!(error instanceof Error) || depth > 4) return false;
+  const code = (error as { code?: unknown }).code;
+  if (NOT_SENT.test(`${typeof code === "string" ? code : ""} ${error.message}`)) return true;
+  const errors = error instanceof AggregateError ? error.errors : [];
+  return neverSent(error.cause, depth + 1) || errors.some((inner) => neverSent(inner, depth + 1));
+}
+
+/** Blanks the connection string and its password (as written and decoded) out of a text. */
+export function redactor(databaseUrl: string): (text: string) => string {
+  const { password } = new URL(databaseUrl);
+  const secrets = [databaseUrl, password, safeDecode(password)].filter((secret) => secret.length > 0);
+  return (text) => secrets.reduce((out, secret) => out.replaceAll(secret, "[redacted]"), text);
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
