@@ -21,7 +21,7 @@ const RUNTIME_DEPENDENCIES = Object.keys(
     .dependencies,
 );
 /** Runtime dependencies that tie code to one runtime or driver: edge/ only. */
-const EDGE_ONLY_DEPENDENCIES = ["@hono/node-server"];
+const EDGE_ONLY_DEPENDENCIES = ["@hono/node-server", "@neondatabase/serverless"];
 const PORT_ADAPTER_DIRS = ["kv", "neon"];
 const RUNTIME_ROOT_FILES = ["index.ts", "server.ts", "settings.ts", "bindings.ts"];
 
@@ -107,6 +107,11 @@ describe("edge/ ships alone", () => {
     expect(importViolations(file, ["core", "edge"], edgeBare)).toEqual([]);
   });
 
+  // Neon's protocol belongs to its driver (@neondatabase/serverless): nothing here speaks it.
+  it.each(files.map((file) => [rel(file), file]))("%s writes none of Neon's HTTP headers itself", (_name, file) => {
+    expect(readFileSync(file, "utf8")).not.toMatch(/Neon-(Connection-String|Raw-Text-Output|Array-Mode|Batch-)/i);
+  });
+
   const runtimeDirs = readdirSync(join(ROOT, "edge")).filter(
     (name) => !PORT_ADAPTER_DIRS.includes(name) && statSync(join(ROOT, "edge", name)).isDirectory(),
   );
@@ -149,7 +154,7 @@ describe("the checks themselves", () => {
     const sample = 'import { x } from "node:fs";\n// on Deno too\nprocess.env.X; const r = "fastly"; Deno.env;';
     expect(runtimeNamesIn(sample)).toEqual(["node", "process", "fastly", "Deno"]);
     expect(coreBare("node:fs")).toBe(false);
-    expect(coreBare("@neondatabase/serverless")).toBe(false); // a dev dependency
+    expect(coreBare("@neondatabase/serverless")).toBe(false); // a driver: edge/neon/ only
     expect(coreBare("@hono/node-server")).toBe(false);
     expect(coreBare("hono/http-exception")).toBe(true);
     expect(coreBare("miniflare")).toBe(false);

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import type { RawSettings } from "../../core/settings.ts";
-import { DENO_ENV_NAMES } from "../../edge/deno/settings.ts";
+import { DENO_ENV_NAMES, DRIVER_ENV_NAMES } from "../../edge/deno/settings.ts";
 
 export const PROJECT_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 export const DENO_BIN = fileURLToPath(new URL("../../node_modules/.bin/deno", import.meta.url));
@@ -34,7 +34,7 @@ export type DenoLog = "print" | "file";
 export const denoRunArgs = () => [
   "run",
   "--allow-net",
-  `--allow-env=${DENO_ENV_NAMES.join(",")}`,
+  `--allow-env=${[...DENO_ENV_NAMES, ...DRIVER_ENV_NAMES].join(",")}`,
   "--unstable-kv",
   "--unstable-cron",
   "edge/deno/index.ts",

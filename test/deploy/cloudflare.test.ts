@@ -10,6 +10,7 @@ import { PROBLEM_CONTENT_TYPE } from "../../core/problem.ts";
 import { WORKER_OUTFILE } from "../../dev/build/cloudflare.ts";
 import { ROOT } from "../../dev/build/fastly.ts";
 import { workerCompatibility } from "../../dev/launchers/cloudflare.ts";
+import { TEST_AUTH_SECRET } from "../support/tokens.ts";
 import { type Exit, runToExit } from "./processes.ts";
 
 const WRANGLER = join(ROOT, "node_modules", ".bin", "wrangler");
@@ -44,7 +45,21 @@ describe("wrangler deploy --dry-run", () => {
   });
 });
 
-describe("the uploaded worker with an unusable setting", () => {
+// A database that is not Neon's has no endpoint to guess: NEON_FETCH_ENDPOINT must name one.
+const UNUSABLE: [setting: string, bindings: Record<string, string>, secret: string][] = [
+  [
+    "AUTH_SECRET",
+    { AUTH_SECRET: "short-secret-value", DATABASE_URL: "postgres://u:p@127.0.0.1:9/db" },
+    "short-secret-value",
+  ],
+  [
+    "NEON_FETCH_ENDPOINT",
+    { AUTH_SECRET: TEST_AUTH_SECRET, DATABASE_URL: "postgres://app:hunter2@127.0.0.1:5432/app" },
+    "hunter2",
+  ],
+];
+
+describe.each(UNUSABLE)("the uploaded worker with an unusable %s", (setting, bindings, secret) => {
   let mf: Miniflare;
   let logs = "";
   const collect = (stream: Readable) => stream.on("data", (chunk: Buffer) => (logs += chunk.toString()));
@@ -56,7 +71,7 @@ describe("the uploaded worker with an unusable setting", () => {
       compatibilityDate: compatibility.date,
       compatibilityFlags: compatibility.flags,
       kvNamespaces: ["LINKS"],
-      bindings: { AUTH_SECRET: "short-secret-value", DATABASE_URL: "postgres://u:p@127.0.0.1:9/db" },
+      bindings,
       handleRuntimeStdio: (stdout: Readable, stderr: Readable) => {
         collect(stdout);
         collect(stderr);
@@ -74,10 +89,10 @@ describe("the uploaded worker with an unusable setting", () => {
       expect(response.status).toBe(500);
       expect(response.headers.get("content-type")).toBe(PROBLEM_CONTENT_TYPE);
       const problem = (await response.json()) as Record<string, unknown>;
-      expect(problem).toMatchObject({ status: 500, code: "misconfigured", setting: "AUTH_SECRET" });
-      expect(JSON.stringify(problem)).not.toContain("short-secret-value");
+      expect(problem).toMatchObject({ status: 500, code: "misconfigured", setting });
+      expect(JSON.stringify(problem)).not.toContain(secret);
     }
-    await expect.poll(() => logs).toMatch(/"event":"misconfigured".*"setting":"AUTH_SECRET"/);
-    expect(logs).not.toContain("short-secret-value");
+    await expect.poll(() => logs).toMatch(new RegExp(`"event":"misconfigured".*"setting":"${setting}"`));
+    expect(logs).not.toContain(secret);
   });
 });

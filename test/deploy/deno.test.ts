@@ -12,6 +12,7 @@ import { runToExit, startServerProcess } from "./processes.ts";
 const SETTINGS = {
   AUTH_SECRET: TEST_AUTH_SECRET,
   DATABASE_URL: "postgres://app:pw@127.0.0.1:9/app",
+  NEON_FETCH_ENDPOINT: "http://127.0.0.1:9/sql",
   DENO_KV_PATH: ":memory:",
 };
 
@@ -77,6 +78,7 @@ describe("the Deno entry", () => {
     ["AUTH_SECRET", { AUTH_SECRET: "short-secret-value" }],
     ["DATABASE_URL", { DATABASE_URL: "postgress://app:hunter2-password@db.example/app" }],
     ["AUTH_JWKS", { AUTH_SECRET: "", AUTH_JWKS: '{"keys": [oops' }],
+    ["NEON_FETCH_ENDPOINT", { DATABASE_URL: "postgres://app:pw@127.0.0.1:5432/app", NEON_FETCH_ENDPOINT: "" }],
   ])(
     "a bad %s stops it at start: one line naming the setting, no value, no stack trace",
     async (setting, bad) => {

@@ -114,6 +114,11 @@ describe("node dist/node/index.js", () => {
       { AUTH_SECRET: TEST_AUTH_SECRET, DATABASE_URL: "postgress://app:hunter2-password@db.example/app" },
     ],
     ["AUTH_JWKS", { AUTH_JWKS: '{"keys": [oops' }],
+    // A database that is not Neon's has no endpoint to guess: it needs one named.
+    [
+      "NEON_FETCH_ENDPOINT",
+      { AUTH_SECRET: TEST_AUTH_SECRET, DATABASE_URL: "postgres://app:pw@127.0.0.1:5432/app", NEON_FETCH_ENDPOINT: "" },
+    ],
     ["AUTH_TENANT_CLAIM", { AUTH_SECRET: TEST_AUTH_SECRET, AUTH_TENANT_CLAIM: "exp" }],
     ["PORT", { AUTH_SECRET: TEST_AUTH_SECRET, PORT: "eighty" }],
   ])("a bad %s stops it at start: one line naming the setting, no value, no stack trace", async (setting, env) => {
@@ -122,7 +127,8 @@ describe("node dist/node/index.js", () => {
     const lines = exit.stderr.trim().split("\n");
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(new RegExp(`^Misconfigured: ${setting} `));
-    for (const value of Object.values(env)) if (value !== TEST_AUTH_SECRET) expect(exit.stderr).not.toContain(value);
+    for (const value of Object.values(env))
+      if (value && value !== TEST_AUTH_SECRET) expect(exit.stderr).not.toContain(value);
     expect(exit.stdout).toBe("");
   });
 
