@@ -3,20 +3,20 @@ import { createMemoryKv } from "../edge/kv/memory.ts";
 import { expectProblem } from "../test/support/problems.ts";
 import { bearer, TEST_AUTH_SECRET } from "../test/support/tokens.ts";
 import { createApp } from "./app.ts";
-import { silentLogger } from "./log.ts";
+import { type Logger, silentLogger } from "./log.ts";
 import { DatabaseUnavailableError, type Sql } from "./ports/sql.ts";
-import { parseSettings } from "./settings.ts";
+import { parseSettings, SettingsError } from "./settings.ts";
 
 const settings = parseSettings({ AUTH_SECRET: TEST_AUTH_SECRET });
 
-function appWith(sql: Partial<Sql>) {
+function appWith(sql: Partial<Sql>, logger: Logger = silentLogger) {
   const unused = () => Promise.reject(new Error("unexpected SQL"));
   return createApp({
     sql: { query: unused, transaction: unused, ...sql } as Sql,
     kv: createMemoryKv(),
     settings,
     runtime: "node",
-    logger: silentLogger,
+    logger,
   });
 }
 
@@ -56,6 +56,16 @@ describe("app", () => {
     const response = await appWith(down).request("/v1/me/links", { headers: await bearer() });
     await expectProblem(response, 503, "database_unavailable");
     expect(Number(response.headers.get("retry-after"))).toBeGreaterThan(0);
+  });
+
+  it("answers a login the database refused with 500 misconfigured naming DATABASE_URL, and logs it", async () => {
+    const logged: unknown[] = [];
+    const refused = () => Promise.reject(new SettingsError("DATABASE_URL", "was refused by the database at login"));
+    const app = appWith({ query: refused, transaction: refused }, { log: (...line) => void logged.push(line) });
+    const response = await app.request("/v1/me/links", { headers: await bearer() });
+    const body = await expectProblem(response, 500, "misconfigured");
+    expect(body.setting).toBe("DATABASE_URL");
+    expect(logged).toContainEqual(["error", "misconfigured", expect.objectContaining({ setting: "DATABASE_URL" })]);
   });
 
   it("hides internals of an unexpected error behind a 500 problem", async () => {

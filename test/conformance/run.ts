@@ -10,7 +10,7 @@ import { TEST_AUTH_SECRET } from "../support/tokens.ts";
 import { identityProviderCases } from "./cases/identity-provider.ts";
 import { httpClient } from "./client.ts";
 import { type IdentityProvider, PROVIDER_SETTINGS, startIdentityProvider } from "./identity-provider.ts";
-import { conformanceSuite, unavailableSuite } from "./suite.ts";
+import { conformanceSuite, loginRefusedSuite, unavailableSuite } from "./suite.ts";
 
 // Starting PGlite, then workerd or Deno, on two shared cores takes a while.
 const STARTUP_TIMEOUT_MS = 180_000;
@@ -28,6 +28,14 @@ export function runConformance(runtime: RuntimeName): void {
       await stack?.close();
     });
     conformanceSuite(runtime, server);
+
+    // The same endpoint, a wrong password: the login is refused as Neon's proxy refuses it.
+    const refused = serve(runtime, async () => {
+      const url = new URL(stack?.databaseUrl ?? "");
+      url.password = "wrong";
+      return { DATABASE_URL: url.toString(), NEON_FETCH_ENDPOINT: stack?.neonFetchEndpoint };
+    });
+    loginRefusedSuite(refused);
   });
 
   describe(`conformance [${runtime}], database unreachable`, () => {

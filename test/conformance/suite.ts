@@ -6,6 +6,7 @@ import { basicCases } from "./cases/basics.ts";
 import { conventionCases } from "./cases/conventions.ts";
 import { documentCases } from "./cases/documents.ts";
 import { linkCases } from "./cases/links.ts";
+import { loginRefusedCases } from "./cases/login-refused.ts";
 import { openApiCases } from "./cases/openapi.ts";
 import { unavailableCases } from "./cases/unavailable.ts";
 import { httpClient } from "./client.ts";
@@ -26,4 +27,9 @@ export function conformanceSuite(runtime: RuntimeName, baseUrl: () => string): v
 /** Registers the cases of a server whose database cannot be reached. */
 export function unavailableSuite(runtime: RuntimeName, baseUrl: () => string): void {
   unavailableCases(httpClient(baseUrl, conformsToServedDocument(baseUrl)), runtime);
+}
+
+/** Registers the cases of a server whose database refuses its login. */
+export function loginRefusedSuite(baseUrl: () => string): void {
+  loginRefusedCases(httpClient(baseUrl, conformsToServedDocument(baseUrl)));
 }
