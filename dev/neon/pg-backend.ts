@@ -21,6 +21,13 @@ interface PgBackendOptions {
    * (503). Kept, with the database's statement_timeout, below the SQL port's 10 s deadline.
    */
   connectionTimeoutMillis?: number;
+  /**
+   * How long a statement may go unanswered (default 5 s) before its connection is given up and
+   * destroyed: a connection whose database side is gone (a partition that outlived the session)
+   * would otherwise hang every request that draws it. With the queue's wait it stays below the
+   * SQL port's 10 s deadline, so the endpoint answers before its client gives up.
+   */
+  queryTimeoutMillis?: number;
 }
 
 // Every type, arrays included, comes back as the text Postgres sent: the Neon client parses it.
@@ -38,6 +45,9 @@ type Client = pg.PoolClient & { generation?: number; processID?: number; ended?:
 /** A client kept between requests goes back to the pool after this long unused. */
 const KEPT_IDLE_MS = 10_000;
 
+/** An idle connection is probed by TCP keepalive after this long: a vanished server is noticed. */
+const KEEPALIVE_DELAY_MS = 10_000;
+
 export function createPgBackend(connectionString: string, options: PgBackendOptions = {}): SqlBackend {
   const pool = new pg.Pool({
     connectionString,
@@ -45,6 +55,10 @@ export function createPgBackend(connectionString: string, options: PgBackendOpti
     connectionTimeoutMillis: options.connectionTimeoutMillis ?? 4_000,
     idleTimeoutMillis: 10_000,
     keepAlive: true,
+    keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
+    // pg then rejects the query ("Query read timeout"): not a PostgresError, so its connection
+    // counts as broken and is destroyed (finish), never pooled again.
+    query_timeout: options.queryTimeoutMillis ?? 5_000,
   });
   // An idle client dying (server restart) is reported here; unhandled it would crash the
   // process. The pool drops that client and the next checkout connects afresh.
@@ -157,6 +171,9 @@ export function createPgBackend(connectionString: string, options: PgBackendOpti
         try {
           return await runInTransaction(client, statements, batchOptions);
         } catch (error) {
+          // A connection that stopped answering is destroyed, not rolled back: ROLLBACK would wait
+          // behind the statement it never answered.
+          if (!(error instanceof PostgresError)) throw error;
           // A client whose rollback failed is in an unknown state: it must not be pooled.
           const failed = await rollback(client);
           if (failed) throw new Error(`rollback failed: ${failed.message}`, { cause: error });
