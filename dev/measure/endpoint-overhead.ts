@@ -152,7 +152,7 @@ export function endpointOverheadNote(result: EndpointOverhead | Error | undefine
       : `, CPU ${f.endpointCpuUs} vs ${f.pgCpuUs} µs per round trip`);
   return (
     `Local endpoint overhead (p50 of ${result.rounds} interleaved round trips, the ratio the median of ` +
-    `${result.insert.blocks} blocks' own; goal for the INSERT ≤ 1.5×): ` +
+    `${result.insert.blocks} blocks' own): ` +
     `${line("one-row INSERT", result.insert)}; ${line("SELECT 1", result.select1)}.`
   );
 }
