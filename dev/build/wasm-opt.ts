@@ -37,9 +37,12 @@ export async function optimizedEngine(root: string): Promise<string> {
   return optimized;
 }
 
-/** Removes what no export, table entry or start function reaches any more, in place. */
+/**
+ * Removes what no export, table entry or start function reaches any more, and the runs of zeros
+ * the snapshot's data segments still carry (memory-packing splits a segment around them), in place.
+ */
 export async function dropUnreachableCode(root: string, wasmPath: string): Promise<void> {
-  await run(WASM_OPT(root), [wasmPath, "-o", wasmPath, "--remove-unused-module-elements"], {
+  await run(WASM_OPT(root), [wasmPath, "-o", wasmPath, "--remove-unused-module-elements", "--memory-packing"], {
     maxBuffer: 16 * 1024 * 1024,
   });
 }
