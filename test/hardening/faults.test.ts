@@ -2,7 +2,7 @@
 // needs it answers in bounded time 503 database_unavailable with Retry-After when nothing can
 // have been written, or (a write that may have reached the database) 504 database_outcome_unknown;
 // it writes nothing (or, when only the answer was lost, something whole), and the first request after recovery
-// succeeds. The app talks to the database through its own Neon client and a faulty endpoint
+// succeeds. The app talks to the database through its SQL port (Neon's driver) and a faulty endpoint
 // that relays to the real local one; the suite reads the database behind it directly.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type App, createApp } from "../../core/app.ts";
