@@ -2,44 +2,23 @@
 // is gone while the endpoint's side stays open and silent. Once the database is reachable again,
 // requests succeed within 10 s, without a restart: a connection whose statement outlives its
 // deadline is destroyed, never drawn again.
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { numberingGaps } from "../hardening/soak.ts";
-import { type Harness, startHarness } from "../support/harness.ts";
-import { createTestDatabase, describeWithPostgres, type TestDatabase } from "../support/postgres.ts";
-import { startTcpProxy, type TcpProxy } from "./tcp-proxy.ts";
+import { describeWithPostgres } from "../support/postgres.ts";
+import { relayedHarness } from "./relayed-harness.ts";
 
 const RECOVERY_BOUND_MS = 10_000;
 
 describeWithPostgres("half-open pooled connections [postgres]", () => {
-  let database: TestDatabase;
-  let proxy: TcpProxy;
-  let harness: Harness;
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    proxy = await startTcpProxy(Number(new URL(database.url).port || 5432));
-    const viaProxy = Object.assign(new URL(database.url), { port: String(proxy.port) }).toString();
-    // The endpoint's own defaults (pool, queue wait, statement deadline): what `npm start` runs.
-    harness = await startHarness({ backend: "postgres", postgresUrl: viaProxy, poolSize: 4 });
-  });
-  afterAll(async () => {
-    await harness?.close();
-    await proxy?.close();
-    await database?.drop();
-  });
-
-  const create = (key: string) =>
-    harness.request("/v1/documents", {
-      method: "POST",
-      as: { tid: "half-open" },
-      headers: { "idempotency-key": key },
-      body: { contractId: key },
-    });
+  // The endpoint's own defaults (queue wait, statement deadline): what `npm start` runs.
+  const relayed = relayedHarness("half-open", { poolSize: 4 });
+  const create = (key: string) => relayed().create(key);
 
   it("serves requests again within 10 s of the database being reachable, without a restart", async () => {
     // Every pooled connection is open (and was used) when the partition starts.
     const warm = await Promise.all(["w-0", "w-1", "w-2", "w-3"].map(create));
     expect(warm.map((r) => r.status)).toEqual([201, 201, 201, 201]);
-    proxy.partition(); // the database's side of each is gone; new connections reach it
+    relayed().proxy.partition(); // the database's side of each is gone; new connections reach it
 
     const reachable = Date.now();
     const answered: number[] = [];
@@ -56,6 +35,6 @@ describeWithPostgres("half-open pooled connections [postgres]", () => {
 
     const after = await Promise.all(Array.from({ length: 12 }, (_, i) => create(`steady-${i}`)));
     expect(after.map((r) => r.status)).toEqual(Array(12).fill(201));
-    expect(await numberingGaps(harness.sql, "half-open")).toEqual([]);
+    expect(await numberingGaps(relayed().harness.sql, "half-open")).toEqual([]);
   }, 40_000);
 });
