@@ -58,6 +58,8 @@ app.router.match("GET", "/healthz");
 warmWebCrypto().catch(() => {});
 
 let bound: Promise<void> | undefined;
+// One function for the instance's life: a second binding (after a failed one) routes the same way.
+const neonFetch = fetchThroughBackend(NEON_BACKEND);
 
 function bindStores(): Promise<void> {
   bound ??= readStores().catch((error: unknown) => {
@@ -70,7 +72,7 @@ function bindStores(): Promise<void> {
 async function readStores(): Promise<void> {
   const raw = await readFastlySettings(new ConfigStore(CONFIG_STORE), new SecretStore(SECRET_STORE));
   const settings = requireNeonEndpoint(parseSettings(raw));
-  const sql = neonSqlFromSettings(settings, { fetchFunction: fetchThroughBackend(NEON_BACKEND) });
+  const sql = neonSqlFromSettings(settings, { fetchFunction: neonFetch });
   const deps = { sql, kv: createFastlyKv(new KVStore(KV_STORE)), settings };
   late.bind(deps);
   linkSync = createLinkSync(deps);
