@@ -1,6 +1,7 @@
 // Links in Postgres. The unique indexes of sql/0006_link_tenants.sql decide who owns what within a
 // tenant; every write is one statement, and no answer depends on a read made before it. Every
 // statement names the tenant: no query reads, changes or conflicts with another tenant's links.
+import { keysetPage, type Page } from "../http/page.ts";
 import { isUniqueViolation, type Row, type Sql } from "../ports/sql.ts";
 import { toIsoTimestamp } from "../rows.ts";
 import type { Link, LinkTarget } from "./link.ts";
@@ -65,8 +66,12 @@ const BY_TARGET = `
 SELECT ${COLUMNS} FROM linked_external_accounts
 WHERE tenant_id = $3 AND lower(provider) = $1 AND external_account_id = $2`;
 
-const BY_USER = `
-SELECT ${COLUMNS} FROM linked_external_accounts WHERE tenant_id = $2 AND user_id = $1 ORDER BY lower(provider)`;
+// Walks the user-provider index: a page costs its own rows, however many links the user has.
+const USER_PAGE = `
+SELECT ${COLUMNS} FROM linked_external_accounts
+WHERE tenant_id = $1 AND user_id = $2 AND lower(provider) > $3
+ORDER BY lower(provider)
+LIMIT $4`;
 
 // The unlink and its change feed row: one statement, so there is a row exactly when a link went.
 const UNLINK = `
@@ -128,8 +133,15 @@ export async function findLink(sql: Sql, tenantId: string, target: LinkTarget): 
   return row && toLink(row);
 }
 
-export async function listUserLinks(sql: Sql, tenantId: string, userId: string): Promise<Link[]> {
-  return (await sql.query(BY_USER, [userId, tenantId])).map(toLink);
+/** The user's links with providers after `after` (none: from the first), in provider order. */
+export async function listUserLinks(
+  sql: Sql,
+  tenantId: string,
+  userId: string,
+  { after = "", limit }: { after?: string; limit: number },
+): Promise<Page<Link, string>> {
+  const rows = await sql.query(USER_PAGE, [tenantId, userId, after, String(limit + 1)]);
+  return keysetPage(rows, limit, toLink, (link) => link.provider);
 }
 
 /** Deletes the link only when `userId` owns it; false when there was nothing of theirs. */

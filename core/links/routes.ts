@@ -6,7 +6,15 @@ import { readJson, validate } from "../http/body.ts";
 import { type Logger, silentLogger } from "../log.ts";
 import { notFound, ProblemError } from "../problem.ts";
 import { createLinkCache, DEFAULT_KV_TIMEOUT_MS } from "./cache.ts";
-import { canSee, type Link, LinkBodySchema, LookupQuerySchema, linkLocation, readTarget } from "./link.ts";
+import {
+  canSee,
+  type Link,
+  LinkBodySchema,
+  LookupQuerySchema,
+  linkLocation,
+  readTarget,
+  UserLinksQuerySchema,
+} from "./link.ts";
 import { findLink, type LinkConflictCode, linkAccount, listUserLinks, unlinkAccount } from "./repository.ts";
 import { DEFAULT_RESYNC_BATCH_SIZE, resyncLinkCache } from "./resync.ts";
 import { createLinkSync } from "./sync.ts";
@@ -79,8 +87,9 @@ export function linkRoutes(deps: AppDeps) {
       return c.body(null, 204);
     })
     .get("/me/links", async (c) => {
+      const page = validate(UserLinksQuerySchema, { after: c.req.query("after"), limit: c.req.query("limit") });
       const { tenantId, userId } = c.get("principal");
-      return c.json({ items: await listUserLinks(sql, tenantId, userId) });
+      return c.json(await listUserLinks(sql, tenantId, userId, page));
     })
     .post("/admin/links/resync", async (c) => {
       requireAdmin(c, "resync");

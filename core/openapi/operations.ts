@@ -5,7 +5,7 @@ import * as v from "valibot";
 import { AssetFieldsSchema, AssetIdSchema, AssetPatchSchema } from "../assets/model.ts";
 import { IDEMPOTENCY_KEY, IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from "../documents/idempotency.ts";
 import { NewDocumentSchema, PageQuerySchema } from "../documents/routes.ts";
-import { LinkBodySchema, LookupQuerySchema, TargetSchema } from "../links/link.ts";
+import { LinkBodySchema, LookupQuerySchema, TargetSchema, UserLinksQuerySchema } from "../links/link.ts";
 import { LINK_SOURCE_HEADER } from "../links/routes.ts";
 import type { ProblemCode } from "../problem.ts";
 import type { SchemaName } from "./schemas.ts";
@@ -146,10 +146,11 @@ export const operations: Record<string, OperationSpec> = {
     problems: { ...targetProblems, 404: ["not_found"] },
   },
   "GET /v1/me/links": {
-    summary: "The caller's links.",
+    summary: "The caller's links, in provider order, a page at a time.",
     tag: "links",
-    responses: { 200: { description: "The caller's links.", body: "LinkList" } },
-    problems: {},
+    query: UserLinksQuerySchema,
+    responses: { 200: { description: "One page; `next` is the `after` of the following one.", body: "LinkPage" } },
+    problems: { 422: ["validation_failed"] },
   },
   "POST /v1/admin/links/resync": {
     summary: "Make the KV cache agree with Postgres (admin only).",

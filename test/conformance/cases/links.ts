@@ -145,6 +145,21 @@ export function linkCases(call: Call) {
       expect(answer.json.items.every((link: { userId: string }) => link.userId === user.sub)).toBe(true);
     });
 
+    it("GET /v1/me/links pages in provider order: next until the last page, limit at most 100", async () => {
+      const user = newUser();
+      for (const provider of ["gitlab", "bitbucket", "github"]) {
+        expectStatus(await call("PUT", linkPath(provider, unique(provider)), { as: user }), 201);
+      }
+      const first = await call("GET", "/v1/me/links?limit=2", { as: user });
+      expectStatus(first, 200);
+      expect(first.json.items.map((link: { provider: string }) => link.provider)).toEqual(["bitbucket", "github"]);
+      expect(first.json.next).toEqual(expect.any(String));
+      const last = await call("GET", `/v1/me/links?limit=2&after=${encodeURIComponent(first.json.next)}`, { as: user });
+      expect(last.json).toEqual({ items: [expect.objectContaining({ provider: "gitlab" })], next: null });
+      expect((await call("GET", "/v1/me/links", { as: user })).json).toMatchObject({ next: null });
+      expectProblem(await call("GET", "/v1/me/links?limit=101", { as: user }), 422, "validation_failed");
+    });
+
     it("the same sub in another tenant is another user: it neither lists nor unlinks the first one's links", async () => {
       const sub = unique("user");
       const [home, away] = [freshTenant(), freshTenant()];
