@@ -20,6 +20,8 @@ export const problemTitles = {
   asset_locked: "Asset locked",
   external_account_already_linked: "External account already linked",
   provider_already_linked: "Provider already linked",
+  link_limit_reached: "Link limit reached",
+  provider_not_allowed: "Provider not allowed",
   idempotency_key_reused: "Idempotency key reused",
   database_unavailable: "Database unavailable",
   database_outcome_unknown: "Outcome unknown",

@@ -121,7 +121,8 @@ export const operations: Record<string, OperationSpec> = {
     },
     problems: {
       ...targetProblems,
-      409: ["external_account_already_linked", "provider_already_linked"],
+      409: ["external_account_already_linked", "provider_already_linked", "link_limit_reached"],
+      422: ["validation_failed", "provider_not_allowed"],
     },
   },
   "GET /v1/links/:provider/:externalAccountId": {

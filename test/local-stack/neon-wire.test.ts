@@ -10,6 +10,7 @@ import { type NeonQueryFunction, neon, neonConfig } from "@neondatabase/serverle
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { insertAsset } from "../../core/assets/repository.ts";
 import { createDocument } from "../../core/documents/repository.ts";
+import { DEFAULT_MAX_LINKS_PER_USER } from "../../core/links/link-settings.ts";
 import { linkAccount } from "../../core/links/repository.ts";
 import type { Row, Sql, SqlStatement, TransactionOptions } from "../../core/ports/sql.ts";
 import { type LocalStack, startLocalStack } from "../../dev/stack.ts";
@@ -310,6 +311,7 @@ async function seed(sql: Sql): Promise<void> {
     userId: "alice",
     displayName: "Alice",
     replaceDisplayName: true,
+    maxLinksPerUser: DEFAULT_MAX_LINKS_PER_USER,
   });
   await insertAsset(sql, "acme", "wire-chair", { name: "Chair", material: "oak" });
   await createDocument(sql, {
