@@ -239,6 +239,22 @@ describeOnBackends("links API", (harness) => {
     expect(exact.next).toBeNull();
   });
 
+  it("a full page of the largest links a user can hold stays far below Neon's 10 MB answer limit", async () => {
+    const sub = "🦊".repeat(128);
+    const displayName = "🦊".repeat(200);
+    const providers = Array.from({ length: 100 }, (_, index) => `${"p".repeat(61)}${String(index).padStart(3, "0")}`);
+    await Promise.all(
+      providers.map(async (provider, index) => {
+        const id = `${String(index).padStart(3, "0")}${"🦊".repeat(253)}`;
+        expect((await put(linkPath(provider, id), { sub }, { displayName })).status).toBe(201);
+      }),
+    );
+    const response = await get("/v1/me/links?limit=100", { sub });
+    const bytes = (await response.arrayBuffer()).byteLength;
+    expect(bytes).toBeGreaterThan(200_000);
+    expect(bytes).toBeLessThan(300_000);
+  });
+
   it.each(["limit=0", "limit=101", "limit=x", "after=", "after=GitHub", "after=-x", `after=${"a".repeat(65)}`])(
     "answers 422 for GET /v1/me/links?%s",
     async (query) => {
