@@ -9,6 +9,7 @@ export const problemTitles = {
   validation_failed: "Validation failed",
   payload_too_large: "Payload too large",
   headers_too_large: "Request header fields too large",
+  request_timeout: "Request timeout",
   unauthorized: "Unauthorized",
   forbidden: "Forbidden",
   not_found: "Not found",
