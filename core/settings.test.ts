@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { DEFAULT_MAX_LINKS_PER_USER } from "./links/link-settings.ts";
 import {
   DEFAULT_LINK_CACHE_TTL_SECONDS,
   DEFAULT_LINK_SYNC_INTERVAL_SECONDS,
@@ -16,6 +17,7 @@ describe("parseSettings", () => {
       auth: expect.objectContaining({ secret: AUTH_SECRET, tenantClaim: "tid", roleClaim: "role" }),
       linkCacheTtlSeconds: DEFAULT_LINK_CACHE_TTL_SECONDS,
       linkSyncIntervalSeconds: DEFAULT_LINK_SYNC_INTERVAL_SECONDS,
+      linkLimits: { maxPerUser: DEFAULT_MAX_LINKS_PER_USER, providers: undefined },
       databaseUrl: undefined,
       neonFetchEndpoint: undefined,
     });
@@ -33,6 +35,11 @@ describe("parseSettings", () => {
     expect(settings.linkSyncIntervalSeconds).toBe(2);
     expect(settings.databaseUrl).toBe("postgres://u:p@h/db");
     expect(settings.neonFetchEndpoint).toBe("http://127.0.0.1:1/sql");
+  });
+
+  it("reads the link limits: a cap per user, and providers normalized as requests are", () => {
+    const { linkLimits } = parseSettings({ AUTH_SECRET, LINK_MAX_PER_USER: "7", LINK_PROVIDERS: " GitHub ,gitlab" });
+    expect(linkLimits).toEqual({ maxPerUser: 7, providers: new Set(["github", "gitlab"]) });
   });
 
   it("never lets the cache TTL fall below 60 seconds", () => {
@@ -61,6 +68,13 @@ describe("parseSettings", () => {
     ["DATABASE_URL", { DATABASE_URL: "mysql://u:p@h/db" }],
     ["NEON_FETCH_ENDPOINT", { NEON_FETCH_ENDPOINT: "127.0.0.1:4444/sql" }],
     ["LINK_CACHE_TTL_SECONDS", { LINK_CACHE_TTL_SECONDS: "1.5" }],
+    ["LINK_MAX_PER_USER", { LINK_MAX_PER_USER: "0" }],
+    ["LINK_MAX_PER_USER", { LINK_MAX_PER_USER: "2.5" }],
+    ["LINK_MAX_PER_USER", { LINK_MAX_PER_USER: "lots" }],
+    ["LINK_MAX_PER_USER", { LINK_MAX_PER_USER: "3000000000" }],
+    ["LINK_PROVIDERS", { LINK_PROVIDERS: "github,,gitlab" }],
+    ["LINK_PROVIDERS", { LINK_PROVIDERS: "github,git hub" }],
+    ["LINK_PROVIDERS", { LINK_PROVIDERS: "-github" }],
   ])("refuses a bad %s, naming it and not its value", (setting, raw) => {
     const error = (() => {
       try {

@@ -1,4 +1,5 @@
 import { AUTH_SETTING_NAMES, type AuthSettings, parseAuthSettings } from "./auth-settings.ts";
+import { LINK_LIMIT_SETTING_NAMES, type LinkLimits, parseLinkLimits } from "./links/link-settings.ts";
 import { MIN_KV_TTL_SECONDS } from "./ports/kv.ts";
 import { SettingsError } from "./settings-error.ts";
 
@@ -11,6 +12,8 @@ export interface Settings {
   linkCacheTtlSeconds: number;
   /** How often each deployment drains the link change feed into its KV cache. */
   linkSyncIntervalSeconds: number;
+  /** LINK_MAX_PER_USER and LINK_PROVIDERS. */
+  linkLimits: LinkLimits;
   databaseUrl: string | undefined;
   neonFetchEndpoint: string | undefined;
 }
@@ -24,6 +27,7 @@ export const SETTING_NAMES = [
   "NEON_FETCH_ENDPOINT",
   "LINK_CACHE_TTL_SECONDS",
   "LINK_SYNC_INTERVAL_SECONDS",
+  ...LINK_LIMIT_SETTING_NAMES,
 ] as const;
 
 export type SettingName = (typeof SETTING_NAMES)[number];
@@ -37,6 +41,7 @@ export function parseSettings(raw: RawSettings): Settings {
     auth: parseAuthSettings(raw),
     linkCacheTtlSeconds: parseTtl(raw.LINK_CACHE_TTL_SECONDS),
     linkSyncIntervalSeconds: parseSyncInterval(raw.LINK_SYNC_INTERVAL_SECONDS),
+    linkLimits: parseLinkLimits(raw),
     databaseUrl: parseDatabaseUrl(raw.DATABASE_URL),
     neonFetchEndpoint: parseHttpUrl("NEON_FETCH_ENDPOINT", raw.NEON_FETCH_ENDPOINT),
   };

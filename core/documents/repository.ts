@@ -1,6 +1,7 @@
 // Documents in Postgres. The number is allocated by the BEFORE INSERT trigger of
 // sql/0003_documents.sql (its function as sql/0005 replaced it), inside the INSERT itself: one
 // statement, one round trip, no gap.
+import { keysetPage, type Page } from "../http/page.ts";
 import type { Row, Sql } from "../ports/sql.ts";
 import { toIsoTimestamp } from "../rows.ts";
 
@@ -25,11 +26,6 @@ type CreateResult =
   | { outcome: "created" | "replayed"; document: Document }
   /** The key already names a request with another body; nothing was written. */
   | { outcome: "key_reused" };
-
-interface DocumentPage {
-  items: Document[];
-  next: number | null;
-}
 
 const COLUMNS = "id, tenant_id, doc_number, contract_id, title, created_at, request_fingerprint";
 
@@ -76,12 +72,14 @@ export async function findDocument(sql: Sql, tenantId: string, docNumber: number
 }
 
 /** Keyset pagination: the documents numbered after `after`, in order. */
-export async function listDocuments(sql: Sql, tenantId: string, after: number, limit: number): Promise<DocumentPage> {
-  // One row more than asked tells whether another page follows, without a count.
+export async function listDocuments(
+  sql: Sql,
+  tenantId: string,
+  after: number,
+  limit: number,
+): Promise<Page<Document, number>> {
   const rows = await sql.query(PAGE, [tenantId, String(after), String(limit + 1)]);
-  const items = rows.slice(0, limit).map(toDocument);
-  const next = rows.length > limit ? items[items.length - 1]!.docNumber : null;
-  return { items, next };
+  return keysetPage(rows, limit, toDocument, (document) => document.docNumber);
 }
 
 function toDocument(row: Row): Document {

@@ -4,6 +4,7 @@ import * as v from "valibot";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { allowOnly } from "../http/allow-only.ts";
 import { readJson, validate } from "../http/body.ts";
+import { integerText, pageLimit } from "../http/page.ts";
 import { notFound, ProblemError } from "../problem.ts";
 import { maxCodePoints, printable } from "../validation.ts";
 import {
@@ -14,27 +15,14 @@ import {
 } from "./idempotency.ts";
 import { createDocument, type Document, findDocument, listDocuments } from "./repository.ts";
 
-const DEFAULT_PAGE_SIZE = 20;
-const MAX_PAGE_SIZE = 100;
-
 export const NewDocumentSchema = v.strictObject({
   contractId: v.pipe(v.string(), v.minLength(1), maxCodePoints(128), printable("contractId")),
   title: v.optional(v.nullable(v.pipe(v.string(), maxCodePoints(200), printable("title")))),
 });
 
-// Query values are text: canonical decimal integers only, within what a JSON number holds exactly.
-const integerText = (min: number, max: number) =>
-  v.pipe(
-    v.string(),
-    v.regex(/^(0|[1-9][0-9]{0,15})$/, "must be a decimal integer"),
-    v.transform(Number),
-    v.minValue(min),
-    v.maxValue(max),
-  );
-
 export const PageQuerySchema = v.object({
   after: v.optional(integerText(0, Number.MAX_SAFE_INTEGER), "0"),
-  limit: v.optional(integerText(1, MAX_PAGE_SIZE), String(DEFAULT_PAGE_SIZE)),
+  limit: pageLimit,
 });
 
 const DOC_NUMBER = /^[1-9][0-9]{0,15}$/;

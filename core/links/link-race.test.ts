@@ -2,6 +2,7 @@
 // can fail in the user-provider index on the twin's row. Replayed here without a database.
 import { describe, expect, it } from "vitest";
 import { DatabaseError, type Row, type Sql } from "../ports/sql.ts";
+import { DEFAULT_MAX_LINKS_PER_USER } from "./link-settings.ts";
 import { linkAccount } from "./repository.ts";
 
 const providerTaken = () =>
@@ -29,6 +30,7 @@ const link = {
   userId: "alice",
   displayName: null,
   replaceDisplayName: false,
+  maxLinksPerUser: DEFAULT_MAX_LINKS_PER_USER,
 };
 const row = {
   provider: "github",

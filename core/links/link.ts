@@ -5,6 +5,7 @@ import * as v from "valibot";
 import type { Principal } from "../auth.ts";
 import type { AppEnv } from "../deps.ts";
 import { validate } from "../http/body.ts";
+import { pageLimit } from "../http/page.ts";
 import { ProblemError } from "../problem.ts";
 import { maxCodePoints, printable } from "../validation.ts";
 
@@ -28,6 +29,8 @@ const MAX_DISPLAY_NAME_LENGTH = 200;
 // Checked before lower-casing, so only ASCII qualifies: "\u212A" (Kelvin sign) lower-cases to
 // "k" and must not become a second spelling of a provider.
 const PROVIDER = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+/** A provider as stored: lower-case. */
+const PROVIDER_CURSOR = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 
 export const TargetSchema = v.object({
   provider: v.pipe(
@@ -70,6 +73,16 @@ export const LinkBodySchema = v.pipe(
 
 export const LookupQuerySchema = v.object({
   consistency: v.optional(v.picklist(["strong", "eventual"], "consistency must be strong or eventual"), "eventual"),
+});
+
+/**
+ * GET /v1/me/links: a page of the caller's links in provider order. The cursor is opaque to
+ * clients (the `next` of the page before); it is the last provider of that page, which the
+ * user-provider index orders and finds.
+ */
+export const UserLinksQuerySchema = v.object({
+  after: v.optional(v.pipe(v.string(), v.regex(PROVIDER_CURSOR, "after must be the next of an earlier page"))),
+  limit: pageLimit,
 });
 
 export function normalizeTarget(input: { provider: string; externalAccountId: string }): LinkTarget {

@@ -4,6 +4,7 @@ import { describeOnBackends } from "../../test/support/harness.ts";
 import { expectProblem } from "../../test/support/problems.ts";
 import type { Logger } from "../log.ts";
 import { DatabaseError, type Sql } from "../ports/sql.ts";
+import { DEFAULT_MAX_LINKS_PER_USER } from "./link-settings.ts";
 import { findLinks, linkAccount, type NewLink, pageLinks } from "./repository.ts";
 
 const newLink: NewLink = {
@@ -13,6 +14,7 @@ const newLink: NewLink = {
   userId: "alice",
   displayName: null,
   replaceDisplayName: false,
+  maxLinksPerUser: DEFAULT_MAX_LINKS_PER_USER,
 };
 
 /** A database that refuses every statement with `error`. */

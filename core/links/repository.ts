@@ -1,6 +1,7 @@
 // Links in Postgres. The unique indexes of sql/0006_link_tenants.sql decide who owns what within a
 // tenant; every write is one statement, and no answer depends on a read made before it. Every
 // statement names the tenant: no query reads, changes or conflicts with another tenant's links.
+import { keysetPage, type Page } from "../http/page.ts";
 import { isUniqueViolation, type Row, type Sql } from "../ports/sql.ts";
 import { toIsoTimestamp } from "../rows.ts";
 import type { Link, LinkTarget } from "./link.ts";
@@ -11,9 +12,11 @@ export interface NewLink extends LinkTarget {
   displayName: string | null;
   /** Whether an existing link of the same user takes `displayName` (the body carried the field). */
   replaceDisplayName: boolean;
+  /** The most links the user may hold (LINK_MAX_PER_USER); a re-link of their own is always allowed. */
+  maxLinksPerUser: number;
 }
 
-export type LinkConflictCode = "external_account_already_linked" | "provider_already_linked";
+export type LinkConflictCode = "external_account_already_linked" | "provider_already_linked" | "link_limit_reached";
 
 type LinkResult = { outcome: "created" | "existing"; link: Link } | { outcome: "conflict"; code: LinkConflictCode };
 
@@ -39,15 +42,25 @@ const COLUMNS = "provider, external_account_id, user_id, display_name, linked_at
 // first (the INSERT reads it, so it runs first): FOR UPDATE waits for a concurrent writer and
 // yields the latest committed name. A row inserted concurrently, after this statement's snapshot,
 // is not in `before`; its re-link is then recorded too, an extra change that costs one KV delete.
+//
+// `gate` asks sql/0009_links_per_user_cap.sql whether the user may hold one more link, taking the
+// user's lock; when not, nothing is inserted and `allowed` is false. It comes before any row lock
+// (`before` joins it): a statement holding the caller's row while waiting for the user's lock,
+// behind one holding that lock and upserting the same row, would deadlock. The final LEFT JOIN
+// answers one row in every case: `allowed`, then the link's columns, null when nothing was linked.
 const LINK = `
-WITH before AS (
-  SELECT display_name FROM linked_external_accounts
+WITH gate AS MATERIALIZED (
+  SELECT links_may_add($6, $3, $1, $2, $7::integer) AS allowed
+),
+before AS (
+  SELECT display_name FROM linked_external_accounts, gate
   WHERE tenant_id = $6 AND lower(provider) = $1 AND external_account_id = $2 AND user_id = $3
-  FOR UPDATE
+  FOR UPDATE OF linked_external_accounts
 ),
 linked AS (
   INSERT INTO linked_external_accounts AS linked (tenant_id, provider, external_account_id, user_id, display_name)
-  SELECT $6::text, $1::text, $2::text, $3::text, $4::text FROM (SELECT count(*) FROM before) AS locked_first
+  SELECT $6::text, $1::text, $2::text, $3::text, $4::text FROM (SELECT count(*) FROM before) AS locked_first, gate
+  WHERE gate.allowed
   ON CONFLICT (tenant_id, (lower(provider)), external_account_id) DO UPDATE
     SET display_name = CASE WHEN $5::boolean THEN excluded.display_name ELSE linked.display_name END
     WHERE linked.user_id = excluded.user_id
@@ -58,15 +71,19 @@ change AS (
   SELECT $6, provider, external_account_id FROM linked
   WHERE created OR NOT EXISTS (SELECT 1 FROM before WHERE before.display_name IS NOT DISTINCT FROM linked.display_name)
 )
-SELECT * FROM linked`;
+SELECT gate.allowed, linked.* FROM gate LEFT JOIN linked ON true`;
 
 // lower(provider) lets these use the unique indexes (providers are stored lower-case anyway).
 const BY_TARGET = `
 SELECT ${COLUMNS} FROM linked_external_accounts
 WHERE tenant_id = $3 AND lower(provider) = $1 AND external_account_id = $2`;
 
-const BY_USER = `
-SELECT ${COLUMNS} FROM linked_external_accounts WHERE tenant_id = $2 AND user_id = $1 ORDER BY lower(provider)`;
+// Walks the user-provider index: a page costs its own rows, however many links the user has.
+const USER_PAGE = `
+SELECT ${COLUMNS} FROM linked_external_accounts
+WHERE tenant_id = $1 AND user_id = $2 AND lower(provider) > $3
+ORDER BY lower(provider)
+LIMIT $4`;
 
 // The unlink and its change feed row: one statement, so there is a row exactly when a link went.
 const UNLINK = `
@@ -99,6 +116,7 @@ export async function linkAccount(sql: Sql, link: NewLink): Promise<LinkResult> 
     link.displayName,
     link.replaceDisplayName,
     link.tenantId,
+    String(link.maxLinksPerUser),
   ];
   let result = await tryLink(sql, params);
   // ON CONFLICT only arbitrates its own index. When the same user links the same account twice at
@@ -109,7 +127,9 @@ export async function linkAccount(sql: Sql, link: NewLink): Promise<LinkResult> 
   if (result === "provider_already_linked") result = await tryLink(sql, params);
   if (typeof result === "string") return { outcome: "conflict", code: result };
   const [row] = result;
-  if (!row) return { outcome: "conflict", code: "external_account_already_linked" };
+  if (row?.allowed === false) return { outcome: "conflict", code: "link_limit_reached" };
+  // No link row: the account is another user's (the upsert's WHERE refused it).
+  if (!row || row.provider === null) return { outcome: "conflict", code: "external_account_already_linked" };
   return { outcome: row.created === true ? "created" : "existing", link: toLink(row) };
 }
 
@@ -128,8 +148,15 @@ export async function findLink(sql: Sql, tenantId: string, target: LinkTarget): 
   return row && toLink(row);
 }
 
-export async function listUserLinks(sql: Sql, tenantId: string, userId: string): Promise<Link[]> {
-  return (await sql.query(BY_USER, [userId, tenantId])).map(toLink);
+/** The user's links with providers after `after` (none: from the first), in provider order. */
+export async function listUserLinks(
+  sql: Sql,
+  tenantId: string,
+  userId: string,
+  { after = "", limit }: { after?: string; limit: number },
+): Promise<Page<Link, string>> {
+  const rows = await sql.query(USER_PAGE, [tenantId, userId, after, String(limit + 1)]);
+  return keysetPage(rows, limit, toLink, (link) => link.provider);
 }
 
 /** Deletes the link only when `userId` owns it; false when there was nothing of theirs. */

@@ -6,7 +6,16 @@ import { readJson, validate } from "../http/body.ts";
 import { type Logger, silentLogger } from "../log.ts";
 import { notFound, ProblemError } from "../problem.ts";
 import { createLinkCache, DEFAULT_KV_TIMEOUT_MS } from "./cache.ts";
-import { canSee, type Link, LinkBodySchema, LookupQuerySchema, linkLocation, readTarget } from "./link.ts";
+import {
+  canSee,
+  type Link,
+  LinkBodySchema,
+  LookupQuerySchema,
+  linkLocation,
+  readTarget,
+  UserLinksQuerySchema,
+} from "./link.ts";
+import type { LinkLimits } from "./link-settings.ts";
 import { findLink, type LinkConflictCode, linkAccount, listUserLinks, unlinkAccount } from "./repository.ts";
 import { DEFAULT_RESYNC_BATCH_SIZE, resyncLinkCache } from "./resync.ts";
 import { createLinkSync } from "./sync.ts";
@@ -16,11 +25,14 @@ export const LINK_SOURCE_HEADER = "x-link-source";
 const conflictDetails: Record<LinkConflictCode, string> = {
   external_account_already_linked: "This external account is linked to another user.",
   provider_already_linked: "You already have another account of this provider linked; unlink it first.",
+  link_limit_reached: "You already hold as many links as one user may; unlink one first.",
 };
 
 /** The link routes of docs/API.md. Postgres decides every outcome; KV only serves reads. */
 export function linkRoutes(deps: AppDeps) {
   const { sql } = deps;
+  // Read per request, never here: Fastly builds the app before any setting can be read.
+  const limits = () => deps.settings.linkLimits;
   const linkSync = deps.linkSync ?? createLinkSync(deps);
   // Looked up on every call, not captured: a test that fakes the clock moves it for us too.
   const now = () => Date.now();
@@ -36,6 +48,7 @@ export function linkRoutes(deps: AppDeps) {
   const app = new Hono<AppEnv>()
     .put("/links/:provider/:externalAccountId", async (c) => {
       const target = readTarget(c);
+      requireAllowedProvider(limits(), target.provider);
       const body = await readJson(c.req.raw, LinkBodySchema, { whenEmpty: {} });
       const readAt = now();
       const principal = c.get("principal");
@@ -45,6 +58,7 @@ export function linkRoutes(deps: AppDeps) {
         userId: principal.userId,
         displayName: body.displayName ?? null,
         replaceDisplayName: body.displayName !== undefined,
+        maxLinksPerUser: limits().maxPerUser,
       });
       if (result.outcome === "conflict") throw new ProblemError(409, result.code, conflictDetails[result.code]);
       // After the commit, and only as a copy: a failed write leaves a miss, never a wrong answer.
@@ -79,8 +93,9 @@ export function linkRoutes(deps: AppDeps) {
       return c.body(null, 204);
     })
     .get("/me/links", async (c) => {
+      const page = validate(UserLinksQuerySchema, { after: c.req.query("after"), limit: c.req.query("limit") });
       const { tenantId, userId } = c.get("principal");
-      return c.json({ items: await listUserLinks(sql, tenantId, userId) });
+      return c.json(await listUserLinks(sql, tenantId, userId, page));
     })
     .post("/admin/links/resync", async (c) => {
       requireAdmin(c, "resync");
@@ -100,6 +115,18 @@ export function linkRoutes(deps: AppDeps) {
   allowOnly(app, "/admin/links/resync", ["POST"]);
   allowOnly(app, "/admin/links/sync", ["POST"]);
   return app;
+}
+
+/** Only new links are judged: links of a provider taken off the list can still be read and unlinked. */
+function requireAllowedProvider({ providers }: LinkLimits, provider: string) {
+  if (providers && !providers.has(provider)) {
+    const accepted = [...providers].join(", ");
+    throw new ProblemError(
+      422,
+      "provider_not_allowed",
+      `This service links accounts of these providers only: ${accepted}.`,
+    );
+  }
 }
 
 function requireAdmin(c: Context<AppEnv>, action: string) {

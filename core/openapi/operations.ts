@@ -5,7 +5,7 @@ import * as v from "valibot";
 import { AssetFieldsSchema, AssetIdSchema, AssetPatchSchema } from "../assets/model.ts";
 import { IDEMPOTENCY_KEY, IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from "../documents/idempotency.ts";
 import { NewDocumentSchema, PageQuerySchema } from "../documents/routes.ts";
-import { LinkBodySchema, LookupQuerySchema, TargetSchema } from "../links/link.ts";
+import { LinkBodySchema, LookupQuerySchema, TargetSchema, UserLinksQuerySchema } from "../links/link.ts";
 import { LINK_SOURCE_HEADER } from "../links/routes.ts";
 import type { ProblemCode } from "../problem.ts";
 import type { SchemaName } from "./schemas.ts";
@@ -121,7 +121,8 @@ export const operations: Record<string, OperationSpec> = {
     },
     problems: {
       ...targetProblems,
-      409: ["external_account_already_linked", "provider_already_linked"],
+      409: ["external_account_already_linked", "provider_already_linked", "link_limit_reached"],
+      422: ["validation_failed", "provider_not_allowed"],
     },
   },
   "GET /v1/links/:provider/:externalAccountId": {
@@ -146,10 +147,11 @@ export const operations: Record<string, OperationSpec> = {
     problems: { ...targetProblems, 404: ["not_found"] },
   },
   "GET /v1/me/links": {
-    summary: "The caller's links.",
+    summary: "The caller's links, in provider order, a page at a time.",
     tag: "links",
-    responses: { 200: { description: "The caller's links.", body: "LinkList" } },
-    problems: {},
+    query: UserLinksQuerySchema,
+    responses: { 200: { description: "One page; `next` is the `after` of the following one.", body: "LinkPage" } },
+    problems: { 422: ["validation_failed"] },
   },
   "POST /v1/admin/links/resync": {
     summary: "Make the KV cache agree with Postgres (admin only).",

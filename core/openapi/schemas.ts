@@ -28,7 +28,7 @@ const LinkSchema = v.strictObject({
   linkedAt: timestamp,
 });
 
-const LinkListSchema = v.strictObject({ items: v.array(LinkSchema) });
+const LinkPageSchema = v.strictObject({ items: v.array(LinkSchema), next: v.nullable(v.string()) });
 
 const ResyncCountsSchema = v.strictObject({ written: count, removed: count, unchanged: count, failed: count });
 
@@ -78,7 +78,7 @@ export const namedSchemas = {
   Health: HealthSchema,
   Ready: ReadySchema,
   Link: LinkSchema,
-  LinkList: LinkListSchema,
+  LinkPage: LinkPageSchema,
   ResyncCounts: ResyncCountsSchema,
   LinkSyncReport: LinkSyncReportSchema,
   Asset: AssetSchema,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { describeContract } from "../../test/ports/describe-contract.ts";
 import { kvContract } from "../../test/ports/kv-contract.ts";
-import { createMemoryKv } from "./memory.ts";
+import { createMemoryKv, SWEEP_STEPS_PER_WRITE } from "./memory.ts";
 
 describeContract("KV cache contract: memory", kvContract, async () => ({
   port: createMemoryKv(),
@@ -26,6 +26,41 @@ describe("memory KV", () => {
     now += 1;
     expect(await kv.get("a")).toBeNull();
     expect(kv.size()).toBe(0);
+  });
+
+  it("sweeps expired entries as it is written to, without reading them", async () => {
+    let now = 1_000_000;
+    const kv = createMemoryKv(() => now);
+    for (let i = 0; i < 1000; i++) await kv.put(`old/${i}`, "x", { ttlSeconds: 60 });
+    now += 60_000;
+    for (let i = 0; i < 1000; i++) await kv.put(`new/${i}`, "x", { ttlSeconds: 3600 });
+    expect(kv.heldEntries()).toBe(1000);
+    expect(kv.size()).toBe(1000);
+  });
+
+  it("holds under twice its live entries however long keys keep coming and going", async () => {
+    let now = 0;
+    const kv = createMemoryKv(() => now);
+    let most = 0;
+    for (let i = 0; i < 50_000; i++) {
+      // A new key every 10 ms, each living 60 s: 6,000 live at any time.
+      now += 10;
+      await kv.put(`k/${i}`, "x", { ttlSeconds: 60 });
+      most = Math.max(most, kv.heldEntries());
+    }
+    expect(most).toBeLessThanOrEqual(2 * 6_000 + SWEEP_STEPS_PER_WRITE);
+    expect(most).toBeGreaterThanOrEqual(6_000);
+  });
+
+  it("keeps every live entry while sweeping", async () => {
+    let now = 0;
+    const kv = createMemoryKv(() => now);
+    for (let i = 0; i < 100; i++) await kv.put(`long/${i}`, String(i), { ttlSeconds: 3600 });
+    for (let i = 0; i < 1000; i++) {
+      now += 100;
+      await kv.put(`short/${i}`, "x", { ttlSeconds: 60 });
+    }
+    for (let i = 0; i < 100; i++) expect(await kv.get(`long/${i}`)).toBe(String(i));
   });
 
   it("lists by prefix in pages", async () => {

@@ -8,24 +8,61 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export interface ListenOptions {
+export interface ListenOptions extends Partial<ServerLimits> {
   port?: number;
   hostname?: string;
-  /** The largest request header section Node's parser accepts; beyond it: 431. */
-  maxHeaderBytes?: number;
 }
 
-export const DEFAULT_MAX_HEADER_BYTES = 16 * 1024;
+/** What one client can hold of the server: none of these is unbounded. */
+export interface ServerLimits {
+  /** The largest request header section Node's parser accepts; beyond it: 431. */
+  maxHeaderBytes: number;
+  /** The header section must have arrived within this; else 408 and the connection closes. */
+  headersTimeoutMs: number;
+  /** The whole request, body included (at most 64 KiB), must have arrived within this; else 408. */
+  requestTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this. */
+  keepAliveTimeoutMs: number;
+  /** Connections beyond this many open at once are closed as they are accepted. */
+  maxConnections: number;
+}
+
+// A client that trickles its request in (a byte every few seconds) would otherwise hold its
+// connection for Node's defaults: 60 s of headers, 300 s of request.
+export const DEFAULT_SERVER_LIMITS: ServerLimits = {
+  maxHeaderBytes: 16 * 1024,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  // Node's own default, set here so it is stated; a proxy in front must close idle upstream
+  // connections sooner, or it may reuse one just as the server closes it.
+  keepAliveTimeoutMs: 5_000,
+  maxConnections: 1_000,
+};
+
+export const DEFAULT_MAX_HEADER_BYTES = DEFAULT_SERVER_LIMITS.maxHeaderBytes;
 
 /** Serves a Web-standard handler on Node's HTTP server. */
 export function listen(
   fetch: (request: Request) => Response | Promise<Response>,
-  { port = 8787, hostname = "127.0.0.1", maxHeaderBytes = DEFAULT_MAX_HEADER_BYTES }: ListenOptions = {},
+  { port = 8787, hostname = "127.0.0.1", ...overrides }: ListenOptions = {},
 ): Promise<RunningServer> {
+  const limits = { ...DEFAULT_SERVER_LIMITS, ...overrides };
   return new Promise((resolve, reject) => {
     let closing = false;
     const server = serve(
-      { fetch, port, hostname, serverOptions: { maxHeaderSize: maxHeaderBytes } },
+      {
+        fetch,
+        port,
+        hostname,
+        serverOptions: {
+          maxHeaderSize: limits.maxHeaderBytes,
+          headersTimeout: limits.headersTimeoutMs,
+          requestTimeout: limits.requestTimeoutMs,
+          keepAliveTimeout: limits.keepAliveTimeoutMs,
+          // How often Node looks for connections past those timeouts (its default: every 30 s).
+          connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs),
+        },
+      },
       (info: AddressInfo) => {
         resolve({
           url: `http://${hostname}:${info.port}`,
@@ -45,6 +82,7 @@ export function listen(
         });
       },
     );
+    server.maxConnections = limits.maxConnections;
     server.on("clientError", answerUnparsableRequest);
     server.on("request", (_request: unknown, response: { shouldKeepAlive: boolean }) => {
       if (closing) response.shouldKeepAlive = false;
@@ -81,6 +119,8 @@ function parserProblem(code: string | undefined): ProblemError {
       return new ProblemError(501, "not_implemented", "The request method is not recognized.");
     case "HPE_HEADER_OVERFLOW":
       return new ProblemError(431, "headers_too_large", "The request's header fields are too large.");
+    case "ERR_HTTP_REQUEST_TIMEOUT":
+      return new ProblemError(408, "request_timeout", "The request did not arrive in time.");
     default:
       return new ProblemError(400, "malformed_request", "The request is not valid HTTP/1.1.");
   }

@@ -8,15 +8,17 @@ import { createMemoryKv } from "../kv/memory.ts";
 import { neonSqlFromSettings } from "../neon/neon-sql.ts";
 import { apiReferenceEnabled, withApiReference } from "./api-reference.ts";
 import { type ListenOptions, listen, type RunningServer } from "./server.ts";
+import { readServerLimits } from "./settings.ts";
 
 /** Throws a SettingsError naming the first unusable setting before anything listens. */
 export async function startNodeService(env: RawSettings, listenOptions: ListenOptions): Promise<RunningServer> {
   const settings = parseSettings(env);
+  const limits = readServerLimits(env);
   const deps = { sql: neonSqlFromSettings(settings), kv: createMemoryKv(), settings };
   const linkSync = createLinkSync(deps);
   const app = createApp({ ...deps, runtime: "node", linkSync });
   const fetch = apiReferenceEnabled(env.API_DOCS) ? withApiReference(app.fetch) : app.fetch;
-  const server = await listen(fetch, listenOptions);
+  const server = await listen(fetch, { ...limits, ...listenOptions });
   const timer = setInterval(() => void linkSync.drain(), linkSync.intervalMs);
   timer.unref();
   return {

@@ -8,6 +8,7 @@ import { launchRuntime, type RunningRuntime } from "../../dev/launchers/index.ts
 import { type LocalStack, startLocalStack } from "../../dev/stack.ts";
 import { TEST_AUTH_SECRET } from "../support/tokens.ts";
 import { identityProviderCases } from "./cases/identity-provider.ts";
+import { CONFORMANCE_LINK_LIMITS } from "./cases/links.ts";
 import { httpClient } from "./client.ts";
 import { type IdentityProvider, PROVIDER_SETTINGS, startIdentityProvider } from "./identity-provider.ts";
 import { conformanceSuite, loginRefusedSuite, unavailableSuite } from "./suite.ts";
@@ -22,7 +23,11 @@ export function runConformance(runtime: RuntimeName): void {
       // Embedded PGlite behind the Neon-compatible endpoint: the suite checks behaviour over
       // HTTP only (races are proven on PostgreSQL by the capability suites).
       stack = await startLocalStack();
-      return { DATABASE_URL: stack.databaseUrl, NEON_FETCH_ENDPOINT: stack.neonFetchEndpoint };
+      return {
+        DATABASE_URL: stack.databaseUrl,
+        NEON_FETCH_ENDPOINT: stack.neonFetchEndpoint,
+        ...CONFORMANCE_LINK_LIMITS,
+      };
     });
     afterAll(async () => {
       await stack?.close();

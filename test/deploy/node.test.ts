@@ -121,6 +121,8 @@ describe("node dist/node/index.js", () => {
     ],
     ["AUTH_TENANT_CLAIM", { AUTH_SECRET: TEST_AUTH_SECRET, AUTH_TENANT_CLAIM: "exp" }],
     ["PORT", { AUTH_SECRET: TEST_AUTH_SECRET, PORT: "eighty" }],
+    ["MAX_CONNECTIONS", { AUTH_SECRET: TEST_AUTH_SECRET, MAX_CONNECTIONS: "lots" }],
+    ["LINK_MAX_PER_USER", { AUTH_SECRET: TEST_AUTH_SECRET, LINK_MAX_PER_USER: "none" }],
   ])("a bad %s stops it at start: one line naming the setting, no value, no stack trace", async (setting, env) => {
     const exit = await runToExit("node", [bundle], { ...endpoint.env, ...env });
     expect(exit.code).toBe(1);

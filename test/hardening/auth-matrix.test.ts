@@ -209,7 +209,7 @@ describe("another user's links", () => {
     }
     await expectProblem(await harness.request(path, { method: "DELETE", as: bob }), 404, "not_found");
     expect(await linkRows(harness.sql, target)).toMatchObject([{ user_id: "alice" }]);
-    expect(await (await harness.request("/v1/me/links", { as: bob })).json()).toEqual({ items: [] });
+    expect(await (await harness.request("/v1/me/links", { as: bob })).json()).toEqual({ items: [], next: null });
     await expectProblem(
       await harness.request(path, { method: "PUT", as: bob }),
       409,

@@ -8,6 +8,7 @@ import type { TokenClaims } from "../support/tokens.ts";
 import { linkPath, linkRows } from "./support.ts";
 
 const CONCURRENCY = 120;
+const CAP_RACERS = 60;
 
 interface Outcome {
   status: number;
@@ -16,7 +17,7 @@ interface Outcome {
 }
 
 async function outcome(response: Response): Promise<Outcome> {
-  const body = (await response.json()) as { code?: string; userId?: string };
+  const body = response.status === 204 ? {} : ((await response.json()) as { code?: string; userId?: string });
   return { status: response.status, code: body.code, userId: body.userId };
 }
 
@@ -107,5 +108,84 @@ describeWithPostgres("link races on PostgreSQL", () => {
     expect(tally(outcomes)).toEqual({ "201": 1, "409 provider_already_linked": CONCURRENCY - 1 });
     const rows = await harness.sql.query("SELECT 1 FROM linked_external_accounts WHERE user_id = 'greedy'");
     expect(rows).toHaveLength(1);
+  });
+});
+
+// LINK_MAX_PER_USER under concurrency: one user's new links arriving at once must not all see room
+// for themselves. Each request is still one statement.
+const CAP = 3;
+
+describeWithPostgres("links per user capped, on PostgreSQL", () => {
+  let harness: Harness;
+  beforeAll(async () => {
+    harness = await startHarness({ backend: "postgres", poolSize: 20, env: { LINK_MAX_PER_USER: String(CAP) } });
+  });
+  afterAll(async () => {
+    await harness?.close();
+  });
+
+  const statusesOf = async (requests: { path: string; as: TokenClaims; method?: string }[]) =>
+    tally(
+      await Promise.all(
+        requests.map(({ path, as, method = "PUT" }) => harness.request(path, { method, as }).then(outcome)),
+      ),
+    );
+  const linksOf = async (tenantId: string, userId: string) =>
+    (
+      await harness.sql.query(
+        "SELECT count(*)::int AS n FROM linked_external_accounts WHERE tenant_id = $1 AND user_id = $2",
+        [tenantId, userId],
+      )
+    )[0]!.n;
+
+  it(`${CAP_RACERS} new links of one user at once, each of its own provider: ${CAP} linked, the rest refused`, async () => {
+    const as = { sub: "hoarder" };
+    const requests = Array.from({ length: CAP_RACERS }, (_, i) => ({ path: linkPath(`p${i}`, `acct-${i}`), as }));
+    expect(await statusesOf(requests)).toEqual({ "201": CAP, "409 link_limit_reached": CAP_RACERS - CAP });
+    expect(await linksOf("acme", "hoarder")).toBe(CAP);
+  });
+
+  it("a user one below the cap, racing new links and a re-link of their own: one more, the re-link 200", async () => {
+    const as = { sub: "almost" };
+    for (let i = 0; i < CAP - 1; i++) {
+      expect((await harness.request(linkPath(`held${i}`, "x"), { method: "PUT", as })).status).toBe(201);
+    }
+    const requests = [
+      ...Array.from({ length: CAP_RACERS }, (_, i) => ({ path: linkPath(`new${i}`, "y"), as })),
+      ...Array.from({ length: 10 }, () => ({ path: linkPath("held0", "x"), as })),
+    ];
+    expect(await statusesOf(requests)).toEqual({
+      "200": 10,
+      "201": 1,
+      "409 link_limit_reached": CAP_RACERS - 1,
+    });
+    expect(await linksOf("acme", "almost")).toBe(CAP);
+  });
+
+  it("unlinks racing new links never leave a user above the cap", async () => {
+    const as = { sub: "churner" };
+    for (let i = 0; i < CAP; i++) {
+      expect((await harness.request(linkPath(`old${i}`, "x"), { method: "PUT", as })).status).toBe(201);
+    }
+    const requests = [
+      ...Array.from({ length: CAP }, (_, i) => ({ path: linkPath(`old${i}`, "x"), as, method: "DELETE" })),
+      ...Array.from({ length: CAP_RACERS }, (_, i) => ({ path: linkPath(`fresh${i}`, "y"), as })),
+    ];
+    const statuses = await statusesOf(requests);
+    expect(statuses["204"]).toBe(CAP);
+    expect(statuses["201"]).toBeLessThanOrEqual(CAP);
+    expect(await linksOf("acme", "churner")).toBe(statuses["201"] ?? 0);
+  });
+
+  it("many users at once, each to the cap: every user holds exactly the cap", async () => {
+    const users = Array.from({ length: 10 }, (_, u) => ({ sub: `crowd-${u}`, tid: `crowd${u % 2}` }));
+    const requests = users.flatMap((as) =>
+      Array.from({ length: CAP + 3 }, (_, i) => ({ path: linkPath(`c${i}`, `${as.sub}-${i}`), as })),
+    );
+    expect(await statusesOf(requests)).toEqual({
+      "201": users.length * CAP,
+      "409 link_limit_reached": users.length * 3,
+    });
+    for (const { sub, tid } of users) expect(await linksOf(tid, sub)).toBe(CAP);
   });
 });

@@ -4,6 +4,9 @@ import { type Call, expectProblem, expectStatus, freshTenant, unique } from "../
 
 const LINK_SOURCE = "x-link-source";
 
+/** The link limits every conformance server runs with, so each runtime is seen applying them. */
+export const CONFORMANCE_LINK_LIMITS = { LINK_MAX_PER_USER: "3", LINK_PROVIDERS: "github,gitlab,bitbucket" };
+
 export function linkCases(call: Call) {
   /** A user of its own, so "the caller already has a github account" never leaks between cases. */
   const newUser = () => ({ sub: unique("user"), tid: "acme" });
@@ -143,6 +146,42 @@ export function linkCases(call: Call) {
         [...ids].sort(),
       );
       expect(answer.json.items.every((link: { userId: string }) => link.userId === user.sub)).toBe(true);
+    });
+
+    it("GET /v1/me/links pages in provider order: next until the last page, limit at most 100", async () => {
+      const user = newUser();
+      for (const provider of ["gitlab", "bitbucket", "github"]) {
+        expectStatus(await call("PUT", linkPath(provider, unique(provider)), { as: user }), 201);
+      }
+      const first = await call("GET", "/v1/me/links?limit=2", { as: user });
+      expectStatus(first, 200);
+      expect(first.json.items.map((link: { provider: string }) => link.provider)).toEqual(["bitbucket", "github"]);
+      expect(first.json.next).toEqual(expect.any(String));
+      const last = await call("GET", `/v1/me/links?limit=2&after=${encodeURIComponent(first.json.next)}`, { as: user });
+      expect(last.json).toEqual({ items: [expect.objectContaining({ provider: "gitlab" })], next: null });
+      expect((await call("GET", "/v1/me/links", { as: user })).json).toMatchObject({ next: null });
+      expectProblem(await call("GET", "/v1/me/links?limit=101", { as: user }), 422, "validation_failed");
+    });
+
+    it("LINK_MAX_PER_USER: at the cap a new link is 409 link_limit_reached, a re-link of one's own 200", async () => {
+      const user = newUser();
+      const own = unique("gh");
+      expectStatus(await call("PUT", linkPath("github", own), { as: user }), 201);
+      for (const provider of ["gitlab", "bitbucket"]) {
+        expectStatus(await call("PUT", linkPath(provider, unique(provider)), { as: user }), 201);
+      }
+      const refused = await call("PUT", linkPath("github", unique("gh")), { as: user });
+      expectProblem(refused, 409, "link_limit_reached");
+      expectStatus(await call("PUT", linkPath("github", own), { as: user }), 200);
+      expect((await call("GET", "/v1/me/links", { as: user })).json.items).toHaveLength(3);
+    });
+
+    it("LINK_PROVIDERS: a provider not on the list is 422 provider_not_allowed, and nothing is linked", async () => {
+      const user = newUser();
+      const path = linkPath("myspace", unique("ms"));
+      expectProblem(await call("PUT", path, { as: user }), 422, "provider_not_allowed");
+      expectProblem(await call("GET", path, { as: user }), 404, "not_found");
+      expect((await call("GET", "/v1/me/links", { as: user })).json.items).toEqual([]);
     });
 
     it("the same sub in another tenant is another user: it neither lists nor unlinks the first one's links", async () => {

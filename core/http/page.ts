@@ -1,0 +1,37 @@
+// Keyset pagination, the same on every list: `?after=<cursor>&limit=<1..100>` answers
+// `{ items, next }`, where `next` is the `after` of the following page, or null after the last.
+import * as v from "valibot";
+import type { Row } from "../ports/sql.ts";
+
+export const DEFAULT_PAGE_SIZE = 20;
+/** Keeps every page far below what one answer may hold (Neon's HTTP API answers at most 10 MB). */
+export const MAX_PAGE_SIZE = 100;
+
+/** Query values are text: canonical decimal integers only, within what a JSON number holds exactly. */
+export const integerText = (min: number, max: number) =>
+  v.pipe(
+    v.string(),
+    v.regex(/^(0|[1-9][0-9]{0,15})$/, "must be a decimal integer"),
+    v.transform(Number),
+    v.minValue(min),
+    v.maxValue(max),
+  );
+
+export const pageLimit = v.optional(integerText(1, MAX_PAGE_SIZE), String(DEFAULT_PAGE_SIZE));
+
+export interface Page<T, Cursor> {
+  items: T[];
+  next: Cursor | null;
+}
+
+/** A page read with `limit + 1` rows: the extra row only tells that another page follows, without a count. */
+export function keysetPage<T, Cursor>(
+  rows: Row[],
+  limit: number,
+  toItem: (row: Row) => T,
+  cursorOf: (item: T) => Cursor,
+): Page<T, Cursor> {
+  const items = rows.slice(0, limit).map(toItem);
+  const last = items.at(-1);
+  return { items, next: rows.length > limit && last !== undefined ? cursorOf(last) : null };
+}

@@ -1,0 +1,84 @@
+// The Node server's limits, over raw sockets: what a slow, idle or crowding client is answered.
+import { connect, type Socket } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { DEFAULT_SERVER_LIMITS, listen, type RunningServer } from "./server.ts";
+
+const LIMITS = { headersTimeoutMs: 300, requestTimeoutMs: 800, keepAliveTimeoutMs: 200, maxConnections: 2 };
+
+let server: RunningServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+async function start(overrides = LIMITS) {
+  // Reads the whole body first, as the app's routes do.
+  server = await listen(async (request) => new Response(await request.text()), { port: 0, ...overrides });
+  return new URL(server.url);
+}
+
+/** A socket that collects what it receives; `closed` settles when the server ends it. */
+async function open(url: URL) {
+  const socket: Socket = connect(Number(url.port), url.hostname);
+  await new Promise((resolve) => socket.once("connect", resolve));
+  let received = "";
+  socket.on("data", (chunk) => {
+    received += chunk.toString();
+  });
+  const closed = new Promise<number>((resolve) => socket.once("close", () => resolve(Date.now())));
+  socket.on("error", () => {});
+  return { socket, closed, received: () => received };
+}
+
+const GET = "GET /healthz HTTP/1.1\r\nhost: x\r\n\r\n";
+
+describe("the Node server's limits", () => {
+  it("states a bound for each of them", () => {
+    expect(DEFAULT_SERVER_LIMITS).toEqual({
+      maxHeaderBytes: 16 * 1024,
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 30_000,
+      keepAliveTimeoutMs: 5_000,
+      maxConnections: 1_000,
+    });
+  });
+
+  it.each([
+    ["a header section", "GET /healthz HTTP/1.1\r\nhost: x\r\n", LIMITS.headersTimeoutMs],
+    ["a body", "POST /v1/documents HTTP/1.1\r\nhost: x\r\ncontent-length: 100\r\n\r\n{", LIMITS.requestTimeoutMs],
+  ])("%s that does not arrive in time: 408 request_timeout, connection closed", async (_, partial, timeoutMs) => {
+    const client = await open(await start());
+    const sent = Date.now();
+    client.socket.write(partial);
+    const closedAt = await client.closed;
+    expect(client.received()).toMatch(/^HTTP\/1\.1 408 /);
+    expect(client.received()).toContain('"code":"request_timeout"');
+    expect(closedAt - sent).toBeGreaterThanOrEqual(timeoutMs - 50);
+    expect(closedAt - sent).toBeLessThan(5_000);
+  });
+
+  it("an idle keep-alive connection is closed after the keep-alive timeout", async () => {
+    const client = await open(await start());
+    client.socket.write(GET);
+    const answeredAt = await new Promise<number>((resolve) => client.socket.once("data", () => resolve(Date.now())));
+    expect(client.received()).toMatch(/^HTTP\/1\.1 200 /);
+    const closedAt = await client.closed;
+    expect(closedAt - answeredAt).toBeGreaterThanOrEqual(LIMITS.keepAliveTimeoutMs - 50);
+    expect(closedAt - answeredAt).toBeLessThan(3_000);
+  });
+
+  it("connections beyond the cap are closed unanswered; those within it are served", async () => {
+    const url = await start({ ...LIMITS, headersTimeoutMs: 5_000, requestTimeoutMs: 10_000 });
+    const held = [await open(url), await open(url)];
+    const extra = await open(url);
+    extra.socket.write(GET);
+    await extra.closed;
+    expect(extra.received()).toBe("");
+    for (const client of held) {
+      client.socket.write(GET);
+      await new Promise((resolve) => client.socket.once("data", resolve));
+      expect(client.received()).toMatch(/^HTTP\/1\.1 200 /);
+      client.socket.destroy();
+    }
+  });
+});
