@@ -18,6 +18,7 @@ describe("parseSettings", () => {
       linkSyncIntervalSeconds: DEFAULT_LINK_SYNC_INTERVAL_SECONDS,
       databaseUrl: undefined,
       neonFetchEndpoint: undefined,
+      serverTiming: false,
     });
   });
 

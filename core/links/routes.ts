@@ -20,12 +20,11 @@ const conflictDetails: Record<LinkConflictCode, string> = {
 
 /** The link routes of docs/API.md. Postgres decides every outcome; KV only serves reads. */
 export function linkRoutes(deps: AppDeps) {
-  const { sql } = deps;
   const linkSync = deps.linkSync ?? createLinkSync(deps);
   // Looked up on every call, not captured: a test that fakes the clock moves it for us too.
   const now = () => Date.now();
   const cacheFor = (c: Context<AppEnv>) =>
-    createLinkCache(deps.kv, {
+    createLinkCache(c.var.kv, {
       tenantId: c.get("principal").tenantId,
       ttlSeconds: deps.settings.linkCacheTtlSeconds,
       timeoutMs: DEFAULT_KV_TIMEOUT_MS,
@@ -39,7 +38,7 @@ export function linkRoutes(deps: AppDeps) {
       const body = await readJson(c.req.raw, LinkBodySchema, { whenEmpty: {} });
       const readAt = now();
       const principal = c.get("principal");
-      const result = await linkAccount(sql, {
+      const result = await linkAccount(c.var.sql, {
         ...target,
         tenantId: principal.tenantId,
         userId: principal.userId,
@@ -64,7 +63,7 @@ export function linkRoutes(deps: AppDeps) {
         if (cached && canSee(principal, cached)) return found(c, cached, "kv");
       }
       const readAt = now();
-      const link = await findLink(sql, principal.tenantId, target);
+      const link = await findLink(c.var.sql, principal.tenantId, target);
       // A refused lookup writes nothing, not even a cache copy.
       if (!link || !canSee(principal, link)) throw notFound("No such link.");
       // A strong read leaves the cache alone: it answers one client, repair is resync's job.
@@ -74,18 +73,18 @@ export function linkRoutes(deps: AppDeps) {
     .delete("/links/:provider/:externalAccountId", async (c) => {
       const target = readTarget(c);
       const { tenantId, userId } = c.get("principal");
-      if (!(await unlinkAccount(sql, tenantId, target, userId))) throw notFound("No such link.");
+      if (!(await unlinkAccount(c.var.sql, tenantId, target, userId))) throw notFound("No such link.");
       await cacheFor(c).remove(target);
       return c.body(null, 204);
     })
     .get("/me/links", async (c) => {
       const { tenantId, userId } = c.get("principal");
-      return c.json({ items: await listUserLinks(sql, tenantId, userId) });
+      return c.json({ items: await listUserLinks(c.var.sql, tenantId, userId) });
     })
     .post("/admin/links/resync", async (c) => {
       requireAdmin(c, "resync");
       const batchSize = DEFAULT_RESYNC_BATCH_SIZE;
-      return c.json(await resyncLinkCache(sql, cacheFor(c), { batchSize, now }));
+      return c.json(await resyncLinkCache(c.var.sql, cacheFor(c), { batchSize, now }));
     })
     // One drain of the change feed, for an outside scheduler. The drain covers the deployment;
     // the answer speaks of the caller's tenant only.

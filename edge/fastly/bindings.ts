@@ -19,6 +19,7 @@ export const CONFIG_KEYS = [
   "LINK_CACHE_TTL_SECONDS",
   "LINK_SYNC_INTERVAL_SECONDS",
   "NEON_FETCH_ENDPOINT",
+  "SERVER_TIMING",
   // Public keys and claim names: nothing here lets anyone sign a token.
   "AUTH_JWKS",
   "AUTH_JWKS_URL",

@@ -22,7 +22,8 @@ export function runConformance(runtime: RuntimeName): void {
       // Embedded PGlite behind the Neon-compatible endpoint: the suite checks behaviour over
       // HTTP only (races are proven on PostgreSQL by the capability suites).
       stack = await startLocalStack();
-      return { DATABASE_URL: stack.databaseUrl, NEON_FETCH_ENDPOINT: stack.neonFetchEndpoint };
+      // On, as under `npm start`: the cases check its header on every runtime.
+      return { DATABASE_URL: stack.databaseUrl, NEON_FETCH_ENDPOINT: stack.neonFetchEndpoint, SERVER_TIMING: "on" };
     });
     afterAll(async () => {
       await stack?.close();

@@ -7,6 +7,7 @@ import { conventionCases } from "./cases/conventions.ts";
 import { documentCases } from "./cases/documents.ts";
 import { linkCases } from "./cases/links.ts";
 import { openApiCases } from "./cases/openapi.ts";
+import { serverTimingCases, serverTimingOffCases } from "./cases/server-timing.ts";
 import { unavailableCases } from "./cases/unavailable.ts";
 import { httpClient } from "./client.ts";
 import { conformsToServedDocument } from "./openapi-check.ts";
@@ -21,9 +22,12 @@ export function conformanceSuite(runtime: RuntimeName, baseUrl: () => string): v
   assetCases(call);
   documentCases(call);
   openApiCases(call);
+  serverTimingCases(call, runtime);
 }
 
 /** Registers the cases of a server whose database cannot be reached. */
 export function unavailableSuite(runtime: RuntimeName, baseUrl: () => string): void {
-  unavailableCases(httpClient(baseUrl, conformsToServedDocument(baseUrl)), runtime);
+  const call = httpClient(baseUrl, conformsToServedDocument(baseUrl));
+  unavailableCases(call, runtime);
+  serverTimingOffCases(call);
 }
