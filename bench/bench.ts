@@ -179,7 +179,10 @@ async function main(): Promise<number> {
       `--max-requests ${opts.maxRequests} leaves nothing once the clean-up's ${reserve} are held back`,
     );
   }
-  const budgets = { run: new RequestBudget(opts.maxRequests - reserve), cleanup: new RequestBudget(reserve) };
+  const budgets = {
+    run: new RequestBudget(opts.maxRequests - reserve, opts.maxRequests),
+    cleanup: new RequestBudget(reserve, opts.maxRequests),
+  };
   progress(
     `At most ${opts.maxRequests} requests (${reserve} of them held back for the clean-up), ` +
       `${opts.concurrency} in flight, no phase longer than ${opts.timeLimitMs} ms`,

@@ -5,7 +5,11 @@
 export class RequestBudget {
   private used = 0;
 
-  constructor(readonly limit: number) {}
+  /** `flag`: the --max-requests this budget is part of, as errors name it. */
+  constructor(
+    readonly limit: number,
+    readonly flag = limit,
+  ) {}
 
   get sent(): number {
     return this.used;
@@ -20,13 +24,15 @@ export class RequestBudget {
 
   /** One request, or an error saying the budget is spent. */
   take(): void {
-    if (this.grant(1) === 0) throw new BudgetSpentError(this.limit);
+    if (this.grant(1) === 0) throw new BudgetSpentError(this.flag);
   }
 }
 
+export const budgetSpent = (flag: number) => `--max-requests ${flag} reached: not sent`;
+
 export class BudgetSpentError extends Error {
-  constructor(limit: number) {
-    super(`--max-requests ${limit} reached: not sent`);
+  constructor(flag: number) {
+    super(budgetSpent(flag));
     this.name = "BudgetSpentError";
   }
 }

@@ -5,7 +5,7 @@ import { randomBytes } from "node:crypto";
 import { progress } from "../lib/cli.ts";
 import type { TokenSource } from "../lib/tokens.ts";
 import { budgetedFetch, type RequestBudget } from "./budget.ts";
-import { removeWhatWasMade } from "./cleanup.ts";
+import { type Cleanup, removeWhatWasMade } from "./cleanup.ts";
 import { checkTarget } from "./deployments.ts";
 import { startLoadGenerator } from "./load-generator.ts";
 import type { TargetStatus } from "./report.ts";
@@ -45,13 +45,12 @@ export async function runOnDeployments(
   const load = startLoadGenerator();
   const session = { opts, tenant, tokens, load, budget: budgets.run, state: new Map(), baselines: new Map() };
   try {
-    const measured = await measureRun(session, available, {
-      stalenessLanes: opts.concurrency,
-      pollMs: STALENESS_POLL_MS,
-      timeoutMs: STALENESS_TIMEOUT_MS,
+    let cleanup: Cleanup = { unlinked: 0, assetsDeleted: 0, failures: [] };
+    const extent = { stalenessLanes: opts.concurrency, pollMs: STALENESS_POLL_MS, timeoutMs: STALENESS_TIMEOUT_MS };
+    const measured = await measureRun(session, available, extent, async () => {
+      cleanup = await removeWhatWasMade(session, available, budgetedFetch(budgets.cleanup));
+      progress(`Removed: ${cleanup.unlinked} links, ${cleanup.assetsDeleted} assets; documents stay`);
     });
-    const cleanup = await removeWhatWasMade(session, available, budgetedFetch(budgets.cleanup));
-    progress(`Removed: ${cleanup.unlinked} links, ${cleanup.assetsDeleted} assets; documents stay in ${tenant}-*-docs`);
     const withoutTiming = statuses.filter((s) => s.available && !s.serverTiming).map((s) => s.target);
     return {
       ...measured,

@@ -92,6 +92,12 @@ const SERVICE = (context: OperationContext): BenchClaims => ({
 const bearer = async (context: OperationContext, claims: BenchClaims) => `Bearer ${await context.tokens.token(claims)}`;
 
 const hitLinks = (context: OperationContext) => hitLinkCount(context.tokens.oneIdentity);
+/**
+ * The links looked up. One identity may link one account per provider, over every target of
+ * the run (one database): its one link serves both kinds of lookup on every target.
+ */
+const lookedUp = (context: OperationContext, kind: "hit" | "strong") =>
+  context.tokens.oneIdentity ? "bench-one-" : `${context.owner}-${kind}-`;
 
 /**
  * Links of `prefix` 0…count-1: straight into the bench's own database, or else through the
@@ -153,14 +159,13 @@ export const operations: Record<OperationName, Operation> = {
     expect: { status: 200, linkSource: "kv" },
     roundTrips: 0,
     creates: (run) => hitLinkCount(run.oneIdentity),
-    setup: (context) => seedLinks(context, `${context.owner}-hit-`, hitLinks(context)),
+    setup: (context) => seedLinks(context, lookedUp(context, "hit"), hitLinks(context)),
     async plan(context) {
       const authorization = await bearer(context, SERVICE(context));
-      const count = hitLinks(context);
+      const [prefix, count] = [lookedUp(context, "hit"), hitLinks(context)];
       // Each phase starts with the same warm cache: every hit link looked up once.
-      for (let i = 0; i < count; i++)
-        await (await context.call(lookup(authorization, `${context.owner}-hit-`, i))).arrayBuffer();
-      return times(context.count, (i) => lookup(authorization, `${context.owner}-hit-`, i % count));
+      for (let i = 0; i < count; i++) await (await context.call(lookup(authorization, prefix, i))).arrayBuffer();
+      return times(context.count, (i) => lookup(authorization, prefix, i % count));
     },
   },
   "link-miss": {
@@ -180,12 +185,11 @@ export const operations: Record<OperationName, Operation> = {
     expect: { status: 200, linkSource: "db" },
     roundTrips: 1,
     creates: (run) => hitLinkCount(run.oneIdentity),
-    setup: (context) => seedLinks(context, `${context.owner}-strong-`, hitLinks(context)),
+    setup: (context) => seedLinks(context, lookedUp(context, "strong"), hitLinks(context)),
     async plan(context) {
       const authorization = await bearer(context, SERVICE(context));
-      const count = hitLinks(context);
-      const strong = "?consistency=strong";
-      return times(context.count, (i) => lookup(authorization, `${context.owner}-strong-`, i % count, strong));
+      const [prefix, count] = [lookedUp(context, "strong"), hitLinks(context)];
+      return times(context.count, (i) => lookup(authorization, prefix, i % count, "?consistency=strong"));
     },
   },
   link: {

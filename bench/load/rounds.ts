@@ -5,7 +5,7 @@ import { progress } from "../lib/cli.ts";
 import { fixed } from "../lib/format.ts";
 import { percentile } from "../lib/stats.ts";
 import type { TokenSource } from "../lib/tokens.ts";
-import { budgetedFetch, type RequestBudget } from "./budget.ts";
+import { budgetedFetch, budgetSpent, type RequestBudget } from "./budget.ts";
 import type { BenchDatabase } from "./environment.ts";
 import { runInterleaved, type Sample, type SliceablePhase } from "./interleave.ts";
 import type { LoadGenerator } from "./load-generator.ts";
@@ -126,7 +126,7 @@ async function plan(
         etags: [...context.etags],
       });
       if (granted < to - from) {
-        const reason = `--max-requests ${session.budget.limit} reached: not sent`;
+        const reason = budgetSpent(session.budget.flag);
         result.errors[reason] = (result.errors[reason] ?? 0) + to - from - granted;
       }
       const statements = session.db ? await session.db.statements() : Number.NaN;

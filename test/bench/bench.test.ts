@@ -119,6 +119,18 @@ describe("npm run bench (tiny settings, node runtime)", () => {
     );
   });
 
+  it("splits each app operation's time by its Server-Timing, the parts adding up", () => {
+    for (const summary of result.results.filter((r) => r.operation !== "kv-baseline")) {
+      const m = summary.split!.meanMs;
+      expect(summary.split!.timed).toBe(20);
+      expect(m.network! + m.edge!).toBeCloseTo(m.client!, 6);
+      expect(m.auth! + m.db! + m.kv! + m.app!).toBeCloseTo(m.edge!, 6);
+      if (summary.designRoundTrips > 0) expect(m.db).toBeGreaterThan(0);
+    }
+    // The bare KV get is not the app: it sends no Server-Timing.
+    expect(result.results.find((r) => r.operation === "kv-baseline")!.split).toBeNull();
+  });
+
   it("counts the KV calls each operation makes", () => {
     expect(result.kvProbe["link-hit"]).toEqual({ get: 1, put: 0, delete: 0, list: 0 });
     expect(result.kvProbe["link-miss"]).toEqual({ get: 1, put: 1, delete: 0, list: 0 });
