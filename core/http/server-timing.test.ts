@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { parseServerTiming } from "../../bench/lib/server-timing.ts";
 import { createMemoryKv } from "../../edge/kv/memory.ts";
 import { bearer, TEST_AUTH_SECRET } from "../../test/support/tokens.ts";
 import { createApp } from "../app.ts";
@@ -33,14 +34,7 @@ function appWith(serverTiming: string | undefined, sql = slowSql()) {
 function metrics(response: Response): Record<string, number | string> {
   const header = response.headers.get("server-timing");
   if (header === null) throw new Error("no Server-Timing header");
-  return Object.fromEntries(
-    header.split(",").map((entry) => {
-      const [name, ...params] = entry.trim().split(";");
-      const dur = params.find((p) => p.startsWith("dur="));
-      const desc = params.find((p) => p.startsWith("desc="));
-      return [name, dur ? Number(dur.slice(4)) : JSON.parse(desc!.slice(5))];
-    }),
-  );
+  return Object.fromEntries(parseServerTiming(header));
 }
 
 describe("Server-Timing", () => {

@@ -1,6 +1,7 @@
 // Server-Timing (SERVER_TIMING=on): the same metric names on every runtime and every answer,
 // each part within the total. Off by default: the unavailable suite's server leaves it off.
 import { describe, expect, it } from "vitest";
+import { parseServerTiming } from "../../../bench/lib/server-timing.ts";
 import type { RuntimeName } from "../../../dev/launchers/index.ts";
 import { type Answer, type Call, freshTenant } from "../client.ts";
 
@@ -10,14 +11,7 @@ const PARTS = ["db", "kv", "auth"];
 function metrics(answer: Answer): Record<string, number | string> {
   const header = answer.headers.get("server-timing");
   expect(header, "Server-Timing").not.toBeNull();
-  return Object.fromEntries(
-    header!.split(",").map((entry) => {
-      const [name, ...params] = entry.trim().split(";");
-      const dur = params.find((p) => p.startsWith("dur="));
-      const desc = params.find((p) => p.startsWith("desc="));
-      return [name!, dur ? Number(dur.slice(4)) : (JSON.parse(desc!.slice(5)) as string)];
-    }),
-  );
+  return Object.fromEntries(parseServerTiming(header!));
 }
 
 function expectTimed(answer: Answer, runtime: RuntimeName) {
