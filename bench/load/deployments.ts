@@ -3,6 +3,7 @@
 // Server-Timing says whether the split can be measured there.
 import { UsageError } from "../lib/cli.ts";
 import type { TargetStatus } from "./report.ts";
+import { causeOf } from "./request.ts";
 import type { Target } from "./rounds.ts";
 
 const TARGET_NAME = /^[A-Za-z0-9_-]{1,20}$/;
@@ -45,12 +46,7 @@ export async function checkTarget(target: Target, send: typeof fetch): Promise<T
       serverTiming: response.headers.has("server-timing"),
     };
   } catch (error) {
-    const cause = (error as { cause?: { code?: string } }).cause?.code;
-    return {
-      target: target.name,
-      available: false,
-      reason: `/healthz: ${cause ?? (error instanceof Error ? error.message : String(error))}`,
-    };
+    return { target: target.name, available: false, reason: `/healthz: ${causeOf(error)}` };
   }
 }
 

@@ -68,7 +68,8 @@ async function sendAndCheck(
   return undefined;
 }
 
-function causeOf(error: unknown): string {
+/** What a failed fetch says: its cause's code (ECONNREFUSED…) where it has one. */
+export function causeOf(error: unknown): string {
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
   return cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
 }

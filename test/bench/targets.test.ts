@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { exportJWK, exportPKCS8, generateKeyPair, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "../../dev/free-port.ts";
 import { launchRuntime, type RunningRuntime } from "../../dev/launchers/index.ts";
 import { type LocalStack, startLocalStack } from "../../dev/stack.ts";
 import { createNeonSql } from "../../edge/neon/neon-sql.ts";
@@ -200,7 +201,7 @@ describe("npm run bench against running deployments (node and deno, JWKS sign-in
     expect(await count("documents")).toBe(2 * 11);
   });
 
-  it("signs in with a given token as one identity, leaving out what needs many users", async () => {
+  it("signs in with a given token as one identity, leaving out what needs many users; an unreachable target is reported", async () => {
     const token = await new SignJWT({ [PROVIDER_SETTINGS.AUTH_TENANT_CLAIM]: "given-tenant" })
       .setProtectedHeader({ alg: "ES256", kid: KID, typ: "JWT" })
       .setSubject("given-user")
@@ -209,12 +210,20 @@ describe("npm run bench against running deployments (node and deno, JWKS sign-in
       .setExpirationTime("10m")
       .sign(privateKey);
     const out = join(dir, "given");
-    const args = ["--target", `node=${node().url}`, "--target", `deno=${deno().url}`, "--out", out];
+    const gone = `gone=http://127.0.0.1:${await freePort()}`; // nothing listens there
+    const args = ["--target", `node=${node().url}`, "--target", `deno=${deno().url}`, "--target", gone];
+    args.push("--out", out);
     args.push("--requests", "4", "--rounds", "1", "--warmup", "0", "--staleness", "1");
     const given = await runScript("bench/bench.ts", args, { BENCH_TOKEN: token });
     expect(given.code, given.stderr).toBe(0);
     expect(given.stderr).toMatch(/Left out with one identity \(--token\): link\b/);
     const report = JSON.parse(await readFile(join(out, "bench.json"), "utf8")) as BenchJson;
+    expect(report.targets.map((t) => [t.target, t.available])).toEqual([
+      ["node", true],
+      ["deno", true],
+      ["gone", false],
+    ]);
+    expect(given.stdout).toMatch(/gone unavailable: \/healthz: ECONNREFUSED/);
     const measured = OPERATIONS.filter((operation) => operation !== "link");
     expect(report.results.map((r) => [r.target, r.operation, r.errors])).toEqual(
       ["node", "deno"].flatMap((target) => measured.map((operation) => [target, operation, 0])),
