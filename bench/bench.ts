@@ -1,56 +1,61 @@
-// `npm run bench`: the same workload on every runtime, against the same database and from the
-// same cache state, measured side by side in one run: throughput, latency percentiles, errors,
-// database round trips and KV operations per request. Writes bench.json, bench.md, bench.svg.
-import { randomBytes } from "node:crypto";
+// `npm run bench`: the same workload on every runtime (started here, over one database and from
+// the same cache state) or on deployments given by URL, measured side by side in one run:
+// throughput, latency percentiles, errors, where the time went (Server-Timing), cross-edge
+// staleness, cold starts. Writes bench.json, bench.md, bench.svg and bench-split.svg.
 import { parseArgs } from "node:util";
 import type { RuntimeName } from "../dev/launchers/index.ts";
-import { type RunningRuntime, runtimeNames } from "../dev/launchers/index.ts";
-import { endpointOverheadNote, measureEndpointOverhead } from "../dev/measure/endpoint-overhead.ts";
-import { createNeonSql } from "../edge/neon/neon-sql.ts";
-import {
-  DEFAULT_RESULTS_DIR,
-  machineInfo,
-  muteStdout,
-  positiveInt,
-  progress,
-  selection,
-  UsageError,
-  writeResults,
-} from "./lib/cli.ts";
-import { latencyChart } from "./load/chart.ts";
-import {
-  closeRuntimes,
-  guardProcess,
-  launchKvBaselines,
-  launchRuntimes,
-  openBenchDatabase,
-} from "./load/environment.ts";
-import { probeKvOperations } from "./load/kv-probe.ts";
-import { type LoadGenerator, startLoadGenerator } from "./load/load-generator.ts";
-import { measureNaiveWrite, naiveWriteNote } from "./load/naive-write.ts";
-import { type OperationName, operationNames } from "./load/operations.ts";
-import { benchMarkdown, benchText, latencyRatios, notes as reportNotes, summarize } from "./load/report.ts";
-import { runRounds } from "./load/rounds.ts";
-import { measureStaleness, stalenessMarkdown, stalenessText } from "./load/staleness.ts";
+import { runtimeNames } from "../dev/launchers/index.ts";
+import { DEFAULT_RESULTS_DIR, positiveInt, progress, selection, UsageError } from "./lib/cli.ts";
+import { givenTokens, keyTokens, type TokenSource } from "./lib/tokens.ts";
+import { RequestBudget } from "./load/budget.ts";
+import { runOnDeployments } from "./load/deployment-run.ts";
+import { parseTargets, recordedCommand } from "./load/deployments.ts";
+import { runOnLocalRuntimes } from "./load/local-run.ts";
+import { defaultOperations, type OperationName, operationNames, operations } from "./load/operations.ts";
+import { writeRun } from "./load/results.ts";
 
 const USAGE = `npm run bench -- [options]
-  --requests N      requests per runtime, operation and round (default 200)
-  --concurrency N   requests in flight at once (default 4: two cores serve client and servers)
+  --target NAME=URL  a deployment already running (repeat for several); without any, the bench
+                     starts the runtimes here (--runtimes) over a database of its own
+  --requests N      requests per target, operation and round (default 200; targets 50)
+  --concurrency N   requests in flight at once (default 4: two cores serve client and servers; targets 2)
   --rounds N        measured rounds; the spread between them is reported (default 3)
-  --warmup N        unmeasured requests per runtime and operation first (default 20)
-  --runtimes LIST   ${runtimeNames.join(",")} (default: all)
-  --operations LIST ${operationNames.join(",")} (default: all)
+  --warmup N        unmeasured requests per target and operation first (default 20; targets 5)
+  --operations LIST ${operationNames.join(",")}
+                    (default: ${defaultOperations.local.join(",")};
+                    targets: ${defaultOperations.targets.join(",")})
   --time-limit MS   no new request in a phase after this long (default 6000)
+  --staleness N     unlinks per target pair timed for cross-edge staleness (default 3; targets 1; 0: none)
+  --cold N          first requests after a pause, per target (default 0: none)
+  --idle SECONDS    the pause before each of them (default 30)
+  --max-requests N  the most requests the run sends, clean-up included (default: none; targets 3000)
+  --out DIR         where the results go (default docs/results)
+ The runtimes started here:
+  --runtimes LIST   ${runtimeNames.join(",")} (default: all)
   --db-rtt MS       the Neon endpoint holds each round trip this long, as the edge-to-database
                     distance would (default 0: same machine; at the edge 5–40)
-  --staleness N     unlinks per runtime pair timed for cross-edge staleness (default 3, 0: none)
-  --out DIR         where bench.json, bench.md and bench.svg go (default docs/results)
-Database: DATABASE_URL (postgres://…, a scratch schema is used and dropped), else embedded PGlite.
-With PostgreSQL the bench also times the naive write and the local endpoint's overhead over pg.`;
+  Database: DATABASE_URL (postgres://…, a scratch schema is used and dropped), else embedded PGlite.
+  With PostgreSQL the bench also times the naive write and the local endpoint's overhead over pg.
+ Signing in to deployments (one of):
+  --token JWT       (or BENCH_TOKEN) one identity for everything; --admin-token (or BENCH_ADMIN_TOKEN)
+                    for the admin operation. The operations needing many users are left out.
+  --sign-with KEY.pem  mint tokens from this private key (RSA, P-256 or Ed25519) whose public key
+                    the deployments' JWKS holds; --kid ID, --iss ISSUER, --aud AUDIENCE as they
+                    check them; --tenant-claim (default tid) and --role-claim (default role)`;
 
-function options() {
-  const { values } = parseArgs({
+const LOCAL_DEFAULTS = {
+  requests: 200,
+  concurrency: 4,
+  warmup: 20,
+  staleness: 3,
+  maxRequests: Number.POSITIVE_INFINITY,
+};
+const TARGET_DEFAULTS = { requests: 50, concurrency: 2, warmup: 5, staleness: 1, maxRequests: 3000 };
+
+function parse() {
+  return parseArgs({
     options: {
+      target: { type: "string", multiple: true },
       requests: { type: "string" },
       concurrency: { type: "string" },
       rounds: { type: "string" },
@@ -60,124 +65,131 @@ function options() {
       "time-limit": { type: "string" },
       "db-rtt": { type: "string" },
       staleness: { type: "string" },
+      cold: { type: "string" },
+      idle: { type: "string" },
+      "max-requests": { type: "string" },
+      token: { type: "string" },
+      "admin-token": { type: "string" },
+      "sign-with": { type: "string" },
+      kid: { type: "string" },
+      iss: { type: "string" },
+      aud: { type: "string" },
+      "tenant-claim": { type: "string", default: "tid" },
+      "role-claim": { type: "string", default: "role" },
       out: { type: "string", default: DEFAULT_RESULTS_DIR },
       help: { type: "boolean", default: false },
     },
-  });
+  }).values;
+}
+
+type Values = ReturnType<typeof parse>;
+
+function options(values: Values) {
+  const targets = parseTargets(values.target ?? []);
+  const defaults = targets.length > 0 ? TARGET_DEFAULTS : LOCAL_DEFAULTS;
+  const picked = values.operations;
   return {
-    help: values.help,
-    requests: positiveInt("requests", values.requests, 200),
-    concurrency: positiveInt("concurrency", values.concurrency, 4),
+    targets,
+    requests: positiveInt("requests", values.requests, defaults.requests),
+    concurrency: positiveInt("concurrency", values.concurrency, defaults.concurrency),
     rounds: positiveInt("rounds", values.rounds, 3),
-    warmup: positiveInt("warmup", values.warmup, 20, 0),
+    warmup: positiveInt("warmup", values.warmup, defaults.warmup, 0),
     runtimes: selection<RuntimeName>("runtimes", values.runtimes, runtimeNames),
-    operations: selection<OperationName>("operations", values.operations, operationNames),
+    operations:
+      picked === undefined
+        ? defaultOperations[targets.length > 0 ? "targets" : "local"]
+        : selection<OperationName>("operations", picked, operationNames),
+    explicitOperations: picked !== undefined,
     timeLimitMs: positiveInt("time-limit", values["time-limit"], 6_000),
     dbRttMs: positiveInt("db-rtt", values["db-rtt"], 0, 0),
-    staleness: positiveInt("staleness", values.staleness, 3, 0),
-    out: values.out,
+    staleness: positiveInt("staleness", values.staleness, defaults.staleness, 0),
+    cold: positiveInt("cold", values.cold, 0, 0),
+    idleSeconds: positiveInt("idle", values.idle, 30, 0),
+    maxRequests: positiveInt("max-requests", values["max-requests"], defaults.maxRequests),
+    out: values.out!,
   };
 }
 
+type Options = ReturnType<typeof options>;
+
+/** How a run on deployments signs in: given tokens, or minted from a key. */
+async function deploymentTokens(values: Values): Promise<TokenSource> {
+  const token = values.token ?? process.env.BENCH_TOKEN;
+  const adminToken = values["admin-token"] ?? process.env.BENCH_ADMIN_TOKEN;
+  if (token && values["sign-with"]) throw new UsageError("--token and --sign-with: one way of signing in, not both");
+  if (token) return givenTokens(token, adminToken);
+  if (!values["sign-with"]) {
+    throw new UsageError(
+      "--target needs a token: --token (or BENCH_TOKEN), or --sign-with KEY.pem [--kid --iss --aud]",
+    );
+  }
+  return keyTokens({
+    keyFile: values["sign-with"],
+    kid: values.kid,
+    issuer: values.iss,
+    audience: values.aud,
+    tenantClaim: values["tenant-claim"]!,
+    roleClaim: values["role-claim"]!,
+  });
+}
+
+/** What deployments cannot do, refused before anything is sent; what one identity cannot do, left out. */
+function checkForDeployments(opts: Options, values: Values, tokens: TokenSource): OperationName[] {
+  if (values.runtimes !== undefined || values["db-rtt"] !== undefined) {
+    throw new UsageError("--runtimes and --db-rtt are for the runtimes the bench starts, not for --target");
+  }
+  const local = opts.operations.filter((name) => ["local-database", "baseline"].includes(operations[name].needs ?? ""));
+  if (local.length > 0) throw new UsageError(`--operations ${local.join(",")}: only on the runtimes the bench starts`);
+  const manyUsers = opts.operations.filter((name) => operations[name].needs === "many-users");
+  if (!tokens.oneIdentity || manyUsers.length === 0) return opts.operations;
+  if (opts.explicitOperations)
+    throw new UsageError(`--operations ${manyUsers.join(",")}: needs --sign-with (a new user per request)`);
+  progress(`Left out with one identity (--token): ${manyUsers.join(", ")}`);
+  return opts.operations.filter((name) => !manyUsers.includes(name));
+}
+
+/** One DELETE for each link or asset the run can make on its targets: held back for the clean-up. */
+function plannedCreates(run: Options, targets: number, oneIdentity: boolean): number {
+  const perTarget = run.operations.reduce(
+    (sum, name) => sum + (operations[name].creates?.({ ...run, oneIdentity }) ?? 0),
+    0,
+  );
+  return perTarget * targets;
+}
+
 async function main(): Promise<number> {
-  const opts = options();
-  if (opts.help) {
+  const values = parse();
+  if (values.help) {
     console.log(USAGE);
     return 0;
   }
-  const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}`;
-  const db = await openBenchDatabase(process.env.DATABASE_URL || undefined, opts.dbRttMs);
-  progress(`Database: ${db.description}`);
-  const secret = randomBytes(32).toString("base64url");
-  // The runtimes log one line per request, as in production; printed, 10 000 lines would bury
-  // the progress and time the terminal. They are produced, and dropped here.
-  const unmute = muteStdout();
-  const running: RunningRuntime[] = [];
-  const baselineServers: RunningRuntime[] = [];
-  let load: LoadGenerator | undefined;
-  let cleaned: Promise<void> | undefined;
-  const cleanup = () =>
-    (cleaned ??= (async () => {
-      try {
-        await load?.close();
-        await closeRuntimes([...running, ...baselineServers]);
-        await db.close();
-      } finally {
-        unmute();
-      }
-    })());
-  const guard = guardProcess(cleanup, running, baselineServers);
-  try {
-    const sql = createNeonSql({ databaseUrl: db.databaseUrl, fetchEndpoint: db.neonFetchEndpoint });
-    const kv = await probeKvOperations(sql, opts.operations, db.seed, secret);
-    const env = {
-      ...process.env,
-      AUTH_SECRET: secret,
-      DATABASE_URL: db.databaseUrl,
-      NEON_FETCH_ENDPOINT: db.neonFetchEndpoint,
-      LINK_CACHE_TTL_SECONDS: "3600", // no entry expires during the run: the same cache state for all
-    };
-    const launched = await launchRuntimes(opts.runtimes, env, running, (status) => {
-      guard.takeOver();
-      progress(
-        status.available
-          ? `${status.runtime}: started in ${status.startMs} ms`
-          : `${status.runtime}: UNAVAILABLE — ${status.reason}`,
-      );
-    });
-    const baselines = opts.operations.includes("kv-baseline")
-      ? await launchKvBaselines(
-          running.map((runtime) => runtime.runtime),
-          baselineServers,
-        )
-      : new Map<RuntimeName, string | Error>();
-    guard.takeOver();
-    for (const [runtime, url] of baselines)
-      if (url instanceof Error) progress(`${runtime}: bare KV get UNAVAILABLE — ${url.message.split("\n")[0]}`);
-    load = startLoadGenerator();
-    const measured = await runRounds({ opts, db, secret, load, etags: new Map(), baselines }, running);
-    const naive = db.postgresUrl ? await measureNaiveWrite(db.postgresUrl, opts) : undefined;
-    const overhead = db.postgresUrl
-      ? await measureEndpointOverhead(db.postgresUrl).catch((error: Error) => error)
-      : undefined;
-    const staleness = await measureStaleness(running, secret, opts.staleness);
-    await cleanup();
-
-    const summaries = summarize(measured, kv);
-    const ratios = latencyRatios(summaries);
-    const notes = [
-      ...reportNotes(summaries, launched.statuses),
-      ...ratios.notes,
-      naiveWriteNote(naive, opts.dbRttMs),
-      endpointOverheadNote(overhead),
-    ];
-    console.log(benchText(summaries, launched.statuses) + stalenessText(staleness));
-    for (const note of notes) console.log(note);
-    const machine = await machineInfo();
-    const { requests, concurrency, rounds, warmup, timeLimitMs, dbRttMs } = opts;
-    const settings = { requests, concurrency, rounds, warmup, timeLimitMs, dbRttMs };
-    const title = `Latency per runtime and operation (${db.description.split(",")[0]}, concurrency ${concurrency}, database round trip ${dbRttMs} ms)`;
-    const markdown = [
-      `Command: \`${command}\` — database: ${db.description}, each round trip held ${dbRttMs} ms; ` +
-        `${machine.cpus} × ${machine.cpuModel}, Node ${machine.node}.`,
-      "",
-      benchMarkdown(summaries, launched.statuses),
-      "",
-      stalenessMarkdown(staleness),
-      ...notes.map((note) => `- ${note}`),
-      "",
-    ].join("\n");
-    const files = await writeResults(opts.out, {
-      "bench.json": `${JSON.stringify({ command, finishedAt: new Date().toISOString(), machine, database: db.description, settings, runtimes: launched.statuses, kvProbe: kv, results: summaries, kvHitOverBaseline: ratios.kvHitOverBaseline, kvHitOverDeno: ratios.kvHitOverDeno, naiveWrite: naive ?? null, endpointOverhead: overhead instanceof Error ? overhead.message : (overhead ?? null), staleness }, null, 2)}\n`,
-      "bench.md": markdown,
-      "bench.svg": latencyChart(summaries, title, launched.statuses),
-    });
-    progress(`Results: ${files.join(", ")}`);
+  const opts = options(values);
+  const command = recordedCommand(process.argv.slice(2));
+  if (opts.targets.length === 0) {
+    const budget = new RequestBudget(opts.maxRequests);
+    const outcome = await runOnLocalRuntimes(opts, budget);
+    await writeRun(outcome, opts, command, budget.sent);
     return 0;
-  } finally {
-    await cleanup().catch(() => {});
-    guard.release();
   }
+  const tokens = await deploymentTokens(values);
+  const run = { ...opts, operations: checkForDeployments(opts, values, tokens) };
+  const reserve = plannedCreates(run, opts.targets.length, tokens.oneIdentity);
+  if (reserve >= opts.maxRequests) {
+    throw new UsageError(
+      `--max-requests ${opts.maxRequests} leaves nothing once the clean-up's ${reserve} are held back`,
+    );
+  }
+  const budgets = {
+    run: new RequestBudget(opts.maxRequests - reserve, opts.maxRequests),
+    cleanup: new RequestBudget(reserve, opts.maxRequests),
+  };
+  progress(
+    `At most ${opts.maxRequests} requests (${reserve} of them held back for the clean-up), ` +
+      `${opts.concurrency} in flight, no phase longer than ${opts.timeLimitMs} ms`,
+  );
+  const outcome = await runOnDeployments(run, opts.targets, tokens, budgets);
+  await writeRun(outcome, run, command, budgets.run.sent + budgets.cleanup.sent);
+  return 0;
 }
 
 try {

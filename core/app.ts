@@ -10,6 +10,7 @@ import { documentRoutes } from "./documents/routes.ts";
 import { healthRoutes } from "./health.ts";
 import { allowOnly } from "./http/allow-only.ts";
 import { requestLogging } from "./http/request-id.ts";
+import { serverTiming } from "./http/server-timing.ts";
 import { linkRoutes } from "./links/routes.ts";
 import { consoleLogger, errorMessage, type Logger } from "./log.ts";
 import { misconfiguredResponse } from "./misconfigured.ts";
@@ -29,6 +30,8 @@ export function createApp(deps: AppDeps) {
   const routeDeps = { ...deps, logger };
   const app = new Hono<AppEnv>();
 
+  // First: its total covers everything the app does with a request, the log line included.
+  app.use(serverTiming(deps));
   app.use(requestLogging(logger));
   app.use(recognizedMethodsOnly);
   app.route("/", healthRoutes(routeDeps));
@@ -39,12 +42,13 @@ export function createApp(deps: AppDeps) {
 
   app.use("/v1/*", async (c, next) => {
     authenticate ??= createAuthenticator(deps.settings.auth, { fetch: deps.jwksFetch });
-    c.set("principal", await authenticate(c.req.header("authorization")));
+    const verify = authenticate;
+    c.set("principal", await c.var.timeAuth(() => verify(c.req.header("authorization"))));
     await next();
   });
   app.route("/v1", linkRoutes(routeDeps));
-  app.route("/v1", assetRoutes(routeDeps));
-  app.route("/v1", documentRoutes(routeDeps));
+  app.route("/v1", assetRoutes());
+  app.route("/v1", documentRoutes());
 
   app.notFound(() => problemResponse(new ProblemError(404, "not_found", "No such route.")));
   app.onError((error, c) => answerError(error, c, logger));

@@ -24,5 +24,10 @@ export interface AppEnv {
   Variables: {
     principal: Principal;
     requestId: string;
+    /** The ports as this request uses them: measured for Server-Timing when it is on. */
+    sql: Sql;
+    kv: KvCache;
+    /** Runs token verification, measured for Server-Timing when it is on. */
+    timeAuth: <T>(work: () => Promise<T>) => Promise<T>;
   };
 }

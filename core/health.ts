@@ -3,12 +3,12 @@ import type { AppDeps, AppEnv } from "./deps.ts";
 import { allowOnly } from "./http/allow-only.ts";
 import { ProblemError, problemResponse } from "./problem.ts";
 
-export function healthRoutes({ sql, runtime }: AppDeps) {
+export function healthRoutes({ runtime }: AppDeps) {
   const app = new Hono<AppEnv>()
     .get("/healthz", (c) => c.json({ status: "ok", runtime }))
     .get("/readyz", async (c) => {
       try {
-        await sql.query("SELECT 1 AS ok");
+        await c.var.sql.query("SELECT 1 AS ok");
         return c.json({ status: "ready", runtime });
       } catch {
         // Any failure means not ready. Probes read the status code; the body is a problem like

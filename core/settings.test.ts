@@ -20,6 +20,7 @@ describe("parseSettings", () => {
       linkLimits: { maxPerUser: DEFAULT_MAX_LINKS_PER_USER, providers: undefined },
       databaseUrl: undefined,
       neonFetchEndpoint: undefined,
+      serverTiming: false,
     });
   });
 

@@ -16,6 +16,8 @@ export interface Settings {
   linkLimits: LinkLimits;
   databaseUrl: string | undefined;
   neonFetchEndpoint: string | undefined;
+  /** Whether every response carries `Server-Timing` (SERVER_TIMING=on). */
+  serverTiming: boolean;
 }
 
 export type RawSettings = Record<string, string | undefined>;
@@ -28,6 +30,7 @@ export const SETTING_NAMES = [
   "LINK_CACHE_TTL_SECONDS",
   "LINK_SYNC_INTERVAL_SECONDS",
   ...LINK_LIMIT_SETTING_NAMES,
+  "SERVER_TIMING",
 ] as const;
 
 export type SettingName = (typeof SETTING_NAMES)[number];
@@ -44,6 +47,7 @@ export function parseSettings(raw: RawSettings): Settings {
     linkLimits: parseLinkLimits(raw),
     databaseUrl: parseDatabaseUrl(raw.DATABASE_URL),
     neonFetchEndpoint: parseHttpUrl("NEON_FETCH_ENDPOINT", raw.NEON_FETCH_ENDPOINT),
+    serverTiming: parseOnOff("SERVER_TIMING", raw.SERVER_TIMING),
   };
 }
 
@@ -97,6 +101,13 @@ function parseSyncInterval(value: string | undefined): number {
     throw new SettingsError("LINK_SYNC_INTERVAL_SECONDS", "must be a whole number of seconds, at least 1");
   }
   return seconds;
+}
+
+/** `on` or `off` (the default); anything else is a mistake, refused by name. */
+function parseOnOff(setting: string, value: string | undefined): boolean {
+  if (value === undefined || value === "" || value === "off") return false;
+  if (value === "on") return true;
+  throw new SettingsError(setting, 'must be "on" or "off"');
 }
 
 const nonEmpty = (value: string | undefined) => (value === undefined || value === "" ? undefined : value);

@@ -25,6 +25,7 @@ describe("npm start with an unusable setting", () => {
     ["AUTH_SECRET", { AUTH_SECRET: "short-secret-value" }],
     ["AUTH_JWKS", { AUTH_JWKS: "[not a jwks]" }],
     ["LINK_CACHE_TTL_SECONDS", { AUTH_SECRET: SECRET, LINK_CACHE_TTL_SECONDS: "ten" }],
+    ["SERVER_TIMING", { AUTH_SECRET: SECRET, SERVER_TIMING: "yes" }],
   ])(
     "refuses a bad %s with one line before starting anything",
     (setting, env) => {

@@ -1,7 +1,7 @@
-// A small hand-written SVG: one group of bars per operation, one bar per runtime. The bar is the
+// A small hand-written SVG: one group of bars per operation, one bar per target. The bar is the
 // median latency (p50), the thin line above it reaches p95.
 import { escapeXml, svgLegend } from "../lib/format.ts";
-import type { RuntimeStatus, Summary } from "./report.ts";
+import type { Summary, TargetStatus } from "./report.ts";
 
 const COLORS = ["#2563eb", "#f97316", "#16a34a", "#9333ea", "#dc2626", "#0891b2"];
 const WIDTH = 920;
@@ -19,13 +19,13 @@ function logTicks(bottom: number, top: number): number[] {
 export function latencyChart(
   summaries: readonly Summary[],
   title: string,
-  statuses: readonly RuntimeStatus[] = [],
+  statuses: readonly TargetStatus[] = [],
 ): string {
-  const runtimes = [...new Set(summaries.map((s) => s.runtime))];
+  const targets = [...new Set(summaries.map((s) => s.target))];
   const labels = [...new Set(summaries.map((s) => s.label))];
   const plotWidth = WIDTH - MARGIN.left - MARGIN.right;
   const plotHeight = HEIGHT - MARGIN.top - MARGIN.bottom;
-  // Logarithmic: a runtime ten times slower must not flatten the others' bars to nothing.
+  // Logarithmic: a target ten times slower must not flatten the others' bars to nothing.
   const p50s = summaries.map((s) => s.latencyMs.p50).filter((ms) => ms > 0);
   const p95s = summaries.map((s) => s.latencyMs.p95).filter((ms) => ms > 0);
   const bottom = 10 ** Math.floor(Math.log10(Math.min(1, ...p50s)));
@@ -36,7 +36,7 @@ export function latencyChart(
     plotHeight -
     ((Math.log10(Math.min(Math.max(ms, bottom), top)) - Math.log10(bottom)) / span) * plotHeight;
   const groupWidth = plotWidth / Math.max(labels.length, 1);
-  const barWidth = Math.min(36, (groupWidth * 0.8) / Math.max(runtimes.length, 1));
+  const barWidth = Math.min(36, (groupWidth * 0.8) / Math.max(targets.length, 1));
 
   const parts: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}" viewBox="0 0 ${WIDTH} ${HEIGHT}" font-family="system-ui, sans-serif" font-size="12">`,
@@ -51,15 +51,15 @@ export function latencyChart(
     );
   }
   labels.forEach((label, g) => {
-    const groupStart = MARGIN.left + g * groupWidth + (groupWidth - barWidth * runtimes.length) / 2;
-    runtimes.forEach((runtime, r) => {
-      const summary = summaries.find((s) => s.runtime === runtime && s.label === label);
+    const groupStart = MARGIN.left + g * groupWidth + (groupWidth - barWidth * targets.length) / 2;
+    targets.forEach((target, r) => {
+      const summary = summaries.find((s) => s.target === target && s.label === label);
       if (!summary || !Number.isFinite(summary.latencyMs.p50)) return;
       const x = groupStart + r * barWidth;
       const { p50, p95 } = summary.latencyMs;
       const color = COLORS[r % COLORS.length];
       parts.push(
-        `<rect x="${x + 2}" y="${y(p50)}" width="${barWidth - 4}" height="${y(bottom) - y(p50)}" fill="${color}"><title>${escapeXml(`${runtime} · ${label}: p50 ${p50.toFixed(2)} ms, p95 ${p95.toFixed(2)} ms`)}</title></rect>`,
+        `<rect x="${x + 2}" y="${y(p50)}" width="${barWidth - 4}" height="${y(bottom) - y(p50)}" fill="${color}"><title>${escapeXml(`${target} · ${label}: p50 ${p50.toFixed(2)} ms, p95 ${p95.toFixed(2)} ms`)}</title></rect>`,
         `<line x1="${x + barWidth / 2}" x2="${x + barWidth / 2}" y1="${y(p50)}" y2="${y(p95)}" stroke="${color}" stroke-width="2"/>`,
         `<text x="${x + barWidth / 2}" y="${y(p95) - 4}" text-anchor="middle" font-size="10" fill="#333">${p50.toFixed(1)}</text>`,
       );
@@ -68,10 +68,10 @@ export function latencyChart(
       `<text x="${MARGIN.left + g * groupWidth + groupWidth / 2}" y="${HEIGHT - MARGIN.bottom + 18}" text-anchor="middle">${escapeXml(label)}</text>`,
     );
   });
-  parts.push(...svgLegend(runtimes, COLORS, { left: MARGIN.left, step: 130, y: HEIGHT - 20 }));
-  const missing = statuses.filter((s) => !s.available).map((s) => s.runtime);
+  parts.push(...svgLegend(targets, COLORS, { left: MARGIN.left, step: 130, y: HEIGHT - 20 }));
+  const missing = statuses.filter((s) => !s.available).map((s) => s.target);
   if (missing.length > 0) {
-    const x = MARGIN.left + runtimes.length * 130;
+    const x = MARGIN.left + targets.length * 130;
     parts.push(
       `<text x="${x}" y="${HEIGHT - 20}" fill="#777">not measured (unavailable): ${escapeXml(missing.join(", "))}</text>`,
     );

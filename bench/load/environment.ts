@@ -8,7 +8,7 @@ import { isPostgresUrl } from "../../dev/stack.ts";
 import { createScratchSchema, serverVersion } from "../lib/scratch-schema.ts";
 import { channel, startTsWorker } from "../lib/ts-worker.ts";
 import type { DatabaseRequest } from "./database-thread.ts";
-import type { RuntimeStatus } from "./report.ts";
+import type { TargetStatus } from "./report.ts";
 
 export interface BenchDatabase {
   /** What the runtimes are configured with. */
@@ -83,18 +83,18 @@ export async function launchRuntimes(
   names: readonly RuntimeName[],
   env: Record<string, string | undefined>,
   running: RunningRuntime[],
-  onStatus: (status: RuntimeStatus) => void,
-): Promise<{ statuses: RuntimeStatus[] }> {
-  const statuses: RuntimeStatus[] = [];
+  onStatus: (status: TargetStatus) => void,
+): Promise<{ statuses: TargetStatus[] }> {
+  const statuses: TargetStatus[] = [];
   for (const name of names) {
     const started = performance.now();
-    let status: RuntimeStatus;
+    let status: TargetStatus;
     try {
       running.push(await launchRuntime(name, env, { port: 0, log: "file" }));
-      status = { runtime: name, available: true, startMs: Math.round(performance.now() - started) };
+      status = { target: name, available: true, startMs: Math.round(performance.now() - started) };
     } catch (error) {
       const reason = (error instanceof Error ? error.message : String(error)).split("\n")[0]!.slice(0, 200);
-      status = { runtime: name, available: false, reason };
+      status = { target: name, available: false, reason };
     }
     statuses.push(status);
     onStatus(status);

@@ -46,6 +46,7 @@ export function pool(parts: readonly Sample[]): Sample {
     result: {
       latencies: parts.flatMap((part) => part.result.latencies),
       errors,
+      timings: parts.flatMap((part) => part.result.timings),
       wallMs: parts.reduce((sum, part) => sum + part.result.wallMs, 0),
       etags: parts.at(-1)?.result.etags ?? [],
     },

@@ -9,7 +9,7 @@ import type { KvCache } from "../../core/ports/kv.ts";
 import type { Sql } from "../../core/ports/sql.ts";
 import { parseSettings } from "../../core/settings.ts";
 import { createMemoryKv } from "../../edge/kv/memory.ts";
-import { signToken } from "../../test/support/tokens.ts";
+import { secretTokens } from "../lib/tokens.ts";
 import { type OperationContext, type OperationName, operations } from "./operations.ts";
 import { send } from "./request.ts";
 
@@ -54,10 +54,12 @@ export async function probeKvOperations(
       tag: `probe-${name}`,
       count: PROBE_REQUESTS,
       concurrency: 1,
-      token: (claims) => signToken(claims, secret),
+      tenant: "bench",
+      tokens: secretTokens(secret),
       seed,
       call: (planned) => fetcher(new Request(new URL(planned.path, base), { ...planned })),
       etags: new Map(),
+      made: { links: [] },
     };
     try {
       await operation.setup?.(context);
@@ -65,7 +67,7 @@ export async function probeKvOperations(
       const before = { ...counts };
       const failures: string[] = [];
       for (const planned of requests) {
-        const failure = await send(fetcher, base, planned, operation.expect, context.etags);
+        const { failure } = await send(fetcher, base, planned, operation.expect, context.etags);
         if (failure) failures.push(failure);
       }
       // Counts of requests that went wrong would describe an error path, not the operation.

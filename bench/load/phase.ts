@@ -1,7 +1,8 @@
 // One measured phase: `concurrency` lanes send their share of the planned requests back to back;
 // lane k sends requests k, k + concurrency, … (so a PATCH chain stays on one lane). Latency is
 // from just before fetch to the end of the body; nothing new starts after the time limit.
-import { type Expectation, type Failure, type PlannedRequest, send } from "./request.ts";
+import { type TimedAnswer, timedAnswer } from "../lib/server-timing.ts";
+import { type Expectation, type PlannedRequest, send } from "./request.ts";
 
 export interface Phase {
   baseUrl: string;
@@ -18,6 +19,8 @@ export interface PhaseResult {
   latencies: number[];
   /** Requests not answered as expected, by reason. */
   errors: Record<string, number>;
+  /** The completed requests whose answer carried Server-Timing: client time beside the app's parts. */
+  timings: TimedAnswer[];
   wallMs: number;
   etags: [string, string][];
 }
@@ -26,16 +29,20 @@ export async function runPhase(phase: Phase, fetcher: (request: Request) => Prom
   const etags = new Map(phase.etags);
   const latencies: number[] = [];
   const errors: Record<string, number> = {};
+  const timings: TimedAnswer[] = [];
   const started = performance.now();
   const deadline = started + phase.timeLimitMs;
   const lane = async (first: number) => {
     for (let i = first; i < phase.requests.length && performance.now() < deadline; i += phase.concurrency) {
       const sent = performance.now();
-      const failure: Failure = await send(fetcher, phase.baseUrl, phase.requests[i]!, phase.expect, etags);
-      latencies.push(performance.now() - sent);
+      const { failure, serverTiming } = await send(fetcher, phase.baseUrl, phase.requests[i]!, phase.expect, etags);
+      const latency = performance.now() - sent;
+      latencies.push(latency);
+      const timing = timedAnswer(serverTiming, latency);
+      if (timing) timings.push(timing);
       if (failure) errors[failure] = (errors[failure] ?? 0) + 1;
     }
   };
   await Promise.all(Array.from({ length: phase.concurrency }, (_, k) => lane(k)));
-  return { latencies, errors, wallMs: performance.now() - started, etags: [...etags] };
+  return { latencies, errors, timings, wallMs: performance.now() - started, etags: [...etags] };
 }

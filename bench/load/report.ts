@@ -1,20 +1,24 @@
-// From measured phases to the per runtime × operation summary, and its tables.
+// From measured phases to the per target × operation summary, and its tables.
 import { fixed, markdownTable, textTable } from "../lib/format.ts";
 import { median, percentile, range } from "../lib/stats.ts";
 import { describeKvCounts, type KvCounts } from "./kv-probe.ts";
 import { type OperationName, operations } from "./operations.ts";
 import type { PhaseResult } from "./phase.ts";
+import { type Split, splitOf } from "./split.ts";
 
-export interface RuntimeStatus {
-  runtime: string;
+export interface TargetStatus {
+  target: string;
   available: boolean;
   /** Why it could not run (launcher missing, build failing, …). */
   reason?: string;
   startMs?: number;
+  /** What a deployment's /healthz names, and whether its answers carry Server-Timing. */
+  runtime?: string;
+  serverTiming?: boolean;
 }
 
 export interface Measured {
-  runtime: string;
+  target: string;
   operation: OperationName;
   round: number;
   result: PhaseResult;
@@ -30,7 +34,7 @@ interface RoundFigures {
 }
 
 export interface Summary {
-  runtime: string;
+  target: string;
   operation: OperationName;
   label: string;
   requests: number;
@@ -44,6 +48,8 @@ export interface Summary {
   roundTripsPerRequest: number;
   designRoundTrips: number;
   kvPerRequest: KvCounts | string | null;
+  /** Where the time went, from the answers' Server-Timing; null without it. */
+  split: Split | null;
 }
 
 export function summarize(
@@ -52,9 +58,9 @@ export function summarize(
 ): Summary[] {
   const groups = new Map<string, Measured[]>();
   for (const m of measured)
-    groups.set(`${m.runtime}|${m.operation}`, [...(groups.get(`${m.runtime}|${m.operation}`) ?? []), m]);
+    groups.set(`${m.target}|${m.operation}`, [...(groups.get(`${m.target}|${m.operation}`) ?? []), m]);
   return [...groups.values()].map((phases) => {
-    const { runtime, operation } = phases[0]!;
+    const { target, operation } = phases[0]!;
     const rounds = phases.map(({ round, result }) => ({
       round,
       requests: result.latencies.length,
@@ -67,7 +73,7 @@ export function summarize(
       for (const [kind, n] of Object.entries(m.result.errors)) errorKinds[kind] = (errorKinds[kind] ?? 0) + n;
     const rates = rounds.map((r) => r.perSecond);
     return {
-      runtime,
+      target,
       operation,
       label: operations[operation].label,
       requests: latencies.length,
@@ -82,12 +88,13 @@ export function summarize(
         : Number.NaN,
       designRoundTrips: operations[operation].roundTrips,
       kvPerRequest: kv[operation] ?? null,
+      split: splitOf(phases.flatMap((m) => m.result.timings)),
     };
   });
 }
 
 const HEADER = [
-  "runtime",
+  "target",
   "operation",
   "req/s median (min–max)",
   "p50 ms (rounds)",
@@ -98,9 +105,9 @@ const HEADER = [
   "KV ops/req",
 ];
 
-function rows(summaries: readonly Summary[], statuses: readonly RuntimeStatus[]): string[][] {
+function rows(summaries: readonly Summary[], statuses: readonly TargetStatus[]): string[][] {
   const table = summaries.map((s) => [
-    s.runtime,
+    s.target,
     s.label,
     `${fixed(s.perSecond.median, 0)} (${fixed(s.perSecond.min, 0)}–${fixed(s.perSecond.max, 0)})`,
     `${fixed(s.latencyMs.p50, 1)} (${fixed(s.p50Range.min, 1)}–${fixed(s.p50Range.max, 1)})`,
@@ -111,19 +118,19 @@ function rows(summaries: readonly Summary[], statuses: readonly RuntimeStatus[])
     describeKvCounts(s.kvPerRequest ?? undefined),
   ]);
   for (const status of statuses.filter((s) => !s.available))
-    table.push([status.runtime, "unavailable (see below)", "", "", "", "", "", "", ""]);
+    table.push([status.target, "unavailable (see below)", "", "", "", "", "", "", ""]);
   return table;
 }
 
-/** Why a runtime did not run, and which requests did not get the expected answer. */
-export function notes(summaries: readonly Summary[], statuses: readonly RuntimeStatus[]): string[] {
+/** Why a target did not run, and which requests did not get the expected answer. */
+export function notes(summaries: readonly Summary[], statuses: readonly TargetStatus[]): string[] {
   return [
-    ...statuses.filter((s) => !s.available).map((s) => `${s.runtime} unavailable: ${s.reason ?? "unknown"}`),
+    ...statuses.filter((s) => !s.available).map((s) => `${s.target} unavailable: ${s.reason ?? "unknown"}`),
     ...summaries
       .filter((s) => s.errors > 0)
       .map(
         (s) =>
-          `${s.runtime} ${s.label} errors: ${Object.entries(s.errorKinds)
+          `${s.target} ${s.label} errors: ${Object.entries(s.errorKinds)
             .map(([kind, n]) => `${n}× ${kind}`)
             .join(", ")}`,
       ),
@@ -131,13 +138,13 @@ export function notes(summaries: readonly Summary[], statuses: readonly RuntimeS
 }
 
 interface Ratio {
-  runtime: string;
+  target: string;
   p50: number;
   overP50: number;
   ratio: number;
 }
 
-interface RoundRatio extends Omit<Ratio, "runtime"> {
+interface RoundRatio extends Omit<Ratio, "target"> {
   round: number;
 }
 
@@ -149,49 +156,49 @@ export interface BaselineRatio extends Ratio {
 }
 
 /**
- * The app's KV-hit p50 over the same runtime's bare KV get (goal ≤ 1.5×: what the app adds to
+ * The app's KV-hit p50 over the same target's bare KV get (goal ≤ 1.5×: what the app adds to
  * the store), taken within each round, where the two ran in turns (bench/load/rounds.ts): over
  * pooled rounds, a busy moment of the machine that fell on one of them moved it by a third from
- * run to run. And each runtime's KV-hit p50 over Deno's (the Fastly host's goal: ≤ 2×).
+ * run to run. And each target's KV-hit p50 over Deno's (the Fastly host's goal: ≤ 2×).
  */
 export function latencyRatios(summaries: readonly Summary[]) {
-  const find = (runtime: string, operation: OperationName) =>
-    summaries.find((s) => s.runtime === runtime && s.operation === operation && s.requests > 0);
-  const runtimes = [...new Set(summaries.map((s) => s.runtime))];
-  const ratio = (runtime: string, over: number | undefined): Ratio[] => {
-    const hit = find(runtime, "link-hit")?.latencyMs.p50;
-    return hit === undefined || over === undefined ? [] : [{ runtime, p50: hit, overP50: over, ratio: hit / over }];
+  const find = (target: string, operation: OperationName) =>
+    summaries.find((s) => s.target === target && s.operation === operation && s.requests > 0);
+  const targets = [...new Set(summaries.map((s) => s.target))];
+  const ratio = (target: string, over: number | undefined): Ratio[] => {
+    const hit = find(target, "link-hit")?.latencyMs.p50;
+    return hit === undefined || over === undefined ? [] : [{ target, p50: hit, overP50: over, ratio: hit / over }];
   };
-  const kvHitOverBaseline = runtimes.flatMap((runtime): BaselineRatio[] => {
-    const hit = find(runtime, "link-hit");
-    const bare = find(runtime, "kv-baseline");
+  const kvHitOverBaseline = targets.flatMap((target): BaselineRatio[] => {
+    const hit = find(target, "link-hit");
+    const bare = find(target, "kv-baseline");
     const rounds = (hit?.rounds ?? []).flatMap(({ round, p50 }) => {
       const overP50 = bare?.rounds.find((r) => r.round === round)?.p50 ?? Number.NaN;
       return Number.isNaN(p50 / overP50) ? [] : [{ round, p50, overP50, ratio: p50 / overP50 }];
     });
     if (!hit || !bare || rounds.length === 0) return [];
     const ratios = rounds.map((r) => r.ratio);
-    const pooled = { runtime, p50: hit.latencyMs.p50, overP50: bare.latencyMs.p50 };
+    const pooled = { target, p50: hit.latencyMs.p50, overP50: bare.latencyMs.p50 };
     return [{ ...pooled, ratio: median(ratios), ...range(ratios), rounds }];
   });
   const deno = find("deno", "link-hit")?.latencyMs.p50;
-  const kvHitOverDeno = runtimes.filter((runtime) => runtime !== "deno").flatMap((runtime) => ratio(runtime, deno));
+  const kvHitOverDeno = targets.filter((target) => target !== "deno").flatMap((target) => ratio(target, deno));
   const notes = [
     ...kvHitOverBaseline.map(
       (r) =>
-        `${r.runtime}: KV-hit p50 / bare KV get p50 per round (${r.rounds.length}): median ${fixed(r.ratio, 2)}×, ` +
+        `${r.target}: KV-hit p50 / bare KV get p50 per round (${r.rounds.length}): median ${fixed(r.ratio, 2)}×, ` +
         `min–max ${fixed(r.min, 2)}–${fixed(r.max, 2)}× (all samples: ${fixed(r.p50, 1)} ms over ${fixed(r.overP50, 1)} ms; goal ≤ 1.5×)`,
     ),
     ...kvHitOverDeno.map(
       (r) =>
-        `${r.runtime}: KV-hit p50 ${fixed(r.ratio, 2)}× deno's (${fixed(r.p50, 1)} ms vs ${fixed(r.overP50, 1)} ms)`,
+        `${r.target}: KV-hit p50 ${fixed(r.ratio, 2)}× deno's (${fixed(r.p50, 1)} ms vs ${fixed(r.overP50, 1)} ms)`,
     ),
   ];
   return { kvHitOverBaseline, kvHitOverDeno, notes };
 }
 
-export const benchText = (summaries: readonly Summary[], statuses: readonly RuntimeStatus[]) =>
+export const benchText = (summaries: readonly Summary[], statuses: readonly TargetStatus[]) =>
   textTable(HEADER, rows(summaries, statuses));
 
-export const benchMarkdown = (summaries: readonly Summary[], statuses: readonly RuntimeStatus[]) =>
+export const benchMarkdown = (summaries: readonly Summary[], statuses: readonly TargetStatus[]) =>
   markdownTable(HEADER, rows(summaries, statuses));

@@ -19,6 +19,12 @@ export interface Expectation {
 /** Why a request did not get the expected answer, or undefined when it did. */
 export type Failure = string | undefined;
 
+export interface Sent {
+  failure: Failure;
+  /** The answer's Server-Timing header, when it had one. */
+  serverTiming: string | null;
+}
+
 /** Sends one request, reads the whole body, checks it; updates `etags` for chains. */
 export async function send(
   fetcher: (request: Request) => Promise<Response>,
@@ -26,6 +32,21 @@ export async function send(
   planned: PlannedRequest,
   expect: Expectation,
   etags: Map<string, string>,
+): Promise<Sent> {
+  let serverTiming: string | null = null;
+  const failure = await sendAndCheck(fetcher, baseUrl, planned, expect, etags, (response) => {
+    serverTiming = response.headers.get("server-timing");
+  });
+  return { failure, serverTiming };
+}
+
+async function sendAndCheck(
+  fetcher: (request: Request) => Promise<Response>,
+  baseUrl: string,
+  planned: PlannedRequest,
+  expect: Expectation,
+  etags: Map<string, string>,
+  answered: (response: Response) => void,
 ): Promise<Failure> {
   const headers = new Headers(planned.headers);
   if (planned.chain) headers.set("if-match", etags.get(planned.path) ?? "*");
@@ -38,6 +59,7 @@ export async function send(
   } catch (error) {
     return `network: ${causeOf(error)}`;
   }
+  answered(response);
   const etag = response.headers.get("etag");
   if (planned.chain && etag) etags.set(planned.path, etag);
   if (response.status !== expect.status) return `HTTP ${response.status}`;
@@ -46,7 +68,8 @@ export async function send(
   return undefined;
 }
 
-function causeOf(error: unknown): string {
+/** What a failed fetch says: its cause's code (ECONNREFUSED…) where it has one. */
+export function causeOf(error: unknown): string {
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
   return cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
 }

@@ -1,15 +1,28 @@
-// The bench's measured rounds: every runtime × operation phase, planned (seeded, primed) before
-// it runs on the load-generator thread, with the statements the endpoint served counted.
-import type { RunningRuntime, RuntimeName } from "../../dev/launchers/index.ts";
-import { signToken } from "../../test/support/tokens.ts";
+// The bench's measured rounds: every target × operation phase, planned (seeded, primed) before
+// it runs on the load-generator thread, with the statements the endpoint served counted when the
+// database is the bench's own.
 import { progress } from "../lib/cli.ts";
 import { fixed } from "../lib/format.ts";
 import { percentile } from "../lib/stats.ts";
+import type { TokenSource } from "../lib/tokens.ts";
+import { budgetedFetch, budgetSpent, type RequestBudget } from "./budget.ts";
 import type { BenchDatabase } from "./environment.ts";
 import { runInterleaved, type Sample, type SliceablePhase } from "./interleave.ts";
 import type { LoadGenerator } from "./load-generator.ts";
-import { type OperationContext, type OperationName, operations } from "./operations.ts";
+import { type Made, type OperationContext, type OperationName, operations } from "./operations.ts";
 import type { Measured } from "./report.ts";
+
+/** What is benchmarked: a runtime the bench started, or a deployment given by its URL. */
+export interface Target {
+  name: string;
+  url: string;
+}
+
+/** What the run keeps per target: its assets' current ETags, and what it made there. */
+export interface TargetState {
+  etags: Map<string, string>;
+  made: Made;
+}
 
 export interface RoundSettings {
   requests: number;
@@ -22,13 +35,17 @@ export interface RoundSettings {
 
 export interface Session {
   opts: RoundSettings;
-  db: BenchDatabase;
-  secret: string;
+  /** The run's tenant: every tenant it uses starts with it. */
+  tenant: string;
+  tokens: TokenSource;
+  /** The bench's own database, when it started the runtimes; absent for deployments. */
+  db?: Pick<BenchDatabase, "seed" | "statements" | "resetStatements">;
   load: LoadGenerator;
-  /** Per runtime: its assets' current ETags. */
-  etags: Map<string, Map<string, string>>;
+  budget: RequestBudget;
+  /** Per target, filled by runRounds. */
+  state: Map<string, TargetState>;
   /** Per runtime: its bare KV get's URL, or why it did not start. */
-  baselines: Map<RuntimeName, string | Error>;
+  baselines: Map<string, string | Error>;
 }
 
 /**
@@ -40,41 +57,46 @@ const INTERLEAVED: readonly OperationName[] = ["kv-baseline", "link-hit"];
 const INTERLEAVED_SLICES = 10;
 
 /** Where an operation's requests go: the app, or the runtime's bare KV get. */
-function targetUrl(session: Session, runtime: RunningRuntime, operation: OperationName): string | Error {
-  if (operations[operation].target !== "baseline") return runtime.url;
-  return session.baselines.get(runtime.runtime) ?? new Error("not started");
+function targetUrl(session: Session, target: Target, operation: OperationName): string | Error {
+  if (operations[operation].target !== "baseline") return target.url;
+  return session.baselines.get(target.name) ?? new Error("not started");
 }
 
-function contextFor(
-  session: Session,
-  runtime: RunningRuntime,
-  url: string,
-  tag: string,
-  count: number,
-): OperationContext {
+/** A target's state, made on first use. */
+export function stateOf(session: Session, target: Target): TargetState {
+  let state = session.state.get(target.name);
+  if (!state) session.state.set(target.name, (state = { etags: new Map(), made: { links: [] } }));
+  return state;
+}
+
+function contextFor(session: Session, target: Target, url: string, tag: string, count: number): OperationContext {
+  const send = budgetedFetch(session.budget);
+  const { etags, made } = stateOf(session, target);
   return {
-    owner: runtime.runtime,
-    tag: `${runtime.runtime}-${tag}`,
+    owner: target.name,
+    tag: `${target.name}-${tag}`,
+    tenant: session.tenant,
     count,
     concurrency: session.opts.concurrency,
-    token: (claims) => signToken(claims, session.secret),
-    seed: session.db.seed,
+    tokens: session.tokens,
+    seed: session.db?.seed,
     call: (planned) =>
-      fetch(new URL(planned.path, url), { method: planned.method, headers: planned.headers, body: planned.body }),
-    etags: session.etags.get(runtime.runtime)!,
+      send(new URL(planned.path, url), { method: planned.method, headers: planned.headers, body: planned.body }),
+    etags,
+    made,
   };
 }
 
 /** Plans (seeds, primes) a phase, which then runs any share of its requests and counts statements. */
 async function plan(
   session: Session,
-  runtime: RunningRuntime,
+  target: Target,
   operation: OperationName,
   tag: string,
   count: number,
 ): Promise<SliceablePhase> {
-  const url = targetUrl(session, runtime, operation);
-  const context = contextFor(session, runtime, url instanceof Error ? "http://127.0.0.1:9" : url, tag, count);
+  const url = targetUrl(session, target, operation);
+  const context = contextFor(session, target, url instanceof Error ? "http://127.0.0.1:9" : url, tag, count);
   let requests: Awaited<ReturnType<(typeof operations)[OperationName]["plan"]>>;
   try {
     if (url instanceof Error) throw new Error(`the bare KV get did not start: ${url.message.split("\n")[0]}`);
@@ -85,7 +107,7 @@ async function plan(
     return {
       requests: count,
       run: async (from, to) => ({
-        result: { latencies: [], errors: { [reason]: to - from }, wallMs: 0, etags: [...context.etags] },
+        result: { latencies: [], errors: { [reason]: to - from }, timings: [], wallMs: 0, etags: [...context.etags] },
         statements: 0,
       }),
     };
@@ -93,16 +115,21 @@ async function plan(
   return {
     requests: requests.length,
     async run(from, to, timeLimitMs) {
-      await session.db.resetStatements();
+      await session.db?.resetStatements();
+      const granted = session.budget.grant(to - from);
       const result = await session.load.run({
         baseUrl: url,
-        requests: requests.slice(from, to),
+        requests: requests.slice(from, from + granted),
         expect: operations[operation].expect,
         concurrency: session.opts.concurrency,
         timeLimitMs,
         etags: [...context.etags],
       });
-      const statements = await session.db.statements();
+      if (granted < to - from) {
+        const reason = budgetSpent(session.budget.flag);
+        result.errors[reason] = (result.errors[reason] ?? 0) + to - from - granted;
+      }
+      const statements = session.db ? await session.db.statements() : Number.NaN;
       context.etags.clear();
       for (const [path, etag] of result.etags) context.etags.set(path, etag);
       return { result, statements };
@@ -112,12 +139,12 @@ async function plan(
 
 async function measure(
   session: Session,
-  runtime: RunningRuntime,
+  target: Target,
   operation: OperationName,
   tag: string,
   count: number,
 ): Promise<Sample> {
-  const phase = await plan(session, runtime, operation, tag, count);
+  const phase = await plan(session, target, operation, tag, count);
   return phase.run(0, phase.requests, session.opts.timeLimitMs);
 }
 
@@ -132,47 +159,46 @@ function groups(selected: readonly OperationName[]): OperationName[][] {
 
 async function measureGroup(
   session: Session,
-  runtime: RunningRuntime,
+  target: Target,
   group: readonly OperationName[],
   round: number,
 ): Promise<Sample[]> {
   const { requests, timeLimitMs } = session.opts;
-  if (group.length === 1) return [await measure(session, runtime, group[0]!, `r${round}`, requests)];
+  if (group.length === 1) return [await measure(session, target, group[0]!, `r${round}`, requests)];
   const phases: SliceablePhase[] = [];
-  for (const operation of group) phases.push(await plan(session, runtime, operation, `r${round}`, requests));
+  for (const operation of group) phases.push(await plan(session, target, operation, `r${round}`, requests));
   return runInterleaved(phases, { round, slices: INTERLEAVED_SLICES, timeLimitMs });
 }
 
-export async function runRounds(session: Session, running: readonly RunningRuntime[]): Promise<Measured[]> {
+export async function runRounds(session: Session, targets: readonly Target[]): Promise<Measured[]> {
   const { opts } = session;
-  for (const runtime of running) {
-    session.etags.set(runtime.runtime, new Map());
+  for (const target of targets) {
     for (const operation of opts.operations) {
-      const url = targetUrl(session, runtime, operation);
+      const url = targetUrl(session, target, operation);
       if (url instanceof Error) continue; // its phases report why
-      await operations[operation].setup?.(contextFor(session, runtime, url, "setup", 0)).catch((error: unknown) => {
-        progress(`${runtime.runtime}: setup of ${operation} failed (its requests will fail): ${String(error)}`);
+      await operations[operation].setup?.(contextFor(session, target, url, "setup", 0)).catch((error: unknown) => {
+        progress(`${target.name}: setup of ${operation} failed (its requests will fail): ${String(error)}`);
       });
     }
     if (opts.warmup > 0) {
-      for (const operation of opts.operations) await measure(session, runtime, operation, "warm", opts.warmup);
-      progress(`warmed up ${runtime.runtime}`);
+      for (const operation of opts.operations) await measure(session, target, operation, "warm", opts.warmup);
+      progress(`warmed up ${target.name}`);
     }
   }
   const measured: Measured[] = [];
   for (let round = 1; round <= opts.rounds; round++) {
-    // Rotated each round: no runtime always goes first, on a cooler or busier machine.
-    const order = running.map((_, i) => running[(i + round - 1) % running.length]!);
-    for (const runtime of order) {
+    // Rotated each round: no target always goes first, on a cooler or busier machine.
+    const order = targets.map((_, i) => targets[(i + round - 1) % targets.length]!);
+    for (const target of order) {
       for (const group of groups(opts.operations)) {
-        const samples = await measureGroup(session, runtime, group, round);
+        const samples = await measureGroup(session, target, group, round);
         group.forEach((operation, i) => {
           const { result, statements } = samples[i]!;
-          measured.push({ runtime: runtime.runtime, operation, round, result, statements });
+          measured.push({ target: target.name, operation, round, result, statements });
           const done = result.latencies.length;
           const errors = Object.values(result.errors).reduce((sum, n) => sum + n, 0);
           progress(
-            `round ${round}/${opts.rounds}  ${runtime.runtime.padEnd(10)} ${operations[operation].label.padEnd(22)} ` +
+            `round ${round}/${opts.rounds}  ${target.name.padEnd(10)} ${operations[operation].label.padEnd(22)} ` +
               `${String(done).padStart(5)} req  ${fixed(done / (result.wallMs / 1000), 0).padStart(6)} req/s  ` +
               `p50 ${fixed(percentile(result.latencies, 50), 1)} ms  errors ${errors}  round trips/req ${fixed(statements / Math.max(done, 1), 2)}`,
           );

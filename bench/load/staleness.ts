@@ -1,12 +1,13 @@
-// Cross-edge staleness after an unlink: for every ordered pair of running runtimes (A, B), link
-// through A, wait until B answers it from its KV, unlink through A, and time until B stops
-// answering the old owner. The bound is LINK_SYNC_INTERVAL_SECONDS plus one drain.
-import type { RunningRuntime } from "../../dev/launchers/index.ts";
-import { unlinkStaleness } from "../../test/links/cross-edge.ts";
+// Cross-edge staleness after an unlink: for every ordered pair of targets over one database
+// (A, B), link through A, wait until B answers it from its KV, unlink through A, and time until B
+// stops answering the old owner. The bound is LINK_SYNC_INTERVAL_SECONDS plus one drain.
+import { type ProbeOptions, unlinkStaleness } from "../../test/links/cross-edge.ts";
 import { fixed, markdownTable, textTable } from "../lib/format.ts";
 import { percentile } from "../lib/stats.ts";
+import type { TokenSource } from "../lib/tokens.ts";
+import type { Target } from "./rounds.ts";
 
-interface PairStaleness {
+export interface PairStaleness {
   from: string;
   to: string;
   /** Milliseconds per sample. */
@@ -15,33 +16,40 @@ interface PairStaleness {
   error?: string;
 }
 
-/** Every ordered pair, measured side by side (each its own tenant), `samples` unlinks each. */
+export interface StalenessOptions {
+  samples: number;
+  /** Pairs measured at once (each has one request in flight). */
+  concurrency: number;
+  tokens: TokenSource;
+  tenant: string;
+  fetch: typeof fetch;
+  pollMs: number;
+  timeoutMs: number;
+}
+
+/** Every ordered pair, `samples` unlinks each, at most `concurrency` pairs at a time. */
 export async function measureStaleness(
-  running: readonly RunningRuntime[],
-  authSecret: string,
-  samples: number,
+  targets: readonly Target[],
+  options: StalenessOptions,
 ): Promise<PairStaleness[]> {
-  if (samples === 0) return [];
-  const pairs = running.flatMap((a) => running.filter((b) => b !== a).map((b) => [a, b] as const));
-  return Promise.all(
-    pairs.map(async ([a, b]) => {
-      const result: PairStaleness = { from: a.runtime, to: b.runtime, samples: [] };
-      try {
-        for (let i = 0; i < samples; i++) {
-          const edges = [
-            { name: a.runtime, url: a.url },
-            { name: b.runtime, url: b.url },
-          ] as const;
-          result.samples.push(
-            await unlinkStaleness(edges[0], edges[1], { authSecret, timeoutMs: 120_000, pollMs: 100 }),
-          );
-        }
-      } catch (error) {
-        result.error = error instanceof Error ? error.message : String(error);
-      }
-      return result;
-    }),
-  );
+  if (options.samples === 0) return [];
+  const pairs = targets.flatMap((a) => targets.filter((b) => b !== a).map((b) => [a, b] as const));
+  const probe: ProbeOptions = { ...options, token: (claims) => options.tokens.token(claims) };
+  const measurePair = async ([a, b]: readonly [Target, Target]) => {
+    const result: PairStaleness = { from: a.name, to: b.name, samples: [] };
+    try {
+      for (let i = 0; i < options.samples; i++) result.samples.push(await unlinkStaleness(a, b, probe));
+    } catch (error) {
+      result.error = error instanceof Error ? error.message : String(error);
+    }
+    return result;
+  };
+  // One identity links one account per provider at a time: its pairs take turns.
+  const lanes = options.tokens.oneIdentity ? 1 : Math.max(1, options.concurrency);
+  const results: PairStaleness[] = [];
+  for (let i = 0; i < pairs.length; i += lanes)
+    results.push(...(await Promise.all(pairs.slice(i, i + lanes).map(measurePair))));
+  return results;
 }
 
 const HEADER = ["unlink through → read through", "p50 ms", "max ms", "samples"];

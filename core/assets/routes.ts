@@ -4,7 +4,7 @@
 import type { Context } from "hono";
 import { Hono } from "hono/tiny";
 import * as v from "valibot";
-import type { AppDeps, AppEnv } from "../deps.ts";
+import type { AppEnv } from "../deps.ts";
 import { allowOnly } from "../http/allow-only.ts";
 import { readBodyText, readJson, requireMediaType, validate } from "../http/body.ts";
 import { notFound, ProblemError } from "../problem.ts";
@@ -63,14 +63,14 @@ function answerWrite(c: Ctx, result: WriteResult) {
   throw refusals[result.outcome]();
 }
 
-export function assetRoutes({ sql }: AppDeps) {
+export function assetRoutes() {
   const app = new Hono<AppEnv>();
 
   app.post("/assets/import", async (c) => {
     requireMediaType(c.req.raw, ["text/csv"]);
     const { rows } = parseImport(await readBodyText(c.req.raw));
     const valid = rows.flatMap((row) => ("valid" in row ? [row.valid] : []));
-    const outcomes = await importRows(sql, tenantOf(c), valid);
+    const outcomes = await importRows(c.var.sql, tenantOf(c), valid);
     const results = rows.map((row) =>
       "valid" in row
         ? { line: row.valid.line, id: row.valid.id, ...outcomes.get(row.valid.line)! }
@@ -83,7 +83,7 @@ export function assetRoutes({ sql }: AppDeps) {
 
   app.post("/assets", async (c) => {
     const fields = await readJson(c.req.raw, AssetFieldsSchema);
-    const asset = await insertAsset(sql, tenantOf(c), crypto.randomUUID(), fields);
+    const asset = await insertAsset(c.var.sql, tenantOf(c), crypto.randomUUID(), fields);
     if (!asset) throw new Error("a freshly generated asset id already exists");
     return answerAsset(c, asset, 201);
   });
@@ -91,7 +91,7 @@ export function assetRoutes({ sql }: AppDeps) {
   app.get("/assets/:id", async (c) => {
     const id = existingId(c);
     const preconditions = readPreconditions(c.req.raw.headers);
-    const asset = await findAsset(sql, tenantOf(c), id);
+    const asset = await findAsset(c.var.sql, tenantOf(c), id);
     if (!asset) throw noSuchAsset();
     const outcome = evaluateRead(preconditions, asset.etag);
     if (outcome === "precondition_failed") throw refusals.conflict();
@@ -104,32 +104,32 @@ export function assetRoutes({ sql }: AppDeps) {
     if (mode.kind === "create") {
       const { id } = validate(NewIdSchema, { id: c.req.param("id") });
       const fields = await readJson(c.req.raw, AssetFieldsSchema);
-      const asset = await insertAsset(sql, tenantOf(c), id, fields);
+      const asset = await insertAsset(c.var.sql, tenantOf(c), id, fields);
       if (!asset) throw new ProblemError(412, "precondition_failed", "An asset with this id already exists.");
       return answerAsset(c, asset, 201);
     }
     const id = existingId(c);
     const fields = await readJson(c.req.raw, AssetFieldsSchema);
-    return answerWrite(c, await updateAsset(sql, tenantOf(c), id, mode.condition, fields));
+    return answerWrite(c, await updateAsset(c.var.sql, tenantOf(c), id, mode.condition, fields));
   });
 
   app.patch("/assets/:id", async (c) => {
     const id = existingId(c);
     const condition = requireIfMatch(readPreconditions(c.req.raw.headers));
     const patch = await readJson(c.req.raw, AssetPatchSchema, { mediaTypes: [MERGE_PATCH] });
-    return answerWrite(c, await updateAsset(sql, tenantOf(c), id, condition, patch));
+    return answerWrite(c, await updateAsset(c.var.sql, tenantOf(c), id, condition, patch));
   });
 
   app.post("/assets/:id/approve", async (c) => {
     const id = existingId(c);
     const condition = requireIfMatch(readPreconditions(c.req.raw.headers));
-    return answerWrite(c, await updateAsset(sql, tenantOf(c), id, condition, { approve: true }));
+    return answerWrite(c, await updateAsset(c.var.sql, tenantOf(c), id, condition, { approve: true }));
   });
 
   app.delete("/assets/:id", async (c) => {
     const id = existingId(c);
     const condition = requireIfMatch(readPreconditions(c.req.raw.headers));
-    const outcome = await deleteAsset(sql, tenantOf(c), id, condition);
+    const outcome = await deleteAsset(c.var.sql, tenantOf(c), id, condition);
     if (outcome !== "deleted") throw refusals[outcome]();
     return c.body(null, 204);
   });

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { Hono } from "hono/tiny";
 import * as v from "valibot";
-import type { AppDeps, AppEnv } from "../deps.ts";
+import type { AppEnv } from "../deps.ts";
 import { allowOnly } from "../http/allow-only.ts";
 import { readJson, validate } from "../http/body.ts";
 import { integerText, pageLimit } from "../http/page.ts";
@@ -27,7 +27,7 @@ export const PageQuerySchema = v.object({
 
 const DOC_NUMBER = /^[1-9][0-9]{0,15}$/;
 
-export function documentRoutes({ sql }: AppDeps) {
+export function documentRoutes() {
   const app = new Hono<AppEnv>()
     .post("/documents", async (c) => {
       const key = parseIdempotencyKey(c.req.header(IDEMPOTENCY_KEY_HEADER));
@@ -36,7 +36,7 @@ export function documentRoutes({ sql }: AppDeps) {
       const idempotency =
         key === undefined ? undefined : { key, fingerprint: await requestFingerprint([body.contractId, title]) };
       const { tenantId } = c.get("principal");
-      const result = await createDocument(sql, { tenantId, contractId: body.contractId, title, idempotency });
+      const result = await createDocument(c.var.sql, { tenantId, contractId: body.contractId, title, idempotency });
       if (result.outcome === "key_reused") {
         throw new ProblemError(
           422,
@@ -48,11 +48,11 @@ export function documentRoutes({ sql }: AppDeps) {
     })
     .get("/documents", async (c) => {
       const { after, limit } = validate(PageQuerySchema, { after: c.req.query("after"), limit: c.req.query("limit") });
-      return c.json(await listDocuments(sql, c.get("principal").tenantId, after, limit));
+      return c.json(await listDocuments(c.var.sql, c.get("principal").tenantId, after, limit));
     })
     .get("/documents/:docNumber", async (c) => {
       const docNumber = parseDocNumber(c.req.param("docNumber"));
-      const document = docNumber && (await findDocument(sql, c.get("principal").tenantId, docNumber));
+      const document = docNumber && (await findDocument(c.var.sql, c.get("principal").tenantId, docNumber));
       if (!document) throw notFound("No such document.");
       return c.json(document);
     });

@@ -30,14 +30,13 @@ const conflictDetails: Record<LinkConflictCode, string> = {
 
 /** The link routes of docs/API.md. Postgres decides every outcome; KV only serves reads. */
 export function linkRoutes(deps: AppDeps) {
-  const { sql } = deps;
   // Read per request, never here: Fastly builds the app before any setting can be read.
   const limits = () => deps.settings.linkLimits;
   const linkSync = deps.linkSync ?? createLinkSync(deps);
   // Looked up on every call, not captured: a test that fakes the clock moves it for us too.
   const now = () => Date.now();
   const cacheFor = (c: Context<AppEnv>) =>
-    createLinkCache(deps.kv, {
+    createLinkCache(c.var.kv, {
       tenantId: c.get("principal").tenantId,
       ttlSeconds: deps.settings.linkCacheTtlSeconds,
       timeoutMs: DEFAULT_KV_TIMEOUT_MS,
@@ -52,7 +51,7 @@ export function linkRoutes(deps: AppDeps) {
       const body = await readJson(c.req.raw, LinkBodySchema, { whenEmpty: {} });
       const readAt = now();
       const principal = c.get("principal");
-      const result = await linkAccount(sql, {
+      const result = await linkAccount(c.var.sql, {
         ...target,
         tenantId: principal.tenantId,
         userId: principal.userId,
@@ -78,7 +77,7 @@ export function linkRoutes(deps: AppDeps) {
         if (cached && canSee(principal, cached)) return found(c, cached, "kv");
       }
       const readAt = now();
-      const link = await findLink(sql, principal.tenantId, target);
+      const link = await findLink(c.var.sql, principal.tenantId, target);
       // A refused lookup writes nothing, not even a cache copy.
       if (!link || !canSee(principal, link)) throw notFound("No such link.");
       // A strong read leaves the cache alone: it answers one client, repair is resync's job.
@@ -88,19 +87,19 @@ export function linkRoutes(deps: AppDeps) {
     .delete("/links/:provider/:externalAccountId", async (c) => {
       const target = readTarget(c);
       const { tenantId, userId } = c.get("principal");
-      if (!(await unlinkAccount(sql, tenantId, target, userId))) throw notFound("No such link.");
+      if (!(await unlinkAccount(c.var.sql, tenantId, target, userId))) throw notFound("No such link.");
       await cacheFor(c).remove(target);
       return c.body(null, 204);
     })
     .get("/me/links", async (c) => {
       const page = validate(UserLinksQuerySchema, { after: c.req.query("after"), limit: c.req.query("limit") });
       const { tenantId, userId } = c.get("principal");
-      return c.json(await listUserLinks(sql, tenantId, userId, page));
+      return c.json(await listUserLinks(c.var.sql, tenantId, userId, page));
     })
     .post("/admin/links/resync", async (c) => {
       requireAdmin(c, "resync");
       const batchSize = DEFAULT_RESYNC_BATCH_SIZE;
-      return c.json(await resyncLinkCache(sql, cacheFor(c), { batchSize, now }));
+      return c.json(await resyncLinkCache(c.var.sql, cacheFor(c), { batchSize, now }));
     })
     // One drain of the change feed, for an outside scheduler. The drain covers the deployment;
     // the answer speaks of the caller's tenant only.

@@ -21,6 +21,7 @@ export const CONFIG_KEYS = [
   "LINK_MAX_PER_USER",
   "LINK_PROVIDERS",
   "NEON_FETCH_ENDPOINT",
+  "SERVER_TIMING",
   // Public keys and claim names: nothing here lets anyone sign a token.
   "AUTH_JWKS",
   "AUTH_JWKS_URL",

@@ -9,10 +9,12 @@ import { runScript, type ScriptRun } from "./run-script.ts";
 
 interface BenchJson {
   command: string;
-  runtimes: { runtime: string; available: boolean; reason?: string }[];
+  format: string;
+  version: number;
+  targets: { target: string; available: boolean; reason?: string }[];
   kvProbe: Record<string, { get: number; put: number; delete: number; list: number } | string>;
   results: {
-    runtime: string;
+    target: string;
     operation: string;
     requests: number;
     rounds: { perSecond: number; p50: number }[];
@@ -21,9 +23,10 @@ interface BenchJson {
     errors: number;
     roundTripsPerRequest: number;
     designRoundTrips: number;
+    split: { timed: number; meanMs: Record<string, number> } | null;
   }[];
   kvHitOverBaseline: {
-    runtime: string;
+    target: string;
     p50: number;
     overP50: number;
     ratio: number;
@@ -66,10 +69,11 @@ describe("npm run bench (tiny settings, node runtime)", () => {
   });
 
   it("measures every operation on the selected runtime, without errors", () => {
-    expect(result.runtimes).toEqual([expect.objectContaining({ runtime: "node", available: true })]);
+    expect(result).toMatchObject({ format: "edge-race-free-bench", version: 2 });
+    expect(result.targets).toEqual([expect.objectContaining({ target: "node", available: true })]);
     expect(result.results.map((r) => r.operation)).toEqual(OPERATIONS);
     for (const summary of result.results) {
-      expect(summary.runtime).toBe("node");
+      expect(summary.target).toBe("node");
       expect(summary.requests).toBe(20);
       expect(summary.errors).toBe(0);
       expect(summary.rounds).toHaveLength(1);
@@ -98,7 +102,7 @@ describe("npm run bench (tiny settings, node runtime)", () => {
     const [ratio] = result.kvHitOverBaseline;
     expect(result.kvHitOverBaseline).toHaveLength(1);
     expect(ratio).toMatchObject({
-      runtime: "node",
+      target: "node",
       p50: summary("link-hit").latencyMs.p50,
       overP50: summary("kv-baseline").latencyMs.p50,
     });
@@ -113,6 +117,18 @@ describe("npm run bench (tiny settings, node runtime)", () => {
     expect(run.stdout).toMatch(
       /node: KV-hit p50 \/ bare KV get p50 per round \(1\): median [\d.]+×, min–max [\d.]+–[\d.]+× \(all samples: [\d.]+ ms over [\d.]+ ms; goal ≤ 1\.5×\)/,
     );
+  });
+
+  it("splits each app operation's time by its Server-Timing, the parts adding up", () => {
+    for (const summary of result.results.filter((r) => r.operation !== "kv-baseline")) {
+      const m = summary.split!.meanMs;
+      expect(summary.split!.timed).toBe(20);
+      expect(m.network! + m.edge!).toBeCloseTo(m.client!, 6);
+      expect(m.auth! + m.db! + m.kv! + m.app!).toBeCloseTo(m.edge!, 6);
+      if (summary.designRoundTrips > 0) expect(m.db).toBeGreaterThan(0);
+    }
+    // The bare KV get is not the app: it sends no Server-Timing.
+    expect(result.results.find((r) => r.operation === "kv-baseline")!.split).toBeNull();
   });
 
   it("counts the KV calls each operation makes", () => {

@@ -25,18 +25,18 @@ describe("stats", () => {
 
 describe("report", () => {
   const phase = (round: number, latencies: number[], statements: number): Measured => ({
-    runtime: "node",
+    target: "node",
     operation: "document-create",
     round,
-    result: { latencies, errors: round === 2 ? { "HTTP 503": 1 } : {}, wallMs: 1000, etags: [] },
+    result: { latencies, errors: round === 2 ? { "HTTP 503": 1 } : {}, timings: [], wallMs: 1000, etags: [] },
     statements,
   });
   const summaries = summarize([phase(1, [1, 2, 3, 4], 4), phase(2, [5, 6, 7, 8], 5)], {
     "document-create": { get: 0, put: 0, delete: 0, list: 0 },
   });
   const statuses = [
-    { runtime: "node", available: true },
-    { runtime: "fastly", available: false, reason: "The fastly runtime has no local launcher yet" },
+    { target: "node", available: true },
+    { target: "fastly", available: false, reason: "The fastly runtime has no local launcher yet" },
   ];
 
   it("pools latencies over rounds and keeps each round's figures for the spread", () => {
@@ -62,10 +62,10 @@ describe("report", () => {
 
 describe("the KV hit over the bare KV get", () => {
   const phase = (operation: OperationName, round: number, p50: number): Measured => ({
-    runtime: "node",
+    target: "node",
     operation,
     round,
-    result: { latencies: [p50, p50, p50], errors: {}, wallMs: 10, etags: [] },
+    result: { latencies: [p50, p50, p50], errors: {}, timings: [], wallMs: 10, etags: [] },
     statements: 0,
   });
   // Round 2 was busy for both alike; pooled, it would make the bare get look as slow as the hit.
@@ -82,7 +82,7 @@ describe("the KV hit over the bare KV get", () => {
     expect(ratio!.ratio).toBeCloseTo(1.3, 9);
     expect(ratio!.min).toBeCloseTo(1.2, 9);
     expect(ratio!.max).toBeCloseTo(1.5, 9);
-    expect(ratio).toMatchObject({ runtime: "node", p50: 1.8, overP50: 1.2 });
+    expect(ratio).toMatchObject({ target: "node", p50: 1.8, overP50: 1.2 });
     expect(ratios.notes).toEqual([
       "node: KV-hit p50 / bare KV get p50 per round (3): median 1.30×, min–max 1.20–1.50× (all samples: 1.8 ms over 1.2 ms; goal ≤ 1.5×)",
     ]);
@@ -102,7 +102,7 @@ describe("interleaved phases", () => {
     run: async (from, to, timeLimitMs) => {
       log.push(`${name} ${from}-${to} ${timeLimitMs}`);
       return {
-        result: { latencies: [to - from], errors: { late: 1 }, wallMs: 5, etags: [[name, String(to)]] },
+        result: { latencies: [to - from], errors: { late: 1 }, timings: [], wallMs: 5, etags: [[name, String(to)]] },
         statements: to - from,
       };
     },
@@ -117,7 +117,7 @@ describe("interleaved phases", () => {
     });
     expect(log).toEqual(["b 0-1 200", "a 0-3 200", "b 1-3 200", "a 3-7 200", "b 3-4 200", "a 7-10 200"]);
     expect(a).toEqual({
-      result: { latencies: [3, 4, 3], errors: { late: 3 }, wallMs: 15, etags: [["a", "10"]] },
+      result: { latencies: [3, 4, 3], errors: { late: 3 }, timings: [], wallMs: 15, etags: [["a", "10"]] },
       statements: 10,
     });
     expect(b!.result.latencies).toEqual([1, 2, 1]);

@@ -27,6 +27,8 @@ export function runConformance(runtime: RuntimeName): void {
         DATABASE_URL: stack.databaseUrl,
         NEON_FETCH_ENDPOINT: stack.neonFetchEndpoint,
         ...CONFORMANCE_LINK_LIMITS,
+        // On, as under `npm start`: the cases check its header on every runtime.
+        SERVER_TIMING: "on",
       };
     });
     afterAll(async () => {

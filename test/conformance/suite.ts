@@ -8,6 +8,7 @@ import { documentCases } from "./cases/documents.ts";
 import { linkCases } from "./cases/links.ts";
 import { loginRefusedCases } from "./cases/login-refused.ts";
 import { openApiCases } from "./cases/openapi.ts";
+import { serverTimingCases, serverTimingOffCases } from "./cases/server-timing.ts";
 import { unavailableCases } from "./cases/unavailable.ts";
 import { httpClient } from "./client.ts";
 import { conformsToServedDocument } from "./openapi-check.ts";
@@ -22,11 +23,14 @@ export function conformanceSuite(runtime: RuntimeName, baseUrl: () => string): v
   assetCases(call);
   documentCases(call);
   openApiCases(call);
+  serverTimingCases(call, runtime);
 }
 
 /** Registers the cases of a server whose database cannot be reached. */
 export function unavailableSuite(runtime: RuntimeName, baseUrl: () => string): void {
-  unavailableCases(httpClient(baseUrl, conformsToServedDocument(baseUrl)), runtime);
+  const call = httpClient(baseUrl, conformsToServedDocument(baseUrl));
+  unavailableCases(call, runtime);
+  serverTimingOffCases(call);
 }
 
 /** Registers the cases of a server whose database refuses its login. */

@@ -9,7 +9,13 @@ export interface Edge {
 }
 
 export interface ProbeOptions {
-  authSecret: string;
+  /** HS256 tokens with this secret, unless `token` signs them. */
+  authSecret?: string;
+  token?: (claims: { sub: string; tid: string }) => Promise<string>;
+  /** The tenant to work in (default: a fresh one per probe). */
+  tenant?: string;
+  /** How requests are sent (default: the global fetch). */
+  fetch?: typeof fetch;
   /** Time between lookups through B. */
   pollMs?: number;
   /** Give up (and throw) after this long. */
@@ -26,12 +32,12 @@ const LINK_SOURCE = "x-link-source";
 
 function client(edge: Edge, options: ProbeOptions) {
   return async (method: string, path: string, as: TokenClaims, body?: unknown): Promise<Lookup> => {
-    const headers: Record<string, string> = {
-      authorization: `Bearer ${await signToken(as, options.authSecret)}`,
-      connection: "close",
-    };
+    const token = options.token
+      ? await options.token({ sub: as.sub ?? "alice", tid: as.tid ?? "acme" })
+      : await signToken(as, options.authSecret);
+    const headers: Record<string, string> = { authorization: `Bearer ${token}`, connection: "close" };
     if (body !== undefined) headers["content-type"] = "application/json";
-    const response = await fetch(new URL(path, edge.url), {
+    const response = await (options.fetch ?? fetch)(new URL(path, edge.url), {
       method,
       headers,
       body: body === undefined ? undefined : JSON.stringify(body),
@@ -63,7 +69,7 @@ const fresh = (prefix: string) => `${prefix}${crypto.randomUUID().replaceAll("-"
 
 /** Links through A, waits until B answers it from KV, then runs `change` through A. */
 async function cachedOnB(a: Edge, b: Edge, options: ProbeOptions, displayName: string) {
-  const user = { sub: fresh("u"), tid: fresh("t") };
+  const user = { sub: fresh("u"), tid: options.tenant ?? fresh("t") };
   const path = `/v1/links/github/${fresh("x")}`;
   const [viaA, viaB] = [client(a, options), client(b, options)];
   const linked = await viaA("PUT", path, user, { displayName });

@@ -1,0 +1,114 @@
+// The runtimes side by side on this machine: one database behind the Neon-compatible endpoint,
+// every selected runtime started by the launcher `npm start` uses, each runtime's bare KV get,
+// and what only the bench's own database allows (round trips counted, the naive write, the
+// endpoint's overhead).
+import { randomBytes } from "node:crypto";
+import type { RunningRuntime, RuntimeName } from "../../dev/launchers/index.ts";
+import { endpointOverheadNote, measureEndpointOverhead } from "../../dev/measure/endpoint-overhead.ts";
+import { createNeonSql } from "../../edge/neon/neon-sql.ts";
+import { muteStdout, progress } from "../lib/cli.ts";
+import { secretTokens } from "../lib/tokens.ts";
+import type { RequestBudget } from "./budget.ts";
+import { closeRuntimes, guardProcess, launchKvBaselines, launchRuntimes, openBenchDatabase } from "./environment.ts";
+import { probeKvOperations } from "./kv-probe.ts";
+import { type LoadGenerator, startLoadGenerator } from "./load-generator.ts";
+import { measureNaiveWrite, naiveWriteNote } from "./naive-write.ts";
+import type { RunOutcome, RunSettings } from "./results.ts";
+import { measureRun } from "./run.ts";
+
+export interface LocalSettings extends RunSettings {
+  runtimes: RuntimeName[];
+  dbRttMs: number;
+}
+
+export async function runOnLocalRuntimes(opts: LocalSettings, budget: RequestBudget): Promise<RunOutcome> {
+  const db = await openBenchDatabase(process.env.DATABASE_URL || undefined, opts.dbRttMs);
+  progress(`Database: ${db.description}`);
+  const secret = randomBytes(32).toString("base64url");
+  // The runtimes log one line per request, as in production; printed, 10 000 lines would bury
+  // the progress and time the terminal. They are produced, and dropped here.
+  const unmute = muteStdout();
+  const running: RunningRuntime[] = [];
+  const baselineServers: RunningRuntime[] = [];
+  let load: LoadGenerator | undefined;
+  let cleaned: Promise<void> | undefined;
+  const cleanup = () =>
+    (cleaned ??= (async () => {
+      try {
+        await load?.close();
+        await closeRuntimes([...running, ...baselineServers]);
+        await db.close();
+      } finally {
+        unmute();
+      }
+    })());
+  const guard = guardProcess(cleanup, running, baselineServers);
+  try {
+    const sql = createNeonSql({ databaseUrl: db.databaseUrl, fetchEndpoint: db.neonFetchEndpoint });
+    const kvProbe = await probeKvOperations(sql, opts.operations, db.seed, secret);
+    const env = {
+      ...process.env,
+      AUTH_SECRET: secret,
+      DATABASE_URL: db.databaseUrl,
+      NEON_FETCH_ENDPOINT: db.neonFetchEndpoint,
+      LINK_CACHE_TTL_SECONDS: "3600", // no entry expires during the run: the same cache state for all
+      SERVER_TIMING: "on", // the split of each operation's time
+    };
+    const launched = await launchRuntimes(opts.runtimes, env, running, (status) => {
+      guard.takeOver();
+      progress(
+        status.available
+          ? `${status.target}: started in ${status.startMs} ms`
+          : `${status.target}: UNAVAILABLE — ${status.reason}`,
+      );
+    });
+    const baselines = opts.operations.includes("kv-baseline")
+      ? await launchKvBaselines(
+          running.map((runtime) => runtime.runtime),
+          baselineServers,
+        )
+      : new Map<RuntimeName, string | Error>();
+    guard.takeOver();
+    for (const [runtime, url] of baselines)
+      if (url instanceof Error) progress(`${runtime}: bare KV get UNAVAILABLE — ${url.message.split("\n")[0]}`);
+    load = startLoadGenerator();
+    const targets = running.map((runtime) => ({ name: runtime.runtime, url: runtime.url }));
+    const session = {
+      opts,
+      tenant: "bench",
+      tokens: secretTokens(secret),
+      db,
+      load,
+      budget,
+      state: new Map(),
+      baselines,
+    };
+    // Every pair at once: on one machine the pairs' few requests do not crowd each other.
+    const measured = await measureRun(session, targets, {
+      stalenessLanes: targets.length ** 2,
+      pollMs: 100,
+      timeoutMs: 120_000,
+    });
+    const naive = db.postgresUrl ? await measureNaiveWrite(db.postgresUrl, opts) : undefined;
+    const overhead = db.postgresUrl
+      ? await measureEndpointOverhead(db.postgresUrl).catch((error: Error) => error)
+      : undefined;
+    await cleanup();
+    return {
+      ...measured,
+      statuses: launched.statuses,
+      database: db.description,
+      kvProbe,
+      notes: [naiveWriteNote(naive, opts.dbRttMs), endpointOverheadNote(overhead)],
+      extra: {
+        naiveWrite: naive ?? null,
+        endpointOverhead: overhead instanceof Error ? overhead.message : (overhead ?? null),
+      },
+      title: `${db.description.split(",")[0]}, concurrency ${opts.concurrency}, database round trip ${opts.dbRttMs} ms`,
+      header: `database: ${db.description}, each round trip held ${opts.dbRttMs} ms`,
+    };
+  } finally {
+    await cleanup().catch(() => {});
+    guard.release();
+  }
+}

@@ -1,0 +1,100 @@
+// A run's results, wherever its targets were: the tables on stdout, and bench.json (versioned:
+// docs/benchmarks.md describes it), bench.md, bench.svg and bench-split.svg in the output folder.
+import { machineInfo, progress, writeResults } from "../lib/cli.ts";
+import { latencyChart } from "./chart.ts";
+import type { Cleanup } from "./cleanup.ts";
+import { coldMarkdown, coldText } from "./cold.ts";
+import type { KvCounts } from "./kv-probe.ts";
+import type { OperationName } from "./operations.ts";
+import {
+  benchMarkdown,
+  benchText,
+  latencyRatios,
+  notes as reportNotes,
+  summarize,
+  type TargetStatus,
+} from "./report.ts";
+import type { RoundSettings } from "./rounds.ts";
+import type { Measurements } from "./run.ts";
+import { splitMarkdown, splitText } from "./split.ts";
+import { splitChart } from "./split-chart.ts";
+import { stalenessMarkdown, stalenessText } from "./staleness.ts";
+
+/** What bench.json holds, and how: a reader checks `format` and `version` before anything else. */
+export const RESULTS_FORMAT = "edge-race-free-bench";
+export const RESULTS_VERSION = 2;
+
+export interface RunSettings extends RoundSettings {
+  staleness: number;
+  cold: number;
+  idleSeconds: number;
+  maxRequests: number;
+  out: string;
+}
+
+export interface RunOutcome extends Measurements {
+  statuses: TargetStatus[];
+  database: string;
+  kvProbe: Partial<Record<OperationName, KvCounts | string>>;
+  notes: string[];
+  /** Fields of bench.json only this kind of run has. */
+  extra: Record<string, unknown>;
+  /** The chart's title after "Latency per target and operation". */
+  title: string;
+  /** What bench.md says after the command. */
+  header: string;
+  cleanup?: Cleanup;
+}
+
+export async function writeRun(outcome: RunOutcome, opts: RunSettings, command: string, sent: number): Promise<void> {
+  const summaries = summarize(outcome.measured, outcome.kvProbe);
+  const ratios = latencyRatios(summaries);
+  const notes = [...reportNotes(summaries, outcome.statuses), ...ratios.notes, ...outcome.notes];
+  console.log(
+    benchText(summaries, outcome.statuses) +
+      splitText(summaries) +
+      stalenessText(outcome.staleness) +
+      coldText(outcome.cold),
+  );
+  for (const note of notes) console.log(note);
+  const machine = await machineInfo();
+  const { requests, concurrency, rounds, warmup, timeLimitMs, staleness, cold, idleSeconds, maxRequests } = opts;
+  const settings = { requests, concurrency, rounds, warmup, timeLimitMs, staleness, cold, idleSeconds, maxRequests };
+  const markdown = [
+    `Command: \`${command}\` — ${outcome.header}; ${machine.cpus} × ${machine.cpuModel}, Node ${machine.node}.`,
+    "",
+    benchMarkdown(summaries, outcome.statuses),
+    "",
+    splitMarkdown(summaries),
+    stalenessMarkdown(outcome.staleness),
+    coldMarkdown(outcome.cold),
+    ...notes.map((note) => `- ${note}`),
+    "",
+  ].join("\n");
+  const json = {
+    format: RESULTS_FORMAT,
+    version: RESULTS_VERSION,
+    command,
+    finishedAt: new Date().toISOString(),
+    machine,
+    database: outcome.database,
+    settings,
+    requestsSent: sent,
+    targets: outcome.statuses,
+    kvProbe: outcome.kvProbe,
+    results: summaries,
+    kvHitOverBaseline: ratios.kvHitOverBaseline,
+    kvHitOverDeno: ratios.kvHitOverDeno,
+    staleness: outcome.staleness,
+    coldStarts: outcome.cold,
+    cleanup: outcome.cleanup ?? null,
+    ...outcome.extra,
+  };
+  const files = await writeResults(opts.out, {
+    "bench.json": `${JSON.stringify(json, null, 2)}\n`,
+    "bench.md": markdown,
+    "bench.svg": latencyChart(summaries, `Latency per target and operation (${outcome.title})`, outcome.statuses),
+    "bench-split.svg": splitChart(summaries, `Where the time went (${outcome.title})`),
+  });
+  progress(`Results: ${files.join(", ")}`);
+}

@@ -1,0 +1,78 @@
+import { describe, expect, it } from "vitest";
+import { parseServerTiming } from "../../bench/lib/server-timing.ts";
+import { createMemoryKv } from "../../edge/kv/memory.ts";
+import { bearer, TEST_AUTH_SECRET } from "../../test/support/tokens.ts";
+import { createApp } from "../app.ts";
+import { silentLogger } from "../log.ts";
+import { DatabaseUnavailableError, type Sql } from "../ports/sql.ts";
+import { parseSettings } from "../settings.ts";
+
+const DB_DELAY_MS = 40;
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A database that answers no rows after DB_DELAY_MS, or refuses. */
+const slowSql = (fails = false): Sql => ({
+  query: async () => {
+    await pause(DB_DELAY_MS);
+    if (fails) throw new DatabaseUnavailableError("connection refused");
+    return [];
+  },
+  transaction: async () => [],
+});
+
+function appWith(serverTiming: string | undefined, sql = slowSql()) {
+  return createApp({
+    sql,
+    kv: createMemoryKv(),
+    settings: parseSettings({ AUTH_SECRET: TEST_AUTH_SECRET, SERVER_TIMING: serverTiming }),
+    runtime: "node",
+    logger: silentLogger,
+  });
+}
+
+/** name → duration (or description, for a metric without one). */
+function metrics(response: Response): Record<string, number | string> {
+  const header = response.headers.get("server-timing");
+  if (header === null) throw new Error("no Server-Timing header");
+  return Object.fromEntries(parseServerTiming(header));
+}
+
+describe("Server-Timing", () => {
+  it("is absent unless SERVER_TIMING=on", async () => {
+    for (const value of [undefined, "", "off"]) {
+      const response = await appWith(value).request("/healthz");
+      expect(response.status).toBe(200);
+      expect(response.headers.has("server-timing")).toBe(false);
+    }
+  });
+
+  it("refuses any other value by name", () => {
+    expect(() => appWith("yes")).toThrow(/SERVER_TIMING/);
+  });
+
+  it("names every part on every response, 0 when unused, with the runtime", async () => {
+    const timing = metrics(await appWith("on").request("/healthz"));
+    expect(Object.keys(timing).sort()).toEqual(["auth", "db", "kv", "runtime", "total"]);
+    expect(timing).toMatchObject({ db: 0, kv: 0, auth: 0, runtime: "node" });
+  });
+
+  it("measures the database, token verification and the KV store inside the total", async () => {
+    const app = appWith("on");
+    const response = await app.request("/v1/links/github/missing", { headers: await bearer() });
+    expect(response.status).toBe(404);
+    const { total, db, kv, auth } = metrics(response) as Record<string, number>;
+    expect(db).toBeGreaterThanOrEqual(DB_DELAY_MS - 1);
+    expect(auth).toBeGreaterThan(0);
+    expect(kv).toBeGreaterThan(0);
+    expect(total).toBeGreaterThanOrEqual(db! + kv! + auth! - 0.1);
+  });
+
+  it("is on refusals and errors too", async () => {
+    const refused = await appWith("on").request("/v1/me/links");
+    expect(refused.status).toBe(401);
+    expect(metrics(refused)).toMatchObject({ db: 0, runtime: "node" });
+    const down = await appWith("on", slowSql(true)).request("/readyz");
+    expect(down.status).toBe(503);
+    expect(metrics(down).db).toBeGreaterThanOrEqual(DB_DELAY_MS - 1);
+  });
+});
