@@ -31,7 +31,7 @@ export function listenFailure(error: unknown): SettingsError | undefined {
     case "EADDRINUSE":
       return new SettingsError("PORT", "is already in use on HOST");
     case "EACCES":
-      return new SettingsError("PORT", "needs privileges this process lacks (a port below 1024)");
+      return new SettingsError("PORT", "needs privileges the server lacks (a port below 1024)");
     case "EADDRNOTAVAIL":
       return new SettingsError("HOST", "is not an address of this machine");
     case "ENOTFOUND":

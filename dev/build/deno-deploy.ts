@@ -2,11 +2,10 @@
 // and exclude lists, nothing else), then what its install step puts beside them (`npm ci
 // --omit=dev`, the production dependencies of package.json). test/deploy/deno-deploy.test.ts
 // type-checks the result: an import the upload cannot resolve fails there, not on Deploy.
-import { execFile } from "node:child_process";
 import { cp, mkdir, readdir, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { ROOT } from "./fastly.ts";
+import { installProductionDependencies } from "./production-install.ts";
 
 export interface DeployConfig {
   entrypoint: string;
@@ -16,8 +15,6 @@ export interface DeployConfig {
 
 /** Where the upload is assembled: a fixed folder, so that Deno's type-check cache serves again. */
 export const DENO_DEPLOY_DIR = join(ROOT, "dist", "deno-deploy");
-/** Deno Deploy's install step, as the guide sets it. */
-export const DENO_DEPLOY_INSTALL = ["npm", "ci", "--omit=dev", "--ignore-scripts", "--no-audit", "--no-fund"];
 
 export async function readDeployConfig(root = ROOT): Promise<DeployConfig> {
   const config = JSON.parse(await readFile(join(root, "deno.json"), "utf8")) as { deploy: DeployConfig };
@@ -64,8 +61,6 @@ export async function buildDenoDeployUpload(dir = DENO_DEPLOY_DIR): Promise<stri
     await mkdir(join(dir, file, ".."), { recursive: true });
     await cp(join(ROOT, file), join(dir, file));
   }
-  const [command, ...args] = DENO_DEPLOY_INSTALL;
-  // From npm's cache when it holds the packages (it does after `npm ci` here): no network needed.
-  await promisify(execFile)(command!, [...args, "--prefer-offline"], { cwd: dir });
+  await installProductionDependencies(dir);
   return files;
 }

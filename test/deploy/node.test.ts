@@ -1,19 +1,32 @@
-// The Node production entry as deployed: the built bundle run by plain `node`, configured only
-// through its environment.
+// The Node release as deployed: the built server and migrator run by plain `node` from a folder
+// holding only them, the migrations and the production dependencies (`npm ci --omit=dev`), as
+// the guide's image does; configured only through the environment.
 import { readFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "../../dev/build/fastly.ts";
-import { buildNodeServer } from "../../dev/build/node.ts";
+import { buildNodeRelease, type NodeRelease } from "../../dev/build/node.ts";
+import { installProductionDependencies } from "../../dev/build/production-install.ts";
+import { createTestDatabase, describeWithPostgres, type TestDatabase } from "../support/postgres.ts";
 import { TEST_AUTH_SECRET } from "../support/tokens.ts";
 import { expectGracefulStop, heldEndpoint } from "./graceful-stop.ts";
 import { runToExit, startServerProcess } from "./processes.ts";
 import { BAD_LISTEN_SETTINGS, expectOneMisconfiguredLine, holdPort } from "./refusals.ts";
 
+let releaseDir: string;
+let release: NodeRelease;
 let bundle: string;
 
 beforeAll(async () => {
-  bundle = await buildNodeServer(join(ROOT, "dist", "node-test", `${process.pid}.js`));
+  releaseDir = await mkdtemp(join(tmpdir(), "node-release-"));
+  release = await buildNodeRelease(join(releaseDir, "dist", "node"));
+  bundle = release.server;
+  await installProductionDependencies(releaseDir, { copyManifest: true });
+}, 120_000);
+afterAll(async () => {
+  if (releaseDir) await rm(releaseDir, { recursive: true, force: true });
 });
 
 describe("node dist/node/index.js", () => {
@@ -74,11 +87,12 @@ describe("node dist/node/index.js", () => {
     });
   });
 
-  it("imports nothing but the package's runtime dependencies", () => {
+  it.each(["server", "migrate"] as const)("the %s imports nothing but the package's runtime dependencies", (file) => {
     const { dependencies } = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
       dependencies: Record<string, string>;
     };
-    const imported = [...readFileSync(bundle, "utf8").matchAll(/^import .* from "([^"]+)";$/gm)].map((m) => m[1]!);
+    const source = readFileSync(release[file], "utf8");
+    const imported = [...source.matchAll(/^import .* from "([^"]+)";$/gm)].map((m) => m[1]!);
     const packages = new Set(
       imported
         .filter((name) => !name.startsWith("node:"))
@@ -91,5 +105,39 @@ describe("node dist/node/index.js", () => {
     );
     expect(packages.size).toBeGreaterThan(0);
     for (const name of packages) expect(Object.keys(dependencies)).toContain(name);
+  });
+});
+
+describeWithPostgres("node dist/node/migrate.js", () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(() => database?.drop());
+
+  const migrate = (env: Record<string, string>) => runToExit("node", [release.migrate], env, releaseDir);
+
+  it("applies sql/ to a plain PostgreSQL URL with production dependencies only, then nothing twice", async () => {
+    const first = await migrate({ DATABASE_URL: database.url });
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toContain("applied 0001_links.sql");
+    expect(first.stderr).toBe("");
+    const again = await migrate({ DATABASE_URL: database.url });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain("Nothing to apply");
+  });
+
+  it("with sslmode=require against a server without TLS: one line, no security warning, no password", async () => {
+    const url = new URL(database.url);
+    url.password = "hunter2-password";
+    url.searchParams.set("sslmode", "require");
+    const exit = await migrate({ DATABASE_URL: url.toString() });
+    expect(exit.code).toBe(1);
+    expect(exit.stderr.trim().split("\n")).toEqual([expect.stringMatching(/^Migration failed: .*SSL/)]);
+    expect(exit.stderr).not.toContain("hunter2-password");
+  });
+
+  it("without DATABASE_URL refuses in one line, opening nothing", async () => {
+    expectOneMisconfiguredLine(await migrate({}), "DATABASE_URL", []);
   });
 });
