@@ -4,7 +4,7 @@
 import { type ChildProcess, type SpawnOptions, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { listeningUrl } from "../../dev/launchers/deno.ts";
-import { liveProcesses } from "../support/proc.ts";
+import { listeningSockets, liveProcesses } from "../support/proc.ts";
 
 export interface ServerProcess {
   child: ChildProcess;
@@ -56,6 +56,11 @@ export function startServerProcess(
       if (!url) return;
       clearTimeout(timer);
       const localUrl = `http://127.0.0.1:${new URL(url).port}`;
+      const exposed = listeningSockets(groupMembers(child)).filter((socket) => !socket.loopback);
+      if (exposed.length > 0) {
+        void stop().then(() => reject(new Error(`a test server must listen on loopback only: ${url}`)));
+        return;
+      }
       resolve({ child, url, localUrl, exited, stderr: () => stderr, stop });
     });
   });
@@ -110,7 +115,11 @@ async function groupGone(child: ChildProcess): Promise<void> {
   }
 }
 
-const groupAlive = (child: ChildProcess) => liveProcesses().some(({ group }) => group === child.pid);
+const groupMembers = (child: ChildProcess) =>
+  liveProcesses()
+    .filter(({ group }) => group === child.pid)
+    .map(({ pid }) => pid);
+const groupAlive = (child: ChildProcess) => groupMembers(child).length > 0;
 
 /** The parent's environment without any of the service's settings (they come from each test). */
 function baseEnv(): Record<string, string> {
