@@ -61,6 +61,8 @@ describe.each(ways)("deno task, with $name", ({ command, path }) => {
 });
 
 describe("the Deno entry", () => {
+  const startTask = (env: Record<string, string>) =>
+    startServerProcess(DENO_BIN, ["task", "-q", "start"], env, PROJECT_ROOT);
   const task = (env: Record<string, string>) =>
     runToExit(DENO_BIN, ["task", "-q", "start"], { ...SETTINGS, ...env }, PROJECT_ROOT);
 
@@ -68,7 +70,7 @@ describe("the Deno entry", () => {
     const dir = await mkdtemp(join(tmpdir(), "deno-kv-"));
     const kvPath = join(dir, "links.sqlite");
     const env = { ...SETTINGS, DENO_KV_PATH: kvPath, HOST: "127.0.0.1", PORT: "0" };
-    const server = await startServerProcess(DENO_BIN, ["task", "-q", "start"], env, PROJECT_ROOT);
+    const server = await startTask(env);
     try {
       expect((await fetch(`${server.localUrl}/healthz`)).status).toBe(200);
       expect(existsSync(kvPath)).toBe(true);
@@ -90,7 +92,7 @@ describe("the Deno entry", () => {
       "`deno task start` on %s stops accepting, finishes the request in flight, then exits 0",
       async (signal) => {
         const env = { ...SETTINGS, ...endpoint.env, HOST: "127.0.0.1", PORT: "0" };
-        const server = await startServerProcess(DENO_BIN, ["task", "-q", "start"], env, PROJECT_ROOT);
+        const server = await startTask(env);
         try {
           await expectGracefulStop(server, endpoint, signal, "deno");
         } finally {
@@ -116,7 +118,7 @@ describe("the Deno entry", () => {
   );
 
   it("a DENO_KV_PATH `deno run` was not granted is named in one line", async () => {
-    const args = denoRunArgs().map((arg) => (arg.startsWith("--allow-env=") ? "--allow-env" : arg));
+    const args = denoRunArgs(); // no kvPathFlags: the file is not granted
     const env = { ...SETTINGS, DENO_KV_PATH: join(tmpdir(), "links.sqlite"), HOST: "127.0.0.1", PORT: "0" };
     const exit = await runToExit(DENO_BIN, args, env, PROJECT_ROOT);
     expectOneMisconfiguredLine(exit, "DENO_KV_PATH", [env.DENO_KV_PATH]);
