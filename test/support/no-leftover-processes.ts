@@ -10,8 +10,7 @@ export const TEST_RUN_VARIABLE = "EDGE_RACE_FREE_TEST_RUN";
 const EXIT_WINDOW_MS = 5_000;
 
 export default function markTestProcesses(): () => Promise<void> {
-  const run = randomUUID();
-  process.env[TEST_RUN_VARIABLE] = run;
+  const run = thisRun();
   return async () => {
     const deadline = Date.now() + EXIT_WINDOW_MS;
     let left = processesMarked(run);
@@ -20,12 +19,25 @@ export default function markTestProcesses(): () => Promise<void> {
       left = processesMarked(run);
     }
     if (left.length === 0) return;
+    const listing = left.map((pid) => `  ${pid} ${commandLine(pid)}`).join("\n");
     for (const pid of left) killQuietly(pid);
     // vitest reports an error thrown here but still exits 0: the exit code is set as well.
     process.exitCode = 1;
-    const listing = left.map((pid) => `  ${pid} ${commandLine(pid)}`).join("\n");
     throw new Error(`processes started by the tests outlived them (now killed):\n${listing}`);
   };
+}
+
+/**
+ * One marker for the whole run, whichever project's setup comes first; one inherited from an
+ * outer run (a test that runs vitest) is replaced, so that the outer run's processes never count.
+ */
+function thisRun(): string {
+  const owner = `${process.pid}-`;
+  const inherited = process.env[TEST_RUN_VARIABLE];
+  if (inherited?.startsWith(owner)) return inherited;
+  const run = `${owner}${randomUUID()}`;
+  process.env[TEST_RUN_VARIABLE] = run;
+  return run;
 }
 
 /** Live processes other than this one and its test workers whose environment holds `run`. */
