@@ -2,12 +2,14 @@
 // entry reads, and every Fastly and Wrangler command in it uses flags the pinned CLIs accept, in
 // a form that works on a service whose entries the first publish already made.
 import { readFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LISTEN_SETTING_NAMES } from "../../core/listen-address.ts";
 import { SETTING_NAMES } from "../../core/settings.ts";
 import { ROOT } from "../../dev/build/fastly.ts";
-import { runToExit } from "./processes.ts";
+import { type Exit, runToExit } from "./processes.ts";
 
 const GUIDE = readFileSync(join(ROOT, "docs", "deploy.md"), "utf8");
 /** Read by one entry only, beside the settings every runtime reads. */
@@ -55,10 +57,36 @@ describe("docs/deploy.md", () => {
     expect(commands.length).toBeGreaterThan(8);
   });
 
+  // Each distinct `--help` once, Wrangler's all at once (a start alone takes a second or two);
+  // Fastly's one after the other, with a config folder of their own: each run rewrites its config
+  // file, and one started beside another (this file's, or a build's) may print nothing.
+  const helps = new Map<string, Promise<Exit>>();
+  let fastlyQueue: Promise<unknown> = Promise.resolve();
+  let fastlyConfig = "";
+  const helpOf = ({ cli, words }: (typeof commands)[number]) => {
+    const key = [cli, ...words].join(" ");
+    if (!helps.has(key)) {
+      const env = cli === "fastly" ? { ...OFFLINE, XDG_CONFIG_HOME: fastlyConfig } : OFFLINE;
+      const run = () => runToExit(CLIS[cli], [...words, "--help"], env, ROOT);
+      const help = cli === "fastly" ? fastlyQueue.then(run) : run();
+      if (cli === "fastly") fastlyQueue = help;
+      helps.set(key, help);
+    }
+    return helps.get(key)!;
+  };
+  beforeAll(async () => {
+    fastlyConfig = await mkdtemp(join(tmpdir(), "fastly-config-"));
+    for (const command of commands) void helpOf(command);
+  });
+  afterAll(async () => {
+    await Promise.allSettled(helps.values());
+    if (fastlyConfig) await rm(fastlyConfig, { recursive: true, force: true });
+  });
+
   it.each(commands.map((command) => [command.line, command]))(
     "%s: every flag is the CLI's",
     async (_line, command) => {
-      const help = await runToExit(CLIS[command.cli], [...command.words, "--help"], OFFLINE, ROOT);
+      const help = await helpOf(command);
       const text = help.stdout + help.stderr;
       expect(help.code, text).toBe(0);
       for (const flag of command.flags) {
