@@ -24,7 +24,10 @@ export default defineConfig({
         name,
         include,
         ...(name === "unit" ? { pool: "threads" as const, isolate: false } : {}),
-        ...(BUILDS_FASTLY_WASM.includes(name) ? { globalSetup: ["test/support/warm-fastly-engine.ts"] } : {}),
+        globalSetup: [
+          "test/support/no-leftover-processes.ts",
+          ...(BUILDS_FASTLY_WASM.includes(name) ? ["test/support/warm-fastly-engine.ts"] : []),
+        ],
       },
     })),
   },

@@ -9,6 +9,7 @@ import { migrate } from "./migrate.ts";
 import type { SqlBackend } from "./neon/backend.ts";
 import { createPgBackend } from "./neon/pg-backend.ts";
 import { createPgliteBackend } from "./neon/pglite-backend.ts";
+import { withExplicitSslMode } from "./pg-url.ts";
 
 const USAGE = `Usage: npm run migrate [-- --help]
 
@@ -41,7 +42,7 @@ async function openBackend(databaseUrl: string | undefined): Promise<{ backend: 
   if (!/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new Error("DATABASE_URL must be a postgres:// or postgresql:// URL (or unset, for PGlite)");
   }
-  return { backend: createPgBackend(databaseUrl, { max: 1 }), target: redact(databaseUrl) };
+  return { backend: createPgBackend(withExplicitSslMode(databaseUrl), { max: 1 }), target: redact(databaseUrl) };
 }
 
 async function main(): Promise<number> {

@@ -21,7 +21,7 @@ const RUNTIME_DEPENDENCIES = Object.keys(
     .dependencies,
 );
 /** Runtime dependencies that tie code to one runtime or driver: edge/ only. */
-const EDGE_ONLY_DEPENDENCIES = ["@hono/node-server", "@neondatabase/serverless"];
+const EDGE_ONLY_DEPENDENCIES = ["@hono/node-server", "@neondatabase/serverless", "pg"];
 const PORT_ADAPTER_DIRS = ["kv", "neon"];
 const RUNTIME_ROOT_FILES = ["index.ts", "server.ts", "settings.ts", "bindings.ts"];
 

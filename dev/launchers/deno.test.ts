@@ -1,12 +1,20 @@
 import { existsSync, readFileSync } from "node:fs";
 import { describe, expect, it, vi } from "vitest";
+import { kvPathFlags } from "../../edge/deno/kv-path.ts";
 import { TEST_AUTH_SECRET } from "../../test/support/tokens.ts";
-import { DENO_TASK_BIN, denoRunArgs, PROJECT_ROOT, startDenoRuntime } from "./deno.ts";
+import { DENO_TASK_BIN, denoRunArgs, PROJECT_ROOT, startDenoRuntime, TASK_KV_PATH_FLAGS } from "./deno.ts";
 
 describe("deno launcher", () => {
   it("runs the entry exactly as `deno task start` does, with the same permissions", () => {
     const config = JSON.parse(readFileSync(`${PROJECT_ROOT}/deno.json`, "utf8")) as { tasks: Record<string, string> };
-    expect(config.tasks.start).toBe([DENO_TASK_BIN, ...denoRunArgs()].join(" "));
+    expect(config.tasks.start).toBe([DENO_TASK_BIN, ...denoRunArgs([TASK_KV_PATH_FLAGS])].join(" "));
+  });
+
+  it("grants read and write for DENO_KV_PATH only, and nothing for memory or Deno's default", () => {
+    expect(kvPathFlags("/srv/kv.sqlite")).toEqual(["--allow-read=/srv/kv.sqlite", "--allow-write=/srv/kv.sqlite"]);
+    for (const path of [undefined, "", ":memory:", "/srv/a,b.sqlite", "/srv/my kv.sqlite"]) {
+      expect(kvPathFlags(path)).toEqual([]);
+    }
   });
 
   it("grants no blanket permission", () => {

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import type { RawSettings } from "../../core/settings.ts";
+import { kvPathFlags } from "../../edge/deno/kv-path.ts";
 import { DENO_ENV_NAMES, DRIVER_ENV_NAMES } from "../../edge/deno/settings.ts";
 
 export const PROJECT_ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -30,11 +31,21 @@ const LOG_FILE_POLL_MS = 20;
  */
 export type DenoLog = "print" | "file";
 
-/** `deno run` (from the project root) with the least it needs: the network, the variables it reads, KV. */
-export const denoRunArgs = () => [
+/**
+ * What `deno task start` puts where the KV file's permissions go: the output of
+ * edge/deno/kv-path.ts, read and write for DENO_KV_PATH only (nothing when it is unset).
+ */
+export const TASK_KV_PATH_FLAGS = `$(${DENO_TASK_BIN} run --allow-env=DENO_KV_PATH edge/deno/kv-path.ts)`;
+
+/**
+ * `deno run` (from the project root) with the least it needs: the network, the variables it
+ * reads, KV, and `kvFlags` (the KV file's read and write permissions, kvPathFlags).
+ */
+export const denoRunArgs = (kvFlags: string[] = []) => [
   "run",
   "--allow-net",
   `--allow-env=${[...DENO_ENV_NAMES, ...DRIVER_ENV_NAMES].join(",")}`,
+  ...kvFlags,
   "--unstable-kv",
   "--unstable-cron",
   "edge/deno/index.ts",
@@ -54,7 +65,7 @@ export function startDenoRuntime(env: RawSettings, { port = 0, log }: { port?: n
   // The entry listens on every interface by default (a container); a local run stays on this machine.
   childEnv.HOST = "127.0.0.1";
   childEnv.DENO_KV_PATH ??= ":memory:";
-  return spawnDenoServer(denoRunArgs(), childEnv, log);
+  return spawnDenoServer(denoRunArgs(kvPathFlags(childEnv.DENO_KV_PATH)), childEnv, log);
 }
 
 /** Runs `deno <args>` and resolves with the URL of the first `{"event":"listening"}` line it prints. */

@@ -1,48 +1,51 @@
 // The Deno entry: `deno task start` (see deno.json), and Deno Deploy's entry point. Deno.env →
 // settings → ports → the core app, served by Deno.serve with Deno KV as the link cache. An
-// unusable setting stops it at start with one line naming the setting. Deno.cron drains the link
-// change feed.
+// unusable setting (a HOST or PORT it cannot listen on, a DENO_KV_PATH it cannot open included)
+// stops it at start with one line naming the setting; SIGTERM and SIGINT stop it gracefully.
+// Deno.cron drains the link change feed.
 import { createApp } from "../../core/app.ts";
+import { type StopSignal, stopGracefullyOnSignals } from "../../core/graceful-stop.ts";
 import { createLinkSync } from "../../core/links/sync.ts";
-import { listenAddress } from "../../core/listen-address.ts";
+import { listenAddress, listenFailure } from "../../core/listen-address.ts";
 import { misconfiguredLine } from "../../core/misconfigured.ts";
 import { SettingsError } from "../../core/settings.ts";
-import { createDenoKv, type DenoKv } from "../kv/deno-kv.ts";
+import { createDenoKv } from "../kv/deno-kv.ts";
 import { neonSqlFromSettings } from "../neon/neon-sql.ts";
+import { type DenoKvOpener, openKvAt } from "./kv-path.ts";
 import { settingsFromEnv } from "./settings.ts";
 
 // Only what this file uses of the Deno namespace, so the project's tsc needs no Deno types.
-interface DenoGlobal {
+interface DenoGlobal extends DenoKvOpener {
   env: { get(name: string): string | undefined };
-  openKv(path?: string): Promise<DenoKv>;
   cron(name: string, schedule: string, handler: () => Promise<void>): Promise<void>;
   exit(code: number): never;
+  addSignalListener(signal: StopSignal, handler: () => void): void;
   serve(
     options: { port: number; hostname: string; onListen(address: { hostname: string; port: number }): void },
     handler: (request: Request) => Response | Promise<Response>,
-  ): unknown;
+  ): { shutdown(): Promise<void> };
 }
 const deno = (globalThis as unknown as { Deno: DenoGlobal }).Deno;
 const env = (name: string) => deno.env.get(name);
 
-function configure() {
-  const settings = settingsFromEnv(env);
-  return { settings, sql: neonSqlFromSettings(settings), address: listenAddress(env) };
-}
-
-function configureOrExit() {
+/** Runs a start-up step; a setting it cannot use ends the process with one line naming it. */
+async function orExit<T>(step: () => T | Promise<T>): Promise<T> {
   try {
-    return configure();
+    return await step();
   } catch (error) {
-    if (!(error instanceof SettingsError)) throw error;
-    console.error(misconfiguredLine(error));
+    const misconfigured = error instanceof SettingsError ? error : listenFailure(error);
+    if (!misconfigured) throw error;
+    console.error(misconfiguredLine(misconfigured));
     return deno.exit(1);
   }
 }
 
-const { settings, sql, address } = configureOrExit();
+const { settings, sql, address } = await orExit(() => {
+  const settings = settingsFromEnv(env);
+  return { settings, sql: neonSqlFromSettings(settings), address: listenAddress(env) };
+});
 // No path: Deno Deploy's KV, or a local database in Deno's cache. DENO_KV_PATH=:memory: for tests.
-const kv = createDenoKv(await deno.openKv(env("DENO_KV_PATH") || undefined));
+const kv = createDenoKv(await orExit(() => openKvAt(deno, env("DENO_KV_PATH") || undefined)));
 const linkSync = createLinkSync({ sql, kv, settings });
 const app = createApp({ sql, kv, settings, runtime: "deno", linkSync });
 
@@ -54,12 +57,26 @@ void linkSync.runFor(CRON_PERIOD_MS - (Date.now() % CRON_PERIOD_MS));
 void deno.cron("link-sync", "* * * * *", () => linkSync.runFor(CRON_PERIOD_MS));
 
 // Deno Deploy ignores the address and serves on its own; self-hosted, HOST and PORT decide.
-deno.serve(
-  {
-    ...address,
-    // One JSON line, which the local launcher reads to learn the port when PORT=0.
-    onListen: ({ hostname, port }) =>
-      console.log(JSON.stringify({ event: "listening", url: `http://${hostname}:${port}` })),
-  },
-  app.fetch,
+const server = await orExit(() =>
+  deno.serve(
+    {
+      ...address,
+      // One JSON line, which the local launcher reads to learn the port when PORT=0.
+      onListen: ({ hostname, port }) =>
+        console.log(JSON.stringify({ event: "listening", url: `http://${hostname}:${port}` })),
+    },
+    app.fetch,
+  ),
 );
+
+stopGracefullyOnSignals({
+  onSignal: (signal, handler) => {
+    // Where a signal cannot be listened to (Windows has no SIGTERM; Deno Deploy stops isolates
+    // itself), the platform's own stop applies.
+    try {
+      deno.addSignalListener(signal, handler);
+    } catch {}
+  },
+  close: () => server.shutdown(),
+  exit: (code) => deno.exit(code),
+});

@@ -26,9 +26,17 @@ describe("fastly.toml [setup]", () => {
     }
   });
 
-  it("creates only settings the service reads, each in the store it reads it from", () => {
-    expect(CONFIG_KEYS).toEqual(expect.arrayContaining(Object.keys(setup.config_stores[CONFIG_STORE]!.items)));
-    expect(SECRET_KEYS).toEqual(expect.arrayContaining(Object.keys(setup.secret_stores[SECRET_STORE]!.entries)));
+  it("creates every setting the service reads, each in the store it reads it from", () => {
+    expect(Object.keys(setup.config_stores[CONFIG_STORE]!.items).sort()).toEqual([...CONFIG_KEYS].sort());
+    // The development key is the one setting left to those who mean to set it.
+    const secrets = SECRET_KEYS.filter((key) => key !== "AUTH_SECRET");
+    expect(Object.keys(setup.secret_stores[SECRET_STORE]!.entries).sort()).toEqual(secrets.sort());
+  });
+
+  it("leaves every optional setting empty, which the service reads as unset", () => {
+    const { NEON_FETCH_ENDPOINT: _placeholder, ...optional } = setup.config_stores[CONFIG_STORE]!.items;
+    const defaults = Object.fromEntries(Object.entries(optional).map(([key, { value }]) => [key, value]));
+    expect(() => parseSettings({ AUTH_SECRET: SECRET, ...defaults })).not.toThrow();
   });
 
   it("the Neon endpoint's placeholder is refused until it names a real host", () => {

@@ -5,9 +5,11 @@ import { mkdtemp, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DENO_BIN, PROJECT_ROOT } from "../../dev/launchers/deno.ts";
+import { DENO_BIN, denoRunArgs, PROJECT_ROOT } from "../../dev/launchers/deno.ts";
 import { TEST_AUTH_SECRET } from "../support/tokens.ts";
+import { expectGracefulStop, heldEndpoint } from "./graceful-stop.ts";
 import { runToExit, startServerProcess } from "./processes.ts";
+import { BAD_LISTEN_SETTINGS, expectOneMisconfiguredLine, holdPort } from "./refusals.ts";
 
 const SETTINGS = {
   AUTH_SECRET: TEST_AUTH_SECRET,
@@ -59,36 +61,85 @@ describe.each(ways)("deno task, with $name", ({ command, path }) => {
 });
 
 describe("the Deno entry", () => {
-  it("listens on every interface when HOST is not set", async () => {
-    const server = await startServerProcess(
-      DENO_BIN,
-      ["task", "-q", "start"],
-      { ...SETTINGS, PORT: "0" },
-      PROJECT_ROOT,
-    );
+  const startTask = (env: Record<string, string>) =>
+    startServerProcess(DENO_BIN, ["task", "-q", "start"], env, PROJECT_ROOT);
+  const task = (env: Record<string, string>) =>
+    runToExit(DENO_BIN, ["task", "-q", "start"], { ...SETTINGS, ...env }, PROJECT_ROOT);
+
+  it("keeps the link cache in the file DENO_KV_PATH names, granted by the task for that path only", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "deno-kv-"));
+    const kvPath = join(dir, "links.sqlite");
+    const env = { ...SETTINGS, DENO_KV_PATH: kvPath, HOST: "127.0.0.1", PORT: "0" };
+    const server = await startTask(env);
     try {
-      expect(new URL(server.url).hostname).toBe("0.0.0.0");
       expect((await fetch(`${server.localUrl}/healthz`)).status).toBe(200);
+      expect(existsSync(kvPath)).toBe(true);
     } finally {
       await server.stop();
+      await rm(dir, { recursive: true, force: true });
     }
   }, 120_000);
+
+  describe("stopping", () => {
+    let endpoint: Awaited<ReturnType<typeof heldEndpoint>>;
+    beforeAll(async () => {
+      endpoint = await heldEndpoint();
+    });
+    afterAll(() => endpoint?.close());
+
+    // The signal goes to `deno task`, as a container's stop does to its first process.
+    it.each(["SIGTERM", "SIGINT"] as const)(
+      "`deno task start` on %s stops accepting, finishes the request in flight, then exits 0",
+      async (signal) => {
+        const env = { ...SETTINGS, ...endpoint.env, HOST: "127.0.0.1", PORT: "0" };
+        const server = await startTask(env);
+        try {
+          await expectGracefulStop(server, endpoint, signal, "deno");
+        } finally {
+          await server.stop();
+        }
+      },
+      120_000,
+    );
+  });
 
   it.each([
     ["AUTH_SECRET", { AUTH_SECRET: "short-secret-value" }],
     ["DATABASE_URL", { DATABASE_URL: "postgress://app:hunter2-password@db.example/app" }],
     ["AUTH_JWKS", { AUTH_SECRET: "", AUTH_JWKS: '{"keys": [oops' }],
     ["NEON_FETCH_ENDPOINT", { DATABASE_URL: "postgres://app:pw@127.0.0.1:5432/app", NEON_FETCH_ENDPOINT: "" }],
+    ["DENO_KV_PATH", { DENO_KV_PATH: join(tmpdir(), "no-such-folder-for-kv", "links.sqlite") }],
   ])(
     "a bad %s stops it at start: one line naming the setting, no value, no stack trace",
     async (setting, bad) => {
-      const exit = await runToExit(DENO_BIN, ["task", "-q", "start"], { ...SETTINGS, ...bad, PORT: "0" }, PROJECT_ROOT);
-      expect(exit.code).toBe(1);
-      expect(exit.stderr.trim().split("\n")).toEqual([
-        expect.stringMatching(new RegExp(`^Misconfigured: ${setting} `)),
-      ]);
-      for (const value of Object.values(bad)) if (value) expect(exit.stderr).not.toContain(value);
+      const exit = await task({ ...bad, HOST: "127.0.0.1", PORT: "0" });
+      expectOneMisconfiguredLine(exit, setting, Object.values(bad).filter(Boolean));
     },
     120_000,
   );
+
+  it("a DENO_KV_PATH `deno run` was not granted is named in one line", async () => {
+    const args = denoRunArgs(); // no kvPathFlags: the file is not granted
+    const env = { ...SETTINGS, DENO_KV_PATH: join(tmpdir(), "links.sqlite"), HOST: "127.0.0.1", PORT: "0" };
+    const exit = await runToExit(DENO_BIN, args, env, PROJECT_ROOT);
+    expectOneMisconfiguredLine(exit, "DENO_KV_PATH", [env.DENO_KV_PATH]);
+    expect(exit.stderr).toMatch(/needs read access/);
+  }, 120_000);
+
+  describe("a HOST or PORT it cannot listen on", () => {
+    let held: Awaited<ReturnType<typeof holdPort>>;
+    beforeAll(async () => {
+      held = await holdPort();
+    });
+    afterAll(() => held?.release());
+
+    it.each(BAD_LISTEN_SETTINGS)(
+      "%s %# stops it at start with one line naming it",
+      async (setting, bad) => {
+        const env = bad(held.port);
+        expectOneMisconfiguredLine(await task(env), setting, [env.HOST!]);
+      },
+      120_000,
+    );
+  });
 });

@@ -1,56 +1,33 @@
-// The Node production entry as deployed: the built bundle run by plain `node`, configured only
-// through its environment.
+// The Node release as deployed: the built server and migrator run by plain `node` from a folder
+// holding only them, the migrations and the production dependencies (`npm ci --omit=dev`), as
+// the guide's image does; configured only through the environment.
 import { readFileSync } from "node:fs";
-import { createServer, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "../../dev/build/fastly.ts";
-import { buildNodeServer } from "../../dev/build/node.ts";
+import { buildNodeRelease, type NodeRelease } from "../../dev/build/node.ts";
+import { installProductionDependencies } from "../../dev/build/production-install.ts";
+import { createTestDatabase, describeWithPostgres, type TestDatabase } from "../support/postgres.ts";
 import { TEST_AUTH_SECRET } from "../support/tokens.ts";
+import { expectGracefulStop, heldEndpoint } from "./graceful-stop.ts";
 import { runToExit, startServerProcess } from "./processes.ts";
+import { BAD_LISTEN_SETTINGS, expectOneMisconfiguredLine, holdPort } from "./refusals.ts";
 
+let releaseDir: string;
+let release: NodeRelease;
 let bundle: string;
 
 beforeAll(async () => {
-  bundle = await buildNodeServer(join(ROOT, "dist", "node-test", `${process.pid}.js`));
+  releaseDir = await mkdtemp(join(tmpdir(), "node-release-"));
+  release = await buildNodeRelease(join(releaseDir, "dist", "node"));
+  bundle = release.server;
+  await installProductionDependencies(releaseDir, { copyManifest: true });
+}, 120_000);
+afterAll(async () => {
+  if (releaseDir) await rm(releaseDir, { recursive: true, force: true });
 });
-
-/** A Neon endpoint that holds every query until released, then answers `SELECT 1 AS ok`. */
-async function heldEndpoint() {
-  const held: ServerResponse[] = [];
-  let arrived: () => void = () => {};
-  const firstArrival = new Promise<void>((resolve) => (arrived = resolve));
-  const server = createServer((req, res) => {
-    req.resume();
-    req.on("end", () => {
-      held.push(res);
-      arrived();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  const answer = JSON.stringify({
-    fields: [
-      { name: "ok", dataTypeID: 23, tableID: 0, columnID: 0, dataTypeSize: 4, dataTypeModifier: -1, format: "text" },
-    ],
-    rows: [["1"]],
-    command: "SELECT",
-    rowCount: 1,
-    rowAsArray: true,
-  });
-  return {
-    env: {
-      DATABASE_URL: `postgres://app:pw@127.0.0.1:${port}/app`,
-      NEON_FETCH_ENDPOINT: `http://127.0.0.1:${port}/sql`,
-    },
-    firstArrival,
-    release: () => {
-      for (const res of held.splice(0)) res.writeHead(200, { "content-type": "application/json" }).end(answer);
-    },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
 
 describe("node dist/node/index.js", () => {
   let endpoint: Awaited<ReturnType<typeof heldEndpoint>>;
@@ -61,51 +38,22 @@ describe("node dist/node/index.js", () => {
     await endpoint?.close();
   });
 
-  it("on SIGTERM stops accepting, finishes the request in flight, then exits 0", async () => {
-    const server = await startServerProcess("node", [bundle], {
-      AUTH_SECRET: TEST_AUTH_SECRET,
-      ...endpoint.env,
-      HOST: "127.0.0.1",
-      PORT: "0",
-    });
-    try {
-      const inFlight = fetch(`${server.localUrl}/readyz`);
-      await endpoint.firstArrival;
-      server.child.kill("SIGTERM");
-      // The listening socket closes at once; the request waiting on the database is still open.
-      // (`connection: close`: a kept-alive socket from an earlier poll is not a new connection.)
-      const probe = () => fetch(`${server.localUrl}/healthz`, { headers: { connection: "close" } });
-      await expect
-        .poll(() =>
-          probe().then(
-            () => "accepted",
-            () => "refused",
-          ),
-        )
-        .toBe("refused");
-      endpoint.release();
-      const response = await inFlight;
-      expect(response.status).toBe(200);
-      expect(await response.json()).toEqual({ status: "ready", runtime: "node" });
-      expect(await server.exited).toBe(0);
-    } finally {
-      await server.stop();
-    }
-  });
-
-  it("listens on every interface unless HOST says otherwise, on PORT", async () => {
-    const server = await startServerProcess("node", [bundle], {
-      AUTH_SECRET: TEST_AUTH_SECRET,
-      ...endpoint.env,
-      PORT: "0",
-    });
-    try {
-      expect(new URL(server.url).hostname).toBe("0.0.0.0");
-      expect(await (await fetch(`${server.localUrl}/healthz`)).json()).toEqual({ status: "ok", runtime: "node" });
-    } finally {
-      await server.stop();
-    }
-  });
+  it.each(["SIGTERM", "SIGINT"] as const)(
+    "on %s stops accepting, finishes the request in flight, then exits 0",
+    async (signal) => {
+      const server = await startServerProcess("node", [bundle], {
+        AUTH_SECRET: TEST_AUTH_SECRET,
+        ...endpoint.env,
+        HOST: "127.0.0.1",
+        PORT: "0",
+      });
+      try {
+        await expectGracefulStop(server, endpoint, signal, "node");
+      } finally {
+        await server.stop();
+      }
+    },
+  );
 
   it.each([
     ["AUTH_SECRET", { AUTH_SECRET: "short-secret-value" }],
@@ -125,20 +73,34 @@ describe("node dist/node/index.js", () => {
     ["LINK_MAX_PER_USER", { AUTH_SECRET: TEST_AUTH_SECRET, LINK_MAX_PER_USER: "none" }],
   ])("a bad %s stops it at start: one line naming the setting, no value, no stack trace", async (setting, env) => {
     const exit = await runToExit("node", [bundle], { ...endpoint.env, ...env });
-    expect(exit.code).toBe(1);
-    const lines = exit.stderr.trim().split("\n");
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(new RegExp(`^Misconfigured: ${setting} `));
-    for (const value of Object.values(env))
-      if (value && value !== TEST_AUTH_SECRET) expect(exit.stderr).not.toContain(value);
+    expectOneMisconfiguredLine(
+      exit,
+      setting,
+      Object.values(env).filter((value) => value !== TEST_AUTH_SECRET),
+    );
     expect(exit.stdout).toBe("");
   });
 
-  it("imports nothing but the package's runtime dependencies", () => {
+  describe("a HOST or PORT it cannot listen on", () => {
+    let held: Awaited<ReturnType<typeof holdPort>>;
+    beforeAll(async () => {
+      held = await holdPort();
+    });
+    afterAll(() => held?.release());
+
+    it.each(BAD_LISTEN_SETTINGS)("%s %# stops it at start with one line naming it", async (setting, bad) => {
+      const env = bad(held.port);
+      const exit = await runToExit("node", [bundle], { AUTH_SECRET: TEST_AUTH_SECRET, ...endpoint.env, ...env });
+      expectOneMisconfiguredLine(exit, setting, [env.HOST!]);
+    });
+  });
+
+  it.each(["server", "migrate"] as const)("the %s imports nothing but the package's runtime dependencies", (file) => {
     const { dependencies } = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
       dependencies: Record<string, string>;
     };
-    const imported = [...readFileSync(bundle, "utf8").matchAll(/^import .* from "([^"]+)";$/gm)].map((m) => m[1]!);
+    const source = readFileSync(release[file], "utf8");
+    const imported = [...source.matchAll(/^import .* from "([^"]+)";$/gm)].map((m) => m[1]!);
     const packages = new Set(
       imported
         .filter((name) => !name.startsWith("node:"))
@@ -151,5 +113,39 @@ describe("node dist/node/index.js", () => {
     );
     expect(packages.size).toBeGreaterThan(0);
     for (const name of packages) expect(Object.keys(dependencies)).toContain(name);
+  });
+});
+
+describeWithPostgres("node dist/node/migrate.js", () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(() => database?.drop());
+
+  const migrate = (env: Record<string, string>) => runToExit("node", [release.migrate], env, releaseDir);
+
+  it("applies sql/ to a plain PostgreSQL URL with production dependencies only, then nothing twice", async () => {
+    const first = await migrate({ DATABASE_URL: database.url });
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toContain("applied 0001_links.sql");
+    expect(first.stderr).toBe("");
+    const again = await migrate({ DATABASE_URL: database.url });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain("Nothing to apply");
+  });
+
+  it("with sslmode=require against a server without TLS: one line, no security warning, no password", async () => {
+    const url = new URL(database.url);
+    url.password = "hunter2-password";
+    url.searchParams.set("sslmode", "require");
+    const exit = await migrate({ DATABASE_URL: url.toString() });
+    expect(exit.code).toBe(1);
+    expect(exit.stderr.trim().split("\n")).toEqual([expect.stringMatching(/^Migration failed: .*SSL/)]);
+    expect(exit.stderr).not.toContain("hunter2-password");
+  });
+
+  it("without DATABASE_URL refuses in one line, opening nothing", async () => {
+    expectOneMisconfiguredLine(await migrate({}), "DATABASE_URL", []);
   });
 });

@@ -1,10 +1,11 @@
 // Follows the README's curl tour on a fresh `npm start` (new embedded database, nothing cached)
 // and checks that every step prints what the README shows.
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Started, startServer } from "../local-stack/processes.ts";
 import { TEST_AUTH_SECRET } from "../support/tokens.ts";
 import { matchesExpected, readTour } from "./tour.ts";
 
@@ -16,19 +17,20 @@ describe("the README's tour", () => {
   const steps = readTour(readFileSync(join(ROOT, "README.md"), "utf8"));
   const dataDir = mkdtempSync(join(tmpdir(), "tour-"));
   const env = { ...process.env, AUTH_SECRET: TEST_AUTH_SECRET, PGLITE_DATA_DIR: join(dataDir, "pglite") };
-  let server: ChildProcess;
+  let server: Started | undefined;
   let url: string;
 
+  // `npm start`'s own process (node with the tsx loader), so that SIGTERM reaches the server
+  // itself: through `npx tsx` it reached a runner that left the server running.
   beforeAll(async () => {
-    server = spawn("npx", ["tsx", "dev/start.ts", "--port", "0"], { cwd: ROOT, env, stdio: "pipe" });
-    url = await listeningUrl(server);
+    server = await startServer({ PGLITE_DATA_DIR: env.PGLITE_DATA_DIR });
+    url = server.url;
   });
 
   afterAll(async () => {
-    if (server.exitCode === null) {
-      const exited = new Promise((done) => server.once("exit", done));
-      server.kill("SIGTERM");
-      await exited;
+    if (server?.child.exitCode === null) {
+      server.child.kill("SIGTERM");
+      await server.exited;
     }
     rmSync(dataDir, { recursive: true, force: true });
   });
@@ -50,17 +52,3 @@ describe("the README's tour", () => {
     });
   });
 });
-
-/** The API's URL, from the line `npm start` prints once it serves. */
-function listeningUrl(child: ChildProcess): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let seen = "";
-    child.stdout!.on("data", (chunk: Buffer) => {
-      seen += chunk.toString();
-      const url = /listening on (http:\/\/\S+)/.exec(seen)?.[1];
-      if (url) resolve(url);
-    });
-    child.stderr!.on("data", (chunk: Buffer) => (seen += chunk.toString()));
-    child.once("exit", (code) => reject(new Error(`npm start exited (${code}):\n${seen}`)));
-  });
-}
