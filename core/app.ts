@@ -10,6 +10,7 @@ import { documentRoutes } from "./documents/routes.ts";
 import { healthRoutes } from "./health.ts";
 import { allowOnly } from "./http/allow-only.ts";
 import { requestLogging } from "./http/request-id.ts";
+import type { Background } from "./jwks-cache.ts";
 import { linkRoutes } from "./links/routes.ts";
 import { consoleLogger, errorMessage, type Logger } from "./log.ts";
 import { openApiDocument } from "./openapi/document.ts";
@@ -37,7 +38,7 @@ export function createApp(deps: AppDeps) {
 
   app.use("/v1/*", async (c, next) => {
     authenticate ??= createAuthenticator(deps.settings.auth, { fetch: deps.jwksFetch });
-    c.set("principal", await authenticate(c.req.header("authorization")));
+    c.set("principal", await authenticate(c.req.header("authorization"), backgroundOf(c)));
     await next();
   });
   app.route("/v1", linkRoutes(routeDeps));
@@ -63,6 +64,16 @@ const recognizedMethodsOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
   }
   await next();
 };
+
+/** The platform's `waitUntil`, where the entry passed an execution context (Workers, Compute). */
+function backgroundOf(c: Context<AppEnv>): Background | undefined {
+  try {
+    const context = c.executionCtx;
+    return (work) => context.waitUntil(work);
+  } catch {
+    return undefined;
+  }
+}
 
 function answerError(error: unknown, c: Context<AppEnv>, logger: Logger): Response {
   if (error instanceof ProblemError) return problemResponse(error);
