@@ -53,10 +53,21 @@ export function createApp(deps: AppDeps) {
 export type App = ReturnType<typeof createApp>;
 
 /**
- * The methods the API recognizes; on a route that does not serve one it answers 405 with `Allow`.
- * Any other method (PROPFIND, BREW…) no route implements: 501 (RFC 9110 §15.6.2).
+ * The methods RFC 9110 defines, and PATCH (RFC 5789): on a path that does not serve one, 405 with
+ * `Allow` (TRACE and CONNECT included: the API knows them and serves them nowhere). Any other
+ * method token (PROPFIND, BREW…) no route implements: 501 (RFC 9110 §15.6.2).
  */
-const RECOGNIZED_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
+export const RECOGNIZED_METHODS = [
+  "GET",
+  "HEAD",
+  "POST",
+  "PUT",
+  "PATCH",
+  "DELETE",
+  "OPTIONS",
+  "TRACE",
+  "CONNECT",
+] as const;
 
 const recognizedMethodsOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (!(RECOGNIZED_METHODS as readonly string[]).includes(c.req.method)) {
