@@ -11,6 +11,7 @@ import { healthRoutes } from "./health.ts";
 import { allowOnly } from "./http/allow-only.ts";
 import { requestLogging } from "./http/request-id.ts";
 import { serverTiming } from "./http/server-timing.ts";
+import type { Background } from "./jwks-cache.ts";
 import { linkRoutes } from "./links/routes.ts";
 import { consoleLogger, errorMessage, type Logger } from "./log.ts";
 import { misconfiguredResponse } from "./misconfigured.ts";
@@ -43,7 +44,8 @@ export function createApp(deps: AppDeps) {
   app.use("/v1/*", async (c, next) => {
     authenticate ??= createAuthenticator(deps.settings.auth, { fetch: deps.jwksFetch });
     const verify = authenticate;
-    c.set("principal", await c.var.timeAuth(() => verify(c.req.header("authorization"))));
+    const background = backgroundOf(c);
+    c.set("principal", await c.var.timeAuth(() => verify(c.req.header("authorization"), background)));
     await next();
   });
   app.route("/v1", linkRoutes(routeDeps));
@@ -58,10 +60,21 @@ export function createApp(deps: AppDeps) {
 export type App = ReturnType<typeof createApp>;
 
 /**
- * The methods the API recognizes; on a route that does not serve one it answers 405 with `Allow`.
- * Any other method (PROPFIND, BREW…) no route implements: 501 (RFC 9110 §15.6.2).
+ * The methods RFC 9110 defines, and PATCH (RFC 5789): on a path that does not serve one, 405 with
+ * `Allow` (TRACE and CONNECT included: the API knows them and serves them nowhere). Any other
+ * method token (PROPFIND, BREW…) no route implements: 501 (RFC 9110 §15.6.2).
  */
-const RECOGNIZED_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
+export const RECOGNIZED_METHODS = [
+  "GET",
+  "HEAD",
+  "POST",
+  "PUT",
+  "PATCH",
+  "DELETE",
+  "OPTIONS",
+  "TRACE",
+  "CONNECT",
+] as const;
 
 const recognizedMethodsOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (!(RECOGNIZED_METHODS as readonly string[]).includes(c.req.method)) {
@@ -69,6 +82,16 @@ const recognizedMethodsOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
   }
   await next();
 };
+
+/** The platform's `waitUntil`, where the entry passed an execution context (Workers, Compute). */
+function backgroundOf(c: Context<AppEnv>): Background | undefined {
+  try {
+    const context = c.executionCtx;
+    return (work) => context.waitUntil(work);
+  } catch {
+    return undefined;
+  }
+}
 
 function answerError(error: unknown, c: Context<AppEnv>, logger: Logger): Response {
   if (error instanceof ProblemError) return problemResponse(error);

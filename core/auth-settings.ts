@@ -11,22 +11,37 @@ export const AUTH_SETTING_NAMES = [
   "AUTH_AUDIENCE",
   "AUTH_TENANT_CLAIM",
   "AUTH_ROLE_CLAIM",
+  "AUTH_JWKS_CACHE_SECONDS",
+  "AUTH_JWKS_STALE_IF_ERROR_SECONDS",
+  "AUTH_CLOCK_LEEWAY_SECONDS",
 ] as const;
 
 export interface AuthSettings {
-  /** HS256 key; accepted only when set (development, or a deliberate shared-secret setup). */
+  /** HS256 key for development; never beside a JWKS (refused), so it cannot sign beside the provider. */
   secret: string | undefined;
   jwks: JSONWebKeySet | undefined;
   jwksUrl: string | undefined;
+  /** Required with a JWKS: a provider's keys sign for many issuers' tenants only when unchecked. */
   issuer: string | undefined;
   audience: string[] | undefined;
   tenantClaim: string;
   roleClaim: string;
+  /** How long a fetched AUTH_JWKS_URL key set is fresh; after that it is refreshed in the background. */
+  jwksCacheSeconds: number;
+  /** How long past its fetch a key set still verifies while the provider cannot be reached. */
+  jwksStaleIfErrorSeconds: number;
+  /** Clock skew allowed for exp, nbf and iat. */
+  clockLeewaySeconds: number;
 }
 
 export const MIN_AUTH_SECRET_BYTES = 32;
 export const DEFAULT_TENANT_CLAIM = "tid";
 export const DEFAULT_ROLE_CLAIM = "role";
+export const DEFAULT_JWKS_CACHE_SECONDS = 600;
+export const DEFAULT_JWKS_STALE_IF_ERROR_SECONDS = 86_400;
+export const DEFAULT_CLOCK_LEEWAY_SECONDS = 60;
+// RFC 8725 §3.10 asks for a small leeway: more would keep an expired token alive for minutes.
+const MAX_CLOCK_LEEWAY_SECONDS = 60;
 
 // Claims a provider sets with fixed meanings: none of them can carry a tenant or a role.
 const REGISTERED_CLAIMS = new Set(["iss", "sub", "aud", "exp", "nbf", "iat", "jti"]);
@@ -44,21 +59,63 @@ export function parseAuthSettings(raw: Record<string, string | undefined>): Auth
   if (jwksText !== undefined && jwksUrl !== undefined) {
     throw new SettingsError("AUTH_JWKS", "and AUTH_JWKS_URL are both set: set one of them");
   }
-  if (secret === undefined && jwksText === undefined && jwksUrl === undefined) {
+  const jwks = jwksText === undefined ? undefined : parseJwks(jwksText);
+  const url = jwksUrl === undefined ? undefined : parseJwksUrl(jwksUrl);
+  const usesProvider = jwks !== undefined || url !== undefined;
+  if (!usesProvider && secret === undefined) {
     throw new SettingsError(
       "AUTH_SECRET",
       "is not set: set AUTH_JWKS or AUTH_JWKS_URL (production) or AUTH_SECRET (development)",
     );
   }
+  // One rule: the development key or the provider's, never both (an HS256 token beside the
+  // provider's would be a second, shared way to sign for any tenant).
+  if (usesProvider && secret !== undefined) {
+    throw new SettingsError("AUTH_SECRET", "must not be set with AUTH_JWKS or AUTH_JWKS_URL: unset it");
+  }
+  const issuer = nonEmpty(raw.AUTH_ISSUER);
+  if (usesProvider && issuer === undefined) {
+    throw new SettingsError("AUTH_ISSUER", "is not set: with a JWKS it must name the iss your identity provider signs");
+  }
   return {
     secret,
-    jwks: jwksText === undefined ? undefined : parseJwks(jwksText),
-    jwksUrl: jwksUrl === undefined ? undefined : parseJwksUrl(jwksUrl),
-    issuer: nonEmpty(raw.AUTH_ISSUER),
+    jwks,
+    jwksUrl: url,
+    issuer,
     audience: parseAudience(raw.AUTH_AUDIENCE),
     tenantClaim: parseClaimName("AUTH_TENANT_CLAIM", raw.AUTH_TENANT_CLAIM, DEFAULT_TENANT_CLAIM),
     roleClaim: parseClaimName("AUTH_ROLE_CLAIM", raw.AUTH_ROLE_CLAIM, DEFAULT_ROLE_CLAIM),
+    jwksCacheSeconds: parseSeconds(
+      "AUTH_JWKS_CACHE_SECONDS",
+      raw.AUTH_JWKS_CACHE_SECONDS,
+      DEFAULT_JWKS_CACHE_SECONDS,
+      1,
+    ),
+    jwksStaleIfErrorSeconds: parseSeconds(
+      "AUTH_JWKS_STALE_IF_ERROR_SECONDS",
+      raw.AUTH_JWKS_STALE_IF_ERROR_SECONDS,
+      DEFAULT_JWKS_STALE_IF_ERROR_SECONDS,
+      0,
+    ),
+    clockLeewaySeconds: parseSeconds(
+      "AUTH_CLOCK_LEEWAY_SECONDS",
+      raw.AUTH_CLOCK_LEEWAY_SECONDS,
+      DEFAULT_CLOCK_LEEWAY_SECONDS,
+      0,
+      MAX_CLOCK_LEEWAY_SECONDS,
+    ),
   };
+}
+
+function parseSeconds(setting: string, text: string | undefined, fallback: number, min: number, max = Infinity) {
+  const value = nonEmpty(text?.trim());
+  if (value === undefined) return fallback;
+  const seconds = Number(value);
+  if (!/^[0-9]+$/.test(value) || seconds < min || seconds > max) {
+    const range = max === Infinity ? `at least ${min}` : `from ${min} to ${max}`;
+    throw new SettingsError(setting, `must be a whole number of seconds, ${range}`);
+  }
+  return seconds;
 }
 
 function parseJwks(text: string): JSONWebKeySet {

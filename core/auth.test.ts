@@ -54,6 +54,46 @@ describe("authenticate", () => {
     expect((await rejection(`Bearer ${token}`)).code).toBe("unauthorized");
   });
 
+  describe("RFC 8725's checks", () => {
+    const now = () => Math.floor(Date.now() / 1000);
+    const token = (claims: Record<string, unknown>, header: Record<string, unknown> = {}) =>
+      new SignJWT({ sub: "alice", tid: "acme", ...claims }).setProtectedHeader({ alg: "HS256", ...header }).sign(key);
+
+    it.each([
+      ["without exp", {}],
+      ["expired 90 s ago, beyond the leeway", { exp: now() - 90 }],
+      ["valid only from 2 minutes on (nbf)", { exp: now() + 3600, nbf: now() + 120 }],
+      ["issued ten years ahead (iat)", { exp: now() + 3600, iat: now() + 10 * 365 * 86_400 }],
+      ["issued 2 minutes ahead (iat)", { exp: now() + 3600, iat: now() + 120 }],
+    ])("refuses a token %s", async (_label, claims) => {
+      expect((await rejection(`Bearer ${await token(claims)}`)).status).toBe(401);
+    });
+
+    it.each([
+      ["expired 30 s ago", { exp: now() - 30 }],
+      ["valid from 5 s on (an ordinary skew)", { exp: now() + 3600, nbf: now() + 5 }],
+      ["issued 30 s ahead", { exp: now() + 3600, iat: now() + 30 }],
+    ])("accepts a token %s, within the 60 s leeway, and again when remembered", async (_label, claims) => {
+      const bearer = `Bearer ${await token(claims)}`;
+      expect((await authenticate(bearer)).userId).toBe("alice");
+      expect((await authenticate(bearer)).userId).toBe("alice");
+    });
+
+    it("applies AUTH_CLOCK_LEEWAY_SECONDS", async () => {
+      const strict = createAuthenticator(parseAuthSettings({ AUTH_SECRET: SECRET, AUTH_CLOCK_LEEWAY_SECONDS: "0" }));
+      const error = await strict(`Bearer ${await token({ exp: now() - 5 })}`).catch((e: unknown) => e);
+      expect((error as ProblemError).status).toBe(401);
+    });
+
+    it.each(["JWT", "at+jwt", "application/at+jwt"])("accepts typ %s", async (typ) => {
+      expect((await authenticate(`Bearer ${await token({ exp: now() + 60 }, { typ })}`)).userId).toBe("alice");
+    });
+
+    it.each(["dpop+jwt", "logout+jwt", "JOSE"])("refuses typ %s: a token meant for something else", async (typ) => {
+      expect((await rejection(`Bearer ${await token({ exp: now() + 60 }, { typ })}`)).status).toBe(401);
+    });
+  });
+
   it("refuses a token signed with another key", async () => {
     const token = await sign({ sub: "alice", tid: "acme" }, { secret: new TextEncoder().encode("x".repeat(40)) });
     expect((await rejection(`Bearer ${token}`)).status).toBe(401);

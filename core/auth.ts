@@ -1,7 +1,8 @@
 import * as v from "valibot";
 import type { AuthSettings } from "./auth-settings.ts";
+import { type Background, KeysUnavailableError } from "./jwks-cache.ts";
 import { ProblemError } from "./problem.ts";
-import { KeysUnavailableError, type TokenKeyOptions, tokenVerifier } from "./token-keys.ts";
+import { type TokenKeyOptions, tokenVerifier } from "./token-keys.ts";
 import { maxCodePoints } from "./validation.ts";
 import { rememberVerifiedTokens } from "./verified-tokens.ts";
 
@@ -52,16 +53,20 @@ const keysUnavailable = () =>
  * included, are refused. The tenant and role are read from the claims the settings name.
  */
 export function createAuthenticator(settings: AuthSettings, options: TokenKeyOptions = {}) {
-  const verify = rememberVerifiedTokens(tokenVerifier(settings, options));
+  const verify = rememberVerifiedTokens(tokenVerifier(settings, options), {
+    leewaySeconds: settings.clockLeewaySeconds,
+    now: options.now,
+  });
   // A remembered token comes back as the same payload object: its claims were checked already.
   const principals = new WeakMap<object, Principal>();
 
-  return async function authenticate(authorization: string | undefined): Promise<Principal> {
+  /** `background` keeps a key set refresh alive past the answer, where the platform needs it. */
+  return async function authenticate(authorization: string | undefined, background?: Background): Promise<Principal> {
     const token = authorization?.match(BEARER)?.[1];
     if (!token) throw unauthorized("A Bearer token is required.");
     let payload: unknown;
     try {
-      payload = await verify(token);
+      payload = await verify(token, background);
     } catch (error) {
       if (error instanceof KeysUnavailableError) throw keysUnavailable();
       throw unauthorized("The token is invalid or expired.", "invalid_token");

@@ -19,7 +19,7 @@ export type WriteResult = { outcome: "updated"; asset: Asset } | { outcome: Writ
 
 const COLUMNS = "id, name, material, status, etag, updated_at";
 
-function toAsset(row: Row): Asset {
+export function toAsset(row: Row): Asset {
   return {
     id: row.id as string,
     name: row.name as string,

@@ -20,9 +20,18 @@ describeOnBackends("assets: one round trip per request", (h) => {
     });
     const approvedEtag = (await h().request(`/v1/assets/${approved.id}`)).headers.get("etag")!;
     const body = { name: "n", material: "m" };
+    const freshKey = freshId("key");
 
     const paths: Array<[string, string, RequestOptions, number]> = [
       ["POST", "/v1/assets", { body }, 201],
+      ["POST with a new Idempotency-Key", "/v1/assets", { body, headers: { "idempotency-key": freshKey } }, 201],
+      ["POST replayed", "/v1/assets", { body, headers: { "idempotency-key": freshKey } }, 201],
+      [
+        "POST key reused",
+        "/v1/assets",
+        { body: { ...body, name: "x" }, headers: { "idempotency-key": freshKey } },
+        422,
+      ],
       ["PUT create", `/v1/assets/${freshId()}`, { body, headers: { "if-none-match": "*" } }, 201],
       ["PUT create, exists", `/v1/assets/${draft.id}`, { body, headers: { "if-none-match": "*" } }, 412],
       ["PUT replace, stale", `/v1/assets/${draft.id}`, { body, headers: { "if-match": '"stale"' } }, 412],

@@ -26,6 +26,55 @@ describeOnBackends("assets: create and read", (h) => {
     expect(read).toEqual({ status: 200, etag: response.headers.get("etag"), body });
   });
 
+  it("POST with an Idempotency-Key: a retry answers the first 201 again and creates nothing, even after a change", async () => {
+    const tid = freshId("idem");
+    const as = { tid };
+    const post = (body: unknown, key = "create-chair") =>
+      h().request("/v1/assets", { method: "POST", as, body, headers: { "idempotency-key": key } });
+    const first = await post({ name: "Chair", material: "oak" });
+    expect(first.status).toBe(201);
+    expect(first.headers.get("idempotent-replayed")).toBeNull();
+    const created = await first.json();
+    // Same request, spelled differently: the same meaning is the same request.
+    const retry = await post({ material: "oak", name: " Chair " });
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get("idempotent-replayed")).toBe("true");
+    expect(await retry.json()).toEqual(created);
+    expect(retry.headers.get("etag")).toBe(first.headers.get("etag"));
+    expect(retry.headers.get("location")).toBe(first.headers.get("location"));
+    // The asset changes: a retry still gets the first answer, whose ETag is now stale.
+    expect((await patchAsset(h(), created.id, first.headers.get("etag")!, { name: "Armchair" }, as)).status).toBe(200);
+    const late = await post({ name: "Chair", material: "oak" });
+    expect(await late.json()).toEqual(created);
+    const rows = await h().sql.query("SELECT id FROM assets WHERE tenant_id = $1", [tid]);
+    expect(rows).toEqual([{ id: created.id }]);
+  });
+
+  it("POST with a used Idempotency-Key and another body: 422 idempotency_key_reused, nothing created; keys are per tenant", async () => {
+    const tid = freshId("idem");
+    const post = (as: { tid: string }, body: unknown) =>
+      h().request("/v1/assets", { method: "POST", as, body, headers: { "idempotency-key": "k" } });
+    expect((await post({ tid }, { name: "Chair", material: "oak" })).status).toBe(201);
+    await expectProblem(await post({ tid }, { name: "Table", material: "oak" }), 422, "idempotency_key_reused");
+    const other = await post({ tid: `${tid}-b` }, { name: "Table", material: "oak" });
+    expect(other.status).toBe(201);
+    expect(other.headers.get("idempotent-replayed")).toBeNull();
+    const rows = await h().sql.query("SELECT name FROM assets WHERE tenant_id = $1", [tid]);
+    expect(rows).toEqual([{ name: "Chair" }]);
+  });
+
+  it("POST with an unusable Idempotency-Key: 400 malformed_request, nothing created", async () => {
+    const tid = freshId("idem");
+    const response = await h().request("/v1/assets", {
+      method: "POST",
+      as: { tid },
+      body: { name: "Chair", material: "oak" },
+      headers: { "idempotency-key": "has space" },
+    });
+    await expectProblem(response, 400, "malformed_request");
+    expect(await h().sql.query("SELECT 1 FROM assets WHERE tenant_id = $1", [tid])).toEqual([]);
+  });
+
   it("POST refuses bad bodies: 422 (fields listed), 415, 400, 401", async () => {
     const post = (body: unknown, headers?: Record<string, string>, as?: null) =>
       h().request("/v1/assets", { method: "POST", body, headers, ...(as === null ? { as } : {}) });

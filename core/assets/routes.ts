@@ -5,9 +5,17 @@ import type { Context } from "hono";
 import { Hono } from "hono/tiny";
 import * as v from "valibot";
 import type { AppEnv } from "../deps.ts";
+import {
+  IDEMPOTENCY_KEY_HEADER,
+  idempotencyOf,
+  keyReused,
+  parseIdempotencyKey,
+  replayHeaders,
+} from "../documents/idempotency.ts";
 import { allowOnly } from "../http/allow-only.ts";
 import { readBodyText, readJson, requireMediaType, validate } from "../http/body.ts";
 import { notFound, ProblemError } from "../problem.ts";
+import { createAssetOnce } from "./create-once.ts";
 import { parseImport } from "./csv-import.ts";
 import { formatEtag } from "./etag.ts";
 import { type Asset, AssetFieldsSchema, AssetIdSchema, AssetPatchSchema, isAssetId, representation } from "./model.ts";
@@ -40,8 +48,8 @@ function existingId(c: Ctx): string {
 
 const location = (id: string) => `/v1/assets/${encodeURIComponent(id)}`;
 
-function answerAsset(c: Ctx, asset: Asset, status: 200 | 201 = 200) {
-  const headers: Record<string, string> = { etag: formatEtag(asset.etag) };
+function answerAsset(c: Ctx, asset: Asset, status: 200 | 201 = 200, extra: Record<string, string> = {}) {
+  const headers: Record<string, string> = { ...extra, etag: formatEtag(asset.etag) };
   if (status === 201) headers.location = location(asset.id);
   return c.json(representation(asset), status, headers);
 }
@@ -82,10 +90,17 @@ export function assetRoutes() {
   allowOnly(app, "/assets/import", ["POST"]);
 
   app.post("/assets", async (c) => {
+    const key = parseIdempotencyKey(c.req.header(IDEMPOTENCY_KEY_HEADER));
     const fields = await readJson(c.req.raw, AssetFieldsSchema);
-    const asset = await insertAsset(c.var.sql, tenantOf(c), crypto.randomUUID(), fields);
-    if (!asset) throw new Error("a freshly generated asset id already exists");
-    return answerAsset(c, asset, 201);
+    const idempotency = await idempotencyOf(key, [fields.name, fields.material]);
+    if (!idempotency) {
+      const asset = await insertAsset(c.var.sql, tenantOf(c), crypto.randomUUID(), fields);
+      if (!asset) throw new Error("a freshly generated asset id already exists");
+      return answerAsset(c, asset, 201);
+    }
+    const result = await createAssetOnce(c.var.sql, tenantOf(c), crypto.randomUUID(), fields, idempotency);
+    if (result.outcome === "key_reused") throw keyReused();
+    return answerAsset(c, result.asset, 201, replayHeaders(result.outcome === "replayed"));
   });
 
   app.get("/assets/:id", async (c) => {

@@ -32,3 +32,23 @@ export function parseIdempotencyKey(value: string | null | undefined): string | 
 export function requestFingerprint(parts: readonly unknown[]): Promise<string> {
   return sha256Hex(JSON.stringify(parts));
 }
+
+/** The key and fingerprint of a request that names a key; `parts` as for requestFingerprint. */
+export async function idempotencyOf(
+  key: string | undefined,
+  parts: readonly unknown[],
+): Promise<{ key: string; fingerprint: string } | undefined> {
+  return key === undefined ? undefined : { key, fingerprint: await requestFingerprint(parts) };
+}
+
+/** The answer to a key already used with another body: 422, nothing written. */
+export const keyReused = () =>
+  new ProblemError(
+    422,
+    "idempotency_key_reused",
+    "This Idempotency-Key was already used with a different request body.",
+  );
+
+/** The headers of a 201 that answers an earlier request with the same key again. */
+export const replayHeaders = (replayed: boolean): Record<string, string> =>
+  replayed ? { [IDEMPOTENT_REPLAYED_HEADER]: "true" } : {};

@@ -5,14 +5,9 @@ import type { AppEnv } from "../deps.ts";
 import { allowOnly } from "../http/allow-only.ts";
 import { readJson, validate } from "../http/body.ts";
 import { integerText, pageLimit } from "../http/page.ts";
-import { notFound, ProblemError } from "../problem.ts";
+import { notFound } from "../problem.ts";
 import { maxCodePoints, printable } from "../validation.ts";
-import {
-  IDEMPOTENCY_KEY_HEADER,
-  IDEMPOTENT_REPLAYED_HEADER,
-  parseIdempotencyKey,
-  requestFingerprint,
-} from "./idempotency.ts";
+import { IDEMPOTENCY_KEY_HEADER, idempotencyOf, keyReused, parseIdempotencyKey, replayHeaders } from "./idempotency.ts";
 import { createDocument, type Document, findDocument, listDocuments } from "./repository.ts";
 
 export const NewDocumentSchema = v.strictObject({
@@ -33,17 +28,10 @@ export function documentRoutes() {
       const key = parseIdempotencyKey(c.req.header(IDEMPOTENCY_KEY_HEADER));
       const body = await readJson(c.req.raw, NewDocumentSchema);
       const title = body.title ?? null;
-      const idempotency =
-        key === undefined ? undefined : { key, fingerprint: await requestFingerprint([body.contractId, title]) };
+      const idempotency = await idempotencyOf(key, [body.contractId, title]);
       const { tenantId } = c.get("principal");
       const result = await createDocument(c.var.sql, { tenantId, contractId: body.contractId, title, idempotency });
-      if (result.outcome === "key_reused") {
-        throw new ProblemError(
-          422,
-          "idempotency_key_reused",
-          "This Idempotency-Key was already used with a different request body.",
-        );
-      }
+      if (result.outcome === "key_reused") throw keyReused();
       return created(c, result.document, result.outcome === "replayed");
     })
     .get("/documents", async (c) => {
@@ -62,9 +50,7 @@ export function documentRoutes() {
 }
 
 function created(c: Context<AppEnv>, document: Document, replayed: boolean): Response {
-  const headers: Record<string, string> = { location: `/v1/documents/${document.docNumber}` };
-  if (replayed) headers[IDEMPOTENT_REPLAYED_HEADER] = "true";
-  return c.json(document, 201, headers);
+  return c.json(document, 201, { location: `/v1/documents/${document.docNumber}`, ...replayHeaders(replayed) });
 }
 
 /** A path that cannot name a document (0, -1, 1.5, 007, beyond 2^53 - 1) is simply not found. */

@@ -57,7 +57,9 @@ export function openApiDocument(routes: readonly Route[]) {
     info: {
       title: "Edge functions: account links, assets with ETags, gapless documents",
       version: "1",
-      description: "The HTTP contract of docs/API.md. Every error is application/problem+json (RFC 9457).",
+      description:
+        "The HTTP contract of docs/API.md. Every error is application/problem+json (RFC 9457). " +
+        "A method RFC 9110 defines that a path does not list here is 405 with Allow; a method token no RFC defines is 501.",
     },
     jsonSchemaDialect: "https://json-schema.org/draft/2020-12/schema",
     security: [{ bearer: [] }],

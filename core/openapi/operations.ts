@@ -70,6 +70,11 @@ const targetProblems = { 400: ["malformed_request"], 422: ["validation_failed"] 
 const assetPath = { id: { description: "The asset's id.", schema: AssetIdSchema } };
 const asset = (description: string): ResponseSpec => ({ description, body: "Asset", headers: { etag } });
 const assetCreated: ResponseSpec = { description: "Created.", body: "Asset", headers: { etag, location } };
+const idempotencyKey: HeaderSpec = {
+  description: "Names this request: a retry with the same body answers the first result, creating nothing.",
+  schema: v.pipe(v.string(), v.regex(IDEMPOTENCY_KEY)),
+};
+const replayed: HeaderSpec = { description: "`true` when this answers an earlier request with the same key." };
 const written = (description: string): ResponseSpec => ({ description });
 
 const json = (
@@ -181,9 +186,16 @@ export const operations: Record<string, OperationSpec> = {
   "POST /v1/assets": {
     summary: "Create an asset.",
     tag: "assets",
+    headers: { [IDEMPOTENCY_KEY_HEADER]: idempotencyKey },
     body: json(AssetFieldsSchema),
-    responses: { 201: assetCreated },
-    problems: {},
+    responses: {
+      201: {
+        ...assetCreated,
+        description: "Created (or replayed).",
+        headers: { etag, location, [IDEMPOTENT_REPLAYED_HEADER]: replayed },
+      },
+    },
+    problems: { 422: ["idempotency_key_reused"] },
   },
   "GET /v1/assets/:id": {
     summary: "Read an asset (conditional with If-None-Match / If-Match).",
@@ -244,23 +256,13 @@ export const operations: Record<string, OperationSpec> = {
   "POST /v1/documents": {
     summary: "Create a document with the tenant's next number.",
     tag: "documents",
-    headers: {
-      [IDEMPOTENCY_KEY_HEADER]: {
-        description: "Names this request: a retry with the same body answers the first result.",
-        schema: v.pipe(v.string(), v.regex(IDEMPOTENCY_KEY)),
-      },
-    },
+    headers: { [IDEMPOTENCY_KEY_HEADER]: idempotencyKey },
     body: json(NewDocumentSchema),
     responses: {
       201: {
         description: "Created (or replayed).",
         body: "Document",
-        headers: {
-          location,
-          [IDEMPOTENT_REPLAYED_HEADER]: {
-            description: "`true` when this answers an earlier request with the same key.",
-          },
-        },
+        headers: { location, [IDEMPOTENT_REPLAYED_HEADER]: replayed },
       },
     },
     problems: { 422: ["idempotency_key_reused"] },

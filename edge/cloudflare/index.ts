@@ -1,5 +1,6 @@
 // The Cloudflare Workers entry: a module worker. Bindings → settings → ports → the core app.
 // A Cron Trigger (wrangler.toml) runs `scheduled`, which drains the link change feed into LINKS.
+import type { ExecutionContext } from "hono";
 import { type App, createApp } from "../../core/app.ts";
 import { createLinkSync, type LinkSync } from "../../core/links/sync.ts";
 import { consoleLogger } from "../../core/log.ts";
@@ -7,11 +8,6 @@ import { misconfiguredResponse } from "../../core/misconfigured.ts";
 import { createWorkersKv } from "../kv/workers-kv.ts";
 import { neonSqlFromSettings } from "../neon/neon-sql.ts";
 import { type Bindings, settingsFromBindings } from "./settings.ts";
-
-/** The part of Workers' ExecutionContext used here. */
-interface ExecutionContext {
-  waitUntil(promise: Promise<unknown>): void;
-}
 
 /** Cron Triggers fire at most once a minute; each run drains every interval until the next. */
 const CRON_PERIOD_MS = 60_000;
@@ -43,7 +39,7 @@ function deploymentFor(env: Bindings): Deployment {
 }
 
 export default {
-  fetch(request: Request, env: Bindings): Response | Promise<Response> {
+  fetch(request: Request, env: Bindings, ctx: ExecutionContext): Response | Promise<Response> {
     let deployment: Deployment;
     try {
       deployment = deploymentFor(env);
@@ -51,7 +47,7 @@ export default {
       // Workers have no start-up step to fail: an unusable setting is answered on every request.
       return misconfiguredResponse(error, consoleLogger);
     }
-    return deployment.app.fetch(request);
+    return deployment.app.fetch(request, env, ctx);
   },
   // An unusable setting throws here too: Workers record a failed scheduled run with its error.
   scheduled(_controller: unknown, env: Bindings, ctx: ExecutionContext): void {

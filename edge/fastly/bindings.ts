@@ -29,5 +29,8 @@ export const CONFIG_KEYS = [
   "AUTH_AUDIENCE",
   "AUTH_TENANT_CLAIM",
   "AUTH_ROLE_CLAIM",
+  "AUTH_JWKS_CACHE_SECONDS",
+  "AUTH_JWKS_STALE_IF_ERROR_SECONDS",
+  "AUTH_CLOCK_LEEWAY_SECONDS",
 ] as const satisfies readonly SettingName[];
 export const SECRET_KEYS = ["AUTH_SECRET", "DATABASE_URL"] as const satisfies readonly SettingName[];

@@ -93,7 +93,12 @@ async function handle(event: FetchEvent): Promise<Response> {
     consoleLogger.log("error", "startup_failed", { error: errorMessage(error) });
     return problemResponse(new ProblemError(500, "internal_error", "The service is misconfigured."));
   }
-  const response = await app.fetch(event.request);
+  // The event's waitUntil keeps a key set refresh the app starts alive past the answer.
+  const response = await app.fetch(event.request, undefined, {
+    waitUntil: (work) => event.waitUntil(work),
+    passThroughOnException: () => {},
+    props: {},
+  });
   // Registered before the response is handed over, run after it: never on the request's path.
   event.waitUntil(Promise.resolve().then(() => linkSync?.drainIfDue()));
   return response;

@@ -1,6 +1,7 @@
-import type { AddressInfo } from "node:net";
+import { type IncomingMessage, ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
 import type { Duplex } from "node:stream";
-import { serve } from "@hono/node-server";
+import { getRequestListener, serve } from "@hono/node-server";
 import { PROBLEM_CONTENT_TYPE, ProblemError } from "../../core/problem.ts";
 
 export interface RunningServer {
@@ -84,11 +85,39 @@ export function listen(
     );
     server.maxConnections = limits.maxConnections;
     server.on("clientError", answerUnparsableRequest);
+    server.on("connect", connectAnswerer(fetch));
     server.on("request", (_request: unknown, response: { shouldKeepAlive: boolean }) => {
       if (closing) response.shouldKeepAlive = false;
     });
     server.once("error", reject);
   });
+}
+
+/**
+ * Node hands a CONNECT to a `connect` listener, not to the request handler (without one it drops
+ * the connection). The API tunnels nothing: a CONNECT naming a path goes to the app like any other
+ * method, which answers 405 with that path's `Allow`; one naming an authority (`host:port`) names
+ * no resource of this server, and gets 405 with an empty `Allow`.
+ */
+function connectAnswerer(fetch: (request: Request) => Response | Promise<Response>) {
+  const listener = getRequestListener(fetch);
+  return (request: IncomingMessage, socket: Duplex) => {
+    if (!request.url?.startsWith("/")) {
+      writeProblem(
+        socket,
+        new ProblemError(405, "method_not_allowed", "This server tunnels nothing.", {}, { allow: "" }),
+      );
+      return;
+    }
+    const response = new ServerResponse(request);
+    response.shouldKeepAlive = false;
+    response.assignSocket(socket as Socket);
+    response.on("finish", () => {
+      response.detachSocket(socket as Socket);
+      socket.end();
+    });
+    void listener(request, response);
+  };
 }
 
 /**
@@ -101,12 +130,18 @@ function answerUnparsableRequest(error: Error & { code?: string }, socket: Duple
     socket.destroy();
     return;
   }
-  const problem = parserProblem(error.code);
+  writeProblem(socket, parserProblem(error.code));
+}
+
+/** A problem answer written on the socket itself, for requests the request handler never sees. */
+function writeProblem(socket: Duplex, problem: ProblemError): void {
   const body = problem.toProblem();
   const text = JSON.stringify(body);
+  const extra = Object.entries(problem.headers).map(([name, value]) => `${name}: ${value}\r\n`);
   socket.end(
     `HTTP/1.1 ${body.status} ${body.title}\r\n` +
       `content-type: ${PROBLEM_CONTENT_TYPE}\r\n` +
+      extra.join("") +
       `content-length: ${Buffer.byteLength(text)}\r\n` +
       "connection: close\r\n\r\n" +
       text,

@@ -81,6 +81,50 @@ describeWithPostgres("assets races [postgres]", () => {
     expect((await getAsset(h(), id)).body).toEqual(created);
   });
 
+  it(`${CONCURRENCY} concurrent POSTs with one Idempotency-Key: one asset, every answer the same 201`, async () => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const as = { tid: freshId("idem") };
+      const key = freshId("key");
+      const responses = await Promise.all(
+        Array.from({ length: CONCURRENCY }, () =>
+          h().request("/v1/assets", {
+            method: "POST",
+            as,
+            body: { name: "Chair", material: "oak" },
+            headers: { "idempotency-key": key },
+          }),
+        ),
+      );
+      expect(statusCounts(responses)).toEqual({ 201: CONCURRENCY });
+      const bodies = await Promise.all(responses.map((r) => r.json()));
+      expect(new Set(bodies.map((b) => JSON.stringify(b))).size).toBe(1);
+      expect(new Set(responses.map((r) => r.headers.get("etag"))).size).toBe(1);
+      expect(responses.filter((r) => r.headers.get("idempotent-replayed") === null)).toHaveLength(1);
+      const rows = await h().sql.query("SELECT id FROM assets WHERE tenant_id = $1", [as.tid]);
+      expect(rows).toEqual([{ id: bodies[0].id }]);
+    }
+  });
+
+  it("concurrent POSTs with one Idempotency-Key and two bodies: one asset; the other body's requests 422", async () => {
+    const as = { tid: freshId("idem") };
+    const responses = await Promise.all(
+      Array.from({ length: CONCURRENCY }, (_, i) =>
+        h().request("/v1/assets", {
+          method: "POST",
+          as,
+          body: { name: i % 2 ? "Chair" : "Table", material: "oak" },
+          headers: { "idempotency-key": "contested" },
+        }),
+      ),
+    );
+    const rows = await h().sql.query<{ name: string }>("SELECT name FROM assets WHERE tenant_id = $1", [as.tid]);
+    expect(rows).toHaveLength(1);
+    const winner = rows[0]!.name;
+    for (const [i, response] of responses.entries()) {
+      expect(response.status).toBe((i % 2 ? "Chair" : "Table") === winner ? 201 : 422);
+    }
+  });
+
   it("PATCH, approve and DELETE racing on one ETag: exactly one wins, the others 412 (or 404 after a delete)", async () => {
     for (let round = 0; round < 5; round++) {
       const { id, etag } = await createAsset(h());

@@ -1,5 +1,6 @@
 // A stand-in identity provider on a loopback port: its own key pairs (RS256, ES256, EdDSA) and its
 // JWKS at a URL, as a real provider serves them. Tokens are signed here with the private keys.
+// It can fail (500), hang (never answer) and come back, and rotate a new key in.
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { exportJWK, generateKeyPair, type JWK, SignJWT } from "jose";
@@ -25,7 +26,11 @@ export interface TokenRequest {
   aud?: string;
   /** Extra or overriding claims. */
   claims?: Record<string, unknown>;
+  /** Signed with the key `rotate()` publishes (ES256), not the one of `alg`. */
+  rotated?: boolean;
 }
+
+export type Availability = "up" | "failing" | "hanging";
 
 export interface IdentityProvider {
   jwksUrl: string;
@@ -35,26 +40,31 @@ export interface IdentityProvider {
   bearer(request: TokenRequest): Promise<string>;
   /** How many times the JWKS was fetched. */
   fetches(): number;
+  /** From now on the JWKS answers normally, 500, or never. */
+  setAvailability(availability: Availability): void;
+  /** Adds the rotated key to the JWKS. */
+  rotate(): void;
   close(): Promise<void>;
 }
 
+async function keyPair(alg: ProviderAlgorithm, kid: string) {
+  const pair = await generateKeyPair(alg, { extractable: true, ...(alg === "EdDSA" ? { crv: "Ed25519" } : {}) });
+  return { alg, privateKey: pair.privateKey, jwk: { ...(await exportJWK(pair.publicKey)), kid, alg, use: "sig" } };
+}
+
 export async function startIdentityProvider(): Promise<IdentityProvider> {
-  const pairs = await Promise.all(
-    PROVIDER_ALGORITHMS.map(async (alg) => {
-      const pair = await generateKeyPair(alg, { extractable: true, ...(alg === "EdDSA" ? { crv: "Ed25519" } : {}) });
-      return {
-        alg,
-        privateKey: pair.privateKey,
-        jwk: { ...(await exportJWK(pair.publicKey)), kid: `${alg}-key`, alg, use: "sig" },
-      };
-    }),
-  );
+  const pairs = await Promise.all(PROVIDER_ALGORITHMS.map((alg) => keyPair(alg, `${alg}-key`)));
+  const next = await keyPair("ES256", "ES256-next");
   const publicJwks = pairs.map((pair) => pair.jwk);
+  const served = [...publicJwks];
   let fetches = 0;
+  let availability: Availability = "up";
   const server = createServer((req, res) => {
     fetches++;
+    if (availability === "hanging") return;
+    if (availability === "failing") return void res.writeHead(500).end("down for maintenance");
     if (req.url !== "/.well-known/jwks.json") return void res.writeHead(404).end();
-    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ keys: publicJwks }));
+    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ keys: served }));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
@@ -70,15 +80,18 @@ export async function startIdentityProvider(): Promise<IdentityProvider> {
       iss = PROVIDER_SETTINGS.AUTH_ISSUER,
       aud = PROVIDER_SETTINGS.AUTH_AUDIENCE,
       claims = {},
+      rotated = false,
     }) {
-      const pair = pairs.find((candidate) => candidate.alg === alg)!;
+      const pair = rotated ? next : pairs.find((candidate) => candidate.alg === alg)!;
       const payload = {
         [PROVIDER_SETTINGS.AUTH_TENANT_CLAIM]: org,
         ...(role ? { [PROVIDER_SETTINGS.AUTH_ROLE_CLAIM]: role } : {}),
+        // Every token its own text: the server remembers a verified text, and would not look its key up again.
+        jti: crypto.randomUUID(),
         ...claims,
       };
       const token = await new SignJWT(payload)
-        .setProtectedHeader({ alg, kid: pair.jwk.kid, typ: "JWT" })
+        .setProtectedHeader({ alg: pair.alg, kid: pair.jwk.kid, typ: "JWT" })
         .setSubject(sub)
         .setIssuer(iss)
         .setAudience(aud)
@@ -88,6 +101,17 @@ export async function startIdentityProvider(): Promise<IdentityProvider> {
       return `Bearer ${token}`;
     },
     fetches: () => fetches,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    setAvailability: (wanted) => {
+      availability = wanted;
+    },
+    rotate: () => {
+      if (!served.includes(next.jwk)) served.push(next.jwk);
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // A hanging answer's socket would keep close() waiting for ever.
+        server.closeAllConnections();
+      }),
   };
 }

@@ -9,6 +9,7 @@ import { type LocalStack, startLocalStack } from "../../dev/stack.ts";
 import { TEST_AUTH_SECRET } from "../support/tokens.ts";
 import { identityProviderCases } from "./cases/identity-provider.ts";
 import { CONFORMANCE_LINK_LIMITS } from "./cases/links.ts";
+import { OUTAGE_CACHE_SECONDS, providerOutageCases } from "./cases/provider-outage.ts";
 import { httpClient } from "./client.ts";
 import { type IdentityProvider, PROVIDER_SETTINGS, startIdentityProvider } from "./identity-provider.ts";
 import { conformanceSuite, loginRefusedSuite, unavailableSuite } from "./suite.ts";
@@ -57,27 +58,41 @@ export function runConformance(runtime: RuntimeName): void {
   });
 
   describe(`conformance [${runtime}], signed in by an identity provider`, () => {
-    let stack: LocalStack | undefined;
-    let provider: IdentityProvider | undefined;
-    // No AUTH_SECRET: only the provider's keys (fetched from its JWKS URL) are trusted.
-    const server = serve(
-      runtime,
-      async () => {
-        [stack, provider] = await Promise.all([startLocalStack(), startIdentityProvider()]);
-        return {
-          DATABASE_URL: stack.databaseUrl,
-          NEON_FETCH_ENDPOINT: stack.neonFetchEndpoint,
-          AUTH_JWKS_URL: provider.jwksUrl,
-          ...PROVIDER_SETTINGS,
-        };
-      },
-      {},
-    );
-    afterAll(async () => {
-      await Promise.all([stack?.close(), provider?.close()]);
-    });
-    identityProviderCases(httpClient(server), runtime, () => provider!);
+    const { server, provider } = serveWithProvider(runtime);
+    identityProviderCases(httpClient(server), runtime, provider);
   });
+
+  describe(`conformance [${runtime}], the identity provider down`, () => {
+    const { server, provider } = serveWithProvider(runtime, {
+      AUTH_JWKS_CACHE_SECONDS: String(OUTAGE_CACHE_SECONDS),
+    });
+    providerOutageCases(httpClient(server), provider);
+  });
+}
+
+/** `runtime` trusting only a provider's keys (fetched from its JWKS URL), over its own database. */
+function serveWithProvider(runtime: RuntimeName, settings: RawSettings = {}) {
+  let stack: LocalStack | undefined;
+  let provider: IdentityProvider | undefined;
+  // No AUTH_SECRET: only the provider's keys are trusted.
+  const server = serve(
+    runtime,
+    async () => {
+      [stack, provider] = await Promise.all([startLocalStack(), startIdentityProvider()]);
+      return {
+        DATABASE_URL: stack.databaseUrl,
+        NEON_FETCH_ENDPOINT: stack.neonFetchEndpoint,
+        AUTH_JWKS_URL: provider.jwksUrl,
+        ...PROVIDER_SETTINGS,
+        ...settings,
+      };
+    },
+    {},
+  );
+  afterAll(async () => {
+    await Promise.all([stack?.close(), provider?.close()]);
+  });
+  return { server, provider: () => provider! };
 }
 
 /** Launches `runtime` before the cases of the enclosing describe; answers its URL. */

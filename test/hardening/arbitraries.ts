@@ -4,7 +4,7 @@
 // replaced at send time by the seeded asset's current ETag, so compare-and-set writes are reached,
 // not only refused.
 import fc from "fast-check";
-import { bodyFieldsOf, type Route } from "../support/routes.ts";
+import { bodyFieldsOf, RFC_9110_METHODS, type Route } from "../support/routes.ts";
 import type { TokenClaims } from "../support/tokens.ts";
 
 export const CURRENT_ETAG = "<current-etag>";
@@ -278,14 +278,14 @@ interface RouteShape {
 function requests({ methods, path, fields, mediaType = "application/json" }: RouteShape): fc.Arbitrary<HostileRequest> {
   const someMethod = fc.oneof(
     { weight: 6, arbitrary: fc.constantFrom(...methods) },
-    fc.constantFrom("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"),
+    fc.constantFrom(...RFC_9110_METHODS),
   );
   return fc
     .record({ method: someMethod, path, headers: headers(mediaType), body: hostileBody(fields), auth })
     .map(({ method, body, ...rest }) => ({
       ...rest,
       method,
-      ...(method === "GET" || method === "HEAD" ? {} : { body }),
+      ...(method === "GET" || method === "HEAD" || method === "CONNECT" ? {} : { body }),
     }));
 }
 

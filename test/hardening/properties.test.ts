@@ -1,4 +1,6 @@
-// Property-based: whatever a client sends to any route, the API never answers 5xx; every error
+// Property-based: whatever a client sends to any route, with any of RFC 9110's methods, the API
+// never answers 5xx; every answer is one its own /openapi.json documents (status, headers, media
+// type, body schema: what a generic fuzzer such as schemathesis checks by default); every error
 // is problem+json with a code of the contract; and a rejected request changes nothing, in any
 // table (row counts and contents) or, for writes, in the KV cache. Runs on PGlite for breadth.
 import fc from "fast-check";
@@ -6,9 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { KvCache } from "../../core/ports/kv.ts";
 import { PROBLEM_CONTENT_TYPE, problemCodes } from "../../core/problem.ts";
 import { createMemoryKv } from "../../edge/kv/memory.ts";
+import { type OpenApi, violations } from "../conformance/openapi-check.ts";
 import { cacheKeys } from "../links/support.ts";
 import { buildRequest, type Harness, startHarness } from "../support/harness.ts";
-import { routes } from "../support/routes.ts";
+import { RFC_9110_METHODS, routes } from "../support/routes.ts";
 import { bearer } from "../support/tokens.ts";
 import {
   CURRENT_ETAG,
@@ -26,12 +29,14 @@ import { type DatabaseSnapshot, snapshotter } from "./support.ts";
 const RUNS_PER_ROUTE = Number(process.env.PROPERTY_RUNS ?? 25);
 
 let harness: Harness;
+let document: OpenApi;
 let snapshot: () => Promise<DatabaseSnapshot>;
 const kv = createMemoryKv();
 
 beforeAll(async () => {
   harness = await startHarness({ backend: "pglite", kv });
   snapshot = await snapshotter(harness.sql);
+  document = (await (await harness.request("/openapi.json", { as: null })).json()) as OpenApi;
   expect((await harness.request("/v1/links/github/alice-account", { method: "PUT" })).status).toBe(201);
   expect((await harness.request("/v1/documents", { method: "POST", body: { contractId: "seed" } })).status).toBe(201);
 });
@@ -76,10 +81,19 @@ async function sendAndCheck(hostile: HostileRequest): Promise<void> {
   const opaque = await seededEtag();
   const before = await snapshot();
   const cacheBefore = await kvContents(kv);
-  const response = await harness.app.fetch(await toRequest(hostile, opaque));
+  const request = await toRequest(hostile, opaque);
+  const response = await harness.app.fetch(request);
   const text = await response.text();
   const context = `${hostile.method} ${hostile.path} → ${response.status} ${text.slice(0, 300)}`;
   expect(response.status, context).toBeLessThan(500);
+  const exchange = {
+    method: hostile.method,
+    url: request.url,
+    status: response.status,
+    headers: response.headers,
+    text,
+  };
+  expect(violations(document, exchange), context).toEqual([]);
   if (response.status < 400) return;
 
   expect(response.headers.get("content-type"), context).toBe(PROBLEM_CONTENT_TYPE);
@@ -103,4 +117,20 @@ describe.each(targets)("hostile requests to %s", (_, requests) => {
   it("never answer 5xx, always answer errors as problem+json with a known code, and write nothing when rejected", async () => {
     await fc.assert(fc.asyncProperty(requests, sendAndCheck), { numRuns: RUNS_PER_ROUTE });
   }, 180_000);
+});
+
+describe("every method RFC 9110 defines, on every path of the document", () => {
+  it("is answered as the document says (405 with the path's Allow where it serves no such operation), never 5xx", async () => {
+    for (const template of Object.keys(document.paths)) {
+      const path = template.replace(/\{[^}]+\}/g, "1");
+      for (const method of RFC_9110_METHODS) {
+        const request = await buildRequest(path, { method });
+        const response = await harness.app.fetch(request);
+        const text = await response.text();
+        const exchange = { method, url: request.url, status: response.status, headers: response.headers, text };
+        expect(response.status, `${method} ${path}`).toBeLessThan(500);
+        expect(violations(document, exchange), `${method} ${path} → ${response.status} ${text}`).toEqual([]);
+      }
+    }
+  });
 });

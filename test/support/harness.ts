@@ -77,10 +77,25 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
   };
 }
 
+// fetch's Request refuses these methods; servers pass them on, so the app must answer them.
+const FORBIDDEN_METHODS = new Set(["CONNECT", "TRACE", "TRACK"]);
+
 export async function buildRequest(path: string, { as = {}, body, headers, ...init }: RequestOptions = {}) {
   const merged = new Headers(headers);
   if (as !== null && !merged.has("authorization")) merged.set("authorization", (await bearer(as)).authorization);
-  return new Request(new URL(path, "http://localhost"), { ...init, headers: merged, body: requestBody(body, merged) });
+  const payload = requestBody(body, merged);
+  const method = init.method?.toUpperCase();
+  if (!method || !FORBIDDEN_METHODS.has(method)) {
+    return new Request(new URL(path, "http://localhost"), { ...init, headers: merged, body: payload });
+  }
+  // Built as another method, then read as this one: what the app sees of a request is its fields.
+  const carrier = new Request(new URL(path, "http://localhost"), {
+    ...init,
+    method: payload === undefined ? "GET" : "POST",
+    headers: merged,
+    body: payload,
+  });
+  return Object.defineProperty(carrier, "method", { value: method });
 }
 
 /**

@@ -14,6 +14,9 @@ interface RouteCase {
   example: RequestOptions & { path: string };
 }
 
+/** RFC 9110's methods and PATCH: 405 where a path does not serve them; any other token is 501. */
+export const RFC_9110_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "CONNECT"];
+
 /** Keyed `METHOD /pattern`, the pattern as Hono registers it (and as request logs name it). */
 export const ROUTES: Record<string, RouteCase> = {
   "GET /healthz": { access: "public", example: { path: "/healthz" } },

@@ -34,6 +34,28 @@ export function assetCases(call: Call) {
       expect(answer.headers.get("location")).toBe(`/v1/assets/${id}`);
     });
 
+    it("POST with an Idempotency-Key: a retry answers the first 201 (Idempotent-Replayed), another body 422", async () => {
+      const headers = { "idempotency-key": unique("create") };
+      const fields = { name: "Stool", material: "pine" };
+      const first = await call("POST", "/v1/assets", { as, body: fields, headers });
+      expectStatus(first, 201);
+      expect(first.headers.get("idempotent-replayed")).toBeNull();
+      const retry = await call("POST", "/v1/assets", { as, body: fields, headers });
+      expectStatus(retry, 201);
+      expect(retry.headers.get("idempotent-replayed")).toBe("true");
+      expect(retry.json).toEqual(first.json);
+      expect(retry.headers.get("etag")).toBe(first.headers.get("etag"));
+      expectProblem(
+        await call("POST", "/v1/assets", { as, body: { ...fields, name: "Bench" }, headers }),
+        422,
+        "idempotency_key_reused",
+      );
+      // The key is the tenant's: another tenant's same key is a request of its own.
+      expect((await call("POST", "/v1/assets", { as: otherTenant, body: fields, headers })).json.id).not.toBe(
+        first.json.id,
+      );
+    });
+
     it("POST refuses bad fields (422) and other media types (415)", async () => {
       expectProblem(await call("POST", "/v1/assets", { as, body: { name: "Chair" } }), 422, "validation_failed");
       expectProblem(

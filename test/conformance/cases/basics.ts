@@ -20,7 +20,32 @@ const refusedTokens: Record<string, () => Promise<string>> = {
   "a token without tid": () => sign({}, "HS256", TEST_AUTH_SECRET),
   "a token with an invalid tid": () => sign({ tid: "has space" }, "HS256", TEST_AUTH_SECRET),
   "a token with an unknown role": () => sign({ tid: "acme", role: "root" }, "HS256", TEST_AUTH_SECRET),
+  // RFC 8725: a token must expire, may not come from the future, and is typed for access if typed.
+  "a token without exp": () => exactly({ sub: "alice", tid: "acme" }),
+  "a token expired 90 s ago (beyond the 60 s leeway)": () => exactly({ ...alice, exp: now() - 90 }),
+  "a token valid only from 2 minutes on (nbf)": () => exactly({ ...alice, exp: inAnHour(), nbf: now() + 120 }),
+  "a token issued ten years ahead (iat)": () => exactly({ ...alice, exp: inAnHour(), iat: now() + 10 * 365 * 86_400 }),
+  'a token typed for something else (typ "dpop+jwt")': () => exactly({ ...alice, exp: inAnHour() }, "dpop+jwt"),
 };
+
+/** Tokens within RFC 8725's rules that a strict reading would refuse: the server accepts them. */
+const acceptedTokens: Record<string, () => Promise<string>> = {
+  "a token valid from 5 s on (an ordinary clock skew)": () => exactly({ ...alice, exp: inAnHour(), nbf: now() + 5 }),
+  "a token expired 20 s ago (within the leeway)": () => exactly({ ...alice, exp: now() - 20 }),
+  'a token typed "JWT"': () => exactly({ ...alice, exp: inAnHour() }, "JWT"),
+  'an access token typed "at+jwt" (RFC 9068)': () => exactly({ ...alice, exp: inAnHour() }, "at+jwt"),
+};
+
+const now = () => Math.floor(Date.now() / 1000);
+const alice = { sub: "alice", tid: "acme" };
+
+/** An HS256 token with exactly these claims (no exp or iat added) and, when given, this typ. */
+async function exactly(claims: Record<string, unknown>, typ?: string) {
+  const jwt = await new SignJWT(claims)
+    .setProtectedHeader({ alg: "HS256", ...(typ ? { typ } : {}) })
+    .sign(new TextEncoder().encode(TEST_AUTH_SECRET));
+  return `Bearer ${jwt}`;
+}
 
 async function sign(claims: Record<string, unknown>, alg: string, secret: string, exp = inAnHour()) {
   const jwt = await new SignJWT(claims)
@@ -57,6 +82,12 @@ export function basicCases(call: Call, runtime: RuntimeName) {
     for (const [reason, token] of Object.entries(refusedTokens)) {
       it(`${reason}: 401 unauthorized`, async () => {
         expectProblem(await call("GET", "/v1/me/links", { as: await token() }), 401, "unauthorized");
+      });
+    }
+
+    for (const [reason, token] of Object.entries(acceptedTokens)) {
+      it(`${reason}: accepted`, async () => {
+        expectStatus(await call("GET", "/v1/me/links", { as: await token() }), 200);
       });
     }
 

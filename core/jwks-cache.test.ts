@@ -1,0 +1,180 @@
+// The key set cache on a clock of its own: fresh, stale and refreshed behind the request,
+// kept through failures for the stale-if-error bound, one fetch at a time, retried with backoff.
+import { exportJWK, generateKeyPair, type JWK } from "jose";
+import { beforeAll, describe, expect, it } from "vitest";
+import { type Background, cachedRemoteKeySet, KeysUnavailableError } from "./jwks-cache.ts";
+
+const URL = "https://idp.example/jwks";
+const FRESH_MS = 600_000;
+const STALE_MS = 86_400_000;
+
+let current: { jwk: JWK };
+let rotated: { jwk: JWK };
+
+const pair = async (kid: string) => {
+  const { publicKey } = await generateKeyPair("ES256", { extractable: true });
+  return { jwk: { ...(await exportJWK(publicKey)), kid, alg: "ES256" } };
+};
+
+beforeAll(async () => {
+  [current, rotated] = await Promise.all([pair("current"), pair("rotated")]);
+});
+
+/** A provider whose answer the test sets; counts its fetches; `hang` never answers. */
+function provider() {
+  const state = { mode: "up" as "up" | "failing" | "hang", keys: [] as JWK[], fetches: 0 };
+  const send: typeof fetch = (_input, init) => {
+    state.fetches++;
+    if (state.mode === "failing") return Promise.resolve(new Response("down", { status: 500 }));
+    if (state.mode === "hang")
+      return new Promise((_, reject) => init?.signal?.addEventListener("abort", () => reject(init.signal!.reason)));
+    return Promise.resolve(Response.json({ keys: state.keys }));
+  };
+  return { state, send };
+}
+
+function setUp(timeoutMs = 5_000) {
+  const clock = { at: 1_000_000 };
+  const idp = provider();
+  idp.state.keys = [current.jwk];
+  const keySet = cachedRemoteKeySet({
+    url: URL,
+    fetch: idp.send,
+    freshMs: FRESH_MS,
+    staleIfErrorMs: STALE_MS,
+    cooldownMs: 30_000,
+    timeoutMs,
+    now: () => clock.at,
+  });
+  const pending: Promise<unknown>[] = [];
+  const background: Background = (work) => pending.push(work);
+  const keyFor = async (kid: string): Promise<unknown> =>
+    keySet({ alg: "ES256", kid }, { payload: "", signature: "", protected: "" } as never, background);
+  const settle = () => Promise.all(pending.splice(0));
+  return { clock, idp, keyFor, settle };
+}
+
+const unavailable = async (promise: Promise<unknown>) =>
+  expect(
+    await promise.then(
+      () => undefined,
+      (e: unknown) => e,
+    ),
+  ).toBeInstanceOf(KeysUnavailableError);
+
+describe("the JWKS cache", () => {
+  it("fetches once, then serves from memory while fresh", async () => {
+    const { idp, keyFor, clock } = setUp();
+    await keyFor("current");
+    clock.at += FRESH_MS - 1;
+    await keyFor("current");
+    expect(idp.state.fetches).toBe(1);
+  });
+
+  it("once stale, answers from the stale set and refreshes behind the request, once", async () => {
+    const { idp, keyFor, clock, settle } = setUp();
+    await keyFor("current");
+    clock.at += FRESH_MS + 1;
+    await Promise.all([keyFor("current"), keyFor("current"), keyFor("current")]);
+    await settle();
+    expect(idp.state.fetches).toBe(2);
+    await keyFor("current");
+    expect(idp.state.fetches).toBe(2);
+  });
+
+  it("keeps the last good set through a failing provider, retrying with a growing delay, not per request", async () => {
+    const { idp, keyFor, clock, settle } = setUp();
+    await keyFor("current");
+    idp.state.mode = "failing";
+    // Two hours of requests, one a second: the cached key verifies throughout.
+    for (let second = 0; second < 7_200; second++) {
+      clock.at += 1_000;
+      if (second === 0) clock.at += FRESH_MS;
+      await keyFor("current");
+      await settle();
+    }
+    // Backoff 1, 2, 4 … 60 s: a few hundred fetches at most, not 7,200.
+    expect(idp.state.fetches).toBeGreaterThan(2);
+    expect(idp.state.fetches).toBeLessThan(200);
+    idp.state.mode = "up";
+    clock.at += 60_000;
+    await keyFor("current");
+    await settle();
+    const fetches = idp.state.fetches;
+    clock.at += 1_000;
+    await keyFor("current");
+    expect(idp.state.fetches).toBe(fetches);
+  });
+
+  it("a key no cached copy holds is unavailable while the provider is down, and found once it is back", async () => {
+    const { idp, keyFor, clock, settle } = setUp();
+    await keyFor("current");
+    idp.state.mode = "failing";
+    idp.state.keys = [current.jwk, rotated.jwk];
+    clock.at += FRESH_MS + 1;
+    await keyFor("current");
+    await settle();
+    await unavailable(keyFor("rotated"));
+    idp.state.mode = "up";
+    clock.at += 60_000;
+    await keyFor("current");
+    await settle();
+    expect(idp.state.fetches).toBe(3);
+    expect(await keyFor("rotated")).toBeDefined();
+  });
+
+  it("gives the stale set up after the stale-if-error bound", async () => {
+    const { idp, keyFor, clock, settle } = setUp();
+    await keyFor("current");
+    idp.state.mode = "failing";
+    clock.at += FRESH_MS + STALE_MS + 1;
+    await unavailable(keyFor("current"));
+    await settle();
+  });
+
+  it("a hanging provider does not hold the requests up that have a cached key", async () => {
+    const { idp, keyFor, clock, settle } = setUp(50);
+    await keyFor("current");
+    idp.state.mode = "hang";
+    clock.at += FRESH_MS + 1;
+    const started = Date.now();
+    await keyFor("current");
+    expect(Date.now() - started).toBeLessThan(40);
+    await settle();
+    expect(idp.state.fetches).toBe(2);
+  });
+
+  it("without any set yet, a failure is answered as unavailable, and the next request within the backoff fetches nothing", async () => {
+    const { idp, keyFor, clock } = setUp();
+    idp.state.mode = "failing";
+    await unavailable(keyFor("current"));
+    await unavailable(keyFor("current"));
+    expect(idp.state.fetches).toBe(1);
+    idp.state.mode = "up";
+    clock.at += 1_000;
+    expect(await keyFor("current")).toBeDefined();
+  });
+
+  it("an unknown kid refetches at most once per cooldown while the provider is up", async () => {
+    const { idp, keyFor, clock } = setUp();
+    await keyFor("current");
+    const noSuchKey = (e: unknown) => e;
+    expect(await keyFor("nobody").catch(noSuchKey)).not.toBeInstanceOf(KeysUnavailableError);
+    expect(idp.state.fetches).toBe(1);
+    clock.at += 30_000;
+    expect(await keyFor("nobody").catch(noSuchKey)).not.toBeInstanceOf(KeysUnavailableError);
+    expect(await keyFor("nobody").catch(noSuchKey)).not.toBeInstanceOf(KeysUnavailableError);
+    expect(idp.state.fetches).toBe(2);
+  });
+
+  it("concurrent first requests share one fetch", async () => {
+    const { idp, keyFor } = setUp();
+    await Promise.all(Array.from({ length: 10 }, () => keyFor("current")));
+    expect(idp.state.fetches).toBe(1);
+  });
+
+  it("answers the provider's public key for the token's kid", async () => {
+    const { keyFor } = setUp();
+    expect(((await keyFor("current")) as CryptoKey).type).toBe("public");
+  });
+});

@@ -1,0 +1,123 @@
+// AUTH_JWKS_URL's keys, kept through the provider's outages. jose's remote key set refetches once
+// its copy is stale and, when that fails, drops the keys it had: a provider outage became ours.
+// Here the last good set keeps verifying for a bounded while (RFC 5861's stale-if-error), a stale
+// set is refreshed behind the request that noticed, one refresh at a time, and a failed refresh
+// is retried with a growing delay rather than by every request. jose still reads the set and
+// picks the key (createLocalJWKSet): only the keeping is this file's.
+import { createLocalJWKSet, errors, type JSONWebKeySet, type JWTVerifyGetKey } from "jose";
+
+/** AUTH_JWKS_URL could not be fetched or read, and no cached copy decides: the token may be fine. */
+export class KeysUnavailableError extends Error {
+  override name = "KeysUnavailableError";
+}
+
+/** Keeps work alive after the answer (Workers' and Compute's `waitUntil`); absent: it just runs. */
+export type Background = (work: Promise<unknown>) => void;
+
+export interface KeySetCacheOptions {
+  url: string;
+  fetch: typeof fetch;
+  /** A fetched set is used without refreshing this long. */
+  freshMs: number;
+  /** Past that, while refreshes fail, it still verifies this long. */
+  staleIfErrorMs: number;
+  /** A token naming a key the set lacks refetches it, unless it was fetched less than this ago. */
+  cooldownMs: number;
+  /** One fetch of the set, answer and body (default 5 s, as jose's). */
+  timeoutMs?: number;
+  now?: () => number;
+}
+
+export type CachedKeySet = (
+  header: Parameters<JWTVerifyGetKey>[0],
+  token: Parameters<JWTVerifyGetKey>[1],
+  background?: Background,
+) => ReturnType<JWTVerifyGetKey>;
+
+const DEFAULT_TIMEOUT_MS = 5_000;
+const FIRST_RETRY_MS = 1_000;
+const LONGEST_RETRY_MS = 60_000;
+
+export function cachedRemoteKeySet(options: KeySetCacheOptions): CachedKeySet {
+  const { freshMs, staleIfErrorMs, cooldownMs, timeoutMs = DEFAULT_TIMEOUT_MS, now = () => Date.now() } = options;
+  let loaded: { keys: JWTVerifyGetKey; fetchedAt: number } | undefined;
+  let refreshing: { done: Promise<boolean>; startedAt: number } | undefined;
+  let failures = 0;
+  let retryAt = 0;
+  let fetchedAt = Number.NEGATIVE_INFINITY;
+
+  /** One refresh per isolate or process; resolves whether it brought a new set. */
+  function refresh(at: number): Promise<boolean> {
+    // A refresh older than its own deadline was cut off with the request that ran it (Workers
+    // cancel what a finished request left running): it will never settle, so it is not joined.
+    if (refreshing && at - refreshing.startedAt < 2 * timeoutMs) return refreshing.done;
+    fetchedAt = at;
+    const attempt = {
+      startedAt: at,
+      done: fetchKeySet(options.url, options.fetch, timeoutMs).then(
+        (keys) => {
+          loaded = { keys, fetchedAt: now() };
+          failures = 0;
+          retryAt = 0;
+          return true;
+        },
+        () => {
+          failures++;
+          retryAt = now() + Math.min(FIRST_RETRY_MS * 2 ** (failures - 1), LONGEST_RETRY_MS, freshMs);
+          return false;
+        },
+      ),
+    };
+    refreshing = attempt;
+    void attempt.done.then(() => {
+      if (refreshing === attempt) refreshing = undefined;
+    });
+    return attempt.done;
+  }
+
+  async function usableKeys(at: number, background: Background | undefined): Promise<JWTVerifyGetKey> {
+    const age = loaded ? at - loaded.fetchedAt : Number.POSITIVE_INFINITY;
+    if (loaded && age <= freshMs + staleIfErrorMs) {
+      if (age > freshMs && at >= retryAt) {
+        const done = refresh(at);
+        background?.(done);
+      }
+      return loaded.keys;
+    }
+    // Nothing that may verify: wait for the provider, unless it failed moments ago.
+    if (!refreshing && at < retryAt) throw unavailable();
+    if (!(await refresh(at))) throw unavailable();
+    return loaded!.keys;
+  }
+
+  return async (header, token, background) => {
+    const at = now();
+    const keys = await usableKeys(at, background);
+    try {
+      return await keys(header, token);
+    } catch (error) {
+      if (!(error instanceof errors.JWKSNoMatchingKey)) throw error;
+      // A key the set lacks: rotated in at the provider, or never its. While the provider cannot
+      // be asked, nothing tells the two apart.
+      if (!refreshing && failures > 0) throw unavailable();
+      if (!refreshing && at - fetchedAt < cooldownMs) throw error;
+      if (!(await refresh(at))) throw unavailable();
+      return loaded!.keys(header, token);
+    }
+  };
+}
+
+const unavailable = () => new KeysUnavailableError("the JWKS cannot be fetched and no cached copy holds the key");
+
+async function fetchKeySet(url: string, send: typeof fetch, timeoutMs: number): Promise<JWTVerifyGetKey> {
+  const signal = AbortSignal.timeout(timeoutMs);
+  try {
+    const response = await send(url, { headers: { accept: "application/json" }, signal });
+    if (response.status !== 200) throw new Error(`it answered ${response.status}`);
+    return createLocalJWKSet((await response.json()) as JSONWebKeySet);
+  } catch (error) {
+    throw new KeysUnavailableError(
+      `the JWKS could not be fetched: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+}

@@ -1,0 +1,67 @@
+// The identity provider goes away for longer than the key set's lifetime (the server runs with
+// AUTH_JWKS_CACHE_SECONDS=1): it fails, hangs and comes back. Tokens whose key was cached keep
+// working throughout, without waiting for the provider; only a token whose key no cached copy
+// holds gets 503, until the provider answers again.
+import { setTimeout as sleep } from "node:timers/promises";
+import { describe, expect, it } from "vitest";
+import { type Call, expectProblem, expectStatus } from "../client.ts";
+import type { IdentityProvider } from "../identity-provider.ts";
+
+/** The lifetime the server under test is started with. */
+export const OUTAGE_CACHE_SECONDS = 1;
+
+const JWKS_FETCH_TIMEOUT_MS = 5_000;
+
+export function providerOutageCases(call: Call, provider: () => IdentityProvider) {
+  const cachedKeyToken = () => provider().bearer({ alg: "ES256" });
+  const links = async (as: string) => call("GET", "/v1/me/links", { as });
+
+  describe("sign-in while the identity provider is down", () => {
+    it("a provider token is accepted while the provider is up (its key set is cached)", async () => {
+      expectStatus(await links(await cachedKeyToken()), 200);
+    });
+
+    it("the provider answering 500 for several cache lifetimes: tokens with a cached key keep working, without a fetch per request", async () => {
+      provider().setAvailability("failing");
+      const before = provider().fetches();
+      let requests = 0;
+      for (let round = 0; round < 5; round++) {
+        await sleep(OUTAGE_CACHE_SECONDS * 1000);
+        const answers = await Promise.all([1, 2, 3, 4].map(async () => links(await cachedKeyToken())));
+        for (const answer of answers) expectStatus(answer, 200);
+        requests += answers.length;
+      }
+      expect(provider().fetches() - before).toBeLessThan(requests / 2);
+    });
+
+    it("a token whose key no cached copy holds: 503 keys_unavailable with Retry-After", async () => {
+      provider().rotate();
+      const answer = await links(await provider().bearer({ alg: "ES256", rotated: true }));
+      expectProblem(answer, 503, "keys_unavailable");
+      expect(answer.headers.get("retry-after")).toBe("5");
+    });
+
+    it("the provider hanging: tokens with a cached key are answered without waiting for it", async () => {
+      provider().setAvailability("hanging");
+      for (let round = 0; round < 3; round++) {
+        await sleep(OUTAGE_CACHE_SECONDS * 1000);
+        const started = Date.now();
+        expectStatus(await links(await cachedKeyToken()), 200);
+        expect(Date.now() - started).toBeLessThan(JWKS_FETCH_TIMEOUT_MS / 2);
+      }
+    });
+
+    it("the provider back: its rotated key is accepted once fetched, and the old one still is", async () => {
+      provider().setAvailability("up");
+      const deadline = Date.now() + 3 * JWKS_FETCH_TIMEOUT_MS;
+      let status = 0;
+      while (Date.now() < deadline) {
+        status = (await links(await provider().bearer({ alg: "ES256", rotated: true }))).status;
+        if (status === 200) break;
+        await sleep(250);
+      }
+      expect(status).toBe(200);
+      expectStatus(await links(await cachedKeyToken()), 200);
+    });
+  });
+}
