@@ -39,14 +39,17 @@ export const PageQuerySchema = v.object({
 
 const DOC_NUMBER = /^[1-9][0-9]{0,15}$/;
 
-export function documentRoutes({ sql }: AppDeps) {
+export function documentRoutes({ sql, settings }: AppDeps) {
+  const ttlSeconds = settings.idempotencyKeyTtlSeconds;
   const app = new Hono<AppEnv>()
     .post("/documents", async (c) => {
       const key = parseIdempotencyKey(c.req.header(IDEMPOTENCY_KEY_HEADER));
       const body = await readJson(c.req.raw, NewDocumentSchema);
       const title = body.title ?? null;
       const idempotency =
-        key === undefined ? undefined : { key, fingerprint: await requestFingerprint([body.contractId, title]) };
+        key === undefined
+          ? undefined
+          : { key, fingerprint: await requestFingerprint([body.contractId, title]), ttlSeconds };
       const { tenantId } = c.get("principal");
       const result = await createDocument(sql, { tenantId, contractId: body.contractId, title, idempotency });
       if (result.outcome === "key_reused") {

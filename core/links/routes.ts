@@ -8,7 +8,7 @@ import { notFound, ProblemError } from "../problem.ts";
 import { createLinkCache, DEFAULT_KV_TIMEOUT_MS } from "./cache.ts";
 import { canSee, type Link, LinkBodySchema, LookupQuerySchema, linkLocation, readTarget } from "./link.ts";
 import { findLink, type LinkConflictCode, linkAccount, listUserLinks, unlinkAccount } from "./repository.ts";
-import { DEFAULT_RESYNC_BATCH_SIZE, resyncLinkCache } from "./resync.ts";
+import { DEFAULT_RESYNC_BATCH_SIZE, ResyncQuerySchema, resyncLinkCache } from "./resync.ts";
 import { createLinkSync } from "./sync.ts";
 
 export const LINK_SOURCE_HEADER = "x-link-source";
@@ -24,8 +24,8 @@ export function linkRoutes(deps: AppDeps) {
   const linkSync = deps.linkSync ?? createLinkSync(deps);
   // Looked up on every call, not captured: a test that fakes the clock moves it for us too.
   const now = () => Date.now();
-  const cacheFor = (c: Context<AppEnv>) =>
-    createLinkCache(deps.kv, {
+  const cacheFor = (c: Context<AppEnv>, kv = deps.kv) =>
+    createLinkCache(kv, {
       tenantId: c.get("principal").tenantId,
       ttlSeconds: deps.settings.linkCacheTtlSeconds,
       timeoutMs: DEFAULT_KV_TIMEOUT_MS,
@@ -84,8 +84,12 @@ export function linkRoutes(deps: AppDeps) {
     })
     .post("/admin/links/resync", async (c) => {
       requireAdmin(c, "resync");
-      const batchSize = DEFAULT_RESYNC_BATCH_SIZE;
-      return c.json(await resyncLinkCache(sql, cacheFor(c), { batchSize, now }));
+      const { after } = validate(ResyncQuerySchema, { after: c.req.query("after") });
+      const budget = linkSync.invocationBudget();
+      const cache = cacheFor(c, budget.meterKv(deps.kv));
+      return c.json(
+        await resyncLinkCache(sql, cache, { batchSize: DEFAULT_RESYNC_BATCH_SIZE, now, budget, from: after }),
+      );
     })
     // One drain of the change feed, for an outside scheduler. The drain covers the deployment;
     // the answer speaks of the caller's tenant only.

@@ -30,7 +30,13 @@ const LinkSchema = v.strictObject({
 
 const LinkListSchema = v.strictObject({ items: v.array(LinkSchema) });
 
-const ResyncCountsSchema = v.strictObject({ written: count, removed: count, unchanged: count, failed: count });
+const ResyncCountsSchema = v.strictObject({
+  written: count,
+  removed: count,
+  unchanged: count,
+  failed: count,
+  next: v.nullable(v.string()),
+});
 
 const LinkSyncReportSchema = v.strictObject({ removed: count, caughtUp: v.boolean() });
 

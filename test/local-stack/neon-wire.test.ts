@@ -316,6 +316,6 @@ async function seed(sql: Sql): Promise<void> {
     tenantId: "acme",
     contractId: "C-1",
     title: null,
-    idempotency: { key: "k-1", fingerprint: "f-1" },
+    idempotency: { key: "k-1", fingerprint: "f-1", ttlSeconds: 86_400 },
   });
 }
