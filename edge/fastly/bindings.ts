@@ -18,6 +18,7 @@ import type { SettingName } from "../../core/settings.ts";
 export const CONFIG_KEYS = [
   "LINK_CACHE_TTL_SECONDS",
   "LINK_SYNC_INTERVAL_SECONDS",
+  "IDEMPOTENCY_KEY_TTL_SECONDS",
   "NEON_FETCH_ENDPOINT",
   // Public keys and claim names: nothing here lets anyone sign a token.
   "AUTH_JWKS",
