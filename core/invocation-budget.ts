@@ -23,8 +23,11 @@ export interface InvocationBudget {
   kvLeft(): number;
   sqlLeft(): number;
   timeLeft(): number;
-  /** The same counts, with at most `ms` more time: a share of the invocation for one task. */
-  within(ms: number): InvocationBudget;
+  /**
+   * A share of the invocation for one task: the same counts, at most `ms` more time and, when
+   * given, at most `sqlStatements` of what is left.
+   */
+  within(ms: number, sqlStatements?: number): InvocationBudget;
   /** `kv`, each call counted. */
   meterKv(kv: KvCache): KvCache;
   /** `sql`, each round trip counted (a transaction is one). */
@@ -80,13 +83,33 @@ export function createInvocationBudget(
     },
   });
 
-  const until = (end: number): InvocationBudget => ({
-    kvLeft: () => kvLeft,
-    sqlLeft: () => sqlLeft,
-    timeLeft: () => end - now(),
-    within: (ms) => until(Math.min(end, now() + ms)),
-    meterKv,
-    meterSql,
-  });
+  const until = (end: number, sqlCap = Number.POSITIVE_INFINITY): InvocationBudget => {
+    let spentHere = 0; // by this share, against its own cap
+    return {
+      kvLeft: () => kvLeft,
+      sqlLeft: () => Math.min(sqlLeft, sqlCap - spentHere),
+      timeLeft: () => end - now(),
+      within: (ms, statements = Number.POSITIVE_INFINITY) =>
+        until(Math.min(end, now() + ms), Math.min(statements, sqlCap - spentHere)),
+      meterKv,
+      meterSql(sql) {
+        const metered = meterSql(sql);
+        const spendHere = () => {
+          if (spentHere >= sqlCap) throw new BudgetExhaustedError("SQL statement");
+          spentHere++;
+        };
+        return {
+          async query(text, params) {
+            spendHere();
+            return metered.query(text, params);
+          },
+          async transaction(statements, options) {
+            spendHere();
+            return metered.transaction(statements, options);
+          },
+        };
+      },
+    };
+  };
   return until(deadline);
 }

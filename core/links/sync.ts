@@ -31,7 +31,7 @@ export const DEFAULT_DRAIN_TIME_MS = 30_000;
 const MIN_CHANGE_RETENTION_SECONDS = 3600;
 /** How often an instance removes expired rows, when the last run finished. */
 const HOUSEKEEPING_INTERVAL_MS = 60_000;
-/** The share of a drain's time the housekeeping may take before the drain itself. */
+/** The share of a drain's time and statements the housekeeping may take before the drain itself. */
 const HOUSEKEEPING_SHARE = 0.25;
 /** A lost cursor restarts the drain at the feed's start: harmless, only deletes are replayed. */
 const CURSOR_TTL_SECONDS = 7 * 24 * 3600;
@@ -171,7 +171,10 @@ export function createLinkSync(deps: LinkSyncDeps, options: LinkSyncOptions = {}
   async function housekeep(budget: InvocationBudget): Promise<HousekeepingReport | undefined> {
     if (now() < housekeepingDueAt) return undefined;
     try {
-      const share = budget.within(budget.timeLeft() * HOUSEKEEPING_SHARE);
+      const share = budget.within(
+        budget.timeLeft() * HOUSEKEEPING_SHARE,
+        Math.floor(budget.sqlLeft() * HOUSEKEEPING_SHARE) || 1,
+      );
       const report = await removeExpired(deps.sql, { retentionSeconds, budget: share });
       housekeepingDueAt = report.done ? now() + HOUSEKEEPING_INTERVAL_MS : now();
       if (report.prunedChanges + report.expiredKeys > 0) logger.log("info", "housekeeping", { ...report });
