@@ -2,7 +2,8 @@
 -- about 190 MB per million keyed creates. A key stops naming its document at
 -- idempotency_expires_at, which the app sets at creation; a reuse after that creates a new
 -- document. Expired keys are cleared from their documents in bounded batches by the periodic
--- housekeeping (core/housekeeping.ts); until then they are ignored, so expiry is exact.
+-- housekeeping (core/housekeeping.ts), through the index of 0012; until then they are ignored, so
+-- expiry is exact.
 --
 -- Online: a nullable column without a default changes only the catalog. Rows written before this
 -- migration, or by the previous release while it is still running, carry no expiry: their keys
@@ -57,8 +58,3 @@ BEGIN
   RETURN NEW;
 END;
 $$;
-
--- The housekeeping finds expired keys by their expiry, and keys without one by their document's
--- creation: both are ranges of this index.
-CREATE INDEX documents_idempotency_expiry_key ON documents (idempotency_expires_at, created_at)
-  WHERE idempotency_key IS NOT NULL;
