@@ -5,7 +5,7 @@
 import { parseCommandLine } from "./cli.ts";
 import { pgliteDataDir } from "./data-dir.ts";
 import { type DataLock, lockDataFolder } from "./data-lock.ts";
-import { LOCK_TIMEOUT, migrate } from "./migrate.ts";
+import { LOCK_TIMEOUT, migrate, migrationSession } from "./migrate.ts";
 import type { SqlBackend } from "./neon/backend.ts";
 import { createPgBackend } from "./neon/pg-backend.ts";
 import { createPgliteBackend } from "./neon/pglite-backend.ts";
@@ -44,19 +44,6 @@ async function openBackend(databaseUrl: string | undefined): Promise<{ backend: 
     throw new Error("DATABASE_URL must be a postgres:// or postgresql:// URL (or unset, for PGlite)");
   }
   return { backend: createPgBackend(migrationSession(databaseUrl), { max: 1 }), target: redact(databaseUrl) };
-}
-
-/**
- * The session's own settings, as startup options (they outlive the reset after each script): no
- * statement timeout (an index built CONCURRENTLY on a large table takes its time) and a short
- * lock timeout, so a statement that would queue behind traffic gives up and is retried.
- */
-function migrationSession(databaseUrl: string): string {
-  const url = new URL(databaseUrl);
-  const own = `-c statement_timeout=0 -c lock_timeout=${LOCK_TIMEOUT}`;
-  const given = url.searchParams.get("options");
-  url.searchParams.set("options", given ? `${given} ${own}` : own);
-  return url.toString();
 }
 
 async function main(): Promise<number> {

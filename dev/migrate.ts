@@ -21,6 +21,20 @@ const OUTSIDE_TRANSACTION = /^-- migrate: no-transaction\b/;
 /** How long a migration's statement may wait for a lock; traffic it blocks waits no longer. */
 export const LOCK_TIMEOUT = "500ms";
 
+/**
+ * A connection string for the migrating session: its own settings as startup options (they
+ * outlive the reset after each script), no statement timeout (an index built CONCURRENTLY on a
+ * large table takes its time) and LOCK_TIMEOUT, so a no-transaction statement that would queue
+ * behind traffic gives up and is retried too.
+ */
+export function migrationSession(databaseUrl: string): string {
+  const url = new URL(databaseUrl);
+  const own = `-c statement_timeout=0 -c lock_timeout=${LOCK_TIMEOUT}`;
+  const given = url.searchParams.get("options");
+  url.searchParams.set("options", given ? `${given} ${own}` : own);
+  return url.toString();
+}
+
 interface MigrateOptions {
   /** Attempts per file when a lock was not granted within LOCK_TIMEOUT (default 60). */
   attempts?: number;

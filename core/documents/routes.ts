@@ -40,7 +40,6 @@ export const PageQuerySchema = v.object({
 const DOC_NUMBER = /^[1-9][0-9]{0,15}$/;
 
 export function documentRoutes({ sql, settings }: AppDeps) {
-  const ttlSeconds = settings.idempotencyKeyTtlSeconds;
   const app = new Hono<AppEnv>()
     .post("/documents", async (c) => {
       const key = parseIdempotencyKey(c.req.header(IDEMPOTENCY_KEY_HEADER));
@@ -49,7 +48,12 @@ export function documentRoutes({ sql, settings }: AppDeps) {
       const idempotency =
         key === undefined
           ? undefined
-          : { key, fingerprint: await requestFingerprint([body.contractId, title]), ttlSeconds };
+          : {
+              key,
+              fingerprint: await requestFingerprint([body.contractId, title]),
+              // Read per request: on Fastly the settings are bound on an instance's first request.
+              ttlSeconds: settings.idempotencyKeyTtlSeconds,
+            };
       const { tenantId } = c.get("principal");
       const result = await createDocument(sql, { tenantId, contractId: body.contractId, title, idempotency });
       if (result.outcome === "key_reused") {
