@@ -51,8 +51,6 @@ function options() {
   };
 }
 
-type Options = ReturnType<typeof options>;
-
 const poolSql = (pool: pg.Pool): Sql => ({
   query: async (text, params = []) => (await pool.query(text, params as unknown[])).rows,
   transaction: async () => {
