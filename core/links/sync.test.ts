@@ -228,6 +228,17 @@ describe("the triggers of a drain", () => {
     expect(reads()).toBe(2);
   });
 
+  it("does not drain again after a response when the request itself drained: one invocation, one budget", async () => {
+    let clock = 1_000_000;
+    const { sql, reads } = countingSql();
+    const sync = createLinkSync({ sql, kv: createMemoryKv(() => clock), settings }, { now: () => clock });
+    await sync.drainFromNow(); // POST /v1/admin/links/sync
+    expect(await sync.drainIfDue()).toBeUndefined();
+    expect(reads()).toBe(1);
+    clock += 10_000;
+    expect(await sync.drainIfDue()).toMatchObject({ caughtUp: true });
+  });
+
   it("runs one drain at a time per instance, and a drain every interval for a cron's period", async () => {
     let clock = 0;
     const { sql, reads } = countingSql();

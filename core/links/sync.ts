@@ -188,6 +188,9 @@ export function createLinkSync(deps: LinkSyncDeps, options: LinkSyncOptions = {}
   }
 
   function drainWithin(budget: InvocationBudget): Promise<DrainReport> {
+    // Any drain counts for drainIfDue: a request that drained (the sync route) has spent the
+    // invocation's budget, and the drain after its response would spend it a second time.
+    checkedAt = now();
     running ??= (async () => {
       await housekeep(budget);
       return drainLinkChanges(deps.sql, deps.kv, { batchSize: options.batchSize, budget, logger });
