@@ -13,6 +13,7 @@ import { createNeonSql } from "../edge/neon/neon-sql.ts";
 import { linkPath } from "../test/links/support.ts";
 import { signToken } from "../test/support/tokens.ts";
 import {
+  commandLine,
   DEFAULT_RESULTS_DIR,
   machineInfo,
   muteStdout,
@@ -161,7 +162,7 @@ async function drainOnce(runtime: RuntimeName, db: BenchDatabase, opts: Options,
   };
 }
 
-function markdown(results: DrainResult[], opts: Options, machine: string): string {
+function markdown(results: DrainResult[], opts: Options, machine: string, databaseDescription: string): string {
   const rows = results.map(
     (r) =>
       `| ${r.runtime} | ${r.calls} | ${(r.caughtUpMs / 1000).toFixed(1)} s | ${r.changesPerSecond} | ${r.removed} of ${opts.stale} | ${r.prunedMs === null ? "not yet" : `${(r.prunedMs / 1000).toFixed(1)} s`} | ${r.left.total} / ${r.left.pastRetention} |`,
@@ -169,7 +170,7 @@ function markdown(results: DrainResult[], opts: Options, machine: string): strin
   return [
     "# Draining a backlog of the link change feed",
     "",
-    `Produced by \`npm run bench:drain\` on ${machine}: a backlog of ${opts.changes} changes (${opts.stale} naming cached entries whose links are gone) and ${opts.old} changes past the retention, drained by one deployment through \`POST /v1/admin/links/sync\` (one invocation per call).`,
+    `Command: \`${commandLine("bench:drain")}\` (database: ${databaseDescription}) on ${machine}: a backlog of ${opts.changes} changes (${opts.stale} naming cached entries whose links are gone) and ${opts.old} changes past the retention, drained by one deployment through \`POST /v1/admin/links/sync\` (one invocation per call).`,
     "",
     "| runtime | sync calls | caught up after | changes/s | stale entries removed | past retention pruned after | rows left / past retention |",
     "| ------- | ---------- | --------------- | --------- | --------------------- | --------------------------- | -------------------------- |",
@@ -191,10 +192,12 @@ async function main() {
   };
   const guard = guardProcess(cleanup, running);
   const results: DrainResult[] = [];
+  let databaseDescription = "";
   try {
     for (const runtime of opts.runtimes) {
       const db = await openBenchDatabase(process.env.DATABASE_URL);
       databases.push(db);
+      databaseDescription = db.description.replace(/, schema \S+/, "");
       const result = await drainOnce(runtime, db, opts, running);
       guard.takeOver();
       progress(
@@ -209,7 +212,7 @@ async function main() {
     const machine = `${info.cpus} × ${info.cpuModel}, Node ${info.node}, load ${info.loadAverage.join(" ")}`;
     const written = await writeResults(opts.out, {
       "drain.json": `${JSON.stringify({ options: opts, results }, null, 2)}\n`,
-      "drain.md": markdown(results, opts, machine),
+      "drain.md": markdown(results, opts, machine, databaseDescription),
     });
     for (const file of written) progress(`wrote ${file}`);
   } finally {

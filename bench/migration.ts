@@ -14,7 +14,7 @@ import type { Sql } from "../core/ports/sql.ts";
 import { DEFAULT_MIGRATIONS_DIR, migrate, migrationFiles, migrationSession } from "../dev/migrate.ts";
 import { createPgBackend } from "../dev/neon/pg-backend.ts";
 import { runStatement } from "../dev/run-statement.ts";
-import { DEFAULT_RESULTS_DIR, machineInfo, positiveInt, progress, writeResults } from "./lib/cli.ts";
+import { commandLine, DEFAULT_RESULTS_DIR, machineInfo, positiveInt, progress, writeResults } from "./lib/cli.ts";
 import { percentile } from "./lib/stats.ts";
 
 const USAGE = `npm run bench:migration -- [options]
@@ -112,17 +112,17 @@ async function main() {
     const migrator = createPgBackend(migrationSession(url.toString()), { max: 1 });
     await migrate(migrator, before);
     progress(`seeding ${opts.links} links and ${opts.documents} keyed documents`);
-    await pool.query(
+    // Without the app's statement timeout: a million rows take longer than 5 s here.
+    const seed = (statement: string) => runStatement(migrationSession(url.toString()), statement);
+    await seed(
       `INSERT INTO linked_external_accounts (tenant_id, provider, external_account_id, user_id)
-       SELECT 'seed', 'github', 'x-' || n, 'u-' || n FROM generate_series(1, $1::int) AS n`,
-      [opts.links],
+       SELECT 'seed', 'github', 'x-' || n, 'u-' || n FROM generate_series(1, ${opts.links}) AS n`,
     );
-    await pool.query(
+    await seed(
       `INSERT INTO documents (tenant_id, contract_id, idempotency_key, request_fingerprint)
-       SELECT 'seed', 'C', 'k-' || n, 'f' FROM generate_series(1, $1::int) AS n`,
-      [opts.documents],
+       SELECT 'seed', 'C', 'k-' || n, 'f' FROM generate_series(1, ${opts.documents}) AS n`,
     );
-    await pool.query("VACUUM ANALYZE");
+    await seed("VACUUM ANALYZE");
 
     let stopping = false;
     const sql = poolSql(pool);
@@ -162,7 +162,7 @@ async function main() {
     const m = result.machine;
     const markdown = `# Online migrations under steady writes
 
-Produced by \`npm run bench:migration\` on ${m.cpus} × ${m.cpuModel} (load ${m.loadAverage.join(" ")}), PostgreSQL: ${opts.links} links and ${opts.documents} keyed documents, ${opts.writers} writers linking, unlinking and creating documents with the previous release's statements throughout.
+Command: \`${commandLine("bench:migration")}\` on ${m.cpus} × ${m.cpuModel} (load ${m.loadAverage.join(" ")}), PostgreSQL: ${opts.links} links and ${opts.documents} keyed documents, ${opts.writers} writers linking, unlinking and creating documents with the previous release's statements throughout.
 
 | migrations applied under load | took | writes during it | failed writes | longest write | p99 write |
 | ----------------------------- | ---- | ---------------- | ------------- | ------------- | --------- |
