@@ -49,8 +49,8 @@ export function createApp(deps: AppDeps) {
     await next();
   });
   app.route("/v1", linkRoutes(routeDeps));
-  app.route("/v1", assetRoutes());
-  app.route("/v1", documentRoutes());
+  app.route("/v1", assetRoutes(routeDeps));
+  app.route("/v1", documentRoutes(routeDeps));
 
   app.notFound(() => problemResponse(new ProblemError(404, "not_found", "No such route.")));
   app.onError((error, c) => answerError(error, c, logger));

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_MAX_LINKS_PER_USER } from "./links/link-settings.ts";
 import {
+  DEFAULT_IDEMPOTENCY_KEY_TTL_SECONDS,
   DEFAULT_LINK_CACHE_TTL_SECONDS,
   DEFAULT_LINK_SYNC_INTERVAL_SECONDS,
   parseSettings,
@@ -18,6 +19,7 @@ describe("parseSettings", () => {
       linkCacheTtlSeconds: DEFAULT_LINK_CACHE_TTL_SECONDS,
       linkSyncIntervalSeconds: DEFAULT_LINK_SYNC_INTERVAL_SECONDS,
       linkLimits: { maxPerUser: DEFAULT_MAX_LINKS_PER_USER, providers: undefined },
+      idempotencyKeyTtlSeconds: DEFAULT_IDEMPOTENCY_KEY_TTL_SECONDS,
       databaseUrl: undefined,
       neonFetchEndpoint: undefined,
       serverTiming: false,
@@ -29,11 +31,13 @@ describe("parseSettings", () => {
       AUTH_SECRET,
       LINK_CACHE_TTL_SECONDS: "120",
       LINK_SYNC_INTERVAL_SECONDS: "2",
+      IDEMPOTENCY_KEY_TTL_SECONDS: "3600",
       DATABASE_URL: "postgres://u:p@h/db",
       NEON_FETCH_ENDPOINT: "http://127.0.0.1:1/sql",
     });
     expect(settings.linkCacheTtlSeconds).toBe(120);
     expect(settings.linkSyncIntervalSeconds).toBe(2);
+    expect(settings.idempotencyKeyTtlSeconds).toBe(3600);
     expect(settings.databaseUrl).toBe("postgres://u:p@h/db");
     expect(settings.neonFetchEndpoint).toBe("http://127.0.0.1:1/sql");
   });
@@ -55,6 +59,15 @@ describe("parseSettings", () => {
     for (const value of ["0", "-5", "1.5", "often"]) {
       expect(() => parseSettings({ AUTH_SECRET, LINK_SYNC_INTERVAL_SECONDS: value })).toThrow(
         /LINK_SYNC_INTERVAL_SECONDS/,
+      );
+    }
+  });
+
+  it("keeps idempotency keys a day by default, and refuses a lifetime that is not a whole number of seconds a Postgres int holds", () => {
+    expect(DEFAULT_IDEMPOTENCY_KEY_TTL_SECONDS).toBe(86_400);
+    for (const value of ["0", "-5", "1.5", "a day", "2147483648"]) {
+      expect(() => parseSettings({ AUTH_SECRET, IDEMPOTENCY_KEY_TTL_SECONDS: value })).toThrow(
+        /IDEMPOTENCY_KEY_TTL_SECONDS/,
       );
     }
   });

@@ -14,6 +14,8 @@ export interface Settings {
   linkSyncIntervalSeconds: number;
   /** LINK_MAX_PER_USER and LINK_PROVIDERS. */
   linkLimits: LinkLimits;
+  /** How long an Idempotency-Key names the request it came with; a reuse after that creates anew. */
+  idempotencyKeyTtlSeconds: number;
   databaseUrl: string | undefined;
   neonFetchEndpoint: string | undefined;
   /** Whether every response carries `Server-Timing` (SERVER_TIMING=on). */
@@ -31,19 +33,31 @@ export const SETTING_NAMES = [
   "LINK_SYNC_INTERVAL_SECONDS",
   ...LINK_LIMIT_SETTING_NAMES,
   "SERVER_TIMING",
+  "IDEMPOTENCY_KEY_TTL_SECONDS",
 ] as const;
 
 export type SettingName = (typeof SETTING_NAMES)[number];
 
 export const DEFAULT_LINK_CACHE_TTL_SECONDS = 300;
 export const DEFAULT_LINK_SYNC_INTERVAL_SECONDS = 10;
+export const DEFAULT_IDEMPOTENCY_KEY_TTL_SECONDS = 86_400;
+const MAX_SECONDS = 2_147_483_647;
 
 /** Checks every setting; the first unusable one throws a SettingsError naming it (never its value). */
 export function parseSettings(raw: RawSettings): Settings {
   return {
     auth: parseAuthSettings(raw),
     linkCacheTtlSeconds: parseTtl(raw.LINK_CACHE_TTL_SECONDS),
-    linkSyncIntervalSeconds: parseSyncInterval(raw.LINK_SYNC_INTERVAL_SECONDS),
+    linkSyncIntervalSeconds: parsePositiveSeconds(
+      "LINK_SYNC_INTERVAL_SECONDS",
+      raw.LINK_SYNC_INTERVAL_SECONDS,
+      DEFAULT_LINK_SYNC_INTERVAL_SECONDS,
+    ),
+    idempotencyKeyTtlSeconds: parsePositiveSeconds(
+      "IDEMPOTENCY_KEY_TTL_SECONDS",
+      raw.IDEMPOTENCY_KEY_TTL_SECONDS,
+      DEFAULT_IDEMPOTENCY_KEY_TTL_SECONDS,
+    ),
     linkLimits: parseLinkLimits(raw),
     databaseUrl: parseDatabaseUrl(raw.DATABASE_URL),
     neonFetchEndpoint: parseHttpUrl("NEON_FETCH_ENDPOINT", raw.NEON_FETCH_ENDPOINT),
@@ -94,11 +108,12 @@ function parseHttpUrl(setting: string, value: string | undefined): string | unde
   return url;
 }
 
-function parseSyncInterval(value: string | undefined): number {
-  if (value === undefined || value.trim() === "") return DEFAULT_LINK_SYNC_INTERVAL_SECONDS;
+function parsePositiveSeconds(setting: SettingName, value: string | undefined, fallback: number): number {
+  if (value === undefined || value.trim() === "") return fallback;
   const seconds = Number(value);
-  if (!Number.isInteger(seconds) || seconds < 1) {
-    throw new SettingsError("LINK_SYNC_INTERVAL_SECONDS", "must be a whole number of seconds, at least 1");
+  // Postgres takes it as an int (make_interval): larger would fail every write that uses it.
+  if (!Number.isInteger(seconds) || seconds < 1 || seconds > MAX_SECONDS) {
+    throw new SettingsError(setting, `must be a whole number of seconds, from 1 to ${MAX_SECONDS}`);
   }
   return seconds;
 }

@@ -5,7 +5,7 @@
 import { parseCommandLine } from "./cli.ts";
 import { pgliteDataDir } from "./data-dir.ts";
 import { type DataLock, lockDataFolder } from "./data-lock.ts";
-import { migrate } from "./migrate.ts";
+import { LOCK_TIMEOUT, migrate, migrationSession } from "./migrate.ts";
 import type { SqlBackend } from "./neon/backend.ts";
 import { createPgBackend } from "./neon/pg-backend.ts";
 import { createPgliteBackend } from "./neon/pglite-backend.ts";
@@ -16,7 +16,9 @@ const USAGE = `Usage: npm run migrate [-- --help]
 Applies the pending migrations in sql/ to DATABASE_URL, or, when it is unset, to the embedded
 database in PGLITE_DATA_DIR (default .data/pglite; refused while npm start holds it).
 On Neon use the direct (non-pooled) host with sslmode=require: see docs/local-stack.md.
-Two runs at once are safe: each migration is applied once, under a lock.`;
+Two runs at once are safe: each migration is applied once, under a lock. A statement waits at
+most ${LOCK_TIMEOUT} for a lock, then the migration is retried (up to 60 times), so traffic never
+queues behind it; no-transaction files (CREATE INDEX CONCURRENTLY) run statement by statement.`;
 
 parseCommandLine(USAGE, {});
 
@@ -42,7 +44,10 @@ async function openBackend(databaseUrl: string | undefined): Promise<{ backend: 
   if (!/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new Error("DATABASE_URL must be a postgres:// or postgresql:// URL (or unset, for PGlite)");
   }
-  return { backend: createPgBackend(withExplicitSslMode(databaseUrl), { max: 1 }), target: redact(databaseUrl) };
+  return {
+    backend: createPgBackend(migrationSession(withExplicitSslMode(databaseUrl)), { max: 1 }),
+    target: redact(databaseUrl),
+  };
 }
 
 async function main(): Promise<number> {

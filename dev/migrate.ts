@@ -1,4 +1,8 @@
-// Applies sql/NNNN_name.sql files in order, each once, each in its own transaction.
+// Applies sql/NNNN_name.sql files in order, each once: each in its own transaction, or, when its
+// first line is `-- migrate: no-transaction`, statement by statement (CREATE INDEX CONCURRENTLY,
+// VALIDATE CONSTRAINT: what must not hold a lock that stops traffic). Online: a migration waits at
+// most LOCK_TIMEOUT for a lock, then gives up and is retried, instead of queueing behind traffic
+// while every statement that arrives after it queues behind it. docs/deploy.md has the rules.
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -11,12 +15,44 @@ const MIGRATION_FILE = /^\d{4}_[A-Za-z0-9_-]+\.sql$/;
 // One key for every migrator of any database: taken per transaction, released by COMMIT/ROLLBACK.
 const LOCK = "SELECT pg_advisory_xact_lock(hashtext('schema_migrations'))";
 
+/** The first line of a file whose statements run one by one, outside any transaction. */
+const OUTSIDE_TRANSACTION = /^-- migrate: no-transaction\b/;
+
+/** How long a migration's statement may wait for a lock; traffic it blocks waits no longer. */
+export const LOCK_TIMEOUT = "500ms";
+
+/**
+ * A connection string for the migrating session: its own settings as startup options (they
+ * outlive the reset after each script), no statement timeout (an index built CONCURRENTLY on a
+ * large table takes its time) and LOCK_TIMEOUT, so a no-transaction statement that would queue
+ * behind traffic gives up and is retried too.
+ */
+export function migrationSession(databaseUrl: string): string {
+  const url = new URL(databaseUrl);
+  const own = `-c statement_timeout=0 -c lock_timeout=${LOCK_TIMEOUT}`;
+  const given = url.searchParams.get("options");
+  url.searchParams.set("options", given ? `${given} ${own}` : own);
+  return url.toString();
+}
+
+interface MigrateOptions {
+  /** Attempts per file when a lock was not granted within LOCK_TIMEOUT (default 60). */
+  attempts?: number;
+  /** Pause before attempt n (default 250 ms × n, at most 3 s). */
+  backoffMs?: (attempt: number) => number;
+}
+
 /**
  * Applies the pending migrations of `dir` and returns their names, in order.
- * A file must not contain its own BEGIN/COMMIT (nor CREATE INDEX CONCURRENTLY): it runs inside
+ * A transactional file must not contain its own BEGIN/COMMIT: it runs inside
  * "BEGIN; lock; record; <file>; COMMIT", so a failing file leaves no trace, not even its record.
+ * A no-transaction file holds plain statements (no $$ bodies), each one safe to run again.
  */
-export async function migrate(backend: SqlBackend, dir: string = DEFAULT_MIGRATIONS_DIR): Promise<string[]> {
+export async function migrate(
+  backend: SqlBackend,
+  dir: string = DEFAULT_MIGRATIONS_DIR,
+  options: MigrateOptions = {},
+): Promise<string[]> {
   // Under the lock: two first-time migrators racing on CREATE TABLE IF NOT EXISTS can both try.
   await backend.exec(
     `BEGIN; ${LOCK}; CREATE TABLE IF NOT EXISTS schema_migrations ` +
@@ -27,7 +63,8 @@ export async function migrate(backend: SqlBackend, dir: string = DEFAULT_MIGRATI
   for (const name of await migrationFiles(dir)) {
     if (done.has(name)) continue;
     const sql = await readFile(join(dir, name), "utf8");
-    if (await applyOne(backend, name, sql)) applied.push(name);
+    const apply = OUTSIDE_TRANSACTION.test(sql) ? applyOutsideTransaction : applyInTransaction;
+    if (await withRetries(name, options, () => apply(backend, name, sql))) applied.push(name);
   }
   return applied;
 }
@@ -43,20 +80,85 @@ async function appliedNames(backend: SqlBackend): Promise<Set<string>> {
   return new Set(result.rows.map((row) => row[0] ?? ""));
 }
 
+const recordStatement = (name: string) =>
+  `INSERT INTO schema_migrations (name) VALUES ('${name.replaceAll("'", "''")}')`;
+
 /** false when another migrator applied it first (its record then collides with ours). */
-async function applyOne(backend: SqlBackend, name: string, sql: string): Promise<boolean> {
+async function applyInTransaction(backend: SqlBackend, name: string, sql: string): Promise<boolean> {
   // The record goes in before the body, under the lock: a concurrent migrator of the same file
   // waits for the lock, then fails on the primary key before running the body a second time.
-  const record = `INSERT INTO schema_migrations (name) VALUES ('${name.replaceAll("'", "''")}')`;
   // The newline before COMMIT ends a trailing "-- comment" in the file.
   // A migration may take longer than the statement timeout the app runs under (0004_timeouts).
-  const script = `BEGIN;\nSET LOCAL statement_timeout = 0;\n${LOCK};\n${record};\n${sql}\n;\nCOMMIT;`;
+  const script =
+    `BEGIN;\nSET LOCAL statement_timeout = 0;\nSET LOCAL lock_timeout = '${LOCK_TIMEOUT}';\n` +
+    `${LOCK};\n${recordStatement(name)};\n${sql}\n;\nCOMMIT;`;
   try {
     await backend.exec(script);
     return true;
   } catch (error) {
     if (error instanceof PostgresError && error.fields.constraint === "schema_migrations_pkey") return false;
-    throw new MigrationError(name, error);
+    throw error;
+  }
+}
+
+/**
+ * Each statement on its own, then the record. Nothing holds them together, so each must be
+ * idempotent (IF NOT EXISTS, VALIDATE): a failed run is simply run again. The session's own
+ * timeouts apply (npm run migrate lifts the statement timeout and sets LOCK_TIMEOUT for it).
+ */
+async function applyOutsideTransaction(backend: SqlBackend, name: string, sql: string): Promise<boolean> {
+  for (const statement of plainStatements(name, sql)) {
+    await dropInvalidIndex(backend, statement);
+    await backend.exec(statement);
+  }
+  // A concurrent migrator may have run the same statements (all idempotent) and recorded first.
+  const recorded = await backend.query({
+    query: `${recordStatement(name)} ON CONFLICT (name) DO NOTHING RETURNING name`,
+    params: [],
+  });
+  return recorded.rows.length > 0;
+}
+
+/** The statements of a no-transaction file: split at each `;` that ends a line, comments dropped. */
+export function plainStatements(name: string, sql: string): string[] {
+  const text = sql.replace(/--[^\n]*/g, "");
+  if (text.includes("$")) throw new MigrationError(name, new Error("a no-transaction migration holds no $ bodies"));
+  return text
+    .split(/;\s*(?:\n|$)/)
+    .map((statement) => statement.trim())
+    .filter((statement) => statement !== "");
+}
+
+const CONCURRENT_INDEX = /^CREATE\s+(?:UNIQUE\s+)?INDEX\s+CONCURRENTLY\s+IF\s+NOT\s+EXISTS\s+("?[\w.]+"?)/i;
+
+/**
+ * A CREATE INDEX CONCURRENTLY that failed leaves its index behind, invalid: IF NOT EXISTS would
+ * then skip the build and keep it so. It is dropped first, so the retry builds it.
+ */
+async function dropInvalidIndex(backend: SqlBackend, statement: string) {
+  const index = statement.match(CONCURRENT_INDEX)?.[1];
+  if (!index) return;
+  const found = await backend.query({
+    query: "SELECT 1 FROM pg_index WHERE indexrelid = to_regclass($1) AND NOT indisvalid",
+    params: [index],
+  });
+  if (found.rows.length > 0) await backend.exec(`DROP INDEX CONCURRENTLY IF EXISTS ${index}`);
+}
+
+const LOCK_NOT_AVAILABLE = "55P03";
+
+/** `apply()`, again after a pause while a lock was refused; any other failure names the file. */
+async function withRetries(name: string, options: MigrateOptions, apply: () => Promise<boolean>): Promise<boolean> {
+  const { attempts = 60, backoffMs = (attempt: number) => Math.min(250 * attempt, 3_000) } = options;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await apply();
+    } catch (error) {
+      const refused = error instanceof PostgresError && error.fields.code === LOCK_NOT_AVAILABLE;
+      if (!refused || attempt >= attempts)
+        throw error instanceof MigrationError ? error : new MigrationError(name, error);
+      await new Promise((resolve) => setTimeout(resolve, backoffMs(attempt)));
+    }
   }
 }
 

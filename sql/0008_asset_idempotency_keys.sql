@@ -8,8 +8,8 @@
 -- first answered, so a retry gets that answer even after the asset changed or was deleted (its
 -- ETag then no longer matches, as for any client holding an old version).
 --
--- created_at dates the key, so keys can expire after a set time like the documents' keys; its
--- index lets a cleanup find the old ones without reading the table.
+-- expires_at ends the key (IDEMPOTENCY_KEY_TTL_SECONDS after its first use, as for documents): a
+-- later use of the key claims it anew, and the cleanup finds expired keys by its index.
 CREATE TABLE asset_idempotency_keys (
   tenant_id           text        NOT NULL,
   idempotency_key     text        NOT NULL,
@@ -20,7 +20,8 @@ CREATE TABLE asset_idempotency_keys (
   etag                text        NOT NULL,
   updated_at          timestamptz NOT NULL,
   created_at          timestamptz NOT NULL DEFAULT now(),
+  expires_at          timestamptz NOT NULL,
   PRIMARY KEY (tenant_id, idempotency_key)
 );
 
-CREATE INDEX asset_idempotency_keys_created_at ON asset_idempotency_keys (created_at);
+CREATE INDEX asset_idempotency_keys_expires_at ON asset_idempotency_keys (expires_at);

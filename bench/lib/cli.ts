@@ -65,3 +65,7 @@ export async function machineInfo() {
     loadAverage: os.loadavg().map((value) => Math.round(value * 100) / 100),
   };
 }
+
+/** How this run was started, as a results file names it: `npm run <script> -- <arguments>`. */
+export const commandLine = (script: string) =>
+  `npm run ${script}${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}`;

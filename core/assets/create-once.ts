@@ -10,6 +10,7 @@ import { toAsset } from "./repository.ts";
 interface Idempotency {
   key: string;
   fingerprint: string;
+  ttlSeconds: number;
 }
 
 export type CreateOnceResult =
@@ -21,9 +22,14 @@ const CREATE_ONCE = `
   WITH fresh AS (SELECT replace(gen_random_uuid()::text, '-', '') AS etag, now() AS at),
   claimed AS (
     INSERT INTO asset_idempotency_keys
-      (tenant_id, idempotency_key, request_fingerprint, asset_id, name, material, etag, updated_at)
-    SELECT $1, $5, $6, $2, $3, $4, fresh.etag, fresh.at FROM fresh
-    ON CONFLICT (tenant_id, idempotency_key) DO NOTHING
+      (tenant_id, idempotency_key, request_fingerprint, asset_id, name, material, etag, updated_at, expires_at)
+    SELECT $1, $5, $6, $2, $3, $4, fresh.etag, fresh.at, fresh.at + make_interval(secs => $7::int) FROM fresh
+    -- An expired key is claimed anew, as if it had never been used.
+    ON CONFLICT (tenant_id, idempotency_key) DO UPDATE SET
+      request_fingerprint = EXCLUDED.request_fingerprint, asset_id = EXCLUDED.asset_id,
+      name = EXCLUDED.name, material = EXCLUDED.material, etag = EXCLUDED.etag,
+      updated_at = EXCLUDED.updated_at, created_at = EXCLUDED.updated_at, expires_at = EXCLUDED.expires_at
+      WHERE asset_idempotency_keys.expires_at <= now()
     RETURNING asset_id
   ),
   inserted AS (
@@ -47,13 +53,31 @@ export async function createAssetOnce(
   tenantId: string,
   id: string,
   fields: AssetFields,
-  { key, fingerprint }: Idempotency,
+  { key, fingerprint, ttlSeconds }: Idempotency,
 ): Promise<CreateOnceResult> {
-  const [row] = await sql.query(CREATE_ONCE, [tenantId, id, fields.name, fields.material, key, fingerprint]);
+  const params = [tenantId, id, fields.name, fields.material, key, fingerprint, String(ttlSeconds)];
+  const [row] = await sql.query(CREATE_ONCE, params);
   if (row?.created === true) return { outcome: "created", asset: toAsset(row) };
   // Only when a concurrent first use of the key committed after this statement's snapshot.
   const stored = row ?? (await sql.query(BY_KEY, [tenantId, key]))[0];
   if (!stored) throw new Error("the asset insert was skipped for a key that no request holds");
   if (stored.request_fingerprint !== fingerprint) return { outcome: "key_reused" };
   return { outcome: "replayed", asset: toAsset(stored) };
+}
+
+const EXPIRE_KEYS = `
+  WITH expired AS (
+    SELECT tenant_id, idempotency_key FROM asset_idempotency_keys
+     WHERE expires_at <= now() ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED
+  ), removed AS (
+    DELETE FROM asset_idempotency_keys k USING expired
+     WHERE k.tenant_id = expired.tenant_id AND k.idempotency_key = expired.idempotency_key
+    RETURNING 1
+  )
+  SELECT count(*) AS removed FROM removed`;
+
+/** Removes up to `limit` expired asset Idempotency-Keys; answers how many. */
+export async function expireAssetIdempotencyKeys(sql: Sql, limit: number): Promise<number> {
+  const [row] = await sql.query(EXPIRE_KEYS, [String(limit)]);
+  return Number(row?.removed ?? 0);
 }

@@ -4,7 +4,7 @@
 import type { Context } from "hono";
 import { Hono } from "hono/tiny";
 import * as v from "valibot";
-import type { AppEnv } from "../deps.ts";
+import type { AppDeps, AppEnv } from "../deps.ts";
 import {
   IDEMPOTENCY_KEY_HEADER,
   idempotencyOf,
@@ -71,7 +71,7 @@ function answerWrite(c: Ctx, result: WriteResult) {
   throw refusals[result.outcome]();
 }
 
-export function assetRoutes() {
+export function assetRoutes({ settings }: Pick<AppDeps, "settings">) {
   const app = new Hono<AppEnv>();
 
   app.post("/assets/import", async (c) => {
@@ -92,7 +92,7 @@ export function assetRoutes() {
   app.post("/assets", async (c) => {
     const key = parseIdempotencyKey(c.req.header(IDEMPOTENCY_KEY_HEADER));
     const fields = await readJson(c.req.raw, AssetFieldsSchema);
-    const idempotency = await idempotencyOf(key, [fields.name, fields.material]);
+    const idempotency = await idempotencyOf(key, [fields.name, fields.material], settings.idempotencyKeyTtlSeconds);
     if (!idempotency) {
       const asset = await insertAsset(c.var.sql, tenantOf(c), crypto.randomUUID(), fields);
       if (!asset) throw new Error("a freshly generated asset id already exists");

@@ -33,12 +33,16 @@ export function requestFingerprint(parts: readonly unknown[]): Promise<string> {
   return sha256Hex(JSON.stringify(parts));
 }
 
-/** The key and fingerprint of a request that names a key; `parts` as for requestFingerprint. */
+/**
+ * The key, fingerprint and lifetime of a request that names a key; `parts` as for
+ * requestFingerprint. After `ttlSeconds` a reuse of the key creates anew.
+ */
 export async function idempotencyOf(
   key: string | undefined,
   parts: readonly unknown[],
-): Promise<{ key: string; fingerprint: string } | undefined> {
-  return key === undefined ? undefined : { key, fingerprint: await requestFingerprint(parts) };
+  ttlSeconds: number,
+): Promise<{ key: string; fingerprint: string; ttlSeconds: number } | undefined> {
+  return key === undefined ? undefined : { key, fingerprint: await requestFingerprint(parts), ttlSeconds };
 }
 
 /** The answer to a key already used with another body: 422, nothing written. */

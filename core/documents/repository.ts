@@ -18,8 +18,8 @@ interface NewDocument {
   tenantId: string;
   contractId: string;
   title: string | null;
-  /** Both or neither: the key and the fingerprint of the request it names. */
-  idempotency?: { key: string; fingerprint: string };
+  /** Both or neither: the key and the fingerprint of the request it names, for `ttlSeconds`. */
+  idempotency?: { key: string; fingerprint: string; ttlSeconds: number };
 }
 
 type CreateResult =
@@ -29,21 +29,25 @@ type CreateResult =
 
 const COLUMNS = "id, tenant_id, doc_number, contract_id, title, created_at, request_fingerprint";
 
+// A key names a document only until it expires (sql/0011): an expired one is ignored here and
+// given up by the trigger, which then numbers a new document.
+const KEY_LIVE = "documents_key_live(idempotency_expires_at, created_at)";
+
 // The trigger skips the insert (allocating nothing) when the tenant already has the key; the
 // second branch then answers the stored document. Both branches read one snapshot, so a first
 // use of the key committed while this statement waited for the tenant's lock is not seen here.
 const CREATE = `
 WITH inserted AS (
-  INSERT INTO documents (tenant_id, contract_id, title, idempotency_key, request_fingerprint)
-  VALUES ($1, $2, $3, $4, $5)
+  INSERT INTO documents (tenant_id, contract_id, title, idempotency_key, request_fingerprint, idempotency_expires_at)
+  VALUES ($1, $2, $3, $4, $5, CASE WHEN $4::text IS NULL THEN NULL ELSE now() + make_interval(secs => $6::int) END)
   RETURNING ${COLUMNS}, true AS created
 )
 SELECT * FROM inserted
 UNION ALL
 SELECT ${COLUMNS}, false FROM documents
-WHERE tenant_id = $1 AND idempotency_key = $4 AND NOT EXISTS (SELECT 1 FROM inserted)`;
+WHERE tenant_id = $1 AND idempotency_key = $4 AND ${KEY_LIVE} AND NOT EXISTS (SELECT 1 FROM inserted)`;
 
-const BY_KEY = `SELECT ${COLUMNS} FROM documents WHERE tenant_id = $1 AND idempotency_key = $2`;
+const BY_KEY = `SELECT ${COLUMNS} FROM documents WHERE tenant_id = $1 AND idempotency_key = $2 AND ${KEY_LIVE}`;
 
 const BY_NUMBER = `SELECT ${COLUMNS} FROM documents WHERE tenant_id = $1 AND doc_number = $2`;
 
@@ -53,10 +57,31 @@ WHERE tenant_id = $1 AND doc_number > $2
 ORDER BY doc_number
 LIMIT $3`;
 
+// Expired keys, oldest first, at most $1 per statement; rows a creator holds are left for later.
+// Both ranges of documents_idempotency_expiry_key: keys with an expiry, and keys written without
+// one (before sql/0011, or by the release before it), which expire a day after their document.
+const EXPIRE_KEYS = `
+WITH expired AS (
+  SELECT id FROM documents
+  WHERE idempotency_key IS NOT NULL AND idempotency_expires_at <= now()
+  UNION ALL
+  SELECT id FROM documents
+  WHERE idempotency_key IS NOT NULL AND idempotency_expires_at IS NULL
+    AND created_at <= now() - interval '86400 seconds'
+), locked AS (
+  SELECT id FROM documents WHERE id IN (SELECT id FROM expired LIMIT $1) FOR UPDATE SKIP LOCKED
+), cleared AS (
+  UPDATE documents d SET idempotency_key = NULL, request_fingerprint = NULL, idempotency_expires_at = NULL
+  FROM locked WHERE d.id = locked.id
+  RETURNING 1
+)
+SELECT count(*)::int AS cleared FROM cleared`;
+
 /** Creates the document, or answers the one its Idempotency-Key already names. */
 export async function createDocument(sql: Sql, input: NewDocument): Promise<CreateResult> {
-  const { key, fingerprint } = input.idempotency ?? { key: null, fingerprint: null };
-  const [row] = await sql.query(CREATE, [input.tenantId, input.contractId, input.title, key, fingerprint]);
+  const { key, fingerprint, ttlSeconds } = input.idempotency ?? { key: null, fingerprint: null, ttlSeconds: null };
+  const params = [input.tenantId, input.contractId, input.title, key, fingerprint, ttlSeconds && String(ttlSeconds)];
+  const [row] = await sql.query(CREATE, params);
   if (row?.created === true) return { outcome: "created", document: toDocument(row) };
   if (key === null) throw new Error("the document insert returned no row");
   // Only when a concurrent first use of the key committed after this statement's snapshot.
@@ -64,6 +89,12 @@ export async function createDocument(sql: Sql, input: NewDocument): Promise<Crea
   if (!stored) throw new Error("the insert was skipped for a key that no document holds");
   if (stored.request_fingerprint !== fingerprint) return { outcome: "key_reused" };
   return { outcome: "replayed", document: toDocument(stored) };
+}
+
+/** Clears up to `limit` expired Idempotency-Keys from their documents; answers how many. */
+export async function expireIdempotencyKeys(sql: Sql, limit: number): Promise<number> {
+  const [row] = await sql.query(EXPIRE_KEYS, [String(limit)]);
+  return Number(row?.cleared ?? 0);
 }
 
 export async function findDocument(sql: Sql, tenantId: string, docNumber: number): Promise<Document | undefined> {

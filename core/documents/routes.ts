@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { Hono } from "hono/tiny";
 import * as v from "valibot";
-import type { AppEnv } from "../deps.ts";
+import type { AppDeps, AppEnv } from "../deps.ts";
 import { allowOnly } from "../http/allow-only.ts";
 import { readJson, validate } from "../http/body.ts";
 import { integerText, pageLimit } from "../http/page.ts";
@@ -22,13 +22,14 @@ export const PageQuerySchema = v.object({
 
 const DOC_NUMBER = /^[1-9][0-9]{0,15}$/;
 
-export function documentRoutes() {
+export function documentRoutes({ settings }: Pick<AppDeps, "settings">) {
   const app = new Hono<AppEnv>()
     .post("/documents", async (c) => {
       const key = parseIdempotencyKey(c.req.header(IDEMPOTENCY_KEY_HEADER));
       const body = await readJson(c.req.raw, NewDocumentSchema);
       const title = body.title ?? null;
-      const idempotency = await idempotencyOf(key, [body.contractId, title]);
+      // The key lifetime is read per request: on Fastly the settings are bound on an instance's first request.
+      const idempotency = await idempotencyOf(key, [body.contractId, title], settings.idempotencyKeyTtlSeconds);
       const { tenantId } = c.get("principal");
       const result = await createDocument(c.var.sql, { tenantId, contractId: body.contractId, title, idempotency });
       if (result.outcome === "key_reused") throw keyReused();

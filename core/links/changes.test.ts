@@ -105,15 +105,20 @@ describeOnBackends("the link change feed", (harness) => {
     expect((await readChanges(sql, cursor, 3)).changes).toEqual([]);
   });
 
-  it("prunes changes older than the retention, and only those", async () => {
+  it("prunes changes older than the retention, and only those, oldest first, a bounded batch at a time", async () => {
     const { sql } = harness();
+    // Earlier tests' changes are recent: only these three are past the retention.
     expect((await put(linkPath("prune", "recent"), { sub: "pruner", tid: "prune" })).status).toBe(201);
     await sql.query(
-      "INSERT INTO link_changes (tenant_id, provider, external_account_id, changed_at) VALUES ('prune', 'prune', 'old', now() - interval '2 hours')",
+      `INSERT INTO link_changes (tenant_id, provider, external_account_id, changed_at)
+       SELECT 'prune', 'prune', 'old-' || n, now() - interval '2 hours' - n * interval '1 minute'
+       FROM generate_series(1, 3) AS n`,
     );
-    expect(await pruneChanges(sql, 3600)).toBeGreaterThanOrEqual(1);
-    const left = await sql.query("SELECT external_account_id FROM link_changes WHERE tenant_id = 'prune' ORDER BY id");
-    expect(left).toEqual([{ external_account_id: "recent" }]);
+    expect(await pruneChanges(sql, 3600, 2)).toBe(2);
+    const left = () => sql.query("SELECT external_account_id FROM link_changes WHERE tenant_id = 'prune' ORDER BY id");
+    expect(await left()).toEqual([{ external_account_id: "recent" }, { external_account_id: "old-1" }]); // the newest old one
+    expect(await pruneChanges(sql, 3600, 2)).toBe(1);
+    expect(await left()).toEqual([{ external_account_id: "recent" }]);
   });
 });
 

@@ -33,8 +33,17 @@ LEFT JOIN LATERAL (
 ) AS c ON true
 ORDER BY c.txid, c.id`;
 
+// The oldest rows first, at most $2 per statement: each batch is its own short transaction, so
+// pruning a large backlog never holds row locks (or a snapshot) for long.
 const PRUNE = `
-WITH pruned AS (DELETE FROM link_changes WHERE changed_at < now() - make_interval(secs => $1::int) RETURNING 1)
+WITH pruned AS (
+  DELETE FROM link_changes WHERE id IN (
+    SELECT id FROM link_changes WHERE changed_at < now() - make_interval(secs => $1::int)
+    ORDER BY changed_at LIMIT $2
+    FOR UPDATE SKIP LOCKED
+  )
+  RETURNING 1
+)
 SELECT count(*)::int AS pruned FROM pruned`;
 
 const CURSOR = /^(\d+):(\d+)$/;
@@ -62,8 +71,8 @@ export async function readChanges(sql: Sql, cursor: FeedCursor, limit: number): 
   return { changes, next, more: false };
 }
 
-/** Deletes changes older than `retentionSeconds`; answers how many. */
-export async function pruneChanges(sql: Sql, retentionSeconds: number): Promise<number> {
-  const [row] = await sql.query(PRUNE, [String(retentionSeconds)]);
+/** Deletes up to `limit` changes older than `retentionSeconds`, oldest first; answers how many. */
+export async function pruneChanges(sql: Sql, retentionSeconds: number, limit: number): Promise<number> {
+  const [row] = await sql.query(PRUNE, [String(retentionSeconds), String(limit)]);
   return Number(row?.pruned ?? 0);
 }

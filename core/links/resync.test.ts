@@ -3,10 +3,13 @@ import { cachedEntry, cacheKeys, linkPath } from "../../test/links/support.ts";
 import { describeOnBackends } from "../../test/support/harness.ts";
 import { expectProblem } from "../../test/support/problems.ts";
 import type { TokenClaims } from "../../test/support/tokens.ts";
+import { createInvocationBudget } from "../invocation-budget.ts";
+import { silentLogger } from "../log.ts";
 import { DEFAULT_LINK_CACHE_TTL_SECONDS } from "../settings.ts";
+import { createLinkCache } from "./cache.ts";
 import { linkKey, tenantKeyPrefix } from "./keys.ts";
 import type { Link } from "./link.ts";
-import { DEFAULT_RESYNC_BATCH_SIZE, type ResyncCounts } from "./resync.ts";
+import { DEFAULT_RESYNC_BATCH_SIZE, parseResyncPosition, type ResyncCounts, resyncLinkCache } from "./resync.ts";
 
 const admin: TokenClaims = { sub: "root", role: "admin" };
 const service: TokenClaims = { sub: "billing", role: "service" };
@@ -26,6 +29,45 @@ describeOnBackends("POST /v1/admin/links/resync", (harness) => {
     return [result, harness().stack.endpoint.statements()];
   };
   const batches = (count: number) => Math.ceil(count / DEFAULT_RESYNC_BATCH_SIZE);
+
+  it("works in chunks that fit the invocation's KV operations, each call going on from the last one's next", async () => {
+    const { sql, kv } = harness();
+    const tenantId = "chunked";
+    await sql.query(
+      `INSERT INTO linked_external_accounts (tenant_id, provider, external_account_id, user_id)
+       SELECT '${tenantId}', 'bulk', 'c-' || n, 'u-' || n FROM generate_series(1, ${BULK}) AS n`,
+    );
+    let after: string | null = null;
+    let calls = 0;
+    let written = 0;
+    do {
+      const budget = createInvocationBudget({ kvOperations: 101 }, Date.now() + 30_000);
+      const metered = budget.meterKv(kv);
+      const cache = createLinkCache(metered, { tenantId, ttlSeconds: 300, logger: silentLogger });
+      const from = after === null ? undefined : parseResyncPosition(after);
+      const chunk = await resyncLinkCache(sql, cache, { budget, from });
+      expect(budget.kvLeft()).toBeGreaterThanOrEqual(0); // the metered store throws past its budget: never
+      expect(budget.kvLeft()).toBeLessThan(101);
+      expect(chunk.failed).toBe(0);
+      written += chunk.written;
+      after = chunk.next;
+      calls++;
+    } while (after !== null && calls < 20);
+    expect(after).toBeNull();
+    expect(written).toBe(BULK);
+    expect(calls).toBeGreaterThanOrEqual(Math.ceil((2 * BULK) / 101));
+    expect(await cacheKeys(kv, tenantId)).toHaveLength(BULK);
+  });
+
+  it("goes on from `after`, and refuses one no answer gave with 422", async () => {
+    const fromTable = await harness().request("/v1/admin/links/resync?after=db:0", { method: "POST", as: admin });
+    expect(fromTable.status).toBe(200);
+    expect(await fromTable.json()).toMatchObject({ failed: 0, next: null });
+    for (const after of ["db:x", "elsewhere", "db:01"]) {
+      const refused = await harness().request(`/v1/admin/links/resync?after=${after}`, { method: "POST", as: admin });
+      await expectProblem(refused, 422, "validation_failed");
+    }
+  });
 
   it("is for admin tokens only", async () => {
     for (const as of [{ sub: "someone" }, service]) {
@@ -81,7 +123,7 @@ describeOnBackends("POST /v1/admin/links/resync", (harness) => {
 
     const rows = BULK + 3; // missing, wrongOwner, expired
     const [first, statements] = await statementsDuring(resync);
-    expect(first).toEqual({ written: rows, removed: 4, unchanged: 0, failed: 0 });
+    expect(first).toEqual({ written: rows, removed: 4, unchanged: 0, failed: 0, next: null });
     // One statement per KV page (5 entries) and one per table page: never one per link.
     expect(statements).toBe(1 + batches(rows + 1));
 
@@ -101,7 +143,7 @@ describeOnBackends("POST /v1/admin/links/resync", (harness) => {
     expect(await served.json()).toEqual(wrongOwner);
 
     const [second, secondStatements] = await statementsDuring(resync);
-    expect(second).toEqual({ written: 0, removed: 0, unchanged: rows, failed: 0 });
+    expect(second).toEqual({ written: 0, removed: 0, unchanged: rows, failed: 0, next: null });
     expect(secondStatements).toBe(batches(rows) + batches(rows + 1));
   });
 });

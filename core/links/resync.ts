@@ -1,5 +1,9 @@
 // Makes one tenant's KV cache entries agree with its links in Postgres, in bounded batches: one KV list page or one keyset
-// page of the table at a time, each checked with one SQL round trip and parallel KV calls.
+// page of the table at a time, each checked with one SQL round trip and parallel KV calls. A call does what the
+// invocation's budget (invocation-budget.ts: Workers allow 1,000 KV operations) and time allow, and answers where it
+// stopped: `next`, from which the following call goes on, until `next` is null.
+import * as v from "valibot";
+import { createInvocationBudget, type InvocationBudget } from "../invocation-budget.ts";
 import type { Sql } from "../ports/sql.ts";
 import type { LinkCache } from "./cache.ts";
 import { linkKey, targetText } from "./keys.ts";
@@ -7,6 +11,7 @@ import { type Link, sameLink } from "./link.ts";
 import { findLinks, pageLinks } from "./repository.ts";
 
 export const DEFAULT_RESYNC_BATCH_SIZE = 100;
+const DEFAULT_RESYNC_TIME_MS = 30_000;
 
 export interface ResyncCounts {
   /** Entries written because they were missing, stale or different from Postgres. */
@@ -19,35 +24,96 @@ export interface ResyncCounts {
   failed: number;
 }
 
+export interface ResyncChunk extends ResyncCounts {
+  /** Where the next call goes on (`?after=`); null once the whole tenant is done. */
+  next: string | null;
+}
+
+/** First the cached entries (a KV listing), then the table (keyset by id). */
+type ResyncPosition = { phase: "cache"; cursor?: string } | { phase: "links"; after: string };
+
+// Opaque to clients; a KV store's own cursor is opaque text of its own.
+const POSITION = /^(?:kv:(.{0,2048})|db:(0|[1-9][0-9]{0,18}))$/s;
+
+export function parseResyncPosition(text: string): ResyncPosition | undefined {
+  const match = text.match(POSITION);
+  if (!match) return undefined;
+  if (match[2] !== undefined) return { phase: "links", after: match[2] };
+  return match[1] ? { phase: "cache", cursor: match[1] } : { phase: "cache" };
+}
+
+/** `?after=`: a previous answer's `next`. */
+export const ResyncQuerySchema = v.object({
+  after: v.optional(
+    v.pipe(
+      v.string(),
+      v.rawTransform(({ dataset, addIssue, NEVER }) => {
+        const position = parseResyncPosition(dataset.value);
+        if (position) return position;
+        addIssue({ message: "must be the `next` of a previous resync answer" });
+        return NEVER;
+      }),
+    ),
+  ),
+});
+
+const positionText = (at: ResyncPosition) => (at.phase === "cache" ? `kv:${at.cursor ?? ""}` : `db:${at.after}`);
+
 interface ResyncOptions {
   batchSize?: number;
   now?: () => number;
+  /** What this call may spend; by default unlimited store operations for 30 s. */
+  budget?: InvocationBudget;
+  /** A previous call's `next`; the start by default. */
+  from?: ResyncPosition;
 }
 
-export async function resyncLinkCache(sql: Sql, cache: LinkCache, options: ResyncOptions = {}): Promise<ResyncCounts> {
+/** A page of n may need a listing, n reads and n writes or deletes (KV), and one statement. */
+function pageSizeWithin(budget: InvocationBudget, batchSize: number): number {
+  if (budget.sqlLeft() < 1 || budget.timeLeft() <= 0) return 0;
+  return Math.max(0, Math.min(batchSize, Math.floor((budget.kvLeft() - 1) / 2)));
+}
+
+/** `cache` must be over `budget.meterKv(kv)` when the budget limits KV operations. */
+export async function resyncLinkCache(sql: Sql, cache: LinkCache, options: ResyncOptions = {}): Promise<ResyncChunk> {
   const counts: ResyncCounts = { written: 0, removed: 0, unchanged: 0, failed: 0 };
   const batchSize = options.batchSize ?? DEFAULT_RESYNC_BATCH_SIZE;
-  await removeOrphans(sql, cache, batchSize, counts);
-  await writeLinks(sql, cache, batchSize, options.now ?? (() => Date.now()), counts);
-  return counts;
+  const budget = options.budget ?? createInvocationBudget({}, Date.now() + DEFAULT_RESYNC_TIME_MS);
+  const metered = budget.meterSql(sql);
+  const now = options.now ?? (() => Date.now());
+  let at: ResyncPosition | undefined = options.from ?? { phase: "cache" };
+  while (at) {
+    const size = pageSizeWithin(budget, batchSize);
+    if (size === 0) return { ...counts, next: positionText(at) };
+    at =
+      at.phase === "cache"
+        ? await removeOrphans(metered, cache, at.cursor, size, counts)
+        : await writeLinks(metered, cache, at.after, size, now, counts);
+  }
+  return { ...counts, next: null };
 }
 
-/** KV → Postgres: deletes every entry whose link no longer exists. */
-async function removeOrphans(sql: Sql, cache: LinkCache, batchSize: number, counts: ResyncCounts) {
-  let cursor: string | undefined;
-  do {
-    const page = await cache.listEntries(cursor, batchSize);
-    if (!page.ok) {
-      counts.failed++; // without the cursor the listing cannot go on; the next resync will
-      return;
-    }
-    const doomed = await orphans(sql, cache, page.value.keys, counts);
-    for (const deleted of await Promise.all(doomed.map((key) => cache.deleteEntry(key)))) {
-      if (deleted) counts.removed++;
-      else counts.failed++;
-    }
-    cursor = page.value.cursor;
-  } while (cursor !== undefined);
+/** KV → Postgres: deletes the entries of one listing page whose link no longer exists. */
+async function removeOrphans(
+  sql: Sql,
+  cache: LinkCache,
+  cursor: string | undefined,
+  size: number,
+  counts: ResyncCounts,
+): Promise<ResyncPosition> {
+  const page = await cache.listEntries(cursor, size);
+  if (!page.ok) {
+    counts.failed++; // without the cursor the listing cannot go on; the next resync will
+    return { phase: "links", after: "0" };
+  }
+  const doomed = await orphans(sql, cache, page.value.keys, counts);
+  for (const deleted of await Promise.all(doomed.map((key) => cache.deleteEntry(key)))) {
+    if (deleted) counts.removed++;
+    else counts.failed++;
+  }
+  return page.value.cursor === undefined
+    ? { phase: "links", after: "0" }
+    : { phase: "cache", cursor: page.value.cursor };
 }
 
 /** The keys among `keys` to delete: unreadable, misfiled, or naming a link Postgres lacks. */
@@ -78,25 +144,29 @@ async function orphans(sql: Sql, cache: LinkCache, keys: string[], counts: Resyn
   return [...doomed, ...filed.filter((entry) => !live.has(targetText(entry.link))).map((entry) => entry.key)];
 }
 
-/** Postgres → KV: writes every link whose entry is missing, stale or different. */
-async function writeLinks(sql: Sql, cache: LinkCache, batchSize: number, now: () => number, counts: ResyncCounts) {
-  let after: string | undefined = "0";
-  while (after !== undefined) {
-    const readAt = now(); // before the read, as the staleness bound requires
-    const page = await pageLinks(sql, cache.tenantId, after, batchSize);
-    await Promise.all(
-      page.links.map(async (link) => {
-        const key = await linkKey(cache.tenantId, link);
-        const read = await cache.readEntry(key);
-        if (read.state === "present" && cache.isFresh(read.entry) && sameLink(read.entry.link, link)) {
-          counts.unchanged++;
-        } else if (await cache.writeEntry(key, link, readAt)) {
-          counts.written++;
-        } else {
-          counts.failed++;
-        }
-      }),
-    );
-    after = page.next;
-  }
+/** Postgres → KV: writes every link of one keyset page whose entry is missing, stale or different. */
+async function writeLinks(
+  sql: Sql,
+  cache: LinkCache,
+  after: string,
+  size: number,
+  now: () => number,
+  counts: ResyncCounts,
+): Promise<ResyncPosition | undefined> {
+  const readAt = now(); // before the read, as the staleness bound requires
+  const page = await pageLinks(sql, cache.tenantId, after, size);
+  await Promise.all(
+    page.links.map(async (link) => {
+      const key = await linkKey(cache.tenantId, link);
+      const read = await cache.readEntry(key);
+      if (read.state === "present" && cache.isFresh(read.entry) && sameLink(read.entry.link, link)) {
+        counts.unchanged++;
+      } else if (await cache.writeEntry(key, link, readAt)) {
+        counts.written++;
+      } else {
+        counts.failed++;
+      }
+    }),
+  );
+  return page.next === undefined ? undefined : { phase: "links", after: page.next };
 }

@@ -17,7 +17,7 @@ import {
 } from "./link.ts";
 import type { LinkLimits } from "./link-settings.ts";
 import { findLink, type LinkConflictCode, linkAccount, listUserLinks, unlinkAccount } from "./repository.ts";
-import { DEFAULT_RESYNC_BATCH_SIZE, resyncLinkCache } from "./resync.ts";
+import { DEFAULT_RESYNC_BATCH_SIZE, ResyncQuerySchema, resyncLinkCache } from "./resync.ts";
 import { createLinkSync } from "./sync.ts";
 
 export const LINK_SOURCE_HEADER = "x-link-source";
@@ -35,8 +35,8 @@ export function linkRoutes(deps: AppDeps) {
   const linkSync = deps.linkSync ?? createLinkSync(deps);
   // Looked up on every call, not captured: a test that fakes the clock moves it for us too.
   const now = () => Date.now();
-  const cacheFor = (c: Context<AppEnv>) =>
-    createLinkCache(c.var.kv, {
+  const cacheFor = (c: Context<AppEnv>, kv = c.var.kv) =>
+    createLinkCache(kv, {
       tenantId: c.get("principal").tenantId,
       ttlSeconds: deps.settings.linkCacheTtlSeconds,
       timeoutMs: DEFAULT_KV_TIMEOUT_MS,
@@ -98,8 +98,12 @@ export function linkRoutes(deps: AppDeps) {
     })
     .post("/admin/links/resync", async (c) => {
       requireAdmin(c, "resync");
-      const batchSize = DEFAULT_RESYNC_BATCH_SIZE;
-      return c.json(await resyncLinkCache(c.var.sql, cacheFor(c), { batchSize, now }));
+      const { after } = validate(ResyncQuerySchema, { after: c.req.query("after") });
+      const budget = linkSync.invocationBudget();
+      const cache = cacheFor(c, budget.meterKv(c.var.kv));
+      return c.json(
+        await resyncLinkCache(c.var.sql, cache, { batchSize: DEFAULT_RESYNC_BATCH_SIZE, now, budget, from: after }),
+      );
     })
     // One drain of the change feed, for an outside scheduler. The drain covers the deployment;
     // the answer speaks of the caller's tenant only.

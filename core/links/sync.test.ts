@@ -4,6 +4,7 @@ import { linkPath } from "../../test/links/support.ts";
 import { createFaultyKv } from "../../test/support/faulty-kv.ts";
 import { type Harness, startHarness } from "../../test/support/harness.ts";
 import type { TokenClaims } from "../../test/support/tokens.ts";
+import { createInvocationBudget } from "../invocation-budget.ts";
 import { silentLogger } from "../log.ts";
 import type { KvCache } from "../ports/kv.ts";
 import type { Sql } from "../ports/sql.ts";
@@ -11,7 +12,21 @@ import { createLinkCache } from "./cache.ts";
 import type { Link } from "./link.ts";
 import { createLinkSync, drainLinkChanges, SYNC_CURSOR_KEY } from "./sync.ts";
 
-const RETENTION = { retentionSeconds: 3600 };
+/** `kv` with its calls counted, as a platform counts an invocation's operations. */
+function countingKv(kv: KvCache) {
+  let calls = 0;
+  const count = <T>(result: Promise<T>) => {
+    calls++;
+    return result;
+  };
+  const counted: KvCache = {
+    get: (key) => count(kv.get(key)),
+    put: (key, value, options) => count(kv.put(key, value, options)),
+    delete: (key) => count(kv.delete(key)),
+    list: (prefix, options) => count(kv.list(prefix, options)),
+  };
+  return { kv: counted, calls: () => calls };
+}
 
 /** Another deployment's cache over its own store: what the drain must bring in line. */
 const edgeCache = (kv: KvCache, tenantId: string) =>
@@ -36,7 +51,7 @@ describe("draining the change feed into another deployment's KV", () => {
   /** A drain of `kv` from scratch, so later tests only see their own changes. */
   const caughtUpKv = async () => {
     const kv = createMemoryKv();
-    expect((await drainLinkChanges(harness().sql, kv, RETENTION)).caughtUp).toBe(true);
+    expect((await drainLinkChanges(harness().sql, kv)).caughtUp).toBe(true);
     return kv;
   };
 
@@ -47,7 +62,7 @@ describe("draining the change feed into another deployment's KV", () => {
     const path = linkPath("github", "drained");
     const [northLink, southLink] = [await link(path, north, { displayName: "n" }), await link(path, south)];
     const kept = await link(linkPath("gitlab", "kept"), north);
-    expect((await drainLinkChanges(harness().sql, kv, RETENTION)).changes).toBe(3);
+    expect((await drainLinkChanges(harness().sql, kv)).changes).toBe(3);
     const cursor = await kv.get(SYNC_CURSOR_KEY);
     for (const [tenant, cached] of [
       ["north", northLink],
@@ -60,15 +75,15 @@ describe("draining the change feed into another deployment's KV", () => {
     expect((await request("DELETE", path, north)).status).toBe(204);
     expect((await request("PUT", linkPath("gitlab", "kept"), north, { displayName: "renamed" })).status).toBe(200);
     harness().stack.endpoint.resetStatements();
-    const report = await drainLinkChanges(harness().sql, kv, RETENTION);
+    const report = await drainLinkChanges(harness().sql, kv);
     expect(report).toEqual({ changes: 2, removedByTenant: { north: 2 }, caughtUp: true, failed: false });
-    expect(harness().stack.endpoint.statements()).toBe(3); // the feed read, the cached entries' links, the prune
+    expect(harness().stack.endpoint.statements()).toBe(2); // the feed read, the cached entries' links
     expect(await edgeCache(kv, "north").read(northLink)).toBeUndefined();
     expect(await edgeCache(kv, "north").read(kept)).toBeUndefined();
     expect(await edgeCache(kv, "south").read(southLink)).toEqual(southLink);
     expect(await kv.get(SYNC_CURSOR_KEY)).not.toBe(cursor);
     harness().stack.endpoint.resetStatements();
-    expect(await drainLinkChanges(harness().sql, kv, RETENTION)).toMatchObject({ changes: 0, caughtUp: true });
+    expect(await drainLinkChanges(harness().sql, kv)).toMatchObject({ changes: 0, caughtUp: true });
     expect(harness().stack.endpoint.statements()).toBe(1); // an idle drain: the feed read only
   });
 
@@ -77,19 +92,37 @@ describe("draining the change feed into another deployment's KV", () => {
     const owner = { sub: "own-write", tid: "own" };
     const created = await link(linkPath("github", "own-write"), owner, { displayName: "mine" });
     expect(await edgeCache(kv, "own").write(created, Date.now())).toBe(true);
-    expect(await drainLinkChanges(harness().sql, kv, RETENTION)).toMatchObject({ changes: 1, removedByTenant: {} });
+    expect(await drainLinkChanges(harness().sql, kv)).toMatchObject({ changes: 1, removedByTenant: {} });
     expect(await edgeCache(kv, "own").read(created)).toEqual(created);
   });
 
-  it("reads at most maxBatches pages of batchSize per drain, one statement each", async () => {
+  it("stops before the invocation's KV or SQL budget would run out, and the next drain resumes there", async () => {
     const kv = await caughtUpKv();
-    for (let i = 0; i < 7; i++) await link(linkPath("bounded", `b-${i}`), { sub: `bounded-${i}`, tid: "bounded" });
+    for (let i = 0; i < 10; i++) await link(linkPath("bounded", `b-${i}`), { sub: `bounded-${i}`, tid: "bounded" });
+    const counted = countingKv(kv);
+    // The cursor's get, then pages that fit what is left: a page of n may need n gets, n deletes
+    // and the cursor's put. Of 10 operations: 1, then pages of 2, 2 and 1 (3 + 3 + 2 spent).
+    const kvBudget = createInvocationBudget({ kvOperations: 10 }, Date.now() + 30_000);
+    const first = await drainLinkChanges(harness().sql, counted.kv, { batchSize: 2, budget: kvBudget });
+    expect(first).toMatchObject({ changes: 5, caughtUp: false, failed: false, outOf: "budget" });
+    expect(counted.calls()).toBe(9);
     harness().stack.endpoint.resetStatements();
-    const first = await drainLinkChanges(harness().sql, kv, { ...RETENTION, batchSize: 2, maxBatches: 2 });
-    expect(first).toMatchObject({ changes: 4, caughtUp: false, failed: false });
-    expect(harness().stack.endpoint.statements()).toBe(2);
-    const rest = await drainLinkChanges(harness().sql, kv, { ...RETENTION, batchSize: 2, maxBatches: 5 });
-    expect(rest).toMatchObject({ changes: 3, caughtUp: true });
+    const sqlBudget = createInvocationBudget({ sqlStatements: 3 }, Date.now() + 30_000);
+    const second = await drainLinkChanges(harness().sql, kv, { batchSize: 2, budget: sqlBudget });
+    expect(second).toMatchObject({ changes: 4, caughtUp: false, outOf: "budget" }); // two pages of 2 statements: 1 left
+    expect(harness().stack.endpoint.statements()).toBeLessThanOrEqual(3);
+    const rest = await drainLinkChanges(harness().sql, kv, { batchSize: 2 });
+    expect(rest).toMatchObject({ changes: 1, caughtUp: true });
+  });
+
+  it("starts no page once its time is up, and the next drain resumes at the cursor", async () => {
+    const kv = await caughtUpKv();
+    await link(linkPath("late", "late-1"), { sub: "late", tid: "late" });
+    const cursor = await kv.get(SYNC_CURSOR_KEY);
+    const spent = createInvocationBudget({}, Date.now() - 1);
+    expect(await drainLinkChanges(harness().sql, kv, { budget: spent })).toMatchObject({ changes: 0, outOf: "time" });
+    expect(await kv.get(SYNC_CURSOR_KEY)).toBe(cursor);
+    expect(await drainLinkChanges(harness().sql, kv)).toMatchObject({ changes: 1, caughtUp: true });
   });
 
   it("leaves the cursor where it was when KV or the database fails, and the next drain applies the change", async () => {
@@ -97,7 +130,7 @@ describe("draining the change feed into another deployment's KV", () => {
     const owner = { sub: "fail-user", tid: "fails" };
     const path = linkPath("github", "fails");
     const cached = await link(path, owner);
-    await drainLinkChanges(harness().sql, faulty, RETENTION);
+    await drainLinkChanges(harness().sql, faulty);
     await edgeCache(faulty, "fails").write(cached, Date.now());
     const cursor = await faulty.get(SYNC_CURSOR_KEY);
     expect((await request("DELETE", path, owner)).status).toBe(204);
@@ -106,14 +139,14 @@ describe("draining the change feed into another deployment's KV", () => {
       query: async () => Promise.reject(new Error("database down")),
       transaction: async () => Promise.reject(new Error("database down")),
     };
-    expect(await drainLinkChanges(down, faulty, RETENTION)).toMatchObject({ failed: true, changes: 0 });
+    expect(await drainLinkChanges(down, faulty)).toMatchObject({ failed: true, changes: 0 });
     faulty.setFault("down");
-    expect(await drainLinkChanges(harness().sql, faulty, RETENTION)).toMatchObject({ failed: true, changes: 0 });
+    expect(await drainLinkChanges(harness().sql, faulty)).toMatchObject({ failed: true, changes: 0 });
     faulty.setFault("none");
     expect(await faulty.get(SYNC_CURSOR_KEY)).toBe(cursor);
     expect(await edgeCache(faulty, "fails").read(cached)).toEqual(cached);
 
-    expect(await drainLinkChanges(harness().sql, faulty, RETENTION)).toMatchObject({ changes: 1, failed: false });
+    expect(await drainLinkChanges(harness().sql, faulty)).toMatchObject({ changes: 1, failed: false });
     expect(await edgeCache(faulty, "fails").read(cached)).toBeUndefined();
   });
 });
@@ -133,6 +166,53 @@ describe("the triggers of a drain", () => {
     return { sql, reads: () => reads };
   };
 
+  /** A database whose feed never ends (every page full); records each statement's first words. */
+  const endlessSql = () => {
+    const statements: string[] = [];
+    let next = 1;
+    const sql = {
+      query: async (text: string, params: unknown[] = []) => {
+        const feedRead = text.includes("pg_current_snapshot");
+        statements.push(feedRead ? "feed" : text.includes("link_changes") ? "prune" : "other");
+        if (!feedRead) return [{ pruned: 0, cleared: 0 }];
+        return Array.from({ length: Number(params[2]) }, () => {
+          const n = String(next++);
+          return { horizon: "9999999", txid: n, id: n, tenant_id: "t", provider: "github", external_account_id: n };
+        });
+      },
+      transaction: async () => [],
+    } as unknown as Sql;
+    return { sql, statements, last: () => next - 1 };
+  };
+
+  it("spends at most the platform's KV operations in one cron run, then stops; the cursor keeps its place", async () => {
+    let clock = 0;
+    const { sql, last } = endlessSql();
+    const counted = countingKv(createMemoryKv(() => clock));
+    const sync = createLinkSync(
+      { sql, kv: counted.kv, settings, logger: silentLogger },
+      { now: () => clock, sleep: async (ms) => void (clock += ms), limits: { kvOperations: 1_000 } },
+    );
+    await sync.runFor(60_000);
+    expect(counted.calls()).toBeLessThanOrEqual(1_000);
+    expect(counted.calls()).toBeGreaterThan(990); // back to back, not one drain per interval
+    expect(clock).toBe(0); // no sleep: the budget, not the schedule, ended it
+    expect(await counted.kv.get(SYNC_CURSOR_KEY)).toBe(`${last()}:${last()}`); // every page read was applied
+  });
+
+  it("removes expired rows before draining, so a drain that never catches up still prunes", async () => {
+    const { sql, statements } = endlessSql();
+    const sync = createLinkSync(
+      { sql, kv: createMemoryKv(), settings, logger: silentLogger },
+      { drainTimeMs: 50, batchSize: 10 },
+    );
+    expect(await sync.drain()).toMatchObject({ caughtUp: false, outOf: "time" });
+    expect(statements.slice(0, 2)).toEqual(["prune", "other"]); // the feed, then the keys
+    expect(statements.slice(2).every((statement) => statement === "feed")).toBe(true);
+    await sync.drain();
+    expect(statements.filter((statement) => statement === "prune")).toHaveLength(1); // once a minute
+  });
+
   it("drains from requests at most once per interval per deployment, through a lease in KV", async () => {
     let clock = 1_000_000;
     const kv = createMemoryKv(() => clock);
@@ -146,6 +226,17 @@ describe("the triggers of a drain", () => {
     clock += 5_000;
     expect(await instances[1]!.drainIfDue()).toMatchObject({ caughtUp: true });
     expect(reads()).toBe(2);
+  });
+
+  it("does not drain again after a response when the request itself drained: one invocation, one budget", async () => {
+    let clock = 1_000_000;
+    const { sql, reads } = countingSql();
+    const sync = createLinkSync({ sql, kv: createMemoryKv(() => clock), settings }, { now: () => clock });
+    await sync.drainFromNow(); // POST /v1/admin/links/sync
+    expect(await sync.drainIfDue()).toBeUndefined();
+    expect(reads()).toBe(1);
+    clock += 10_000;
+    expect(await sync.drainIfDue()).toMatchObject({ caughtUp: true });
   });
 
   it("runs one drain at a time per instance, and a drain every interval for a cron's period", async () => {

@@ -2,15 +2,20 @@
 // change since the cursor is deleted unless it already equals the link in Postgres (read after the
 // change committed: the deployment's own write-back of that very change stays), then the cursor,
 // kept in the same KV, moves on. Each page is one feed read, parallel KV reads, one statement for
-// the links of the entries found, and parallel deletes; a drain reads at most `maxBatches` pages. A drain that
-// fails anywhere leaves the cursor where it was, so the next one retries the same changes (deletes
-// are idempotent); the entries' own TTL stays the backstop. The entries only trigger it.
+// the links of the entries found, and parallel deletes. A drain goes on until it caught up, its
+// time is up, or the invocation's store operations (invocation-budget.ts) would not cover another
+// page; the next one resumes at the cursor. A drain that fails anywhere leaves the cursor at the
+// last page fully applied, so the next one retries the same changes (deletes are idempotent); the
+// entries' own TTL stays the backstop. The entries only trigger it. Before draining, the
+// instance removes expired rows (housekeeping.ts) about once a minute.
+import { type HousekeepingReport, removeExpired } from "../housekeeping.ts";
+import { createInvocationBudget, type InvocationBudget, type InvocationLimits } from "../invocation-budget.ts";
 import { consoleLogger, errorMessage, type Logger, silentLogger } from "../log.ts";
 import type { KvCache } from "../ports/kv.ts";
 import type { Sql } from "../ports/sql.ts";
 import type { Settings } from "../settings.ts";
 import { DEFAULT_KV_TIMEOUT_MS, decodeEntry, withDeadline } from "./cache.ts";
-import { FEED_START, type LinkChange, pruneChanges, readChanges } from "./changes.ts";
+import { FEED_START, type LinkChange, readChanges } from "./changes.ts";
 import { linkKey } from "./keys.ts";
 import { sameLink } from "./link.ts";
 import { findLinksAcrossTenants } from "./repository.ts";
@@ -20,9 +25,14 @@ export const SYNC_CURSOR_KEY = "links/sync/cursor";
 export const SYNC_LEASE_KEY = "links/sync/lease";
 
 const DEFAULT_SYNC_BATCH_SIZE = 100;
-const DEFAULT_SYNC_MAX_BATCHES = 10;
+/** A drain stops starting pages after this long; the next one resumes at its cursor. */
+export const DEFAULT_DRAIN_TIME_MS = 30_000;
 /** The feed keeps changes at least this long (or the cache lifetime, when longer). */
 const MIN_CHANGE_RETENTION_SECONDS = 3600;
+/** How often an instance removes expired rows, when the last run finished. */
+const HOUSEKEEPING_INTERVAL_MS = 60_000;
+/** The share of a drain's time and statements the housekeeping may take before the drain itself. */
+const HOUSEKEEPING_SHARE = 0.25;
 /** A lost cursor restarts the drain at the feed's start: harmless, only deletes are replayed. */
 const CURSOR_TTL_SECONDS = 7 * 24 * 3600;
 const LEASE_TTL_SECONDS = 60; // the store's floor; the lease's own time is in its value
@@ -36,41 +46,60 @@ interface DrainReport {
   caughtUp: boolean;
   /** Whether it stopped at a failure, leaving the cursor at the last batch fully applied. */
   failed: boolean;
+  /** What ended a drain that neither caught up nor failed; the next drain resumes at the cursor. */
+  outOf?: "time" | "budget";
 }
 
 interface DrainOptions {
   batchSize?: number;
-  maxBatches?: number;
-  retentionSeconds: number;
+  /** What the invocation may spend; by default unlimited operations for DEFAULT_DRAIN_TIME_MS. */
+  budget?: InvocationBudget;
   kvTimeoutMs?: number;
   logger?: Logger;
 }
 
-export async function drainLinkChanges(sql: Sql, kv: KvCache, options: DrainOptions): Promise<DrainReport> {
-  const { batchSize = DEFAULT_SYNC_BATCH_SIZE, maxBatches = DEFAULT_SYNC_MAX_BATCHES, logger = silentLogger } = options;
+/**
+ * Store operations a page of `size` changes may need at most: one feed read and one read of the
+ * named links (SQL), and a get and a delete per change plus the cursor's put (KV).
+ */
+const pageCost = (size: number) => ({ sql: 2, kv: 2 * size + 1 });
+
+/** The largest page the budget still covers, up to `batchSize`; 0 when none. */
+function pageSizeWithin(budget: InvocationBudget, batchSize: number): number {
+  if (budget.sqlLeft() < pageCost(1).sql) return 0;
+  return Math.max(0, Math.min(batchSize, Math.floor((budget.kvLeft() - pageCost(0).kv) / 2)));
+}
+
+export async function drainLinkChanges(sql: Sql, kv: KvCache, options: DrainOptions = {}): Promise<DrainReport> {
+  const { batchSize = DEFAULT_SYNC_BATCH_SIZE, logger = silentLogger } = options;
+  const budget = options.budget ?? createInvocationBudget({}, Date.now() + DEFAULT_DRAIN_TIME_MS);
+  const [meteredSql, meteredKv] = [budget.meterSql(sql), budget.meterKv(kv)];
   const timeoutMs = options.kvTimeoutMs ?? DEFAULT_KV_TIMEOUT_MS;
   const report: DrainReport = { changes: 0, removedByTenant: {}, caughtUp: false, failed: false };
   const kvCall = <T>(call: () => Promise<T>) => withDeadline(call, timeoutMs);
   try {
-    let cursor = (await kvCall(() => kv.get(SYNC_CURSOR_KEY))) ?? FEED_START;
-    for (let batch = 0; batch < maxBatches && !report.caughtUp; batch++) {
-      const page = await readChanges(sql, cursor, batchSize);
-      const stale = await staleEntries(sql, kv, page.changes, kvCall);
-      await Promise.all(stale.map(({ key }) => kvCall(() => kv.delete(key))));
+    if (budget.kvLeft() < 1 + pageCost(1).kv) return { ...report, outOf: "budget" };
+    let cursor = (await kvCall(() => meteredKv.get(SYNC_CURSOR_KEY))) ?? FEED_START;
+    while (!report.caughtUp) {
+      const size = pageSizeWithin(budget, batchSize);
+      if (size === 0 || budget.timeLeft() <= 0) {
+        report.outOf = size === 0 ? "budget" : "time";
+        break;
+      }
+      const page = await readChanges(meteredSql, cursor, size);
+      const stale = await staleEntries(meteredSql, meteredKv, page.changes, kvCall);
+      await Promise.all(stale.map(({ key }) => kvCall(() => meteredKv.delete(key))));
       if (page.next !== cursor)
-        await kvCall(() => kv.put(SYNC_CURSOR_KEY, page.next, { ttlSeconds: CURSOR_TTL_SECONDS }));
+        await kvCall(() => meteredKv.put(SYNC_CURSOR_KEY, page.next, { ttlSeconds: CURSOR_TTL_SECONDS }));
       cursor = page.next;
       report.changes += page.changes.length;
       for (const { tenantId } of stale) report.removedByTenant[tenantId] = (report.removedByTenant[tenantId] ?? 0) + 1;
       report.caughtUp = !page.more;
     }
   } catch (error) {
-    report.failed = true;
     logger.log("warn", "link_sync_failed", { error: errorMessage(error), changes: report.changes });
-    return report;
+    return { ...report, failed: true, caughtUp: false };
   }
-  // Only a feed that grew needs pruning: an idle drain costs one statement, not two.
-  if (report.caughtUp && report.changes > 0) await prune(sql, options.retentionSeconds, logger);
   if (report.changes > 0) logger.log("info", "link_sync", { changes: report.changes, caughtUp: report.caughtUp });
   return report;
 }
@@ -102,15 +131,6 @@ async function staleEntries(
   });
 }
 
-async function prune(sql: Sql, retentionSeconds: number, logger: Logger) {
-  try {
-    await pruneChanges(sql, retentionSeconds);
-  } catch (error) {
-    // Only the feed's size depends on it; the next drain prunes again.
-    logger.log("warn", "link_sync_prune_failed", { error: errorMessage(error) });
-  }
-}
-
 interface LinkSyncDeps {
   sql: Sql;
   kv: KvCache;
@@ -122,7 +142,10 @@ interface LinkSyncOptions {
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
   batchSize?: number;
-  maxBatches?: number;
+  /** The platform's per-invocation limits (Workers: 1,000 KV operations); none by default. */
+  limits?: InvocationLimits;
+  /** How long one drain may run; a scheduled run (`runFor`) may use its whole period. */
+  drainTimeMs?: number;
 }
 
 export type LinkSync = ReturnType<typeof createLinkSync>;
@@ -130,19 +153,55 @@ export type LinkSync = ReturnType<typeof createLinkSync>;
 /** The three ways a platform triggers a drain; one drain at a time per instance. */
 export function createLinkSync(deps: LinkSyncDeps, options: LinkSyncOptions = {}) {
   const { now = () => Date.now(), sleep = (ms: number) => new Promise<void>((done) => setTimeout(done, ms)) } = options;
+  const { limits = {}, drainTimeMs = DEFAULT_DRAIN_TIME_MS } = options;
   const intervalMs = deps.settings.linkSyncIntervalSeconds * 1000;
   const retentionSeconds = Math.max(deps.settings.linkCacheTtlSeconds, MIN_CHANGE_RETENTION_SECONDS);
   const logger = deps.logger ?? consoleLogger;
   let running: Promise<DrainReport> | undefined;
   let checkedAt = Number.NEGATIVE_INFINITY;
+  let housekeepingDueAt = Number.NEGATIVE_INFINITY;
 
-  /** One drain now, or the one already running. */
-  function drain(): Promise<DrainReport> {
-    running ??= drainLinkChanges(deps.sql, deps.kv, { ...options, retentionSeconds, logger }).finally(() => {
+  /** An invocation's budget: the platform's limits, for `ms` from now. */
+  const budgetFor = (ms: number) => createInvocationBudget(limits, now() + ms, now);
+
+  /**
+   * Before the drain, so a drain that never catches up still lets the feed be pruned; it takes
+   * at most a share of the drain's time, and a run that did not finish goes on in the next drain.
+   */
+  async function housekeep(budget: InvocationBudget): Promise<HousekeepingReport | undefined> {
+    if (now() < housekeepingDueAt) return undefined;
+    try {
+      const share = budget.within(
+        budget.timeLeft() * HOUSEKEEPING_SHARE,
+        Math.floor(budget.sqlLeft() * HOUSEKEEPING_SHARE) || 1,
+      );
+      const report = await removeExpired(deps.sql, { retentionSeconds, budget: share });
+      housekeepingDueAt = report.done ? now() + HOUSEKEEPING_INTERVAL_MS : now();
+      if (report.prunedChanges + report.expiredKeys > 0) logger.log("info", "housekeeping", { ...report });
+      return report;
+    } catch (error) {
+      // Only the tables' size depends on it: the next interval tries again.
+      housekeepingDueAt = now() + HOUSEKEEPING_INTERVAL_MS;
+      logger.log("warn", "housekeeping_failed", { error: errorMessage(error) });
+      return undefined;
+    }
+  }
+
+  function drainWithin(budget: InvocationBudget): Promise<DrainReport> {
+    // Any drain counts for drainIfDue: a request that drained (the sync route) has spent the
+    // invocation's budget, and the drain after its response would spend it a second time.
+    checkedAt = now();
+    running ??= (async () => {
+      await housekeep(budget);
+      return drainLinkChanges(deps.sql, deps.kv, { batchSize: options.batchSize, budget, logger });
+    })().finally(() => {
       running = undefined;
     });
     return running;
   }
+
+  /** One drain now (within one invocation's budget), or the one already running. */
+  const drain = (): Promise<DrainReport> => drainWithin(budgetFor(drainTimeMs));
 
   /** A drain that starts after this call, so it covers every change committed before it. */
   async function drainFromNow(): Promise<DrainReport> {
@@ -173,15 +232,25 @@ export function createLinkSync(deps: LinkSyncDeps, options: LinkSyncOptions = {}
     return drain();
   }
 
-  /** For schedulers coarser than the interval (a cron each minute): a drain every interval for `periodMs`. */
+  /**
+   * For schedulers coarser than the interval (a cron each minute), as one invocation: drains for
+   * `periodMs`, back to back while a backlog lasts, then every interval; all of them within one
+   * budget of the platform's limits.
+   */
   async function runFor(periodMs: number): Promise<void> {
     const end = now() + periodMs;
+    const budget = budgetFor(periodMs);
     for (;;) {
-      await drain();
+      const report = await drainWithin(budget);
+      if (report.outOf === "budget" || now() >= end) return;
+      if (report.outOf === "time") continue;
       if (now() + intervalMs >= end) return;
       await sleep(intervalMs);
     }
   }
 
-  return { drain, drainFromNow, drainIfDue, runFor, intervalMs };
+  /** A request's share of the platform's limits, for other bounded work (resync). */
+  const invocationBudget = () => budgetFor(drainTimeMs);
+
+  return { drain, drainFromNow, drainIfDue, runFor, intervalMs, invocationBudget };
 }

@@ -6,6 +6,7 @@ import { AssetFieldsSchema, AssetIdSchema, AssetPatchSchema } from "../assets/mo
 import { IDEMPOTENCY_KEY, IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from "../documents/idempotency.ts";
 import { NewDocumentSchema, PageQuerySchema } from "../documents/routes.ts";
 import { LinkBodySchema, LookupQuerySchema, TargetSchema, UserLinksQuerySchema } from "../links/link.ts";
+import { ResyncQuerySchema } from "../links/resync.ts";
 import { LINK_SOURCE_HEADER } from "../links/routes.ts";
 import type { ProblemCode } from "../problem.ts";
 import type { SchemaName } from "./schemas.ts";
@@ -159,10 +160,12 @@ export const operations: Record<string, OperationSpec> = {
     problems: { 422: ["validation_failed"] },
   },
   "POST /v1/admin/links/resync": {
-    summary: "Make the KV cache agree with Postgres (admin only).",
+    summary:
+      "Make the KV cache agree with Postgres (admin only), a bounded chunk per call: repeat with `after=next` until `next` is null.",
     tag: "links",
-    responses: { 200: { description: "What was done.", body: "ResyncCounts" } },
-    problems: { 403: ["forbidden"] },
+    query: ResyncQuerySchema,
+    responses: { 200: { description: "What this call did, and where the next one goes on.", body: "ResyncCounts" } },
+    problems: { 403: ["forbidden"], 422: ["validation_failed"] },
   },
   "POST /v1/admin/links/sync": {
     summary: "Drain the link change feed into this deployment's KV cache now (admin only), for an outside scheduler.",

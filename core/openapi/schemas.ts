@@ -30,7 +30,13 @@ const LinkSchema = v.strictObject({
 
 const LinkPageSchema = v.strictObject({ items: v.array(LinkSchema), next: v.nullable(v.string()) });
 
-const ResyncCountsSchema = v.strictObject({ written: count, removed: count, unchanged: count, failed: count });
+const ResyncCountsSchema = v.strictObject({
+  written: count,
+  removed: count,
+  unchanged: count,
+  failed: count,
+  next: v.nullable(v.string()),
+});
 
 const LinkSyncReportSchema = v.strictObject({ removed: count, caughtUp: v.boolean() });
 

@@ -11,6 +11,8 @@ import { type Bindings, settingsFromBindings } from "./settings.ts";
 
 /** Cron Triggers fire at most once a minute; each run drains every interval until the next. */
 const CRON_PERIOD_MS = 60_000;
+/** Workers allow 1,000 KV operations per invocation, a scheduled one included. */
+const WORKERS_LIMITS = { kvOperations: 1_000 };
 
 interface Deployment {
   app: App;
@@ -31,7 +33,7 @@ function deploymentFor(env: Bindings): Deployment {
       settings,
       runtime: "cloudflare",
     };
-    const linkSync = createLinkSync(deps);
+    const linkSync = createLinkSync(deps, { limits: WORKERS_LIMITS });
     deployment = { app: createApp({ ...deps, linkSync }), linkSync };
     deployments.set(env, deployment);
   }

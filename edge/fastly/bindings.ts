@@ -20,6 +20,7 @@ export const CONFIG_KEYS = [
   "LINK_SYNC_INTERVAL_SECONDS",
   "LINK_MAX_PER_USER",
   "LINK_PROVIDERS",
+  "IDEMPOTENCY_KEY_TTL_SECONDS",
   "NEON_FETCH_ENDPOINT",
   "SERVER_TIMING",
   // Public keys and claim names: nothing here lets anyone sign a token.

@@ -57,6 +57,10 @@ app.router.match("GET", "/healthz");
 // here leaves that work to the first request of each instance.
 warmWebCrypto().catch(() => {});
 
+// Compute allows 32 backend requests per execution, and each SQL statement is one: a drain after
+// a response leaves a few to the request it follows.
+const COMPUTE_LIMITS = { sqlStatements: 28 };
+
 let bound: Promise<void> | undefined;
 // One function for the instance's life: a second binding (after a failed one) routes the same way.
 const neonFetch = fetchThroughBackend(NEON_BACKEND);
@@ -75,7 +79,7 @@ async function readStores(): Promise<void> {
   const sql = neonSqlFromSettings(settings, { fetchFunction: neonFetch });
   const deps = { sql, kv: createFastlyKv(new KVStore(KV_STORE)), settings };
   late.bind(deps);
-  linkSync = createLinkSync(deps);
+  linkSync = createLinkSync(deps, { limits: COMPUTE_LIMITS });
 }
 
 /** The part of the fetch event used here. */

@@ -84,6 +84,27 @@ describeWithPostgres("documents under concurrency [postgres]", () => {
     }
   });
 
+  it("20 concurrent reuses of an expired key: one new document, the others replay it, no gap", async () => {
+    for (let round = 0; round < 5; round++) {
+      const [tenantId] = newTenants(1);
+      const reuse = { tenantId: tenantId!, contractId: "C-1", idempotencyKey: "monthly" };
+      const [first] = await createAll(harness, [reuse]);
+      await harness.sql.query("UPDATE documents SET idempotency_expires_at = now() WHERE tenant_id = $1", [tenantId]);
+      const answers = await createAll(
+        harness,
+        Array.from({ length: 20 }, () => reuse),
+      );
+
+      expect(statusCounts(answers)).toEqual({ 201: 20 });
+      const created = answers.filter((answer) => !answer.replayed);
+      expect(created).toHaveLength(1);
+      expect(created[0]!.body.docNumber).toBe(2);
+      expect(new Set(answers.map((answer) => answer.body.id))).toEqual(new Set([created[0]!.body.id]));
+      expect(first!.body.id).not.toBe(created[0]!.body.id);
+      expect(await storedNumbers(tenantId!)).toEqual([1, 2]);
+    }
+  });
+
   it("keyed retries racing plain creates on one tenant: every number used once, no gap", async () => {
     const [tenantId] = newTenants(1);
     const keyed = (key: string) =>

@@ -1,0 +1,224 @@
+// `npm run bench:drain`: how fast one deployment drains a backlog of the link change feed, per
+// runtime, through the admin sync route (each call one invocation, within the platform's budget:
+// Workers 1,000 KV operations, Fastly 28 statements), and how long until the feed is back under
+// its retention bound. Each runtime gets a fresh database holding the same backlog: `--changes`
+// new changes (of which `--stale` name entries the deployment has cached, whose links are gone,
+// so the drain must delete them) and `--old` changes past the retention, which the housekeeping
+// must prune. Writes drain.json and drain.md.
+import { randomBytes } from "node:crypto";
+import { parseArgs } from "node:util";
+import type { Sql } from "../core/ports/sql.ts";
+import { launchRuntime, type RunningRuntime, type RuntimeName, runtimeNames } from "../dev/launchers/index.ts";
+import { createNeonSql } from "../edge/neon/neon-sql.ts";
+import { linkPath } from "../test/links/support.ts";
+import { signToken } from "../test/support/tokens.ts";
+import {
+  commandLine,
+  DEFAULT_RESULTS_DIR,
+  machineInfo,
+  muteStdout,
+  positiveInt,
+  progress,
+  selection,
+  writeResults,
+} from "./lib/cli.ts";
+import { type BenchDatabase, guardProcess, openBenchDatabase } from "./load/environment.ts";
+
+const USAGE = `npm run bench:drain -- [options]
+  --changes N     new changes in the backlog (default 100000)
+  --stale N       of those, changes naming entries the deployment cached (default 1000)
+  --old N         changes past the feed's retention, to be pruned (default 100000)
+  --runtimes LIST ${runtimeNames.join(",")} (default: all)
+  --out DIR       where drain.json and drain.md go (default docs/results)
+Database: DATABASE_URL (postgres://…, a scratch schema per runtime, dropped after), else PGlite.`;
+
+const TENANT = "drain";
+const GIVE_UP_MS = 600_000;
+
+interface DrainResult {
+  runtime: RuntimeName;
+  calls: number;
+  removed: number;
+  /** From the first sync call to the one that answered caughtUp. */
+  caughtUpMs: number;
+  changesPerSecond: number;
+  /** Until no change older than the retention was left. */
+  prunedMs: number | null;
+  left: { total: number; pastRetention: number };
+}
+
+function options() {
+  const { values } = parseArgs({
+    options: {
+      changes: { type: "string" },
+      stale: { type: "string" },
+      old: { type: "string" },
+      runtimes: { type: "string" },
+      out: { type: "string", default: DEFAULT_RESULTS_DIR },
+      help: { type: "boolean", default: false },
+    },
+  });
+  return {
+    help: values.help,
+    changes: positiveInt("changes", values.changes, 100_000),
+    stale: positiveInt("stale", values.stale, 1_000, 0),
+    old: positiveInt("old", values.old, 100_000, 0),
+    runtimes: selection<RuntimeName>("runtimes", values.runtimes, runtimeNames),
+    out: values.out,
+  };
+}
+
+type Options = ReturnType<typeof options>;
+
+const count = async (sql: Sql, where: string) =>
+  Number((await sql.query(`SELECT count(*) AS n FROM link_changes WHERE ${where}`))[0]?.n);
+
+/** Links the deployment caches (read through it), then loses, and the backlog naming them among others. */
+async function seedBacklog(sql: Sql, url: string, authorization: string, opts: Options) {
+  await sql.query(
+    `INSERT INTO link_changes (tenant_id, provider, external_account_id, changed_at)
+     SELECT $1, 'bench', 'old-' || n, now() - interval '2 hours' FROM generate_series(1, $2::int) AS n`,
+    [TENANT, String(opts.old)],
+  );
+  await sql.query(
+    `INSERT INTO linked_external_accounts (tenant_id, provider, external_account_id, user_id)
+     SELECT $1, 'bench', 's-' || n, 'u-' || n FROM generate_series(1, $2::int) AS n`,
+    [TENANT, String(opts.stale)],
+  );
+  for (let n = 1; n <= opts.stale; n += 20) {
+    const batch = Array.from({ length: Math.min(20, opts.stale - n + 1) }, (_, i) => `s-${n + i}`);
+    await Promise.all(
+      batch.map(async (id) => {
+        const response = await fetch(url + linkPath("bench", id), { headers: { authorization } });
+        if (response.status !== 200) throw new Error(`caching ${id}: ${response.status}`);
+        await response.arrayBuffer();
+      }),
+    );
+  }
+  await sql.query("DELETE FROM linked_external_accounts WHERE tenant_id = $1", [TENANT]);
+  await sql.query(
+    `INSERT INTO link_changes (tenant_id, provider, external_account_id)
+     SELECT $1, 'bench', CASE WHEN n % $3::int = 0 AND n / $3::int <= $4::int THEN 's-' || (n / $3::int) ELSE 'n-' || n END
+     FROM generate_series(1, $2::int) AS n`,
+    [
+      TENANT,
+      String(opts.changes),
+      String(Math.max(1, Math.floor(opts.changes / Math.max(1, opts.stale)))),
+      String(opts.stale),
+    ],
+  );
+}
+
+async function drainOnce(runtime: RuntimeName, db: BenchDatabase, opts: Options, running: RunningRuntime[]) {
+  const secret = randomBytes(32).toString("hex");
+  const env = {
+    ...process.env,
+    AUTH_SECRET: secret,
+    DATABASE_URL: db.databaseUrl,
+    NEON_FETCH_ENDPOINT: db.neonFetchEndpoint,
+    LINK_CACHE_TTL_SECONDS: "3600",
+    LINK_SYNC_INTERVAL_SECONDS: "3600", // only the measured calls drain
+  };
+  const started = await launchRuntime(runtime, env, { port: 0, log: "file" });
+  running.push(started);
+  const sql = createNeonSql({ databaseUrl: db.databaseUrl, fetchEndpoint: db.neonFetchEndpoint });
+  const reader = `Bearer ${await signToken({ sub: "reader", tid: TENANT, role: "service" }, secret)}`;
+  const admin = `Bearer ${await signToken({ sub: "root", tid: TENANT, role: "admin" }, secret)}`;
+  await seedBacklog(sql, started.url, reader, opts);
+  progress(`${runtime}: backlog of ${opts.changes} changes (+${opts.old} past retention) seeded`);
+
+  const start = performance.now();
+  let calls = 0;
+  let removed = 0;
+  let caughtUpMs: number | undefined;
+  let prunedMs: number | null = null;
+  while (performance.now() - start < GIVE_UP_MS && (caughtUpMs === undefined || prunedMs === null)) {
+    const response = await fetch(`${started.url}/v1/admin/links/sync`, {
+      method: "POST",
+      headers: { authorization: admin },
+    });
+    if (response.status !== 200) throw new Error(`sync answered ${response.status}: ${await response.text()}`);
+    const report = (await response.json()) as { removed: number; caughtUp: boolean };
+    calls++;
+    removed += report.removed;
+    if (report.caughtUp && caughtUpMs === undefined) caughtUpMs = performance.now() - start;
+    if (prunedMs === null && (await count(sql, "changed_at < now() - interval '1 hour'")) === 0)
+      prunedMs = performance.now() - start;
+  }
+  if (caughtUpMs === undefined) throw new Error(`${runtime}: not caught up within ${GIVE_UP_MS / 1000} s`);
+  const left = {
+    total: await count(sql, "true"),
+    pastRetention: await count(sql, "changed_at < now() - interval '1 hour'"),
+  };
+  const changesPerSecond = Math.round(opts.changes / (caughtUpMs / 1000));
+  return {
+    runtime,
+    calls,
+    removed,
+    caughtUpMs: Math.round(caughtUpMs),
+    changesPerSecond,
+    prunedMs: prunedMs && Math.round(prunedMs),
+    left,
+  };
+}
+
+function markdown(results: DrainResult[], opts: Options, machine: string, databaseDescription: string): string {
+  const rows = results.map(
+    (r) =>
+      `| ${r.runtime} | ${r.calls} | ${(r.caughtUpMs / 1000).toFixed(1)} s | ${r.changesPerSecond} | ${r.removed} of ${opts.stale} | ${r.prunedMs === null ? "not yet" : `${(r.prunedMs / 1000).toFixed(1)} s`} | ${r.left.total} / ${r.left.pastRetention} |`,
+  );
+  return [
+    "# Draining a backlog of the link change feed",
+    "",
+    `Command: \`${commandLine("bench:drain")}\` (database: ${databaseDescription}) on ${machine}: a backlog of ${opts.changes} changes (${opts.stale} naming cached entries whose links are gone) and ${opts.old} changes past the retention, drained by one deployment through \`POST /v1/admin/links/sync\` (one invocation per call).`,
+    "",
+    "| runtime | sync calls | caught up after | changes/s | stale entries removed | past retention pruned after | rows left / past retention |",
+    "| ------- | ---------- | --------------- | --------- | --------------------- | --------------------------- | -------------------------- |",
+    ...rows,
+    "",
+  ].join("\n");
+}
+
+async function main() {
+  const opts = options();
+  if (opts.help) return void console.log(USAGE);
+  const running: RunningRuntime[] = [];
+  const databases: BenchDatabase[] = [];
+  const unmute = muteStdout(); // node serves in this process and logs a line per request
+  const cleanup = async () => {
+    await Promise.allSettled(running.map((runtime) => runtime.close()));
+    await Promise.allSettled(databases.map((db) => db.close()));
+    unmute();
+  };
+  const guard = guardProcess(cleanup, running);
+  const results: DrainResult[] = [];
+  let databaseDescription = "";
+  try {
+    for (const runtime of opts.runtimes) {
+      const db = await openBenchDatabase(process.env.DATABASE_URL);
+      databases.push(db);
+      databaseDescription = db.description.replace(/, schema \S+/, "");
+      const result = await drainOnce(runtime, db, opts, running);
+      guard.takeOver();
+      progress(
+        `${runtime}: caught up in ${result.caughtUpMs} ms (${result.changesPerSecond} changes/s, ${result.calls} calls)`,
+      );
+      results.push(result);
+      await Promise.allSettled(running.splice(0).map((started) => started.close()));
+      await db.close();
+      databases.splice(databases.indexOf(db), 1);
+    }
+    const info = await machineInfo();
+    const machine = `${info.cpus} × ${info.cpuModel}, Node ${info.node}, load ${info.loadAverage.join(" ")}`;
+    const written = await writeResults(opts.out, {
+      "drain.json": `${JSON.stringify({ options: opts, results }, null, 2)}\n`,
+      "drain.md": markdown(results, opts, machine, databaseDescription),
+    });
+    for (const file of written) progress(`wrote ${file}`);
+  } finally {
+    await cleanup();
+    guard.release();
+  }
+}
+
+await main();

@@ -1,0 +1,96 @@
+// Migrations run online (dev/migrate.ts): a statement that would queue behind traffic gives up
+// after LOCK_TIMEOUT and is retried, so writes never wait behind it for longer; no-transaction
+// files build indexes CONCURRENTLY, and a build that failed is rebuilt on the next run.
+import { copyFile, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { DEFAULT_MIGRATIONS_DIR, MigrationError, migrate, migrationFiles } from "../../dev/migrate.ts";
+import type { SqlBackend } from "../../dev/neon/backend.ts";
+import { createPgBackend } from "../../dev/neon/pg-backend.ts";
+import { createTestDatabase, describeWithPostgres, type TestDatabase } from "../support/postgres.ts";
+
+describeWithPostgres("online migrations [postgres]", () => {
+  let database: TestDatabase;
+  let backend: SqlBackend;
+  let dir: string;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    backend = createPgBackend(database.url, { max: 1 });
+    await migrate(backend);
+    dir = await mkdtemp(join(tmpdir(), "online-migrations-"));
+    for (const name of await migrationFiles(DEFAULT_MIGRATIONS_DIR)) {
+      await copyFile(join(DEFAULT_MIGRATIONS_DIR, name), join(dir, name));
+    }
+  }, 60_000);
+  afterAll(async () => {
+    await backend?.close();
+    await database?.drop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  const session = async () => {
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    return client;
+  };
+
+  it("gives up a lock it would queue for, lets writes through, and retries until it applies", async () => {
+    await writeFile(join(dir, "9001_asset_note.sql"), "ALTER TABLE assets ADD COLUMN note text;\n");
+    const [reader, writer] = [await session(), await session()];
+    try {
+      // A long read holds the table: the ALTER cannot have its exclusive lock for 3 s.
+      await reader.query("BEGIN");
+      await reader.query("SELECT count(*) FROM assets");
+      const released = new Promise((resolve) => setTimeout(resolve, 3_000)).then(() => reader.query("COMMIT"));
+      const attempts: number[] = [];
+      const migrating = migrate(backend, dir, { backoffMs: (attempt) => (attempts.push(attempt), 100) });
+      let longestWriteMs = 0;
+      let writes = 0;
+      const writing = (async () => {
+        const until = Date.now() + 4_000;
+        while (Date.now() < until) {
+          const started = performance.now();
+          await writer.query("INSERT INTO assets (tenant_id, id, name, material) VALUES ('online', $1, 'n', 'm')", [
+            `a-${writes++}`,
+          ]);
+          longestWriteMs = Math.max(longestWriteMs, performance.now() - started);
+        }
+      })();
+      expect(await migrating).toEqual(["9001_asset_note.sql"]);
+      await Promise.all([released, writing]);
+      expect(attempts.length).toBeGreaterThanOrEqual(3); // refused while the read held the table
+      // Each attempt made writes queue behind it for at most the lock timeout (500 ms).
+      expect(longestWriteMs).toBeLessThan(900);
+      expect(writes).toBeGreaterThan(20);
+      const { rows } = await writer.query("SELECT count(*)::int AS n FROM assets WHERE note IS NULL");
+      expect(rows[0].n).toBe(writes);
+    } finally {
+      await Promise.all([reader.end(), writer.end()]);
+    }
+  }, 30_000);
+
+  it("builds a no-transaction file's index CONCURRENTLY, and rebuilds one a failed run left invalid", async () => {
+    await backend.exec("CREATE TABLE online_codes (code text); INSERT INTO online_codes VALUES ('a'), ('b'), ('b');");
+    await writeFile(
+      join(dir, "9002_online_codes_key.sql"),
+      "-- migrate: no-transaction\n-- one code once\nCREATE UNIQUE INDEX CONCURRENTLY IF NOT EXISTS online_codes_key ON online_codes (code);\n",
+    );
+    const failed = await migrate(backend, dir).catch((error: unknown) => error);
+    expect(failed).toBeInstanceOf(MigrationError);
+    expect((failed as MigrationError).migration).toBe("9002_online_codes_key.sql");
+    const valid = async () =>
+      (
+        await backend.query({
+          query: "SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass('online_codes_key')",
+          params: [],
+        })
+      ).rows;
+    expect(await valid()).toEqual([["f"]]); // the failed build's leftover
+    await backend.exec("DELETE FROM online_codes WHERE ctid = (SELECT max(ctid) FROM online_codes WHERE code = 'b')");
+    expect(await migrate(backend, dir)).toEqual(["9002_online_codes_key.sql"]);
+    expect(await valid()).toEqual([["t"]]);
+    expect(await migrate(backend, dir)).toEqual([]);
+  }, 30_000);
+});
