@@ -36,7 +36,7 @@ describe("removing what has expired", () => {
     const budget = createInvocationBudget({}, Date.now() + 30_000);
     const report = await removeExpired(harness.sql, { retentionSeconds: RETENTION, budget, batchSize: 10 });
     expect(report).toEqual({ prunedChanges: 25, expiredKeys: 12, done: true });
-    expect(harness.stack.endpoint.statements()).toBe(3 + 2); // 10, 10, 5 changes; 10, 2 keys
+    expect(harness.stack.endpoint.statements()).toBe(3 + 2 + 1); // 10, 10, 5 changes; 10, 2 keys; no asset key
     expect(await count("SELECT count(*) AS n FROM link_changes")).toBe(1);
     expect(await count("SELECT count(*) AS n FROM documents WHERE idempotency_key IS NOT NULL")).toBe(0);
     expect(await count("SELECT count(*) AS n FROM documents")).toBe(12); // the documents stay

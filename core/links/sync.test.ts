@@ -207,8 +207,9 @@ describe("the triggers of a drain", () => {
       { drainTimeMs: 50, batchSize: 10 },
     );
     expect(await sync.drain()).toMatchObject({ caughtUp: false, outOf: "time" });
-    expect(statements.slice(0, 2)).toEqual(["prune", "other"]); // the feed, then the keys
-    expect(statements.slice(2).every((statement) => statement === "feed")).toBe(true);
+    // The feed, then the documents' keys, then the assets' keys.
+    expect(statements.slice(0, 3)).toEqual(["prune", "other", "other"]);
+    expect(statements.slice(3).every((statement) => statement === "feed")).toBe(true);
     await sync.drain();
     expect(statements.filter((statement) => statement === "prune")).toHaveLength(1); // once a minute
   });
