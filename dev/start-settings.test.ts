@@ -24,6 +24,12 @@ describe("npm start with an unusable setting", () => {
     ["DATABASE_URL", { AUTH_SECRET: SECRET, DATABASE_URL: "postgress://app:hunter2-password@127.0.0.1/app" }],
     ["AUTH_SECRET", { AUTH_SECRET: "short-secret-value" }],
     ["AUTH_JWKS", { AUTH_JWKS: "[not a jwks]" }],
+    ["AUTH_ISSUER", { AUTH_JWKS_URL: "https://idp.example/.well-known/jwks.json" }],
+    [
+      "AUTH_SECRET",
+      { AUTH_SECRET: SECRET, AUTH_JWKS_URL: "https://idp.example/.well-known/jwks.json", AUTH_ISSUER: "https://idp/" },
+    ],
+    ["AUTH_CLOCK_LEEWAY_SECONDS", { AUTH_SECRET: SECRET, AUTH_CLOCK_LEEWAY_SECONDS: "3600" }],
     ["LINK_CACHE_TTL_SECONDS", { AUTH_SECRET: SECRET, LINK_CACHE_TTL_SECONDS: "ten" }],
     ["SERVER_TIMING", { AUTH_SECRET: SECRET, SERVER_TIMING: "yes" }],
   ])(
