@@ -14,6 +14,9 @@ describeWithPostgres("no 503 for a write that commits [postgres]", () => {
     harness = await startHarness({ backend: "postgres" }); // the SQL port's real 10 s deadline
     admin = new pg.Client({ connectionString: harness.stack.postgresUrl });
     await admin.connect();
+    // This session holds a counter row for 12 s between statements: the database would end it
+    // after 5 s idle in its transaction (sql/0010), so it opts out, as only a test should.
+    await admin.query("SET idle_in_transaction_session_timeout = 0");
   });
   afterAll(async () => {
     await admin?.end();
@@ -43,10 +46,12 @@ describeWithPostgres("no 503 for a write that commits [postgres]", () => {
     await new Promise((done) => setTimeout(done, 500)); // anything still running would commit now
     const present = await stored("held", ids);
     ids.forEach((id, i) => {
+      // The lock outlived them all: none is created. 504 (outcome unknown: the SQL port's deadline
+      // passed first on a starved machine) promises nothing; a 503 promises nothing was written.
+      expect([503, 504], `${id}: ${statuses[i]}`).toContain(statuses[i]);
       if (statuses[i] === 503) expect(present.has(id), `${id} answered 503 but committed`).toBe(false);
-      else expect(statuses[i]).toBe(201);
     });
-    expect(statuses.filter((status) => status === 503)).toHaveLength(20); // the lock outlived them all
+    expect(statuses).toContain(503);
     expect(await numberingGaps(harness.sql, "held")).toEqual([]);
   }, 40_000);
 
