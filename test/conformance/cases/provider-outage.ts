@@ -44,6 +44,7 @@ export function providerOutageCases(call: Call, provider: () => IdentityProvider
     );
 
     it("a token whose key no cached copy holds: 503 keys_unavailable with Retry-After", async () => {
+      provider().setAvailability("failing"); // already so where the cases before it ran
       provider().rotate();
       const answer = await links(await provider().bearer({ alg: "ES256", rotated: true }));
       expectProblem(answer, 503, "keys_unavailable");
