@@ -5,7 +5,7 @@ import { bearer, TEST_AUTH_SECRET } from "../test/support/tokens.ts";
 import { createApp } from "./app.ts";
 import { type Logger, silentLogger } from "./log.ts";
 import { DatabaseUnavailableError, type Sql } from "./ports/sql.ts";
-import { parseSettings, SettingsError } from "./settings.ts";
+import { parseSettings, SettingsError } from "./settings/settings.ts";
 
 const settings = parseSettings({ AUTH_SECRET: TEST_AUTH_SECRET });
 

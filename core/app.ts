@@ -4,21 +4,21 @@ import type { Context, MiddlewareHandler } from "hono";
 // preset's two routers cost about 0.25 MB of Fastly's wasm, whose snapshot holds every line of code.
 import { Hono } from "hono/tiny";
 import { assetRoutes } from "./assets/routes.ts";
-import { type Authenticate, createAuthenticator } from "./auth.ts";
 import type { AppDeps, AppEnv } from "./deps.ts";
 import { documentRoutes } from "./documents/routes.ts";
 import { healthRoutes } from "./health.ts";
 import { allowOnly } from "./http/allow-only.ts";
+import { ProblemError, problemResponse } from "./http/problem.ts";
 import { requestLogging } from "./http/request-id.ts";
 import { serverTiming } from "./http/server-timing.ts";
-import type { Background } from "./jwks-cache.ts";
 import { linkRoutes } from "./links/routes.ts";
 import { consoleLogger, errorMessage, type Logger } from "./log.ts";
-import { misconfiguredResponse } from "./misconfigured.ts";
 import { openApiDocument } from "./openapi/document.ts";
 import { DatabaseOutcomeUnknownError, DatabaseUnavailableError } from "./ports/sql.ts";
-import { ProblemError, problemResponse } from "./problem.ts";
-import { SettingsError } from "./settings-error.ts";
+import { SettingsError } from "./settings/error.ts";
+import { misconfiguredResponse } from "./settings/misconfigured.ts";
+import { type Authenticate, createAuthenticator } from "./tokens/auth.ts";
+import type { Background } from "./tokens/jwks-cache.ts";
 
 export type { AppDeps, AppEnv } from "./deps.ts";
 

@@ -1,9 +1,9 @@
-import type { Principal } from "./auth.ts";
 import type { LinkSync } from "./links/sync.ts";
 import type { Logger } from "./log.ts";
 import type { KvCache } from "./ports/kv.ts";
 import type { Sql } from "./ports/sql.ts";
-import type { Settings } from "./settings.ts";
+import type { Settings } from "./settings/settings.ts";
+import type { Principal } from "./tokens/auth.ts";
 
 /** What every runtime hands to core: the two ports, settings, and where logs go. */
 export interface AppDeps {

@@ -2,7 +2,7 @@
 // Fastly service (which embeds the document) and tests. Any statement fails loudly.
 import { type App, createApp } from "../core/app.ts";
 import { silentLogger } from "../core/log.ts";
-import { parseSettings } from "../core/settings.ts";
+import { parseSettings } from "../core/settings/settings.ts";
 import { createMemoryKv } from "../edge/kv/memory.ts";
 
 const noDatabase = () => Promise.reject(new Error("no database here"));

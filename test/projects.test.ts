@@ -13,13 +13,13 @@ describe("vitest projects", () => {
     const all = Object.values(projects).flat();
     expect(new Set(all).size).toBe(all.length);
     expect(all).toEqual(
-      expect.arrayContaining(["core/settings.test.ts", "test/conformance/node.test.ts", "test/links/race.test.ts"]),
+      expect.arrayContaining(["core/settings/settings.test.ts", "test/conformance/node.test.ts", "test/links/race.test.ts"]),
     );
   });
 
   it("keep the database, subprocess and wasm suites out of the unit loop", () => {
     expect(projects.unit).toEqual(
-      expect.arrayContaining(["core/settings.test.ts", "edge/kv/memory.test.ts", "test/layout.test.ts"]),
+      expect.arrayContaining(["core/settings/settings.test.ts", "edge/kv/memory.test.ts", "test/layout.test.ts"]),
     );
     expect(projects.integration).toEqual(
       expect.arrayContaining([

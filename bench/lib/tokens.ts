@@ -3,7 +3,7 @@
 import { createPrivateKey } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { importPKCS8, SignJWT } from "jose";
-import type { Role } from "../../core/auth.ts";
+import type { Role } from "../../core/tokens/auth.ts";
 import { signToken } from "../../test/support/tokens.ts";
 import { UsageError } from "./cli.ts";
 
@@ -43,7 +43,7 @@ export interface SigningOptions {
   roleClaim: string;
 }
 
-/** The JWS algorithm the deployments accept for this kind of key (core/token-keys.ts). */
+/** The JWS algorithm the deployments accept for this kind of key (core/tokens/keys.ts). */
 function algorithmFor(pem: string, keyFile: string): string {
   let key: ReturnType<typeof createPrivateKey>;
   try {

@@ -7,7 +7,7 @@ import { createApp } from "../../core/app.ts";
 import { silentLogger } from "../../core/log.ts";
 import type { KvCache } from "../../core/ports/kv.ts";
 import type { Sql } from "../../core/ports/sql.ts";
-import { parseSettings } from "../../core/settings.ts";
+import { parseSettings } from "../../core/settings/settings.ts";
 import { createMemoryKv } from "../../edge/kv/memory.ts";
 import { secretTokens } from "../lib/tokens.ts";
 import { type OperationContext, type OperationName, operations } from "./operations.ts";

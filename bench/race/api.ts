@@ -4,7 +4,7 @@ import { randomBytes } from "node:crypto";
 import { createApp } from "../../core/app.ts";
 import { silentLogger } from "../../core/log.ts";
 import type { Sql } from "../../core/ports/sql.ts";
-import { parseSettings } from "../../core/settings.ts";
+import { parseSettings } from "../../core/settings/settings.ts";
 import { createMemoryKv } from "../../edge/kv/memory.ts";
 import { signToken } from "../../test/support/tokens.ts";
 

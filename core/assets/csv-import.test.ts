@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ProblemError } from "../problem.ts";
+import { ProblemError } from "../http/problem.ts";
 import { MAX_IMPORT_ROWS, parseImport } from "./csv-import.ts";
 
 const parseText = (text: string) => parseImport(text).rows;

@@ -5,7 +5,7 @@
 import { type CsvError, parse } from "csv-parse/browser/esm/sync";
 import * as v from "valibot";
 import { type FieldError, validate } from "../http/body.ts";
-import { ProblemError } from "../problem.ts";
+import { ProblemError } from "../http/problem.ts";
 import { AssetFieldsSchema, AssetIdSchema } from "./model.ts";
 import type { ImportRow } from "./repository.ts";
 

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ProblemError } from "../problem.ts";
+import { ProblemError } from "../http/problem.ts";
 import { formatEtag, parseEtagList, strongMatch, weakMatch } from "./etag.ts";
 import { evaluateRead, putMode, readPreconditions, requireIfMatch } from "./preconditions.ts";
 

@@ -1,5 +1,5 @@
 // Entity-tags (RFC 9110 §8.8.3) and the lists carried by If-Match / If-None-Match (§13.1.1-2).
-import { ProblemError } from "../problem.ts";
+import { ProblemError } from "../http/problem.ts";
 
 interface EntityTag {
   weak: boolean;

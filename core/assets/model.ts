@@ -1,6 +1,6 @@
 // What an asset is, what a client may send, and what it gets back.
 import * as v from "valibot";
-import { maxCodePoints } from "../validation.ts";
+import { maxCodePoints } from "../http/validation.ts";
 
 export const ASSET_ID_PATTERN = /^[A-Za-z0-9._~-]{1,128}$/;
 const MAX_TEXT_LENGTH = 200;

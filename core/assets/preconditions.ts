@@ -1,5 +1,5 @@
 // Which precondition a request carries, and what each asset route requires (RFC 9110 §13, RFC 6585 §3).
-import { ProblemError } from "../problem.ts";
+import { ProblemError } from "../http/problem.ts";
 import { type EtagList, parseEtagList, strongMatch, strongTags, weakMatch } from "./etag.ts";
 
 interface Preconditions {

@@ -8,8 +8,9 @@
 // - the outcome is decided from both, in RFC 9110 order: absent → not_found, no ETag match →
 //   conflict (412), approved → locked (409). A write that matched the snapshot but lost the race
 //   to a concurrent change is a conflict too: the version it named is no longer current.
+
+import { toIsoTimestamp } from "../ports/rows.ts";
 import type { Row, Sql } from "../ports/sql.ts";
-import { toIsoTimestamp } from "../rows.ts";
 import type { Asset, AssetFields, AssetPatch, AssetStatus } from "./model.ts";
 import type { MatchCondition } from "./preconditions.ts";
 

@@ -14,7 +14,7 @@ import {
 } from "../documents/idempotency.ts";
 import { allowOnly } from "../http/allow-only.ts";
 import { readBodyText, readJson, requireMediaType, validate } from "../http/body.ts";
-import { notFound, ProblemError } from "../problem.ts";
+import { notFound, ProblemError } from "../http/problem.ts";
 import { createAssetOnce } from "./create-once.ts";
 import { parseImport } from "./csv-import.ts";
 import { formatEtag } from "./etag.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ProblemError } from "../problem.ts";
+import { ProblemError } from "../http/problem.ts";
 import { parseIdempotencyKey, requestFingerprint } from "./idempotency.ts";
 
 describe("parseIdempotencyKey", () => {

@@ -1,7 +1,7 @@
 // Idempotency-Key (IETF httpapi draft): the key names one logical request of a tenant; the
 // fingerprint tells a retry of that request (same body) from a reuse of its key (other body).
-import { ProblemError } from "../problem.ts";
-import { sha256Hex } from "../sha256.ts";
+import { ProblemError } from "../http/problem.ts";
+import { sha256Hex } from "../lib/sha256.ts";
 
 export const IDEMPOTENCY_KEY_HEADER = "idempotency-key";
 export const IDEMPOTENT_REPLAYED_HEADER = "idempotent-replayed";

@@ -2,8 +2,8 @@
 // sql/0003_documents.sql (its function as sql/0005 replaced it), inside the INSERT itself: one
 // statement, one round trip, no gap.
 import { keysetPage, type Page } from "../http/page.ts";
+import { toIsoTimestamp } from "../ports/rows.ts";
 import type { Row, Sql } from "../ports/sql.ts";
-import { toIsoTimestamp } from "../rows.ts";
 
 export interface Document {
   id: string;

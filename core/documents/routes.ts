@@ -5,8 +5,8 @@ import type { AppDeps, AppEnv } from "../deps.ts";
 import { allowOnly } from "../http/allow-only.ts";
 import { readJson, validate } from "../http/body.ts";
 import { integerText, pageLimit } from "../http/page.ts";
-import { notFound } from "../problem.ts";
-import { maxCodePoints, printable } from "../validation.ts";
+import { notFound } from "../http/problem.ts";
+import { maxCodePoints, printable } from "../http/validation.ts";
 import { IDEMPOTENCY_KEY_HEADER, idempotencyOf, keyReused, parseIdempotencyKey, replayHeaders } from "./idempotency.ts";
 import { createDocument, type Document, findDocument, listDocuments } from "./repository.ts";
 

@@ -1,6 +1,6 @@
 import type { Hono } from "hono";
 import type { AppEnv } from "../deps.ts";
-import { ProblemError } from "../problem.ts";
+import { ProblemError } from "./problem.ts";
 
 /**
  * Registered after a path's real handlers: any other method there is a 405 with `Allow`, rather

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { ProblemError } from "../problem.ts";
 import { MAX_BODY_BYTES, readBodyText, readJson } from "./body.ts";
+import { ProblemError } from "./problem.ts";
 
 const Schema = v.strictObject({ name: v.pipe(v.string(), v.minLength(1)) });
 

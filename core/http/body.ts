@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { ProblemError } from "../problem.ts";
+import { ProblemError } from "./problem.ts";
 
 export const MAX_BODY_BYTES = 64 * 1024;
 

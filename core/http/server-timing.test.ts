@@ -5,7 +5,7 @@ import { bearer, TEST_AUTH_SECRET } from "../../test/support/tokens.ts";
 import { createApp } from "../app.ts";
 import { silentLogger } from "../log.ts";
 import { DatabaseUnavailableError, type Sql } from "../ports/sql.ts";
-import { parseSettings } from "../settings.ts";
+import { parseSettings } from "../settings/settings.ts";
 
 const DB_DELAY_MS = 40;
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -4,8 +4,8 @@
 // the canonical target fits every store whatever the input, and never leaks the id into a key.
 // The tenant id (1-64 of A-Z a-z 0-9 _ -, checked by auth) is legal everywhere as it is: it leads
 // the key, so one tenant's entries can be listed, and no entry of one tenant answers another's.
-import { RecentMap } from "../recent-map.ts";
-import { sha256Hex } from "../sha256.ts";
+import { RecentMap } from "../lib/recent-map.ts";
+import { sha256Hex } from "../lib/sha256.ts";
 import type { LinkTarget } from "./link.ts";
 
 /** Versioned: v1 keys (before tenants) are never read again and expire on their own. */

@@ -1,6 +1,6 @@
 // What a deployment lets one user link: how many accounts, and of which providers.
 import * as v from "valibot";
-import { SettingsError } from "../settings-error.ts";
+import { SettingsError } from "../settings/error.ts";
 import { TargetSchema } from "./link.ts";
 
 export const LINK_LIMIT_SETTING_NAMES = ["LINK_MAX_PER_USER", "LINK_PROVIDERS"] as const;

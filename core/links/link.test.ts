@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { ProblemError } from "../problem.ts";
+import { ProblemError } from "../http/problem.ts";
 import { LinkBodySchema, linkLocation, normalizeTarget } from "./link.ts";
 
 function refusal(run: () => unknown): { status: number; fields: string[] } {

@@ -2,12 +2,12 @@
 // downstream (SQL, KV keys, responses) sees the canonical provider and external account id.
 import type { Context } from "hono";
 import * as v from "valibot";
-import type { Principal } from "../auth.ts";
 import type { AppEnv } from "../deps.ts";
 import { validate } from "../http/body.ts";
 import { pageLimit } from "../http/page.ts";
-import { ProblemError } from "../problem.ts";
-import { maxCodePoints, printable } from "../validation.ts";
+import { ProblemError } from "../http/problem.ts";
+import { maxCodePoints, printable } from "../http/validation.ts";
+import type { Principal } from "../tokens/auth.ts";
 
 export interface Link {
   provider: string;

@@ -2,8 +2,8 @@
 // tenant; every write is one statement, and no answer depends on a read made before it. Every
 // statement names the tenant: no query reads, changes or conflicts with another tenant's links.
 import { keysetPage, type Page } from "../http/page.ts";
+import { toIsoTimestamp } from "../ports/rows.ts";
 import { isUniqueViolation, type Row, type Sql } from "../ports/sql.ts";
-import { toIsoTimestamp } from "../rows.ts";
 import type { Link, LinkTarget } from "./link.ts";
 
 export interface NewLink extends LinkTarget {

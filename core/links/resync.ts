@@ -3,7 +3,7 @@
 // invocation's budget (invocation-budget.ts: Workers allow 1,000 KV operations) and time allow, and answers where it
 // stopped: `next`, from which the following call goes on, until `next` is null.
 import * as v from "valibot";
-import { createInvocationBudget, type InvocationBudget } from "../invocation-budget.ts";
+import { createInvocationBudget, type InvocationBudget } from "../background/invocation-budget.ts";
 import type { Sql } from "../ports/sql.ts";
 import type { LinkCache } from "./cache.ts";
 import { linkKey, targetText } from "./keys.ts";

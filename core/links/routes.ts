@@ -3,8 +3,8 @@ import { Hono } from "hono/tiny";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { allowOnly } from "../http/allow-only.ts";
 import { readJson, validate } from "../http/body.ts";
+import { notFound, ProblemError } from "../http/problem.ts";
 import { type Logger, silentLogger } from "../log.ts";
-import { notFound, ProblemError } from "../problem.ts";
 import { createLinkCache, DEFAULT_KV_TIMEOUT_MS } from "./cache.ts";
 import {
   canSee,

@@ -4,7 +4,7 @@ import { linkPath } from "../../test/links/support.ts";
 import { createFaultyKv } from "../../test/support/faulty-kv.ts";
 import { type Harness, startHarness } from "../../test/support/harness.ts";
 import type { TokenClaims } from "../../test/support/tokens.ts";
-import { createInvocationBudget } from "../invocation-budget.ts";
+import { createInvocationBudget } from "../background/invocation-budget.ts";
 import { silentLogger } from "../log.ts";
 import type { KvCache } from "../ports/kv.ts";
 import type { Sql } from "../ports/sql.ts";

@@ -8,12 +8,16 @@
 // last page fully applied, so the next one retries the same changes (deletes are idempotent); the
 // entries' own TTL stays the backstop. The entries only trigger it. Before draining, the
 // instance removes expired rows (housekeeping.ts) about once a minute.
-import { type HousekeepingReport, removeExpired } from "../housekeeping.ts";
-import { createInvocationBudget, type InvocationBudget, type InvocationLimits } from "../invocation-budget.ts";
+import { type HousekeepingReport, removeExpired } from "../background/housekeeping.ts";
+import {
+  createInvocationBudget,
+  type InvocationBudget,
+  type InvocationLimits,
+} from "../background/invocation-budget.ts";
 import { consoleLogger, errorMessage, type Logger, silentLogger } from "../log.ts";
 import type { KvCache } from "../ports/kv.ts";
 import type { Sql } from "../ports/sql.ts";
-import type { Settings } from "../settings.ts";
+import type { Settings } from "../settings/settings.ts";
 import { DEFAULT_KV_TIMEOUT_MS, decodeEntry, withDeadline } from "./cache.ts";
 import { FEED_START, type LinkChange, readChanges } from "./changes.ts";
 import { linkKey } from "./keys.ts";

@@ -2,7 +2,7 @@
 // validate with (converted by @valibot/to-json-schema) and the descriptions of operations.ts.
 import { type ConversionConfig, type JsonSchema, toJsonSchema } from "@valibot/to-json-schema";
 import type * as v from "valibot";
-import { PROBLEM_CONTENT_TYPE, type ProblemCode, problemTitles } from "../problem.ts";
+import { PROBLEM_CONTENT_TYPE, type ProblemCode, problemTitles } from "../http/problem.ts";
 import { type HeaderSpec, type OperationSpec, operations } from "./operations.ts";
 import { namedSchemas } from "./schemas.ts";
 
@@ -18,7 +18,7 @@ const conversion: ConversionConfig = {
   target: "draft-2020-12",
   // Checks JSON Schema cannot say (a lone surrogate, a blank after trimming) stay in the prose.
   errorMode: "ignore",
-  // core/validation.ts's maxCodePoints counts what JSON Schema's maxLength counts: code points.
+  // core/http/validation.ts's maxCodePoints counts what JSON Schema's maxLength counts: code points.
   overrideAction: ({ valibotAction, jsonSchema }) =>
     "maxCodePoints" in valibotAction ? { ...jsonSchema, maxLength: valibotAction.maxCodePoints as number } : undefined,
 };

@@ -5,10 +5,10 @@ import * as v from "valibot";
 import { AssetFieldsSchema, AssetIdSchema, AssetPatchSchema } from "../assets/model.ts";
 import { IDEMPOTENCY_KEY, IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from "../documents/idempotency.ts";
 import { NewDocumentSchema, PageQuerySchema } from "../documents/routes.ts";
+import type { ProblemCode } from "../http/problem.ts";
 import { LinkBodySchema, LookupQuerySchema, TargetSchema, UserLinksQuerySchema } from "../links/link.ts";
 import { ResyncQuerySchema } from "../links/resync.ts";
 import { LINK_SOURCE_HEADER } from "../links/routes.ts";
-import type { ProblemCode } from "../problem.ts";
 import type { SchemaName } from "./schemas.ts";
 
 export interface HeaderSpec {

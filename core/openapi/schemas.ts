@@ -2,7 +2,7 @@
 // queries and path segments use the very schemas the routes validate with.
 import * as v from "valibot";
 import { ASSET_ID_PATTERN } from "../assets/model.ts";
-import { problemCodes } from "../problem.ts";
+import { problemCodes } from "../http/problem.ts";
 
 const timestamp = v.pipe(v.string(), v.isoTimestamp());
 const count = v.pipe(v.number(), v.integer(), v.minValue(0));

@@ -4,7 +4,7 @@ import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { Miniflare } from "miniflare";
 import { parse } from "smol-toml";
-import { type RawSettings, SETTING_NAMES } from "../../core/settings.ts";
+import { type RawSettings, SETTING_NAMES } from "../../core/settings/settings.ts";
 import { bundleWorker } from "../build/cloudflare.ts";
 
 const WRANGLER_TOML = fileURLToPath(new URL("../../wrangler.toml", import.meta.url));

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import type { RawSettings } from "../../core/settings.ts";
+import type { RawSettings } from "../../core/settings/settings.ts";
 import { kvPathFlags } from "../../edge/deno/kv-path.ts";
 import { DENO_ENV_NAMES, DRIVER_ENV_NAMES } from "../../edge/deno/settings.ts";
 

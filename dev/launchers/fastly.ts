@@ -3,7 +3,7 @@
 // test host (dev/fastly-host/), with fastly.toml's [local_server] pointed at this run's database.
 import { access, constants } from "node:fs/promises";
 import { delimiter, join } from "node:path";
-import type { RawSettings } from "../../core/settings.ts";
+import type { RawSettings } from "../../core/settings/settings.ts";
 import {
   CONFIG_KEYS,
   CONFIG_STORE,

@@ -1,4 +1,4 @@
-import type { RawSettings } from "../../core/settings.ts";
+import type { RawSettings } from "../../core/settings/settings.ts";
 import type { DenoLog } from "./deno.ts";
 import { startNodeRuntime } from "./node.ts";
 

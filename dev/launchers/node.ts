@@ -1,4 +1,4 @@
-import type { RawSettings } from "../../core/settings.ts";
+import type { RawSettings } from "../../core/settings/settings.ts";
 import { startNodeService } from "../../edge/node/service.ts";
 
 /** Node, in this process: the same service as the production entry, on 127.0.0.1. */

@@ -7,7 +7,7 @@ import { median } from "../../bench/lib/stats.ts";
 import { createApp } from "../../core/app.ts";
 import { silentLogger } from "../../core/log.ts";
 import type { Sql } from "../../core/ports/sql.ts";
-import { parseSettings } from "../../core/settings.ts";
+import { parseSettings } from "../../core/settings/settings.ts";
 import { createMemoryKv } from "../../edge/kv/memory.ts";
 import { bearer, TEST_AUTH_SECRET } from "../../test/support/tokens.ts";
 import { parseCommandLine } from "../cli.ts";

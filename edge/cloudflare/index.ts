@@ -4,7 +4,7 @@ import type { ExecutionContext } from "hono";
 import { type App, createApp } from "../../core/app.ts";
 import { createLinkSync, type LinkSync } from "../../core/links/sync.ts";
 import { consoleLogger } from "../../core/log.ts";
-import { misconfiguredResponse } from "../../core/misconfigured.ts";
+import { misconfiguredResponse } from "../../core/settings/misconfigured.ts";
 import { createWorkersKv } from "../kv/workers-kv.ts";
 import { neonSqlFromSettings } from "../neon/neon-sql.ts";
 import { type Bindings, settingsFromBindings } from "./settings.ts";

@@ -1,4 +1,4 @@
-import { readSettings, type SettingName, type Settings } from "../../core/settings.ts";
+import { readSettings, type SettingName, type Settings } from "../../core/settings/settings.ts";
 import type { WorkersKvNamespace } from "../kv/workers-kv.ts";
 
 /** The worker's bindings (wrangler.toml): the KV namespace, and every setting as a var or secret. */

@@ -4,11 +4,11 @@
 // stops it at start with one line naming the setting; SIGTERM and SIGINT stop it gracefully.
 // Deno.cron drains the link change feed.
 import { createApp } from "../../core/app.ts";
-import { type StopSignal, stopGracefullyOnSignals } from "../../core/graceful-stop.ts";
 import { createLinkSync } from "../../core/links/sync.ts";
-import { listenAddress, listenFailure } from "../../core/listen-address.ts";
-import { misconfiguredLine } from "../../core/misconfigured.ts";
-import { SettingsError } from "../../core/settings.ts";
+import { type StopSignal, stopGracefullyOnSignals } from "../../core/server/graceful-stop.ts";
+import { listenAddress, listenFailure } from "../../core/server/listen-address.ts";
+import { misconfiguredLine } from "../../core/settings/misconfigured.ts";
+import { SettingsError } from "../../core/settings/settings.ts";
 import { createDenoKv } from "../kv/deno-kv.ts";
 import { neonSqlFromSettings } from "../neon/neon-sql.ts";
 import { type DenoKvOpener, openKvAt } from "./kv-path.ts";

@@ -1,7 +1,7 @@
 // DENO_KV_PATH, the file Deno KV keeps the link cache in when self-hosted. `deno task start` runs
 // this file first: its output is the read and write permission for exactly that path, since a
 // task cannot add a flag only when a variable is set (an empty --allow-read= is refused).
-import { SettingsError } from "../../core/settings-error.ts";
+import { SettingsError } from "../../core/settings/error.ts";
 import type { DenoKv } from "../kv/deno-kv.ts";
 
 /** Not a file: Deno KV in memory, for tests and the local launcher. */

@@ -12,7 +12,7 @@ export const NEON_BACKEND = "neon";
 /** The backend AUTH_JWKS_URL is fetched through: the identity provider's host. */
 export const JWKS_BACKEND = "jwks";
 
-import type { SettingName } from "../../core/settings.ts";
+import type { SettingName } from "../../core/settings/settings.ts";
 
 /** core's settings, split between the two stores. */
 export const CONFIG_KEYS = [

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseSettings } from "../../core/settings.ts";
+import { parseSettings } from "../../core/settings/settings.ts";
 import { createMemoryKv } from "../kv/memory.ts";
 import { lateBoundDeps } from "./late-deps.ts";
 

@@ -1,7 +1,7 @@
 import type { AppDeps } from "../../core/app.ts";
 import type { KvCache } from "../../core/ports/kv.ts";
 import type { Row, Sql } from "../../core/ports/sql.ts";
-import type { Settings } from "../../core/settings.ts";
+import type { Settings } from "../../core/settings/settings.ts";
 
 /** What can only be made once a request runs: from the stores' values. */
 export interface StoreDeps {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseSettings, SETTING_NAMES } from "../../core/settings.ts";
+import { parseSettings, SETTING_NAMES } from "../../core/settings/settings.ts";
 import { CONFIG_KEYS, SECRET_KEYS } from "./bindings.ts";
 import { readFastlySettings } from "./settings.ts";
 

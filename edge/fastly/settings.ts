@@ -1,4 +1,4 @@
-import { type RawSettings, type Settings, SettingsError } from "../../core/settings.ts";
+import { type RawSettings, type Settings, SettingsError } from "../../core/settings/settings.ts";
 import { CONFIG_KEYS, SECRET_KEYS } from "./bindings.ts";
 
 /** What is used of `ConfigStore` (fastly:config-store) and `SecretStore` (fastly:secret-store). */
@@ -9,7 +9,7 @@ export interface SecretSource {
   get(key: string): Promise<{ plaintext(): string } | null>;
 }
 
-/** The raw settings of core/settings.ts, from a Config Store and a Secret Store. */
+/** The raw settings of core/settings/settings.ts, from a Config Store and a Secret Store. */
 export async function readFastlySettings(config: ConfigSource, secrets: SecretSource): Promise<RawSettings> {
   const raw: RawSettings = {};
   for (const key of CONFIG_KEYS) raw[key] = config.get(key) ?? undefined;

@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import { parse } from "smol-toml";
 import { describe, expect, it } from "vitest";
-import { parseSettings, SettingsError } from "../../core/settings.ts";
+import { parseSettings, SettingsError } from "../../core/settings/settings.ts";
 import { CONFIG_KEYS, CONFIG_STORE, JWKS_BACKEND, NEON_BACKEND, SECRET_KEYS, SECRET_STORE } from "./bindings.ts";
 import { requireNeonEndpoint } from "./settings.ts";
 

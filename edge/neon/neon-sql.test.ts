@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { NeonDbError } from "@neondatabase/serverless";
 import { describe, expect, it, vi } from "vitest";
 import { DatabaseError, DatabaseOutcomeUnknownError, DatabaseUnavailableError } from "../../core/ports/sql.ts";
-import { parseSettings, SettingsError } from "../../core/settings.ts";
+import { parseSettings, SettingsError } from "../../core/settings/settings.ts";
 import { sqlContract } from "../../test/ports/sql-contract.ts";
 import { describeOnBackends } from "../../test/support/harness.ts";
 import { createNeonSql, neonSqlFromSettings } from "./neon-sql.ts";

@@ -2,7 +2,7 @@
 // POST per statement, a batch as one POST the endpoint runs as a transaction.
 import { neon } from "@neondatabase/serverless";
 import type { Row, Sql, SqlStatement, TransactionOptions } from "../../core/ports/sql.ts";
-import { type Settings, SettingsError } from "../../core/settings.ts";
+import { type Settings, SettingsError } from "../../core/settings/settings.ts";
 import { DEFAULT_TIMEOUT_MS, withDeadline } from "./deadline.ts";
 import { redactor, toPortError } from "./port-errors.ts";
 import { asHttpUrl, routeNeonRequests } from "./routes.ts";

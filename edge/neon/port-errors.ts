@@ -4,7 +4,7 @@
 // answer ("Error connecting to database: …", what fetch threw in `sourceError`).
 import { NeonDbError } from "@neondatabase/serverless";
 import { DatabaseError, DatabaseOutcomeUnknownError, DatabaseUnavailableError } from "../../core/ports/sql.ts";
-import { SettingsError } from "../../core/settings.ts";
+import { SettingsError } from "../../core/settings/settings.ts";
 
 // SQLSTATEs that mean "not now, and nothing was done": connection exceptions, too many
 // connections / out of resources, a server shutting down or starting up, and a statement the

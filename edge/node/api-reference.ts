@@ -7,7 +7,7 @@ import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { Scalar } from "@scalar/hono-api-reference";
 import { Hono } from "hono";
-import { SettingsError } from "../../core/settings.ts";
+import { SettingsError } from "../../core/settings/settings.ts";
 
 export const API_REFERENCE_PATH = "/docs";
 export const API_REFERENCE_SCRIPT_PATH = `${API_REFERENCE_PATH}/scalar.js`;

@@ -2,11 +2,12 @@
 // the Node service (edge/node/service.ts) on HOST:PORT (every interface, 8080 by default).
 // SIGTERM (and Ctrl-C) stop accepting, let in-flight requests finish, then exit; an unusable
 // setting, or a HOST or PORT it cannot listen on, stops it at start with one line naming it.
-import { stopGracefullyOnSignals } from "../../core/graceful-stop.ts";
-import { listenAddress, listenFailure } from "../../core/listen-address.ts";
+
 import { consoleLogger } from "../../core/log.ts";
-import { misconfiguredLine } from "../../core/misconfigured.ts";
-import { SettingsError } from "../../core/settings.ts";
+import { stopGracefullyOnSignals } from "../../core/server/graceful-stop.ts";
+import { listenAddress, listenFailure } from "../../core/server/listen-address.ts";
+import { misconfiguredLine } from "../../core/settings/misconfigured.ts";
+import { SettingsError } from "../../core/settings/settings.ts";
 import type { RunningServer } from "./server.ts";
 import { startNodeService } from "./service.ts";
 

@@ -2,7 +2,7 @@ import { type IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { getRequestListener, serve } from "@hono/node-server";
-import { PROBLEM_CONTENT_TYPE, ProblemError } from "../../core/problem.ts";
+import { PROBLEM_CONTENT_TYPE, ProblemError } from "../../core/http/problem.ts";
 
 export interface RunningServer {
   url: string;

@@ -3,7 +3,7 @@
 // a timer, and /docs when API_DOCS=on.
 import { createApp } from "../../core/app.ts";
 import { createLinkSync } from "../../core/links/sync.ts";
-import { parseSettings, type RawSettings } from "../../core/settings.ts";
+import { parseSettings, type RawSettings } from "../../core/settings/settings.ts";
 import { createMemoryKv } from "../kv/memory.ts";
 import { neonSqlFromSettings } from "../neon/neon-sql.ts";
 import { apiReferenceEnabled, withApiReference } from "./api-reference.ts";

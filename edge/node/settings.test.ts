@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { SettingsError } from "../../core/settings.ts";
+import { SettingsError } from "../../core/settings/settings.ts";
 import { DEFAULT_SERVER_LIMITS } from "./server.ts";
 import { readServerLimits } from "./settings.ts";
 

@@ -1,5 +1,5 @@
 // The Node server's own setting, beside core's: how many connections it holds open at once.
-import { SettingsError } from "../../core/settings.ts";
+import { SettingsError } from "../../core/settings/settings.ts";
 import { DEFAULT_SERVER_LIMITS, type ServerLimits } from "./server.ts";
 
 export function readServerLimits(env: Record<string, string | undefined>): Pick<ServerLimits, "maxConnections"> {

@@ -1,7 +1,7 @@
 // Starts the local stack and one runtime the way `npm start -- --runtime X` does, then runs the
 // conformance suite against it over HTTP.
 import { afterAll, beforeAll, describe } from "vitest";
-import type { RawSettings } from "../../core/settings.ts";
+import type { RawSettings } from "../../core/settings/settings.ts";
 import { freePort } from "../../dev/free-port.ts";
 import type { RuntimeName } from "../../dev/launchers/index.ts";
 import { launchRuntime, type RunningRuntime } from "../../dev/launchers/index.ts";

@@ -7,11 +7,11 @@
 // all answer 201, and the last write silently wins. An edge KV store makes it worse: writes take
 // up to a minute to reach other locations. core/links/ lets Postgres' unique index decide instead.
 import { Hono } from "hono";
-import { createAuthenticator } from "../../core/auth.ts";
-import { parseAuthSettings } from "../../core/auth-settings.ts";
 import { linkKey } from "../../core/links/keys.ts";
 import { normalizeTarget } from "../../core/links/link.ts";
 import type { KvCache } from "../../core/ports/kv.ts";
+import { createAuthenticator } from "../../core/tokens/auth.ts";
+import { parseAuthSettings } from "../../core/tokens/settings.ts";
 
 export function createKvFirstLinkApp(kv: KvCache, authSecret: string) {
   const authenticate = createAuthenticator(parseAuthSettings({ AUTH_SECRET: authSecret }));

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import type { Readable } from "node:stream";
 import { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PROBLEM_CONTENT_TYPE } from "../../core/problem.ts";
+import { PROBLEM_CONTENT_TYPE } from "../../core/http/problem.ts";
 import { WORKER_OUTFILE } from "../../dev/build/cloudflare.ts";
 import { ROOT } from "../../dev/build/fastly.ts";
 import { workerCompatibility } from "../../dev/launchers/cloudflare.ts";

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
-import { PROBLEM_CONTENT_TYPE } from "../../core/problem.ts";
+import { PROBLEM_CONTENT_TYPE } from "../../core/http/problem.ts";
 import { ensureFastlyWasm, ROOT } from "../../dev/build/fastly.ts";
 import { type FastlyHost, startFastlyHost } from "../../dev/fastly-host/host.ts";
 import { localServerConfig } from "../../dev/launchers/fastly.ts";

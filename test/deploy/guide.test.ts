@@ -6,8 +6,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LISTEN_SETTING_NAMES } from "../../core/listen-address.ts";
-import { SETTING_NAMES } from "../../core/settings.ts";
+import { LISTEN_SETTING_NAMES } from "../../core/server/listen-address.ts";
+import { SETTING_NAMES } from "../../core/settings/settings.ts";
 import { ROOT } from "../../dev/build/fastly.ts";
 import { type Exit, runToExit } from "./processes.ts";
 

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type App, createApp } from "../../core/app.ts";
 import { consoleLogger } from "../../core/log.ts";
-import { parseSettings } from "../../core/settings.ts";
+import { parseSettings } from "../../core/settings/settings.ts";
 import { createMemoryKv } from "../../edge/kv/memory.ts";
 import { createNeonSql } from "../../edge/neon/neon-sql.ts";
 import { type FaultyEndpoint, startFaultyEndpoint } from "../support/faulty-endpoint.ts";

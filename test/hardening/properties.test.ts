@@ -5,8 +5,8 @@
 // table (row counts and contents) or, for writes, in the KV cache. Runs on PGlite for breadth.
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PROBLEM_CONTENT_TYPE, problemCodes } from "../../core/http/problem.ts";
 import type { KvCache } from "../../core/ports/kv.ts";
-import { PROBLEM_CONTENT_TYPE, problemCodes } from "../../core/problem.ts";
 import { createMemoryKv } from "../../edge/kv/memory.ts";
 import { type OpenApi, violations } from "../conformance/openapi-check.ts";
 import { cacheKeys } from "../links/support.ts";

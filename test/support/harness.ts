@@ -3,7 +3,7 @@ import { type App, createApp } from "../../core/app.ts";
 import { type Logger, silentLogger } from "../../core/log.ts";
 import type { KvCache } from "../../core/ports/kv.ts";
 import type { Sql } from "../../core/ports/sql.ts";
-import { parseSettings } from "../../core/settings.ts";
+import { parseSettings } from "../../core/settings/settings.ts";
 import { type LocalStack, startLocalStack } from "../../dev/stack.ts";
 import { createMemoryKv } from "../../edge/kv/memory.ts";
 import { createNeonSql } from "../../edge/neon/neon-sql.ts";

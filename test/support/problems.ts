@@ -1,5 +1,5 @@
 import { expect } from "vitest";
-import { PROBLEM_CONTENT_TYPE, type Problem, problemCodes } from "../../core/problem.ts";
+import { PROBLEM_CONTENT_TYPE, type Problem, problemCodes } from "../../core/http/problem.ts";
 
 /** An answer already read: what the conformance client returns, and what a Response becomes. */
 interface ReadAnswer {

@@ -1,5 +1,5 @@
 import { SignJWT } from "jose";
-import type { Role } from "../../core/auth.ts";
+import type { Role } from "../../core/tokens/auth.ts";
 
 export const TEST_AUTH_SECRET = "test-secret-that-is-at-least-32-bytes-long!";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { silentLogger } from "../log.ts";
 import { type StopSignal, stopGracefullyOnSignals } from "./graceful-stop.ts";
-import { silentLogger } from "./log.ts";
 
 function harness(close: () => Promise<void>, graceMs = 1_000) {
   const handlers = new Map<StopSignal, () => void>();

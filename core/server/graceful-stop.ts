@@ -1,7 +1,7 @@
 // How a self-hosted server stops when its platform replaces it (SIGTERM) or a terminal asks
 // (SIGINT): stop accepting, answer the requests in flight, exit 0. Orchestrators kill at about
 // 30 s, so requests outlasting the grace time lose to an exit 1 with a line saying so.
-import { consoleLogger, errorMessage, type Logger } from "./log.ts";
+import { consoleLogger, errorMessage, type Logger } from "../log.ts";
 
 export const STOP_SIGNALS = ["SIGTERM", "SIGINT"] as const;
 export type StopSignal = (typeof STOP_SIGNALS)[number];

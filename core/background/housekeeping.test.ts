@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Harness, startHarness } from "../test/support/harness.ts";
+import { type Harness, startHarness } from "../../test/support/harness.ts";
 import { removeExpired } from "./housekeeping.ts";
 import { createInvocationBudget } from "./invocation-budget.ts";
 

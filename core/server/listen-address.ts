@@ -1,7 +1,7 @@
 // Where a self-hosted server (Node, Deno) listens: HOST and PORT from its environment. A deployed
 // server must be reachable from outside its container, so the default is every interface; the
 // local launchers pass HOST=127.0.0.1.
-import { SettingsError } from "./settings.ts";
+import { SettingsError } from "../settings/settings.ts";
 
 export const LISTEN_SETTING_NAMES = ["HOST", "PORT"] as const;
 const DEFAULT_HOST = "0.0.0.0";

@@ -5,8 +5,8 @@
 // decides (exp, nbf) is checked again on every use, with the verifier's leeway. Keys do change: an
 // entry lives at most `maxAgeMs`, well below how long a fetched JWKS is fresh (10 minutes by default).
 import type { JWTPayload } from "jose";
-import { RecentMap } from "./recent-map.ts";
-import type { VerifyToken } from "./token-keys.ts";
+import { RecentMap } from "../lib/recent-map.ts";
+import type { VerifyToken } from "./keys.ts";
 
 export interface VerifiedTokenOptions {
   /** Tokens remembered at once; the oldest is forgotten first (default 512). */

@@ -1,7 +1,7 @@
 // How tokens are checked: a development HS256 secret and/or an identity provider's public keys
 // (a JWKS inline or at a URL), with the issuer, audience and claim names that provider uses.
 import type { JSONWebKeySet } from "jose";
-import { SettingsError } from "./settings-error.ts";
+import { SettingsError } from "../settings/error.ts";
 
 export const AUTH_SETTING_NAMES = [
   "AUTH_SECRET",

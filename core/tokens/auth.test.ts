@@ -1,8 +1,8 @@
 import { base64url, SignJWT, UnsecuredJWT } from "jose";
 import { describe, expect, it } from "vitest";
+import { ProblemError } from "../http/problem.ts";
 import { createAuthenticator } from "./auth.ts";
-import { parseAuthSettings } from "./auth-settings.ts";
-import { ProblemError } from "./problem.ts";
+import { parseAuthSettings } from "./settings.ts";
 
 const SECRET = "unit-test-secret-with-at-least-32-bytes";
 const key = new TextEncoder().encode(SECRET);

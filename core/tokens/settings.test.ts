@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { parseAuthSettings } from "./auth-settings.ts";
-import { SettingsError } from "./settings-error.ts";
+import { SettingsError } from "../settings/error.ts";
+import { parseAuthSettings } from "./settings.ts";
 
 const SECRET = "s".repeat(32);
 const ISSUER = "https://idp.example/";

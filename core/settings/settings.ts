@@ -1,10 +1,10 @@
-import { AUTH_SETTING_NAMES, type AuthSettings, parseAuthSettings } from "./auth-settings.ts";
-import { LINK_LIMIT_SETTING_NAMES, type LinkLimits, parseLinkLimits } from "./links/link-settings.ts";
-import { MIN_KV_TTL_SECONDS } from "./ports/kv.ts";
-import { SettingsError } from "./settings-error.ts";
+import { LINK_LIMIT_SETTING_NAMES, type LinkLimits, parseLinkLimits } from "../links/link-settings.ts";
+import { MIN_KV_TTL_SECONDS } from "../ports/kv.ts";
+import { AUTH_SETTING_NAMES, type AuthSettings, parseAuthSettings } from "../tokens/settings.ts";
+import { SettingsError } from "./error.ts";
 
-export { MIN_AUTH_SECRET_BYTES } from "./auth-settings.ts";
-export { SettingsError } from "./settings-error.ts";
+export { MIN_AUTH_SECRET_BYTES } from "../tokens/settings.ts";
+export { SettingsError } from "./error.ts";
 
 /** The same settings object on every runtime; each runtime only collects the raw strings. */
 export interface Settings {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { SettingsError } from "../settings/error.ts";
 import { listenAddress, listenFailure } from "./listen-address.ts";
-import { SettingsError } from "./settings-error.ts";
 
 const from = (env: Record<string, string>) => (name: string) => env[name];
 

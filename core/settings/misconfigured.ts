@@ -1,8 +1,9 @@
 // Runtimes without a start-up step (Workers, Fastly) build their app on the first request; when a
 // setting is unusable, every request gets this answer instead of a stack trace.
-import type { Logger } from "./log.ts";
-import { ProblemError, problemResponse } from "./problem.ts";
-import { SettingsError } from "./settings-error.ts";
+
+import { ProblemError, problemResponse } from "../http/problem.ts";
+import type { Logger } from "../log.ts";
+import { SettingsError } from "./error.ts";
 
 /** 500 `misconfigured` naming the setting (never its value), logged; other errors are rethrown. */
 export function misconfiguredResponse(error: unknown, logger: Logger): Response {

@@ -1,9 +1,9 @@
 import * as v from "valibot";
-import type { AuthSettings } from "./auth-settings.ts";
+import { ProblemError } from "../http/problem.ts";
+import { maxCodePoints } from "../http/validation.ts";
 import { type Background, KeysUnavailableError } from "./jwks-cache.ts";
-import { ProblemError } from "./problem.ts";
-import { type TokenKeyOptions, tokenVerifier } from "./token-keys.ts";
-import { maxCodePoints } from "./validation.ts";
+import { type TokenKeyOptions, tokenVerifier } from "./keys.ts";
+import type { AuthSettings } from "./settings.ts";
 import { rememberVerifiedTokens } from "./verified-tokens.ts";
 
 export type Role = "user" | "service" | "admin";

@@ -3,8 +3,8 @@
 // work that runs in the background of an invocation (a drain of the link change feed, the
 // housekeeping) counts its calls here, plans its batches to fit, and stops before the limit or
 // its time runs out, so the next invocation resumes instead of this one failing midway.
-import type { KvCache } from "./ports/kv.ts";
-import type { Sql } from "./ports/sql.ts";
+import type { KvCache } from "../ports/kv.ts";
+import type { Sql } from "../ports/sql.ts";
 
 /** Per-invocation limits of a platform; an absent one is unlimited. */
 export interface InvocationLimits {

@@ -3,11 +3,11 @@
 // so no lock is held for long and traffic never queues behind the cleanup; it stops when both
 // are done, or when the invocation's time or statement budget would not cover another batch.
 // Every deployment runs it with its drain of the link feed; two at once skip each other's rows.
-import { expireAssetIdempotencyKeys } from "./assets/create-once.ts";
-import { expireIdempotencyKeys } from "./documents/repository.ts";
+import { expireAssetIdempotencyKeys } from "../assets/create-once.ts";
+import { expireIdempotencyKeys } from "../documents/repository.ts";
+import { pruneChanges } from "../links/changes.ts";
+import type { Sql } from "../ports/sql.ts";
 import type { InvocationBudget } from "./invocation-budget.ts";
-import { pruneChanges } from "./links/changes.ts";
-import type { Sql } from "./ports/sql.ts";
 
 export const HOUSEKEEPING_BATCH_SIZE = 1_000;
 

@@ -2,9 +2,9 @@
 // use, issuer/audience, custom claim names, and the algorithm-confusion refusals.
 import { exportJWK, exportSPKI, generateKeyPair, type JWK, SignJWT } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
+import { ProblemError } from "../http/problem.ts";
 import { createAuthenticator } from "./auth.ts";
-import { parseAuthSettings } from "./auth-settings.ts";
-import { ProblemError } from "./problem.ts";
+import { parseAuthSettings } from "./settings.ts";
 
 const ALGORITHMS = ["RS256", "ES256", "EdDSA"] as const;
 type Alg = (typeof ALGORITHMS)[number];

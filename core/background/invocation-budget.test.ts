@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { createMemoryKv } from "../edge/kv/memory.ts";
+import { createMemoryKv } from "../../edge/kv/memory.ts";
+import type { Sql } from "../ports/sql.ts";
 import { BudgetExhaustedError, createInvocationBudget } from "./invocation-budget.ts";
-import type { Sql } from "./ports/sql.ts";
 
 const sql: Sql = { query: async () => [], transaction: async () => [] };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_MAX_LINKS_PER_USER } from "./links/link-settings.ts";
+import { DEFAULT_MAX_LINKS_PER_USER } from "../links/link-settings.ts";
 import {
   DEFAULT_IDEMPOTENCY_KEY_TTL_SECONDS,
   DEFAULT_LINK_CACHE_TTL_SECONDS,

@@ -3,8 +3,8 @@
 // a token whose header claims HS256 is never verified with a public key's bytes, so knowing the
 // (public) JWKS signs nothing.
 import { createLocalJWKSet, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from "jose";
-import type { AuthSettings } from "./auth-settings.ts";
 import { type Background, type CachedKeySet, cachedRemoteKeySet } from "./jwks-cache.ts";
+import type { AuthSettings } from "./settings.ts";
 
 /** What identity providers sign with: RSA, P-256 and Ed25519 (named EdDSA or Ed25519). */
 const PUBLIC_KEY_ALGORITHMS = ["RS256", "ES256", "EdDSA", "Ed25519"];
