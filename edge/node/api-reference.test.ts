@@ -15,7 +15,8 @@ describe("the API reference at /docs", () => {
     const docs = await fetch(`${server.url}/docs`);
     expect(docs.status).toBe(200);
     expect(docs.headers.get("content-type")).toMatch(/^text\/html/);
-    expect(await docs.text()).toContain("/openapi.json");
+    expect(await docs.text()).toContain("/docs/start.js");
+    expect(await (await fetch(`${server.url}/docs/start.js`)).text()).toContain('"/openapi.json"');
     expect((await fetch(`${server.url}/openapi.json`)).status).toBe(200);
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
   });
@@ -24,15 +25,20 @@ describe("the API reference at /docs", () => {
     const server = await listen(withApiReference(app.fetch), { port: 0 });
     servers.push(server);
     const page = await (await fetch(`${server.url}/docs`)).text();
+    const start = await (await fetch(`${server.url}/docs/start.js`)).text();
     // Every URL the page names: src and href attributes, and every string of the config that is a URL.
     const attributes = [...page.matchAll(/\b(?:src|href)="([^"]*)"/g)].map((m) => m[1]!);
-    const strings = [...page.matchAll(/"((?:https?:|\/)[^"]*)"/g)].map((m) => m[1]!);
+    const strings = [...`${page}${start}`.matchAll(/"((?:https?:|\/)[^"]*)"/g)].map((m) => m[1]!);
     const urls = [...attributes, ...strings];
     expect(urls).toContain(API_REFERENCE_SCRIPT_PATH);
     expect(urls).toContain("/openapi.json");
     for (const url of urls) expect(new URL(url, server.url).origin, url).toBe(server.url);
-    expect(page).not.toMatch(/(?:https?:)?\/\/[a-z0-9-]+\.[a-z]/i);
-    expect(page).toContain('"withDefaultFonts": false');
+    expect(`${page}${start}`).not.toMatch(/(?:https?:)?\/\/[a-z0-9-]+\.[a-z]/i);
+    // No inline script, so a `script-src 'self'` policy holds: the start-up is a served file.
+    expect(page).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
+    expect(start).toMatch(/^Scalar\.createApiReference\("#app"/);
+    expect(start).toContain('"url": "/openapi.json"');
+    expect(start).toContain('"withDefaultFonts": false');
     const script = await fetch(`${server.url}${API_REFERENCE_SCRIPT_PATH}`);
     expect(script.status).toBe(200);
     expect(script.headers.get("content-type")).toMatch(/^text\/javascript/);
