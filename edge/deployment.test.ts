@@ -17,21 +17,21 @@ const healthz = async (fetch: (request: Request) => Response | Promise<Response>
 
 describe("createDeployment", () => {
   it("serves the runtime's name from stores read at once", async () => {
-    const { app, linkSync, ready } = createDeployment({ runtime: "stand-in", stores: stores() });
+    const { app, linkSync, ready } = createDeployment({ runtime: "node", stores: stores() });
     await ready();
-    expect(await healthz(app.fetch)).toEqual({ status: "ok", runtime: "stand-in" });
+    expect(await healthz(app.fetch)).toEqual({ status: "ok", runtime: "node" });
     expect(linkSync.intervalMs).toBe(parseSettings(raw).linkSyncIntervalSeconds * 1000);
   });
 
   it("throws a SettingsError at once when stores given at once lack a setting", () => {
     const { DATABASE_URL: _, ...withoutDatabase } = raw;
-    expect(() => createDeployment({ runtime: "stand-in", stores: stores(withoutDatabase) })).toThrow(SettingsError);
+    expect(() => createDeployment({ runtime: "node", stores: stores(withoutDatabase) })).toThrow(SettingsError);
   });
 
   it("builds the app before stores read later, and binds them once ready", async () => {
     let reads = 0;
     const { app, linkSync, ready } = createDeployment({
-      runtime: "late",
+      runtime: "fastly",
       stores: async () => {
         reads++;
         return stores();
@@ -42,14 +42,14 @@ describe("createDeployment", () => {
     await ready();
     await ready();
     expect(reads).toBe(1);
-    expect(await healthz(app.fetch)).toEqual({ status: "ok", runtime: "late" });
+    expect(await healthz(app.fetch)).toEqual({ status: "ok", runtime: "fastly" });
     expect(linkSync.intervalMs).toBe(parseSettings(raw).linkSyncIntervalSeconds * 1000);
   });
 
   it("reads stores read later again after a failed read", async () => {
     const { DATABASE_URL: _, ...withoutDatabase } = raw;
     const envs = [withoutDatabase, raw];
-    const { ready } = createDeployment({ runtime: "late", stores: async () => stores(envs.shift()) });
+    const { ready } = createDeployment({ runtime: "fastly", stores: async () => stores(envs.shift()) });
     await expect(ready()).rejects.toThrow(SettingsError);
     await expect(ready()).resolves.toBeUndefined();
   });

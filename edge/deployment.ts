@@ -9,6 +9,7 @@ import type { KvCache } from "../core/ports/kv.ts";
 import type { Settings } from "../core/settings/settings.ts";
 import { type BoundParts, lateBound } from "./late-bound.ts";
 import { neonSqlFromSettings } from "./neon/neon-sql.ts";
+import type { RuntimeName } from "./runtimes.ts";
 
 /** What a runtime reads before anything is served: its settings and its KV store. */
 export interface RuntimeStores {
@@ -17,8 +18,8 @@ export interface RuntimeStores {
 }
 
 export interface RuntimeParts {
-  /** The name `/healthz` reports. */
-  runtime: string;
+  /** Its name in edge/runtimes.ts, which `/healthz` reports. */
+  runtime: RuntimeName;
   /**
    * The stores, or how to read them where that can only happen later (Fastly: while a request
    * runs). Read at once, an unusable setting throws a SettingsError from `createDeployment`.

@@ -13,7 +13,11 @@ describe("vitest projects", () => {
     const all = Object.values(projects).flat();
     expect(new Set(all).size).toBe(all.length);
     expect(all).toEqual(
-      expect.arrayContaining(["core/settings/settings.test.ts", "test/conformance/node.test.ts", "test/links/race.test.ts"]),
+      expect.arrayContaining([
+        "core/settings/settings.test.ts",
+        "test/conformance/node.test.ts",
+        "test/links/race.test.ts",
+      ]),
     );
   });
 
