@@ -14,6 +14,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
+import { RUNTIME_NAMES, RUNTIMES } from "../edge/runtimes.ts";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const RUNTIME_DEPENDENCIES = Object.keys(
@@ -116,8 +117,16 @@ describe("edge/ ships alone", () => {
     (name) => !PORT_ADAPTER_DIRS.includes(name) && statSync(join(ROOT, "edge", name)).isDirectory(),
   );
 
-  it("has the four runtimes' folders", () => {
-    expect(runtimeDirs.sort()).toEqual(["cloudflare", "deno", "fastly", "node"]);
+  it("has one folder per runtime of edge/runtimes.ts", () => {
+    expect(runtimeDirs.sort()).toEqual([...RUNTIME_NAMES].sort());
+  });
+
+  // What a runtime of the list brings besides its folder: its entry, its KV store, its launcher
+  // and its deploy test.
+  it.each(RUNTIME_NAMES)("%s has its entry, KV store, launcher and deploy test", (runtime) => {
+    const { entry, kvStore } = RUNTIMES[runtime];
+    const paths = [entry, kvStore, `dev/launchers/${runtime}.ts`, `test/deploy/${runtime}.test.ts`];
+    expect(paths.filter((path) => !existsSync(join(ROOT, path)))).toEqual([]);
   });
 
   it.each(runtimeDirs)("edge/%s/ holds only its entry, settings reader, bindings and what they import", (runtime) => {

@@ -6,7 +6,7 @@ import { build } from "esbuild";
 import { KV_STORE } from "../../edge/fastly/bindings.ts";
 import { createMemoryKv } from "../../edge/kv/memory.ts";
 import { listen } from "../../edge/node/server.ts";
-import type { RuntimeName } from "../launchers/index.ts";
+import type { RuntimeName } from "../../edge/runtimes.ts";
 import { kvBaselineHandler } from "./handler.ts";
 
 interface RunningBaseline {
@@ -16,6 +16,7 @@ interface RunningBaseline {
 
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 
+// One per runtime of edge/runtimes.ts: the bench compares each runtime's lookups with its own.
 const baselines: Record<RuntimeName, () => Promise<RunningBaseline>> = {
   node: () => listen(kvBaselineHandler(createMemoryKv()), { port: 0 }),
   async cloudflare() {

@@ -1,8 +1,9 @@
 import type { RawSettings } from "../../core/settings/settings.ts";
+import { isRuntimeName, RUNTIME_NAMES, type RuntimeName } from "../../edge/runtimes.ts";
 import type { DenoLog } from "./deno.ts";
 import { startNodeRuntime } from "./node.ts";
 
-export type RuntimeName = "node" | "cloudflare" | "deno" | "fastly";
+export { isRuntimeName, type RuntimeName };
 
 export interface RunningRuntime {
   runtime: RuntimeName;
@@ -29,8 +30,8 @@ type RuntimeLauncher = (
   close(): Promise<void>;
 }>;
 
-// Each runtime is started the way its users run it; the same launchers serve `npm start`,
-// the conformance suite and the benchmark.
+// Each runtime of edge/runtimes.ts is started the way its users run it; the same launchers serve
+// `npm start`, the conformance suite and the benchmark.
 const launchers: Record<RuntimeName, RuntimeLauncher> = {
   node: startNodeRuntime,
   // Loaded on demand: Miniflare is heavy, and a node run should not pay for it.
@@ -39,7 +40,7 @@ const launchers: Record<RuntimeName, RuntimeLauncher> = {
   fastly: async (env, options) => (await import("./fastly.ts")).startFastlyRuntime(env, options),
 };
 
-export const runtimeNames = Object.keys(launchers) as RuntimeName[];
+export const runtimeNames = RUNTIME_NAMES;
 
 export async function launchRuntime(
   runtime: RuntimeName,
@@ -47,8 +48,4 @@ export async function launchRuntime(
   options: LaunchOptions = {},
 ): Promise<RunningRuntime> {
   return { runtime, ...(await launchers[runtime](env, options)) };
-}
-
-export function isRuntimeName(value: string): value is RuntimeName {
-  return (runtimeNames as string[]).includes(value);
 }

@@ -1,23 +1,16 @@
 // The Cloudflare Workers entry: a module worker. Bindings → settings → ports → the core app.
 // A Cron Trigger (wrangler.toml) runs `scheduled`, which drains the link change feed into LINKS.
 import type { ExecutionContext } from "hono";
-import { type App, createApp } from "../../core/app.ts";
-import { createLinkSync, type LinkSync } from "../../core/links/sync.ts";
 import { consoleLogger } from "../../core/log.ts";
 import { misconfiguredResponse } from "../../core/settings/misconfigured.ts";
+import { createDeployment, type Deployment } from "../deployment.ts";
 import { createWorkersKv } from "../kv/workers-kv.ts";
-import { neonSqlFromSettings } from "../neon/neon-sql.ts";
 import { type Bindings, settingsFromBindings } from "./settings.ts";
 
 /** Cron Triggers fire at most once a minute; each run drains every interval until the next. */
 const CRON_PERIOD_MS = 60_000;
 /** Workers allow 1,000 KV operations per invocation, a scheduled one included. */
 const WORKERS_LIMITS = { kvOperations: 1_000 };
-
-interface Deployment {
-  app: App;
-  linkSync: LinkSync;
-}
 
 // One app per isolate and bindings object: building it (settings, key import, SQL port) is not
 // per-request work. Workers hand the same `env` to every request of an isolate.
@@ -26,15 +19,11 @@ const deployments = new WeakMap<Bindings, Deployment>();
 function deploymentFor(env: Bindings): Deployment {
   let deployment = deployments.get(env);
   if (!deployment) {
-    const settings = settingsFromBindings(env);
-    const deps = {
-      sql: neonSqlFromSettings(settings),
-      kv: createWorkersKv(env.LINKS),
-      settings,
+    deployment = createDeployment({
       runtime: "cloudflare",
-    };
-    const linkSync = createLinkSync(deps, { limits: WORKERS_LIMITS });
-    deployment = { app: createApp({ ...deps, linkSync }), linkSync };
+      stores: { settings: settingsFromBindings(env), kv: createWorkersKv(env.LINKS) },
+      limits: WORKERS_LIMITS,
+    });
     deployments.set(env, deployment);
   }
   return deployment;

@@ -3,14 +3,12 @@
 // unusable setting (a HOST or PORT it cannot listen on, a DENO_KV_PATH it cannot open included)
 // stops it at start with one line naming the setting; SIGTERM and SIGINT stop it gracefully.
 // Deno.cron drains the link change feed.
-import { createApp } from "../../core/app.ts";
-import { createLinkSync } from "../../core/links/sync.ts";
 import { type StopSignal, stopGracefullyOnSignals } from "../../core/server/graceful-stop.ts";
 import { listenAddress, listenFailure } from "../../core/server/listen-address.ts";
 import { misconfiguredLine } from "../../core/settings/misconfigured.ts";
 import { SettingsError } from "../../core/settings/settings.ts";
+import { createDeployment } from "../deployment.ts";
 import { createDenoKv } from "../kv/deno-kv.ts";
-import { neonSqlFromSettings } from "../neon/neon-sql.ts";
 import { type DenoKvOpener, openKvAt } from "./kv-path.ts";
 import { settingsFromEnv } from "./settings.ts";
 
@@ -40,14 +38,10 @@ async function orExit<T>(step: () => T | Promise<T>): Promise<T> {
   }
 }
 
-const { settings, sql, address } = await orExit(() => {
-  const settings = settingsFromEnv(env);
-  return { settings, sql: neonSqlFromSettings(settings), address: listenAddress(env) };
-});
+const { settings, address } = await orExit(() => ({ settings: settingsFromEnv(env), address: listenAddress(env) }));
 // No path: Deno Deploy's KV, or a local database in Deno's cache. DENO_KV_PATH=:memory: for tests.
 const kv = createDenoKv(await orExit(() => openKvAt(deno, env("DENO_KV_PATH") || undefined)));
-const linkSync = createLinkSync({ sql, kv, settings });
-const app = createApp({ sql, kv, settings, runtime: "deno", linkSync });
+const { app, linkSync } = await orExit(() => createDeployment({ runtime: "deno", stores: { settings, kv } }));
 
 // Deno.cron fires at most once a minute, on the minute; each run drains every interval until the
 // next one. The rest of the minute this process started in is drained the same way: without it a

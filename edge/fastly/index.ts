@@ -8,18 +8,15 @@ import { ConfigStore } from "fastly:config-store";
 import { setReusableSandboxOptions } from "fastly:experimental";
 import { KVStore } from "fastly:kv-store";
 import { SecretStore } from "fastly:secret-store";
-import { createApp } from "../../core/app.ts";
 import { ProblemError, problemResponse } from "../../core/http/problem.ts";
-import { createLinkSync, type LinkSync } from "../../core/links/sync.ts";
 import { consoleLogger, errorMessage } from "../../core/log.ts";
 import { misconfiguredResponse } from "../../core/settings/misconfigured.ts";
 import { parseSettings, SettingsError } from "../../core/settings/settings.ts";
+import { createDeployment, type RuntimeStores } from "../deployment.ts";
 import { createFastlyKv } from "../kv/fastly-kv.ts";
-import { neonSqlFromSettings } from "../neon/neon-sql.ts";
 import { installAbortSignal } from "./abort-signal.ts";
 import { CONFIG_STORE, JWKS_BACKEND, KV_STORE, NEON_BACKEND, SECRET_STORE } from "./bindings.ts";
 import { installEd25519 } from "./ed25519.ts";
-import { lateBoundDeps } from "./late-deps.ts";
 import { fetchThroughBackend } from "./neon-fetch.ts";
 import { SANDBOX_REUSE } from "./reuse.ts";
 import { readFastlySettings, requireNeonEndpoint } from "./settings.ts";
@@ -32,24 +29,20 @@ enforceExplicitBackends();
 installAbortSignal();
 installEd25519();
 
+// Compute allows 32 backend requests per execution, and each SQL statement is one: a drain after
+// a response leaves a few to the request it follows.
+const COMPUTE_LIMITS = { sqlStatements: 28 };
+
 // Built at the top level, which the build snapshots: every fresh instance starts with the routes,
 // the schemas and the router ready. Stores can only be opened while a request runs, so what
 // depends on their values (settings, the Neon driver, the KV Store) is bound on the first request
 // of each instance, which keeps them for the requests it serves.
-const late = lateBoundDeps();
-let linkSync: LinkSync | undefined;
-// The drain needs the settings too: the app's handle on it forwards to the one bound with them.
-const lateLinkSync = new Proxy({} as LinkSync, {
-  get: (_, name) => {
-    if (!linkSync) throw new Error("the service's settings are not read yet");
-    return linkSync[name as keyof LinkSync];
-  },
-});
-const app = createApp({
-  ...late.deps,
+const { app, linkSync, ready } = createDeployment({
   runtime: "fastly",
-  linkSync: lateLinkSync,
+  stores: readStores,
+  sql: { fetchFunction: fetchThroughBackend(NEON_BACKEND) },
   jwksFetch: fetchThroughBackend(JWKS_BACKEND),
+  limits: COMPUTE_LIMITS,
 });
 // The router compiles its matchers on its first match: done here, it is in the snapshot too.
 app.router.match("GET", "/healthz");
@@ -57,29 +50,9 @@ app.router.match("GET", "/healthz");
 // here leaves that work to the first request of each instance.
 warmWebCrypto().catch(() => {});
 
-// Compute allows 32 backend requests per execution, and each SQL statement is one: a drain after
-// a response leaves a few to the request it follows.
-const COMPUTE_LIMITS = { sqlStatements: 28 };
-
-let bound: Promise<void> | undefined;
-// One function for the instance's life: a second binding (after a failed one) routes the same way.
-const neonFetch = fetchThroughBackend(NEON_BACKEND);
-
-function bindStores(): Promise<void> {
-  bound ??= readStores().catch((error: unknown) => {
-    bound = undefined;
-    throw error;
-  });
-  return bound;
-}
-
-async function readStores(): Promise<void> {
+async function readStores(): Promise<RuntimeStores> {
   const raw = await readFastlySettings(new ConfigStore(CONFIG_STORE), new SecretStore(SECRET_STORE));
-  const settings = requireNeonEndpoint(parseSettings(raw));
-  const sql = neonSqlFromSettings(settings, { fetchFunction: neonFetch });
-  const deps = { sql, kv: createFastlyKv(new KVStore(KV_STORE)), settings };
-  late.bind(deps);
-  linkSync = createLinkSync(deps, { limits: COMPUTE_LIMITS });
+  return { settings: requireNeonEndpoint(parseSettings(raw)), kv: createFastlyKv(new KVStore(KV_STORE)) };
 }
 
 /** The part of the fetch event used here. */
@@ -91,7 +64,7 @@ interface FetchEvent {
 
 async function handle(event: FetchEvent): Promise<Response> {
   try {
-    await bindStores();
+    await ready();
   } catch (error) {
     if (error instanceof SettingsError) return misconfiguredResponse(error, consoleLogger);
     consoleLogger.log("error", "startup_failed", { error: errorMessage(error) });
@@ -104,7 +77,7 @@ async function handle(event: FetchEvent): Promise<Response> {
     props: {},
   });
   // Registered before the response is handed over, run after it: never on the request's path.
-  event.waitUntil(Promise.resolve().then(() => linkSync?.drainIfDue()));
+  event.waitUntil(Promise.resolve().then(() => linkSync.drainIfDue()));
   return response;
 }
 
