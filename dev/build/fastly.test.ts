@@ -19,10 +19,10 @@ describe("the Fastly build", () => {
   }, 300_000);
   afterAll(() => host?.close());
 
-  // The goal is 16 MB; Neon's driver (one 150 KB module, its WebSocket client included) brought
-  // the service to 16.3 MB. This bound keeps it from growing further until that is won back.
-  it("is at most 16.5 MB", async () => {
-    expect((await stat(wasmPath)).size).toBeLessThanOrEqual(16_500_000);
+  // Neon's driver (one 150 KB module, its WebSocket client included) brought the service to
+  // 16.4 MB; csv-parse compiled on first use (compiled-on-first-use.ts) brought it back under.
+  it("is at most 16 MB", async () => {
+    expect((await stat(wasmPath)).size).toBeLessThanOrEqual(16_000_000);
   });
 
   it("serves the OpenAPI document the generator makes from the app's route table", async () => {

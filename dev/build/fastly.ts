@@ -2,8 +2,9 @@
 // The input is first bundled and minified with esbuild: js-compute snapshots the engine after it
 // has parsed the script, and every byte of source costs about 15-20 bytes of wasm (what each part
 // costs: docs/benchmarks.md, "The wasm's size"). So the OpenAPI document is made here and embedded
-// as bytes (embedded-openapi.ts), the engine is size-optimized and the snapshotted service pruned
-// by wasm-opt (wasm-opt.ts).
+// as bytes (embedded-openapi.ts), csv-parse (only CSV imports need it) is kept as text and compiled
+// on first use (compiled-on-first-use.ts), the engine is size-optimized and the snapshotted service
+// pruned by wasm-opt (wasm-opt.ts).
 // Launchers call `ensureFastlyWasm()`, which builds only when the sources changed since the last
 // build (a hash of them is kept beside the wasm), so a fresh clone builds on first use.
 import { execFile } from "node:child_process";
@@ -13,6 +14,7 @@ import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { build, type Metafile, type Plugin } from "esbuild";
+import { compiledOnFirstUse } from "./compiled-on-first-use.ts";
 import { embeddedOpenApi, openApiJson } from "./embedded-openapi.ts";
 import { dropUnreachableCode, optimizedEngine } from "./wasm-opt.ts";
 import { wasmSections } from "./wasm-sections.ts";
@@ -60,6 +62,9 @@ export const FRESH_PROBE_WASM: WasmTarget = {
   sourceDirs: ["dev/fastly-host/reuse-probe", "dev/build"],
 };
 
+/** Packages only some requests need: compiled on first use (compiled-on-first-use.ts). */
+const DEFERRED_PACKAGES = [{ specifier: "csv-parse/browser/esm/sync", functions: ["parse"] }];
+
 const stampPath = (target: WasmTarget) => `${target.wasmPath}.sources-sha256`;
 
 /** Builds the target's wasm unless it was built from the current sources; returns its path. */
@@ -94,7 +99,8 @@ async function buildFastlyWasm(hash?: string, target: WasmTarget = SERVICE_WASM)
   const cli = join(ROOT, "node_modules", ".bin", "js-compute-runtime");
   try {
     if (target.embedsOpenApi) await writeFile(join(ROOT, openApi), await openApiJson());
-    const metafile = await minifiedInput(target.entry, input, target.embedsOpenApi ? [embeddedOpenApi(openApi)] : []);
+    const plugins = target.embedsOpenApi ? [embeddedOpenApi(openApi), compiledOnFirstUse(DEFERRED_PACKAGES)] : [];
+    const metafile = await minifiedInput(target.entry, input, plugins);
     const engine = await optimizedEngine(ROOT);
     await promisify(execFile)(cli, ["--engine-wasm", engine, input, partial], {
       cwd: ROOT,
