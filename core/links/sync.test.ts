@@ -214,6 +214,23 @@ describe("the triggers of a drain", () => {
     expect(statements.filter((statement) => statement === "prune")).toHaveLength(1); // once a minute
   });
 
+  it("removes expired rows once a minute per deployment, not per instance: one instance per request on Fastly", async () => {
+    let clock = 1_000_000;
+    const kv = createMemoryKv(() => clock);
+    const { sql, statements } = endlessSql();
+    const instance = () =>
+      createLinkSync({ sql, kv, settings, logger: silentLogger }, { now: () => clock, limits: { sqlStatements: 12 } });
+    const prunes = () => statements.filter((statement) => statement === "prune").length;
+    await instance().drain();
+    expect(prunes()).toBe(1);
+    clock += 30_000;
+    await instance().drain(); // a fresh instance reads the deployment's due time
+    expect(prunes()).toBe(1);
+    clock += 30_000;
+    await instance().drain();
+    expect(prunes()).toBe(2);
+  });
+
   it("drains from requests at most once per interval per deployment, through a lease in KV", async () => {
     let clock = 1_000_000;
     const kv = createMemoryKv(() => clock);

@@ -7,7 +7,9 @@
 // page; the next one resumes at the cursor. A drain that fails anywhere leaves the cursor at the
 // last page fully applied, so the next one retries the same changes (deletes are idempotent); the
 // entries' own TTL stays the backstop. The entries only trigger it. Before draining, the
-// instance removes expired rows (housekeeping.ts) about once a minute.
+// deployment removes expired rows (housekeeping.ts) about once a minute: when it is next due is
+// kept in KV too, so platforms that start an instance per request (Fastly Compute) do not run it
+// before every drain.
 import { type HousekeepingReport, removeExpired } from "../background/housekeeping.ts";
 import {
   createInvocationBudget,
@@ -27,6 +29,7 @@ import { findLinksAcrossTenants } from "./repository.ts";
 /** Outside `links/v2/`, so no listing of cached links ever sees them. */
 export const SYNC_CURSOR_KEY = "links/sync/cursor";
 export const SYNC_LEASE_KEY = "links/sync/lease";
+export const HOUSEKEEPING_DUE_KEY = "links/sync/housekeeping-due";
 
 const DEFAULT_SYNC_BATCH_SIZE = 100;
 /** A drain stops starting pages after this long; the next one resumes at its cursor. */
@@ -169,18 +172,45 @@ export function createLinkSync(deps: LinkSyncDeps, options: LinkSyncOptions = {}
   const budgetFor = (ms: number) => createInvocationBudget(limits, now() + ms, now);
 
   /**
+   * Whether the housekeeping is due: this instance's own time first, then the deployment's, kept
+   * in KV (counted in the budget) for instances that live one request. An unreadable KV says due.
+   */
+  async function housekeepingDue(budget: InvocationBudget): Promise<boolean> {
+    if (now() < housekeepingDueAt) return false;
+    if (budget.kvLeft() < 1) return true;
+    const kv = budget.meterKv(deps.kv);
+    const dueAt = Number(
+      await withDeadline(() => kv.get(HOUSEKEEPING_DUE_KEY), DEFAULT_KV_TIMEOUT_MS).catch(() => null),
+    );
+    if (dueAt > now()) housekeepingDueAt = dueAt;
+    return now() >= housekeepingDueAt;
+  }
+
+  /** Records when the housekeeping is next due, for this instance and (best effort) the deployment. */
+  async function housekeepingDoneUntil(dueAt: number, budget: InvocationBudget): Promise<void> {
+    housekeepingDueAt = dueAt;
+    if (budget.kvLeft() < 1) return;
+    const kv = budget.meterKv(deps.kv);
+    const ttlSeconds = Math.max(LEASE_TTL_SECONDS, Math.ceil((dueAt - now()) / 1000));
+    await withDeadline(() => kv.put(HOUSEKEEPING_DUE_KEY, String(dueAt), { ttlSeconds }), DEFAULT_KV_TIMEOUT_MS).catch(
+      () => undefined, // then the next instance runs it again: only some statements lost
+    );
+  }
+
+  /**
    * Before the drain, so a drain that never catches up still lets the feed be pruned; it takes
    * at most a share of the drain's time, and a run that did not finish goes on in the next drain.
    */
   async function housekeep(budget: InvocationBudget): Promise<HousekeepingReport | undefined> {
-    if (now() < housekeepingDueAt) return undefined;
+    if (!(await housekeepingDue(budget))) return undefined;
     try {
       const share = budget.within(
         budget.timeLeft() * HOUSEKEEPING_SHARE,
         Math.floor(budget.sqlLeft() * HOUSEKEEPING_SHARE) || 1,
       );
       const report = await removeExpired(deps.sql, { retentionSeconds, budget: share });
-      housekeepingDueAt = report.done ? now() + HOUSEKEEPING_INTERVAL_MS : now();
+      if (report.done) await housekeepingDoneUntil(now() + HOUSEKEEPING_INTERVAL_MS, budget);
+      else housekeepingDueAt = now();
       if (report.prunedChanges + report.expiredKeys > 0) logger.log("info", "housekeeping", { ...report });
       return report;
     } catch (error) {
