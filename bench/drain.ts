@@ -9,9 +9,8 @@ import { randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
 import type { Sql } from "../core/ports/sql.ts";
 import { launchRuntime, type RunningRuntime, type RuntimeName, runtimeNames } from "../dev/launchers/index.ts";
+import { signToken } from "../dev/support/tokens.ts";
 import { createNeonSql } from "../edge/neon/neon-sql.ts";
-import { linkPath } from "../test/links/support.ts";
-import { signToken } from "../test/support/tokens.ts";
 import {
   commandLine,
   DEFAULT_RESULTS_DIR,
@@ -89,7 +88,7 @@ async function seedBacklog(sql: Sql, url: string, authorization: string, opts: O
     const batch = Array.from({ length: Math.min(20, opts.stale - n + 1) }, (_, i) => `s-${n + i}`);
     await Promise.all(
       batch.map(async (id) => {
-        const response = await fetch(url + linkPath("bench", id), { headers: { authorization } });
+        const response = await fetch(`${url}/v1/links/bench/${id}`, { headers: { authorization } });
         if (response.status !== 200) throw new Error(`caching ${id}: ${response.status}`);
         await response.arrayBuffer();
       }),

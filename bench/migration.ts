@@ -15,8 +15,8 @@ import type { Sql } from "../core/ports/sql.ts";
 import { DEFAULT_MIGRATIONS_DIR, migrate, migrationFiles, migrationSession } from "../dev/migrate.ts";
 import { createPgBackend } from "../dev/neon/pg-backend.ts";
 import { runStatement } from "../dev/run-statement.ts";
+import { percentile } from "../dev/support/stats.ts";
 import { commandLine, DEFAULT_RESULTS_DIR, machineInfo, positiveInt, progress, writeResults } from "./lib/cli.ts";
-import { percentile } from "./lib/stats.ts";
 
 const USAGE = `npm run bench:migration -- [options]
   --links N       links in the table before the migration (default 1000000)

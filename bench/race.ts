@@ -3,6 +3,7 @@
 // as a ratio to a bare single-row UPDATE. PGlite cannot take part: it is one session, so
 // nothing in it ever runs concurrently and a naive version would look correct.
 import { parseArgs } from "node:util";
+import { LOCAL_POSTGRES_URL } from "../dev/support/scratch-schema.ts";
 import {
   DEFAULT_RESULTS_DIR,
   machineInfo,
@@ -14,7 +15,7 @@ import {
 } from "./lib/cli.ts";
 import { createApi } from "./race/api.ts";
 import { numberingChart } from "./race/chart.ts";
-import { LOCAL_POSTGRES_URL, openRaceDatabase, type RaceDatabase } from "./race/database.ts";
+import { openRaceDatabase, type RaceDatabase } from "./race/database.ts";
 import {
   interleavedRound,
   type NumberingLoad,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { bearer, TEST_AUTH_SECRET } from "../dev/support/tokens.ts";
 import { createMemoryKv } from "../edge/kv/memory.ts";
 import { expectProblem } from "../test/support/problems.ts";
-import { bearer, TEST_AUTH_SECRET } from "../test/support/tokens.ts";
 import { createApp } from "./app.ts";
 import { type Logger, silentLogger } from "./log.ts";
 import { DatabaseUnavailableError, type Sql } from "./ports/sql.ts";

@@ -3,11 +3,11 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, describeWithPostgres, type TestDatabase } from "../test/support/postgres.ts";
 import { MigrationError, migrate } from "./migrate.ts";
 import type { SqlBackend } from "./neon/backend.ts";
 import { createPgBackend } from "./neon/pg-backend.ts";
 import { createPgliteBackend } from "./neon/pglite-backend.ts";
+import { createTestDatabase, describeWithPostgres, type TestDatabase } from "./support/postgres.ts";
 
 const FIRST = `CREATE TABLE a (id int PRIMARY KEY);
 -- a trailing comment without a newline must not swallow the COMMIT`;

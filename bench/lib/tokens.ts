@@ -4,7 +4,7 @@ import { createPrivateKey } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { importPKCS8, SignJWT } from "jose";
 import type { Role } from "../../core/tokens/auth.ts";
-import { signToken } from "../../test/support/tokens.ts";
+import { signToken } from "../../dev/support/tokens.ts";
 import { UsageError } from "./cli.ts";
 
 export interface BenchClaims {

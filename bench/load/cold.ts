@@ -2,9 +2,10 @@
 // target idles together, then each gets one signed-in request (GET /v1/me/links: token
 // verification and one database round trip), timed and split like the warm ones but reported
 // apart, since a platform may have evicted the instance, or kept it.
+
+import { type TimedAnswer, timedAnswer } from "../../dev/support/server-timing.ts";
+import { percentile } from "../../dev/support/stats.ts";
 import { fixed, markdownTable, textTable } from "../lib/format.ts";
-import { type TimedAnswer, timedAnswer } from "../lib/server-timing.ts";
-import { percentile } from "../lib/stats.ts";
 import type { TokenSource } from "../lib/tokens.ts";
 import type { Target } from "./rounds.ts";
 

@@ -5,7 +5,7 @@
 import type { RuntimeName } from "../../dev/launchers/index.ts";
 import { launchRuntime, type RunningRuntime } from "../../dev/launchers/index.ts";
 import { isPostgresUrl } from "../../dev/stack.ts";
-import { createScratchSchema, serverVersion } from "../lib/scratch-schema.ts";
+import { createScratchSchema, serverVersion } from "../../dev/support/scratch-schema.ts";
 import { channel, startTsWorker } from "../lib/ts-worker.ts";
 import type { DatabaseRequest } from "./database-thread.ts";
 import type { TargetStatus } from "./report.ts";

@@ -4,7 +4,7 @@
 // Neon's HTTP protocol has no sessions, so this runs from the bench over PostgreSQL sessions
 // (node-postgres): it needs DATABASE_URL. Each lane updates its own row: no lock waits.
 import pg from "pg";
-import { percentile } from "../lib/stats.ts";
+import { percentile } from "../../dev/support/stats.ts";
 
 interface WriteFigures {
   how: string;

@@ -1,7 +1,7 @@
 // One measured phase: `concurrency` lanes send their share of the planned requests back to back;
 // lane k sends requests k, k + concurrency, … (so a PATCH chain stays on one lane). Latency is
 // from just before fetch to the end of the body; nothing new starts after the time limit.
-import { type TimedAnswer, timedAnswer } from "../lib/server-timing.ts";
+import { type TimedAnswer, timedAnswer } from "../../dev/support/server-timing.ts";
 import { type Expectation, type PlannedRequest, send } from "./request.ts";
 
 export interface Phase {

@@ -1,6 +1,7 @@
 // From measured phases to the per target × operation summary, and its tables.
+
+import { median, percentile, range } from "../../dev/support/stats.ts";
 import { fixed, markdownTable, textTable } from "../lib/format.ts";
-import { median, percentile, range } from "../lib/stats.ts";
 import { describeKvCounts, type KvCounts } from "./kv-probe.ts";
 import { type OperationName, operations } from "./operations.ts";
 import type { PhaseResult } from "./phase.ts";

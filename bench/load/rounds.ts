@@ -1,9 +1,10 @@
 // The bench's measured rounds: every target × operation phase, planned (seeded, primed) before
 // it runs on the load-generator thread, with the statements the endpoint served counted when the
 // database is the bench's own.
+
+import { percentile } from "../../dev/support/stats.ts";
 import { progress } from "../lib/cli.ts";
 import { fixed } from "../lib/format.ts";
-import { percentile } from "../lib/stats.ts";
 import type { TokenSource } from "../lib/tokens.ts";
 import { budgetedFetch, budgetSpent, type RequestBudget } from "./budget.ts";
 import type { BenchDatabase } from "./environment.ts";

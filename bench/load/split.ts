@@ -2,9 +2,10 @@
 // time minus the app's total) and edge time (the total), and the edge time in its parts: token
 // verification, database, KV store, and the rest (the app's own code). Means add up exactly to
 // the client's mean; p50s of parts would not.
+
+import type { TimedAnswer } from "../../dev/support/server-timing.ts";
+import { percentile } from "../../dev/support/stats.ts";
 import { fixed, markdownTable, textTable } from "../lib/format.ts";
-import type { TimedAnswer } from "../lib/server-timing.ts";
-import { percentile } from "../lib/stats.ts";
 
 export interface Split {
   /** Answers that carried Server-Timing. */

@@ -5,8 +5,8 @@ import { createApp } from "../../core/app.ts";
 import { silentLogger } from "../../core/log.ts";
 import type { Sql } from "../../core/ports/sql.ts";
 import { parseSettings } from "../../core/settings/settings.ts";
+import { signToken } from "../../dev/support/tokens.ts";
 import { createMemoryKv } from "../../edge/kv/memory.ts";
-import { signToken } from "../../test/support/tokens.ts";
 
 interface Caller {
   sub: string;

@@ -1,15 +1,12 @@
-// Where the races run: a scratch schema (bench/lib/scratch-schema.ts) in a real PostgreSQL.
+// Where the races run: a scratch schema (dev/support/scratch-schema.ts) in a real PostgreSQL.
 // Requests reach it the production way: the app's Neon client → the local Neon-compatible endpoint →
 // PostgreSQL (`sql`). The numbering throughput comparison and the checks after each race use
 // plain connections (`pool`).
 import pg from "pg";
 import type { Sql } from "../../core/ports/sql.ts";
 import { isPostgresUrl, type LocalStack, startLocalStack } from "../../dev/stack.ts";
+import { createScratchSchema, LOCAL_POSTGRES_URL, serverVersion } from "../../dev/support/scratch-schema.ts";
 import { createNeonSql } from "../../edge/neon/neon-sql.ts";
-import { createScratchSchema, serverVersion } from "../lib/scratch-schema.ts";
-
-/** Where `npm run race` looks when DATABASE_URL is unset (the tests' PostgreSQL). */
-export const LOCAL_POSTGRES_URL = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 
 export interface RaceDatabase {
   /** The SQL port over the Neon client and the local endpoint, as the app uses it. */

@@ -1,6 +1,7 @@
 // What `npm run race` prints and writes: the violation table and the numbering throughput table.
+
+import { median, range } from "../../dev/support/stats.ts";
 import { fixed, markdownTable, percent, textTable } from "../lib/format.ts";
-import { median, range } from "../lib/stats.ts";
 import { type NumberingRun, type ScenarioName, type StrategyName, strategyHow } from "./numbering.ts";
 import type { ProblemResult } from "./problems.ts";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { parseServerTiming } from "../../bench/lib/server-timing.ts";
+import { parseServerTiming } from "../../dev/support/server-timing.ts";
+import { bearer, TEST_AUTH_SECRET } from "../../dev/support/tokens.ts";
 import { createMemoryKv } from "../../edge/kv/memory.ts";
-import { bearer, TEST_AUTH_SECRET } from "../../test/support/tokens.ts";
 import { createApp } from "../app.ts";
 import { silentLogger } from "../log.ts";
 import { DatabaseUnavailableError, type Sql } from "../ports/sql.ts";

@@ -1,9 +1,9 @@
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { describeWithPostgres } from "../../dev/support/postgres.ts";
+import type { TokenClaims } from "../../dev/support/tokens.ts";
 import { linkPath } from "../../test/links/support.ts";
 import { describeOnBackends, type Harness, startHarness } from "../../test/support/harness.ts";
-import { describeWithPostgres } from "../../test/support/postgres.ts";
-import type { TokenClaims } from "../../test/support/tokens.ts";
 import { FEED_START, type FeedCursor, type LinkChange, pruneChanges, readChanges } from "./changes.ts";
 
 type Sql = Parameters<typeof readChanges>[0];

@@ -1,8 +1,8 @@
 import { expect, it } from "vitest";
+import type { TokenClaims } from "../../dev/support/tokens.ts";
 import { cachedEntry, cacheKeys, linkPath } from "../../test/links/support.ts";
 import { describeOnBackends } from "../../test/support/harness.ts";
 import { expectProblem } from "../../test/support/problems.ts";
-import type { TokenClaims } from "../../test/support/tokens.ts";
 import { createInvocationBudget } from "../background/invocation-budget.ts";
 import { silentLogger } from "../log.ts";
 import { DEFAULT_LINK_CACHE_TTL_SECONDS } from "../settings/settings.ts";

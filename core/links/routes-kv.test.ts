@@ -1,12 +1,12 @@
 // The KV side of the link routes through the whole app: a failing or hanging store never fails a
 // request, and a stale entry is never served for longer than the TTL after its link's last read.
 import { afterEach, beforeEach, expect, it, vi } from "vitest";
+import type { TokenClaims } from "../../dev/support/tokens.ts";
 import { createMemoryKv } from "../../edge/kv/memory.ts";
 import { controlledKv } from "../../test/links/controlled-kv.ts";
 import { cachedEntry, linkPath, linkRows } from "../../test/links/support.ts";
 import { describeOnBackends } from "../../test/support/harness.ts";
 import { expectProblem } from "../../test/support/problems.ts";
-import type { TokenClaims } from "../../test/support/tokens.ts";
 import type { Logger } from "../log.ts";
 import { linkKey } from "./keys.ts";
 import type { Link } from "./link.ts";

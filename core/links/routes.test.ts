@@ -1,8 +1,8 @@
 import { beforeEach, expect, it } from "vitest";
+import type { TokenClaims } from "../../dev/support/tokens.ts";
 import { cachedEntry, cacheKeys, linkPath, linkRows } from "../../test/links/support.ts";
 import { describeOnBackends } from "../../test/support/harness.ts";
 import { expectProblem } from "../../test/support/problems.ts";
-import type { TokenClaims } from "../../test/support/tokens.ts";
 import { linkKey } from "./keys.ts";
 import type { Link } from "./link.ts";
 

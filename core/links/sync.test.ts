@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { TokenClaims } from "../../dev/support/tokens.ts";
 import { createMemoryKv } from "../../edge/kv/memory.ts";
 import { linkPath } from "../../test/links/support.ts";
 import { createFaultyKv } from "../../test/support/faulty-kv.ts";
 import { type Harness, startHarness } from "../../test/support/harness.ts";
-import type { TokenClaims } from "../../test/support/tokens.ts";
 import { createInvocationBudget } from "../background/invocation-budget.ts";
 import { silentLogger } from "../log.ts";
 import type { KvCache } from "../ports/kv.ts";

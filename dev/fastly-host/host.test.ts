@@ -6,11 +6,11 @@ import {
   PROVIDER_SETTINGS,
   startIdentityProvider,
 } from "../../test/conformance/identity-provider.ts";
-import { bearer, TEST_AUTH_SECRET } from "../../test/support/tokens.ts";
 import { ensureFastlyWasm } from "../build/fastly.ts";
 import { freePort } from "../free-port.ts";
 import { localServerConfig } from "../launchers/fastly.ts";
 import { type LocalStack, startLocalStack } from "../stack.ts";
+import { bearer, TEST_AUTH_SECRET } from "../support/tokens.ts";
 import { type FastlyHost, startFastlyHost } from "./host.ts";
 import type { LocalServerConfig } from "./manifest.ts";
 

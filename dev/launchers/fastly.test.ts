@@ -4,9 +4,9 @@ import { delimiter, join } from "node:path";
 import { parse } from "smol-toml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CONFIG_STORE, JWKS_BACKEND, NEON_BACKEND, SECRET_STORE } from "../../edge/fastly/bindings.ts";
-import { TEST_AUTH_SECRET } from "../../test/support/tokens.ts";
 import { ensureFastlyWasm, ROOT } from "../build/fastly.ts";
 import { localServerToml } from "../fastly-host/viceroy.ts";
+import { TEST_AUTH_SECRET } from "../support/tokens.ts";
 import { runOverrides, startFastlyRuntime } from "./fastly.ts";
 
 const env = {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { describeWithPostgres, TEST_POSTGRES_URL } from "../../test/support/postgres.ts";
+import { describeWithPostgres } from "../support/postgres.ts";
+import { LOCAL_POSTGRES_URL } from "../support/scratch-schema.ts";
 import { BLOCK_ROUNDS, endpointOverheadNote, measureEndpointOverhead, roundTripFigures } from "./endpoint-overhead.ts";
 
 const constant = (count: number, value: number) => Array.from({ length: count }, () => value);
@@ -38,7 +39,7 @@ describe("roundTripFigures", () => {
 
 describeWithPostgres("measureEndpointOverhead", () => {
   it("times pg and the endpoint side by side and says so in the bench's note", { timeout: 60_000 }, async () => {
-    const result = await measureEndpointOverhead(TEST_POSTGRES_URL, 2 * BLOCK_ROUNDS);
+    const result = await measureEndpointOverhead(LOCAL_POSTGRES_URL, 2 * BLOCK_ROUNDS);
     for (const figures of [result.insert, result.select1]) {
       expect(figures.blocks).toBe(2);
       expect(figures.pgP50Ms).toBeGreaterThan(0);

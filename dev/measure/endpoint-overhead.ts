@@ -8,11 +8,12 @@
 import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
-import { median, percentile, range } from "../../bench/lib/stats.ts";
 import { createNeonSql } from "../../edge/neon/neon-sql.ts";
 import { parseCommandLine } from "../cli.ts";
 import { runStatement } from "../run-statement.ts";
 import { startLocalStack } from "../stack.ts";
+import { LOCAL_POSTGRES_URL } from "../support/scratch-schema.ts";
+import { median, percentile, range } from "../support/stats.ts";
 
 /** Where a round trip's time goes, p50 and p90 in ms, and the ratio of the p50s. */
 export interface RoundTripFigures {
@@ -166,6 +167,5 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
 
 One-row INSERT and SELECT 1, p50 over pg directly vs through the local Neon endpoint, interleaved.`;
   const values = parseCommandLine(usage, { rounds: { type: "string", default: String(DEFAULT_ROUNDS) } });
-  const adminUrl = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
-  console.log(JSON.stringify(await measureEndpointOverhead(adminUrl, Number(values.rounds)), null, 2));
+  console.log(JSON.stringify(await measureEndpointOverhead(LOCAL_POSTGRES_URL, Number(values.rounds)), null, 2));
 }

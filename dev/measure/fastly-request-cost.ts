@@ -6,16 +6,17 @@
 // how many of the service's requests a reused instance served. With
 // both cores busy (concurrency 4) latency follows the CPU time: p50 ≈ 4 × CPU per request / 2.
 // No database: the links and the link-sync lease are put straight into the KV store.
-import { median, percentile } from "../../bench/lib/stats.ts";
+
 import type { CacheEntry } from "../../core/links/cache.ts";
 import { linkKey } from "../../core/links/keys.ts";
 import { SYNC_LEASE_KEY } from "../../core/links/sync.ts";
 import { KV_STORE } from "../../edge/fastly/bindings.ts";
-import { signToken, TEST_AUTH_SECRET } from "../../test/support/tokens.ts";
 import { ensureFastlyWasm, KV_BASELINE_WASM } from "../build/fastly.ts";
 import { parseCommandLine } from "../cli.ts";
 import { type FastlyHost, startFastlyHost } from "../fastly-host/host.ts";
 import { localServerConfig } from "../launchers/fastly.ts";
+import { median, percentile } from "../support/stats.ts";
+import { signToken, TEST_AUTH_SECRET } from "../support/tokens.ts";
 
 const USAGE = `Usage: npx tsx dev/measure/fastly-request-cost.ts [--requests N] [--rounds N]
 

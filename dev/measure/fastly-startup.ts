@@ -2,10 +2,10 @@
 // launching the Fastly runtime (wasm already built) to its first /healthz answer, then one more.
 // /healthz needs no database, so none is started.
 import { stat } from "node:fs/promises";
-import { median } from "../../bench/lib/stats.ts";
-import { TEST_AUTH_SECRET } from "../../test/support/tokens.ts";
 import { ensureFastlyWasm } from "../build/fastly.ts";
 import { startFastlyRuntime } from "../launchers/fastly.ts";
+import { median } from "../support/stats.ts";
+import { TEST_AUTH_SECRET } from "../support/tokens.ts";
 
 const runs = Number(process.argv[2] ?? 5);
 const env = {

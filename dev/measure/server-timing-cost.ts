@@ -3,14 +3,15 @@
 // off and one with it on, in blocks that take turns (a busy moment falls on both alike). Printed:
 // microseconds per request of each, as the median of the blocks. The database is a constant
 // answer: a KV hit never reaches it, and the port's timing wrapper is what is measured.
-import { median } from "../../bench/lib/stats.ts";
+
 import { createApp } from "../../core/app.ts";
 import { silentLogger } from "../../core/log.ts";
 import type { Sql } from "../../core/ports/sql.ts";
 import { parseSettings } from "../../core/settings/settings.ts";
 import { createMemoryKv } from "../../edge/kv/memory.ts";
-import { bearer, TEST_AUTH_SECRET } from "../../test/support/tokens.ts";
 import { parseCommandLine } from "../cli.ts";
+import { median } from "../support/stats.ts";
+import { bearer, TEST_AUTH_SECRET } from "../support/tokens.ts";
 
 const USAGE = `Usage: npx tsx dev/measure/server-timing-cost.ts [--requests N] [--blocks N]
 

@@ -2,12 +2,12 @@
 // time from launching it (as `npm start -- --runtime X` does) until /healthz first answers 200.
 // The database stack is started once, before any clock runs: only the runtime is timed.
 import { gzipSync } from "node:zlib";
-import { median } from "../../bench/lib/stats.ts";
 import { RUNTIME_NAMES } from "../../edge/runtimes.ts";
-import { TEST_AUTH_SECRET } from "../../test/support/tokens.ts";
 import { bundleWorker } from "../build/cloudflare.ts";
 import { launchRuntime } from "../launchers/index.ts";
 import { startLocalStack } from "../stack.ts";
+import { median } from "../support/stats.ts";
+import { TEST_AUTH_SECRET } from "../support/tokens.ts";
 
 // Fastly's launch is measured apart (fastly-startup.ts): its host compiles the wasm first.
 const RUNTIMES = RUNTIME_NAMES.filter((name) => name !== "fastly");

@@ -4,7 +4,7 @@
 import { type NeonQueryFunction, neon } from "@neondatabase/serverless";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { neonFailure, routeNeonDriver } from "../../test/support/neon-driver.ts";
-import { createTestDatabase, describeWithPostgres } from "../../test/support/postgres.ts";
+import { createTestDatabase, describeWithPostgres } from "../support/postgres.ts";
 import type { SqlBackend } from "./backend.ts";
 import { type NeonEndpoint, startNeonEndpoint } from "./endpoint.ts";
 import { createPgBackend } from "./pg-backend.ts";

@@ -1,9 +1,9 @@
 // The 412 recovery helper against the real API with a concurrent writer interleaved.
 import { expect, it } from "vitest";
 import type { AssetRepresentation } from "../../core/assets/model.ts";
+import { signToken } from "../../dev/support/tokens.ts";
 import { AssetUpdateError, type FetchLike, updateAssetOverHttp } from "../support/asset-client.ts";
 import { describeOnBackends } from "../support/harness.ts";
-import { signToken } from "../support/tokens.ts";
 import { createAsset, getAsset, patchAsset } from "./helpers.ts";
 
 const BASE_URL = "http://api.test";

@@ -8,8 +8,8 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import type { MatchCondition } from "../../core/assets/preconditions.ts";
 import { deleteAsset, importRows, updateAsset } from "../../core/assets/repository.ts";
 import type { Row, Sql } from "../../core/ports/sql.ts";
+import { describeWithPostgres } from "../../dev/support/postgres.ts";
 import { type Harness, startHarness } from "../support/harness.ts";
-import { describeWithPostgres } from "../support/postgres.ts";
 import { createAsset, getAsset } from "./helpers.ts";
 
 const TENANT = "acme"; // the tenant of the helpers' default token

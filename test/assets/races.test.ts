@@ -2,10 +2,10 @@
 // runs one statement at a time and could never show a race). Requests go through the whole
 // production path: app → Neon client → local endpoint → PostgreSQL pool.
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { describeWithPostgres } from "../../dev/support/postgres.ts";
+import { signToken } from "../../dev/support/tokens.ts";
 import { type FetchLike, updateAssetOverHttp } from "../support/asset-client.ts";
 import { type Harness, startHarness } from "../support/harness.ts";
-import { describeWithPostgres } from "../support/postgres.ts";
-import { signToken } from "../support/tokens.ts";
 import { createAsset, freshId, getAsset, patchAsset } from "./helpers.ts";
 
 const CONCURRENCY = 50;

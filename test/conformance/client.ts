@@ -1,8 +1,8 @@
 // The conformance suite's only way in: HTTP to a running server. No app, database or KV handle.
 import { expect } from "vitest";
+import { bearer, type TokenClaims } from "../../dev/support/tokens.ts";
 import { parseJson } from "../support/problems.ts";
 import { requestBody } from "../support/request-body.ts";
-import { bearer, type TokenClaims } from "../support/tokens.ts";
 
 interface CallOptions {
   /** Claims of the caller's token (default alice@acme); a string is sent as the whole header; null: none. */

@@ -6,7 +6,7 @@ import { freePort } from "../../dev/free-port.ts";
 import type { RuntimeName } from "../../dev/launchers/index.ts";
 import { launchRuntime, type RunningRuntime } from "../../dev/launchers/index.ts";
 import { type LocalStack, startLocalStack } from "../../dev/stack.ts";
-import { TEST_AUTH_SECRET } from "../support/tokens.ts";
+import { TEST_AUTH_SECRET } from "../../dev/support/tokens.ts";
 import { identityProviderCases } from "./cases/identity-provider.ts";
 import { CONFORMANCE_LINK_LIMITS } from "./cases/links.ts";
 import { OUTAGE_CACHE_SECONDS, providerOutageCases } from "./cases/provider-outage.ts";

@@ -3,11 +3,11 @@
 // exactly one (so the quiet result of our race test means something).
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { linkKey } from "../../core/links/keys.ts";
+import { describeWithPostgres } from "../../dev/support/postgres.ts";
+import { TEST_AUTH_SECRET } from "../../dev/support/tokens.ts";
 import { createMemoryKv } from "../../edge/kv/memory.ts";
 import { linkPath, linkRows } from "../links/support.ts";
 import { buildRequest, type Harness, startHarness } from "../support/harness.ts";
-import { describeWithPostgres } from "../support/postgres.ts";
-import { TEST_AUTH_SECRET } from "../support/tokens.ts";
 import { createKvFirstLinkApp, withLatency } from "./kv-first-links.ts";
 
 const CONCURRENCY = 100;

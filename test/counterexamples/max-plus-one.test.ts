@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { isUniqueViolation } from "../../core/ports/sql.ts";
+import { describeWithPostgres } from "../../dev/support/postgres.ts";
 import {
   createAll,
   interleaved,
@@ -11,7 +12,6 @@ import {
   statusCounts,
 } from "../documents/load.ts";
 import type { Harness } from "../support/harness.ts";
-import { describeWithPostgres } from "../support/postgres.ts";
 import { MAX_PLUS_ONE_CONSTRAINT, maxPlusOneNumbering } from "./max-plus-one.ts";
 
 describeWithPostgres("counter-example: max()+1 numbering under the race suite's load [postgres]", () => {

@@ -10,7 +10,7 @@ import { PROBLEM_CONTENT_TYPE } from "../../core/http/problem.ts";
 import { WORKER_OUTFILE } from "../../dev/build/cloudflare.ts";
 import { ROOT } from "../../dev/build/fastly.ts";
 import { workerCompatibility } from "../../dev/launchers/cloudflare.ts";
-import { TEST_AUTH_SECRET } from "../support/tokens.ts";
+import { TEST_AUTH_SECRET } from "../../dev/support/tokens.ts";
 import { type Exit, runToExit } from "./processes.ts";
 
 const WRANGLER = join(ROOT, "node_modules", ".bin", "wrangler");

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DENO_BIN, denoRunArgs, PROJECT_ROOT } from "../../dev/launchers/deno.ts";
-import { TEST_AUTH_SECRET } from "../support/tokens.ts";
+import { TEST_AUTH_SECRET } from "../../dev/support/tokens.ts";
 import { expectGracefulStop, heldEndpoint } from "./graceful-stop.ts";
 import { runToExit, startServerProcess } from "./processes.ts";
 import { BAD_LISTEN_SETTINGS, expectOneMisconfiguredLine, holdPort } from "./refusals.ts";

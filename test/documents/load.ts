@@ -1,7 +1,8 @@
 // Concurrent document creation through the whole production path (app → Neon client → local
 // endpoint → PostgreSQL), shared by the race suites and the max()+1 counter-example.
+
+import { bearer } from "../../dev/support/tokens.ts";
 import type { Harness } from "../support/harness.ts";
-import { bearer } from "../support/tokens.ts";
 
 export { startLoadHarness } from "./load-harness.ts";
 

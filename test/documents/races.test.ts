@@ -3,8 +3,8 @@
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { requestFingerprint } from "../../core/documents/idempotency.ts";
+import { describeWithPostgres } from "../../dev/support/postgres.ts";
 import { type Harness, startHarness } from "../support/harness.ts";
-import { describeWithPostgres } from "../support/postgres.ts";
 import {
   type CreateRequest,
   createAll,

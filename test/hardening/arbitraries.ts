@@ -4,8 +4,8 @@
 // replaced at send time by the seeded asset's current ETag, so compare-and-set writes are reached,
 // not only refused.
 import fc from "fast-check";
+import type { TokenClaims } from "../../dev/support/tokens.ts";
 import { bodyFieldsOf, RFC_9110_METHODS, type Route } from "../support/routes.ts";
-import type { TokenClaims } from "../support/tokens.ts";
 
 export const CURRENT_ETAG = "<current-etag>";
 export const CURRENT_OPAQUE = "<current-opaque>";

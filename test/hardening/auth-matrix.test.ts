@@ -4,11 +4,11 @@
 import { base64url, generateKeyPair, SignJWT, UnsecuredJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LINK_SOURCE_HEADER } from "../../core/links/routes.ts";
+import { signToken, TEST_AUTH_SECRET, type TokenClaims } from "../../dev/support/tokens.ts";
 import { linkRows } from "../links/support.ts";
 import { type Harness, type RequestOptions, startHarness } from "../support/harness.ts";
 import { expectProblem } from "../support/problems.ts";
 import { routes } from "../support/routes.ts";
-import { signToken, TEST_AUTH_SECRET, type TokenClaims } from "../support/tokens.ts";
 import { type DatabaseSnapshot, snapshotter } from "./support.ts";
 
 let harness: Harness;

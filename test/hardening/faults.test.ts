@@ -8,12 +8,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type App, createApp } from "../../core/app.ts";
 import { silentLogger } from "../../core/log.ts";
 import { parseSettings } from "../../core/settings/settings.ts";
+import { TEST_AUTH_SECRET } from "../../dev/support/tokens.ts";
 import { createMemoryKv } from "../../edge/kv/memory.ts";
 import { createNeonSql } from "../../edge/neon/neon-sql.ts";
 import { type Fault, type FaultyEndpoint, startFaultyEndpoint } from "../support/faulty-endpoint.ts";
 import { buildRequest, type Harness, type RequestOptions, startHarness } from "../support/harness.ts";
 import { expectProblem } from "../support/problems.ts";
-import { TEST_AUTH_SECRET } from "../support/tokens.ts";
 import { numberingGaps } from "./soak.ts";
 import { type DatabaseSnapshot, snapshotter } from "./support.ts";
 

@@ -5,12 +5,12 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type App, createApp } from "../../core/app.ts";
 import { consoleLogger } from "../../core/log.ts";
 import { parseSettings } from "../../core/settings/settings.ts";
+import { signToken, TEST_AUTH_SECRET } from "../../dev/support/tokens.ts";
 import { createMemoryKv } from "../../edge/kv/memory.ts";
 import { createNeonSql } from "../../edge/neon/neon-sql.ts";
 import { type FaultyEndpoint, startFaultyEndpoint } from "../support/faulty-endpoint.ts";
 import { buildRequest, type Harness, type RequestOptions, startHarness } from "../support/harness.ts";
 import { routes } from "../support/routes.ts";
-import { signToken, TEST_AUTH_SECRET } from "../support/tokens.ts";
 import { collectingLogger } from "./support.ts";
 
 const DB_PASSWORD = "pw-Zq8-never-log-me";

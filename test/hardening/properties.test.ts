@@ -7,12 +7,12 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PROBLEM_CONTENT_TYPE, problemCodes } from "../../core/http/problem.ts";
 import type { KvCache } from "../../core/ports/kv.ts";
+import { bearer } from "../../dev/support/tokens.ts";
 import { createMemoryKv } from "../../edge/kv/memory.ts";
 import { type OpenApi, violations } from "../conformance/openapi-check.ts";
 import { cacheKeys } from "../links/support.ts";
 import { buildRequest, type Harness, startHarness } from "../support/harness.ts";
 import { RFC_9110_METHODS, routes } from "../support/routes.ts";
-import { bearer } from "../support/tokens.ts";
 import {
   CURRENT_ETAG,
   CURRENT_OPAQUE,

@@ -2,8 +2,8 @@
 // PostgreSQL, then every invariant checked against the database. The long mode is
 // `tsx test/hardening/soak-cli.ts --seconds N`.
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { describeWithPostgres } from "../../dev/support/postgres.ts";
 import { type Harness, startHarness } from "../support/harness.ts";
-import { describeWithPostgres } from "../support/postgres.ts";
 import { routes } from "../support/routes.ts";
 import { runSoak } from "./soak.ts";
 

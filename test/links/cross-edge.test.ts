@@ -5,9 +5,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchRuntime, type RunningRuntime, type RuntimeName } from "../../dev/launchers/index.ts";
 import { type LocalStack, startLocalStack } from "../../dev/stack.ts";
-import { createTestDatabase, describeWithPostgres, type TestDatabase } from "../support/postgres.ts";
-import { TEST_AUTH_SECRET } from "../support/tokens.ts";
-import { type Edge, renameStaleness, unlinkStaleness } from "./cross-edge.ts";
+import { type Edge, renameStaleness, unlinkStaleness } from "../../dev/support/cross-edge.ts";
+import { createTestDatabase, describeWithPostgres, type TestDatabase } from "../../dev/support/postgres.ts";
+import { TEST_AUTH_SECRET } from "../../dev/support/tokens.ts";
 
 const SYNC_INTERVAL_SECONDS = 2;
 // What one drain may take here: a lease or cron wake-up, the housekeeping's batches, one feed

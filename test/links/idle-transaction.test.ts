@@ -4,7 +4,7 @@ import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { migrate } from "../../dev/migrate.ts";
 import { createPgBackend } from "../../dev/neon/pg-backend.ts";
-import { createTestDatabase, describeWithPostgres, type TestDatabase } from "../support/postgres.ts";
+import { createTestDatabase, describeWithPostgres, type TestDatabase } from "../../dev/support/postgres.ts";
 
 describeWithPostgres("a transaction left idle [postgres]", () => {
   let database: TestDatabase;

@@ -2,9 +2,9 @@
 // many requests at once through the whole production path, and the table judged afterwards.
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { Link } from "../../core/links/link.ts";
+import { describeWithPostgres } from "../../dev/support/postgres.ts";
+import type { TokenClaims } from "../../dev/support/tokens.ts";
 import { type Harness, startHarness } from "../support/harness.ts";
-import { describeWithPostgres } from "../support/postgres.ts";
-import type { TokenClaims } from "../support/tokens.ts";
 import { linkPath, linkRows } from "./support.ts";
 
 const CONCURRENCY = 120;

@@ -3,8 +3,8 @@
 // requests succeed within 10 s, without a restart: a connection whose statement outlives its
 // deadline is destroyed, never drawn again.
 import { expect, it } from "vitest";
+import { describeWithPostgres } from "../../dev/support/postgres.ts";
 import { numberingGaps } from "../hardening/soak.ts";
-import { describeWithPostgres } from "../support/postgres.ts";
 import { relayedHarness } from "./relayed-harness.ts";
 
 const RECOVERY_BOUND_MS = 10_000;

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { DEFAULT_MIGRATIONS_DIR, MigrationError, migrate, migrationFiles } from "../../dev/migrate.ts";
 import type { SqlBackend } from "../../dev/neon/backend.ts";
 import { createPgBackend } from "../../dev/neon/pg-backend.ts";
-import { createTestDatabase, describeWithPostgres, type TestDatabase } from "../support/postgres.ts";
+import { createTestDatabase, describeWithPostgres, type TestDatabase } from "../../dev/support/postgres.ts";
 
 describeWithPostgres("online migrations [postgres]", () => {
   let database: TestDatabase;

@@ -9,8 +9,8 @@ import { type NeonQueryFunction, neon } from "@neondatabase/serverless";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LocalStack, type LocalStackOptions, startLocalStack } from "../../dev/stack.ts";
+import { createTestDatabase, describeWithPostgres, type TestDatabase } from "../../dev/support/postgres.ts";
 import { neonFailure, routeNeonDriver } from "../support/neon-driver.ts";
-import { createTestDatabase, describeWithPostgres, type TestDatabase } from "../support/postgres.ts";
 import { startTcpProxy, type TcpProxy } from "./tcp-proxy.ts";
 
 type Driver = NeonQueryFunction<true, false>;

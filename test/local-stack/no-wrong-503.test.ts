@@ -3,9 +3,9 @@
 // of its tenant, is refused by the database and rolled back, never committed behind a 503.
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { describeWithPostgres } from "../../dev/support/postgres.ts";
 import { numberingGaps } from "../hardening/soak.ts";
 import { type Harness, startHarness } from "../support/harness.ts";
-import { describeWithPostgres } from "../support/postgres.ts";
 
 describeWithPostgres("no 503 for a write that commits [postgres]", () => {
   let harness: Harness;

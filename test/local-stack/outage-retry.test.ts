@@ -2,8 +2,8 @@
 // when the request may have reached it) are retried with their Idempotency-Keys once it is back:
 // every key then names exactly one document, numbers stay gapless, and nothing needs a restart.
 import { expect, it } from "vitest";
+import { describeWithPostgres } from "../../dev/support/postgres.ts";
 import { numberingGaps } from "../hardening/soak.ts";
-import { describeWithPostgres } from "../support/postgres.ts";
 import { relayedHarness } from "./relayed-harness.ts";
 
 describeWithPostgres("retries after an outage [postgres]", () => {

@@ -2,7 +2,7 @@
 // server itself, or `npm start` itself), for tests that kill, stop or race them.
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { TEST_AUTH_SECRET } from "../support/tokens.ts";
+import { TEST_AUTH_SECRET } from "../../dev/support/tokens.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 

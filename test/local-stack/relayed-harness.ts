@@ -1,8 +1,8 @@
 // The whole production path with a TCP relay between the local endpoint and a fresh PostgreSQL
 // database, for the suites that cut or partition the database away from the endpoint.
 import { afterAll, beforeAll } from "vitest";
+import { createTestDatabase, type TestDatabase } from "../../dev/support/postgres.ts";
 import { type Harness, startHarness } from "../support/harness.ts";
-import { createTestDatabase, type TestDatabase } from "../support/postgres.ts";
 import { startTcpProxy, type TcpProxy } from "./tcp-proxy.ts";
 
 export interface Relayed {

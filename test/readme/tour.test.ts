@@ -5,8 +5,8 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TEST_AUTH_SECRET } from "../../dev/support/tokens.ts";
 import { type Started, startServer } from "../local-stack/processes.ts";
-import { TEST_AUTH_SECRET } from "../support/tokens.ts";
 import { matchesExpected, readTour } from "./tour.ts";
 
 const ROOT = join(import.meta.dirname, "../..");

@@ -5,11 +5,11 @@ import type { KvCache } from "../../core/ports/kv.ts";
 import type { Sql } from "../../core/ports/sql.ts";
 import { parseSettings } from "../../core/settings/settings.ts";
 import { type LocalStack, startLocalStack } from "../../dev/stack.ts";
+import { createTestDatabase, describeWithPostgres } from "../../dev/support/postgres.ts";
+import { bearer, TEST_AUTH_SECRET, type TokenClaims } from "../../dev/support/tokens.ts";
 import { createMemoryKv } from "../../edge/kv/memory.ts";
 import { createNeonSql } from "../../edge/neon/neon-sql.ts";
-import { createTestDatabase, describeWithPostgres } from "./postgres.ts";
 import { requestBody } from "./request-body.ts";
-import { bearer, TEST_AUTH_SECRET, type TokenClaims } from "./tokens.ts";
 
 type BackendName = "pglite" | "postgres";
 

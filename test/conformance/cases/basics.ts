@@ -2,7 +2,7 @@
 import { SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
 import type { RuntimeName } from "../../../dev/launchers/index.ts";
-import { TEST_AUTH_SECRET } from "../../support/tokens.ts";
+import { TEST_AUTH_SECRET } from "../../../dev/support/tokens.ts";
 import { type Call, expectProblem, expectStatus, freshTenant } from "../client.ts";
 
 const base64url = (value: object) => Buffer.from(JSON.stringify(value)).toString("base64url");

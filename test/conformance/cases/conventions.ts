@@ -4,7 +4,7 @@ import { connect } from "node:net";
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import type { RuntimeName } from "../../../dev/launchers/index.ts";
-import { bearer } from "../../support/tokens.ts";
+import { bearer } from "../../../dev/support/tokens.ts";
 import { type Call, expectProblem, expectStatus, freshTenant, unique } from "../client.ts";
 import { type OpenApi, violations } from "../openapi-check.ts";
 

@@ -1,8 +1,8 @@
 // Server-Timing (SERVER_TIMING=on): the same metric names on every runtime and every answer,
 // each part within the total. Off by default: the unavailable suite's server leaves it off.
 import { describe, expect, it } from "vitest";
-import { parseServerTiming } from "../../../bench/lib/server-timing.ts";
 import type { RuntimeName } from "../../../dev/launchers/index.ts";
+import { parseServerTiming } from "../../../dev/support/server-timing.ts";
 import { type Answer, type Call, freshTenant } from "../client.ts";
 
 const PARTS = ["db", "kv", "auth"];

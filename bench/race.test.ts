@@ -4,8 +4,8 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { describeWithPostgres } from "../support/postgres.ts";
-import { runScript, type ScriptRun } from "./run-script.ts";
+import { describeWithPostgres } from "../dev/support/postgres.ts";
+import { runScript, type ScriptRun } from "./lib/run-script.ts";
 
 interface RaceJson {
   problems: {

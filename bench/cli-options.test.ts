@@ -4,9 +4,9 @@ import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type LocalStack, startLocalStack } from "../../dev/stack.ts";
-import { createNeonSql } from "../../edge/neon/neon-sql.ts";
-import { runScript } from "./run-script.ts";
+import { type LocalStack, startLocalStack } from "../dev/stack.ts";
+import { createNeonSql } from "../edge/neon/neon-sql.ts";
+import { runScript } from "./lib/run-script.ts";
 
 describe.each(["bench/bench.ts", "bench/race.ts"])("%s --help", (script) => {
   it("prints the usage, exits 0 and writes nothing", async () => {

@@ -1,8 +1,8 @@
 // The numbering comparison's arithmetic: ratios to the ceiling are taken within each round, so a
 // round that was slow for everyone (a noisy neighbour) does not move them.
 import { describe, expect, it } from "vitest";
-import type { NumberingRun, StrategyName } from "../../bench/race/numbering.ts";
-import { summarizeNumbering } from "../../bench/race/report.ts";
+import type { NumberingRun, StrategyName } from "./numbering.ts";
+import { summarizeNumbering } from "./report.ts";
 
 const run = (round: number, strategy: StrategyName, perSecond: number): NumberingRun => ({
   round,

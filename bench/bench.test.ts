@@ -5,7 +5,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runScript, type ScriptRun } from "./run-script.ts";
+import { runScript, type ScriptRun } from "./lib/run-script.ts";
 
 interface BenchJson {
   command: string;

@@ -10,13 +10,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { exportJWK, exportPKCS8, generateKeyPair, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "../../dev/free-port.ts";
-import { launchRuntime, type RunningRuntime } from "../../dev/launchers/index.ts";
-import { type LocalStack, startLocalStack } from "../../dev/stack.ts";
-import { createNeonSql } from "../../edge/neon/neon-sql.ts";
-import { PROVIDER_SETTINGS } from "../conformance/identity-provider.ts";
-import { bearer } from "../support/tokens.ts";
-import { runScript, type ScriptRun } from "./run-script.ts";
+import { freePort } from "../dev/free-port.ts";
+import { launchRuntime, type RunningRuntime } from "../dev/launchers/index.ts";
+import { type LocalStack, startLocalStack } from "../dev/stack.ts";
+import { bearer } from "../dev/support/tokens.ts";
+import { createNeonSql } from "../edge/neon/neon-sql.ts";
+import { runScript, type ScriptRun } from "./lib/run-script.ts";
 
 interface Split {
   timed: number;
@@ -44,6 +43,13 @@ interface BenchJson {
 
 const OPERATIONS = ["link-hit", "link-strong", "link", "asset-patch", "document-create"];
 const KID = "bench-key";
+/** What the deployments are configured with to trust the bench's key, and what its tokens carry. */
+const SIGN_IN_SETTINGS = {
+  AUTH_ISSUER: "https://idp.bench.test/",
+  AUTH_AUDIENCE: "bench-api",
+  AUTH_TENANT_CLAIM: "https://idp.bench.test/org",
+  AUTH_ROLE_CLAIM: "app_role",
+};
 const STARTUP_TIMEOUT_MS = 180_000;
 
 /** A plain HTTP proxy to `target` that counts what passes through it. */
@@ -85,13 +91,13 @@ describe("npm run bench against running deployments (node and deno, JWKS sign-in
     "--kid",
     KID,
     "--iss",
-    PROVIDER_SETTINGS.AUTH_ISSUER,
+    SIGN_IN_SETTINGS.AUTH_ISSUER,
     "--aud",
-    PROVIDER_SETTINGS.AUTH_AUDIENCE,
+    SIGN_IN_SETTINGS.AUTH_AUDIENCE,
     "--tenant-claim",
-    PROVIDER_SETTINGS.AUTH_TENANT_CLAIM,
+    SIGN_IN_SETTINGS.AUTH_TENANT_CLAIM,
     "--role-claim",
-    PROVIDER_SETTINGS.AUTH_ROLE_CLAIM,
+    SIGN_IN_SETTINGS.AUTH_ROLE_CLAIM,
   ];
 
   beforeAll(async () => {
@@ -106,7 +112,7 @@ describe("npm run bench against running deployments (node and deno, JWKS sign-in
       DATABASE_URL: stack.databaseUrl,
       NEON_FETCH_ENDPOINT: stack.neonFetchEndpoint,
       AUTH_JWKS: JSON.stringify({ keys: [jwk] }),
-      ...PROVIDER_SETTINGS,
+      ...SIGN_IN_SETTINGS,
       SERVER_TIMING: "on",
       LINK_SYNC_INTERVAL_SECONDS: "1",
     };
@@ -202,11 +208,11 @@ describe("npm run bench against running deployments (node and deno, JWKS sign-in
   });
 
   it("signs in with a given token as one identity, leaving out what needs many users; an unreachable target is reported", async () => {
-    const token = await new SignJWT({ [PROVIDER_SETTINGS.AUTH_TENANT_CLAIM]: "given-tenant" })
+    const token = await new SignJWT({ [SIGN_IN_SETTINGS.AUTH_TENANT_CLAIM]: "given-tenant" })
       .setProtectedHeader({ alg: "ES256", kid: KID, typ: "JWT" })
       .setSubject("given-user")
-      .setIssuer(PROVIDER_SETTINGS.AUTH_ISSUER)
-      .setAudience(PROVIDER_SETTINGS.AUTH_AUDIENCE)
+      .setIssuer(SIGN_IN_SETTINGS.AUTH_ISSUER)
+      .setAudience(SIGN_IN_SETTINGS.AUTH_AUDIENCE)
       .setExpirationTime("10m")
       .sign(privateKey);
     const out = join(dir, "given");

@@ -1,10 +1,10 @@
 // The pieces a run on deployments is made of that need no server: its targets, its budget,
 // the command line it records, and the split of each answer's time.
 import { describe, expect, it } from "vitest";
-import { parseServerTiming, timedAnswer } from "../../bench/lib/server-timing.ts";
-import { BudgetSpentError, RequestBudget } from "../../bench/load/budget.ts";
-import { parseTargets, recordedCommand } from "../../bench/load/deployments.ts";
-import { splitOf } from "../../bench/load/split.ts";
+import { parseServerTiming, timedAnswer } from "../../dev/support/server-timing.ts";
+import { BudgetSpentError, RequestBudget } from "./budget.ts";
+import { parseTargets, recordedCommand } from "./deployments.ts";
+import { splitOf } from "./split.ts";
 
 describe("--target NAME=URL", () => {
   it("takes each deployment's origin under its name", () => {

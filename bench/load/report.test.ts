@@ -1,10 +1,10 @@
 // The summary arithmetic and the reporting of runtimes that could not run.
 import { describe, expect, it } from "vitest";
-import { median, percentile } from "../../bench/lib/stats.ts";
-import { latencyChart } from "../../bench/load/chart.ts";
-import { runInterleaved, type SliceablePhase } from "../../bench/load/interleave.ts";
-import type { OperationName } from "../../bench/load/operations.ts";
-import { benchMarkdown, latencyRatios, type Measured, notes, summarize } from "../../bench/load/report.ts";
+import { median, percentile } from "../../dev/support/stats.ts";
+import { latencyChart } from "./chart.ts";
+import { runInterleaved, type SliceablePhase } from "./interleave.ts";
+import type { OperationName } from "./operations.ts";
+import { benchMarkdown, latencyRatios, type Measured, notes, summarize } from "./report.ts";
 
 describe("stats", () => {
   it("takes nearest-rank percentiles from the raw samples", () => {

@@ -4,14 +4,12 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { describe, it } from "vitest";
-import { runStatement } from "../../dev/run-statement.ts";
-
-/** The maintenance database URL; new test databases are created next to it. */
-export const TEST_POSTGRES_URL = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+import { runStatement } from "../run-statement.ts";
+import { LOCAL_POSTGRES_URL } from "./scratch-schema.ts";
 
 /** Whether PostgreSQL answers within a second (connect + SELECT 1). */
 async function postgresAvailable(): Promise<boolean> {
-  const client = new pg.Client({ connectionString: TEST_POSTGRES_URL, connectionTimeoutMillis: 1_000 });
+  const client = new pg.Client({ connectionString: LOCAL_POSTGRES_URL, connectionTimeoutMillis: 1_000 });
   client.on("error", () => {}); // a failing connection must not become an uncaught error
   try {
     await client.connect();
@@ -36,7 +34,7 @@ export interface TestDatabase {
 export async function createTestDatabase(): Promise<TestDatabase> {
   const name = `t_${randomBytes(6).toString("hex")}`;
   await admin(`CREATE DATABASE ${name}`);
-  const url = new URL(TEST_POSTGRES_URL);
+  const url = new URL(LOCAL_POSTGRES_URL);
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
@@ -45,14 +43,14 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   };
 }
 
-const admin = (sql: string) => runStatement(TEST_POSTGRES_URL, sql);
+const admin = (sql: string) => runStatement(LOCAL_POSTGRES_URL, sql);
 
 const available = await postgresAvailable();
 
 /** `describe` for suites that need PostgreSQL: skipped with a warning without it, failing in CI. */
 export function describeWithPostgres(name: string, fn: () => void): void {
   if (available) return void describe(name, fn);
-  const where = new URL(TEST_POSTGRES_URL).host;
+  const where = new URL(LOCAL_POSTGRES_URL).host;
   if (process.env.CI === "true") {
     describe(name, () => {
       it("needs PostgreSQL", () => {

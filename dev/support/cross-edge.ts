@@ -1,7 +1,7 @@
 // Two deployments over one database, as a user sees them: a change made through edge A, and how
 // long edge B keeps answering from its KV what the change undid. Used by the cross-edge test and
 // by `npm run bench` (staleness after an unlink).
-import { signToken, type TokenClaims } from "../support/tokens.ts";
+import { signToken, type TokenClaims } from "./tokens.ts";
 
 export interface Edge {
   name: string;
