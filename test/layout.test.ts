@@ -1,5 +1,6 @@
-// The layout's directions, enforced: what ships (core/, edge/) never reaches into what only runs
-// it here (dev/, test/, bench/), and core/ stays Web-standard and runtime-blind.
+// The layout's directions, enforced: imports go one way, core ← edge ← dev ← test, bench; what
+// ships (core/, edge/) never reaches into what only runs it here, and core/ stays Web-standard and
+// runtime-blind.
 //
 // The rules, exactly (source = a .ts file that is not a test, *.test.ts or *.test.deno.ts):
 // 1. A core/ source imports only core/ files and the runtime dependencies of package.json,
@@ -10,6 +11,12 @@
 //    file) is flat and holds only its entry (index.ts, or server.ts for Node's listener), its
 //    settings reader (settings.ts), its bindings (bindings.ts), and the modules those import;
 //    next to them only their tests, type declarations (*.d.ts) and tsconfig.json.
+// 4. Every .ts file of the repository imports only along core ← edge ← dev ← test, bench: a file
+//    of core/, edge/ or dev/ imports its own folder and those to its left; test/ and bench/ may
+//    import dev/, edge/ and core/ but never each other (what both need lives in dev/support/);
+//    a root *.ts (a tool's configuration) may import any folder, and no folder imports a root
+//    file. A test is test code: wherever it sits it may import what test/ may, except beside
+//    the bench's code, where it keeps to bench/'s side.
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import ts from "typescript";
@@ -158,6 +165,48 @@ function reachableFrom(roots: string[], dir: string): Set<string> {
   return seen;
 }
 
+/** The folders a file of each layer may import from; "" is the repository's root. */
+const LAYERS: Record<string, readonly string[]> = {
+  core: ["core"],
+  edge: ["core", "edge"],
+  dev: ["core", "edge", "dev"],
+  test: ["core", "edge", "dev", "test"],
+  bench: ["core", "edge", "dev", "bench"],
+  "": ["core", "edge", "dev", "test", "bench", ""],
+};
+const layerOf = (path: string) => (path.includes("/") ? path.slice(0, path.indexOf("/")) : "");
+
+/** What the relative `specifiers` of the file at `path` (project-relative) import against the direction. */
+function againstTheDirection(path: string, specifiers: readonly string[]): string[] {
+  const layer = layerOf(path);
+  const allowed = LAYERS[isTest(path) && layer !== "bench" ? "test" : layer];
+  if (!allowed) return [`${path} is in no layer`];
+  return specifiers.flatMap((specifier) => {
+    const landing = target(join(ROOT, path), specifier);
+    return landing === undefined || allowed.includes(layerOf(landing)) ? [] : [`imports ${landing}`];
+  });
+}
+
+describe("imports go one way: core ← edge ← dev ← test, bench", () => {
+  const rootFiles = readdirSync(ROOT).filter((name) => name.endsWith(".ts"));
+  const files = [
+    ...Object.keys(LAYERS)
+      .filter(Boolean)
+      .flatMap((dir) => filesUnder(join(ROOT, dir))),
+    ...rootFiles,
+  ]
+    .map((file) => rel(resolve(ROOT, file)))
+    .filter((file) => file.endsWith(".ts"));
+
+  it("has every layer's files, the root's configuration among them", () => {
+    for (const layer of Object.keys(LAYERS)) expect(files.some((file) => layerOf(file) === layer)).toBe(true);
+  });
+
+  it.each(files)("%s imports only along the direction", (file) => {
+    expect(againstTheDirection(file, importsOf(join(ROOT, file)))).toEqual([]);
+  });
+});
+
 describe("the checks themselves", () => {
   it("catch a runtime API, a runtime's name and a driver, but not a comment", () => {
     const sample = 'import { x } from "node:fs";\n// on Deno too\nprocess.env.X; const r = "fastly"; Deno.env;';
@@ -174,5 +223,30 @@ describe("the checks themselves", () => {
     expect(target(file, "../../dev/stack.ts")).toBe("dev/stack.ts");
     expect(edgeBare("fastly:kv-store")).toBe(true);
     expect(edgeBare("miniflare")).toBe(false);
+  });
+
+  it("reject an import against the direction, one example per rule", () => {
+    const refused = (path: string, specifier: string) => againstTheDirection(path, [specifier]);
+    expect(refused("core/app.ts", "../edge/kv/memory.ts")).toEqual(["imports edge/kv/memory.ts"]);
+    expect(refused("edge/deno/index.ts", "../../dev/stack.ts")).toEqual(["imports dev/stack.ts"]);
+    expect(refused("dev/measure/startup.ts", "../../test/support/harness.ts")).toEqual([
+      "imports test/support/harness.ts",
+    ]);
+    expect(refused("dev/measure/startup.ts", "../../bench/lib/cli.ts")).toEqual(["imports bench/lib/cli.ts"]);
+    expect(refused("test/links/race.test.ts", "../../bench/lib/cli.ts")).toEqual(["imports bench/lib/cli.ts"]);
+    expect(refused("bench/drain.ts", "../test/links/support.ts")).toEqual(["imports test/links/support.ts"]);
+    expect(refused("bench/race.test.ts", "../test/support/harness.ts")).toEqual(["imports test/support/harness.ts"]);
+    expect(refused("dev/stack.ts", "../vitest.config.ts")).toEqual(["imports vitest.config.ts"]);
+    expect(refused("core/links/routes.test.ts", "../../bench/lib/cli.ts")).toEqual(["imports bench/lib/cli.ts"]);
+  });
+
+  it("let an import along the direction through", () => {
+    const allowed = (path: string, specifier: string) => againstTheDirection(path, [specifier]);
+    expect(allowed("edge/kv/memory.ts", "../../core/ports/kv.ts")).toEqual([]);
+    expect(allowed("test/links/race.test.ts", "../../dev/support/tokens.ts")).toEqual([]);
+    expect(allowed("bench/drain.ts", "../dev/support/tokens.ts")).toEqual([]);
+    expect(allowed("core/links/routes.test.ts", "../../test/support/harness.ts")).toEqual([]);
+    expect(allowed("vitest.config.ts", "./test/projects.ts")).toEqual([]);
+    expect(allowed("dev/stack.ts", "pg")).toEqual([]);
   });
 });
