@@ -24,6 +24,7 @@ const HEAVY_IMPORTS = [
 /** test/ files that are pure checks of the tree, fast enough for the unit loop. */
 const UNIT_IN_TEST = [
   "test/layout.test.ts",
+  "test/doc-paths.test.ts",
   "test/projects.test.ts",
   "test/route-table.test.ts",
   "test/conformance/openapi-check.test.ts",
