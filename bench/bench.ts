@@ -2,10 +2,9 @@
 // the same cache state) or on deployments given by URL, measured side by side in one run:
 // throughput, latency percentiles, errors, where the time went (Server-Timing), cross-edge
 // staleness, cold starts. Writes bench.json, bench.md, bench.svg and bench-split.svg.
-import { parseArgs } from "node:util";
 import type { RuntimeName } from "../dev/launchers/index.ts";
 import { runtimeNames } from "../dev/launchers/index.ts";
-import { DEFAULT_RESULTS_DIR, positiveInt, progress, selection, UsageError } from "./lib/cli.ts";
+import { benchOptions, positiveInt, progress, runBenchCommand, selection, UsageError } from "./lib/cli.ts";
 import { givenTokens, keyTokens, type TokenSource } from "./lib/tokens.ts";
 import { RequestBudget } from "./load/budget.ts";
 import { runOnDeployments } from "./load/deployment-run.ts";
@@ -53,33 +52,29 @@ const LOCAL_DEFAULTS = {
 const TARGET_DEFAULTS = { requests: 50, concurrency: 2, warmup: 5, staleness: 1, maxRequests: 3000 };
 
 function parse() {
-  return parseArgs({
-    options: {
-      target: { type: "string", multiple: true },
-      requests: { type: "string" },
-      concurrency: { type: "string" },
-      rounds: { type: "string" },
-      warmup: { type: "string" },
-      runtimes: { type: "string" },
-      operations: { type: "string" },
-      "time-limit": { type: "string" },
-      "db-rtt": { type: "string" },
-      staleness: { type: "string" },
-      cold: { type: "string" },
-      idle: { type: "string" },
-      "max-requests": { type: "string" },
-      token: { type: "string" },
-      "admin-token": { type: "string" },
-      "sign-with": { type: "string" },
-      kid: { type: "string" },
-      iss: { type: "string" },
-      aud: { type: "string" },
-      "tenant-claim": { type: "string", default: "tid" },
-      "role-claim": { type: "string", default: "role" },
-      out: { type: "string", default: DEFAULT_RESULTS_DIR },
-      help: { type: "boolean", default: false },
-    },
-  }).values;
+  return benchOptions(USAGE, {
+    target: { type: "string", multiple: true },
+    requests: { type: "string" },
+    concurrency: { type: "string" },
+    rounds: { type: "string" },
+    warmup: { type: "string" },
+    runtimes: { type: "string" },
+    operations: { type: "string" },
+    "time-limit": { type: "string" },
+    "db-rtt": { type: "string" },
+    staleness: { type: "string" },
+    cold: { type: "string" },
+    idle: { type: "string" },
+    "max-requests": { type: "string" },
+    token: { type: "string" },
+    "admin-token": { type: "string" },
+    "sign-with": { type: "string" },
+    kid: { type: "string" },
+    iss: { type: "string" },
+    aud: { type: "string" },
+    "tenant-claim": { type: "string", default: "tid" },
+    "role-claim": { type: "string", default: "role" },
+  });
 }
 
 type Values = ReturnType<typeof parse>;
@@ -106,7 +101,7 @@ function options(values: Values) {
     cold: positiveInt("cold", values.cold, 0, 0),
     idleSeconds: positiveInt("idle", values.idle, 30, 0),
     maxRequests: positiveInt("max-requests", values["max-requests"], defaults.maxRequests),
-    out: values.out!,
+    out: values.out,
   };
 }
 
@@ -159,10 +154,6 @@ function plannedCreates(run: Options, targets: number, oneIdentity: boolean): nu
 
 async function main(): Promise<number> {
   const values = parse();
-  if (values.help) {
-    console.log(USAGE);
-    return 0;
-  }
   const opts = options(values);
   const command = recordedCommand(process.argv.slice(2));
   if (opts.targets.length === 0) {
@@ -192,9 +183,4 @@ async function main(): Promise<number> {
   return 0;
 }
 
-try {
-  process.exitCode = await main();
-} catch (error) {
-  console.error(error instanceof UsageError ? `${error.message}\n\n${USAGE}` : error);
-  process.exitCode = error instanceof UsageError ? 2 : 1;
-}
+await runBenchCommand(USAGE, main);

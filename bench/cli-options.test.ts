@@ -1,4 +1,4 @@
-// The bench's own options: --help prints the usage and runs nothing; --db-rtt holds every round
+// The bench's own options: --help prints the usage and runs nothing, an unknown option is refused; --db-rtt holds every round
 // trip to the Neon endpoint for the given time, so an edge-to-database distance can be benched.
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -8,18 +8,24 @@ import { type LocalStack, startLocalStack } from "../dev/stack.ts";
 import { createNeonSql } from "../edge/neon/neon-sql.ts";
 import { runScript } from "./lib/run-script.ts";
 
-describe.each(["bench/bench.ts", "bench/race.ts"])("%s --help", (script) => {
-  it("prints the usage, exits 0 and writes nothing", async () => {
+describe.each(["bench/bench.ts", "bench/race.ts", "bench/drain.ts", "bench/migration.ts"])("%s", (script) => {
+  it("--help prints the usage, exits 0 and writes nothing", async () => {
     const out = await mkdtemp(join(tmpdir(), "help-"));
     try {
       const run = await runScript(script, ["--help", "--out", out], { DATABASE_URL: undefined });
       expect(run.code).toBe(0);
-      expect(run.stdout).toMatch(/^npm run (bench|race) -- \[options\]/);
+      expect(run.stdout).toMatch(/^npm run (bench|race|bench:drain|bench:migration) -- \[options\]/);
       expect(run.stdout).toMatch(/--out DIR/);
       expect(await readdir(out)).toEqual([]);
     } finally {
       await rm(out, { recursive: true, force: true });
     }
+  }, 60_000);
+
+  it("answers an unknown option with one line and the usage (exit 2)", async () => {
+    const run = await runScript(script, ["--no-such-option"], { DATABASE_URL: undefined });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/^Unknown option '--no-such-option'.*\n\nnpm run /);
   }, 60_000);
 });
 

@@ -6,18 +6,18 @@
 // so the drain must delete them) and `--old` changes past the retention, which the housekeeping
 // must prune. Writes drain.json and drain.md.
 import { randomBytes } from "node:crypto";
-import { parseArgs } from "node:util";
 import type { Sql } from "../core/ports/sql.ts";
 import { launchRuntime, type RunningRuntime, type RuntimeName, runtimeNames } from "../dev/launchers/index.ts";
 import { signToken } from "../dev/support/tokens.ts";
 import { createNeonSql } from "../edge/neon/neon-sql.ts";
 import {
+  benchOptions,
   commandLine,
-  DEFAULT_RESULTS_DIR,
   machineInfo,
   muteStdout,
   positiveInt,
   progress,
+  runBenchCommand,
   selection,
   writeResults,
 } from "./lib/cli.ts";
@@ -47,18 +47,13 @@ interface DrainResult {
 }
 
 function options() {
-  const { values } = parseArgs({
-    options: {
-      changes: { type: "string" },
-      stale: { type: "string" },
-      old: { type: "string" },
-      runtimes: { type: "string" },
-      out: { type: "string", default: DEFAULT_RESULTS_DIR },
-      help: { type: "boolean", default: false },
-    },
+  const values = benchOptions(USAGE, {
+    changes: { type: "string" },
+    stale: { type: "string" },
+    old: { type: "string" },
+    runtimes: { type: "string" },
   });
   return {
-    help: values.help,
     changes: positiveInt("changes", values.changes, 100_000),
     stale: positiveInt("stale", values.stale, 1_000, 0),
     old: positiveInt("old", values.old, 100_000, 0),
@@ -180,7 +175,6 @@ function markdown(results: DrainResult[], opts: Options, machine: string, databa
 
 async function main() {
   const opts = options();
-  if (opts.help) return void console.log(USAGE);
   const running: RunningRuntime[] = [];
   const databases: BenchDatabase[] = [];
   const unmute = muteStdout(); // node serves in this process and logs a line per request
@@ -220,4 +214,4 @@ async function main() {
   }
 }
 
-await main();
+await runBenchCommand(USAGE, main);

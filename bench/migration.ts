@@ -2,12 +2,11 @@
 // a PostgreSQL database that holds `--links` links and `--documents` keyed documents, while
 // writers keep linking, unlinking and creating documents with the statements of the release
 // before (expand, deploy, contract: docs/deploy.md). Reports the longest write stall during the
-// migration. PostgreSQL only (DATABASE_URL, or the test server): a scratch database is created
-// next to it and dropped after. Writes migration.json and migration.md.
+// migration. PostgreSQL only (DATABASE_URL, or the local one): the run works in a scratch schema
+// it drops after. Writes migration.json and migration.md.
 import { copyFile, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
 import pg from "pg";
 import { DEFAULT_MAX_LINKS_PER_USER } from "../core/links/link-settings.ts";
 import { linkAccount, unlinkAccount } from "../core/links/repository.ts";
@@ -15,8 +14,17 @@ import type { Sql } from "../core/ports/sql.ts";
 import { DEFAULT_MIGRATIONS_DIR, migrate, migrationFiles, migrationSession } from "../dev/migrate.ts";
 import { createPgBackend } from "../dev/neon/pg-backend.ts";
 import { runStatement } from "../dev/run-statement.ts";
+import { createScratchSchema, LOCAL_POSTGRES_URL, serverVersion } from "../dev/support/scratch-schema.ts";
 import { percentile } from "../dev/support/stats.ts";
-import { commandLine, DEFAULT_RESULTS_DIR, machineInfo, positiveInt, progress, writeResults } from "./lib/cli.ts";
+import {
+  benchOptions,
+  commandLine,
+  machineInfo,
+  positiveInt,
+  progress,
+  runBenchCommand,
+  writeResults,
+} from "./lib/cli.ts";
 
 const USAGE = `npm run bench:migration -- [options]
   --links N       links in the table before the migration (default 1000000)
@@ -25,25 +33,20 @@ const USAGE = `npm run bench:migration -- [options]
   --from NAME     the first migration applied under load (default 0010_idle_transaction_timeout.sql:
                   the ones this release ships); the earlier ones build the starting schema
   --out DIR       where migration.json and migration.md go (default docs/results)
-Server: DATABASE_URL's PostgreSQL, else postgres://postgres@127.0.0.1:5432/postgres.`;
+Database: DATABASE_URL (postgres://…), else ${LOCAL_POSTGRES_URL}; the run uses a scratch schema it drops.`;
 
 // The previous release's document insert (before sql/0011): it must keep working on the new schema.
 const PREVIOUS_CREATE_DOCUMENT = `INSERT INTO documents (tenant_id, contract_id, title, idempotency_key, request_fingerprint)
   VALUES ($1, $2, NULL, $3, 'f')`;
 
 function options() {
-  const { values } = parseArgs({
-    options: {
-      links: { type: "string" },
-      documents: { type: "string" },
-      writers: { type: "string" },
-      from: { type: "string", default: "0010_idle_transaction_timeout.sql" },
-      out: { type: "string", default: DEFAULT_RESULTS_DIR },
-      help: { type: "boolean", default: false },
-    },
+  const values = benchOptions(USAGE, {
+    links: { type: "string" },
+    documents: { type: "string" },
+    writers: { type: "string" },
+    from: { type: "string", default: "0010_idle_transaction_timeout.sql" },
   });
   return {
-    help: values.help,
     links: positiveInt("links", values.links, 1_000_000),
     documents: positiveInt("documents", values.documents, 100_000, 0),
     writers: positiveInt("writers", values.writers, 4),
@@ -100,22 +103,22 @@ function startWriter(sql: Sql, writer: number, stop: () => boolean) {
 
 async function main() {
   const opts = options();
-  if (opts.help) return void console.log(USAGE);
-  const server = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
-  const name = `bench_migration_${Date.now().toString(36)}`;
-  await runStatement(server, `CREATE DATABASE ${name}`);
-  const url = new URL(server);
-  url.pathname = `/${name}`;
-  const pool = new pg.Pool({ connectionString: url.toString(), max: opts.writers + 1 });
+  const server = process.env.DATABASE_URL || LOCAL_POSTGRES_URL;
+  const version = await serverVersion(server);
+  if (version instanceof Error)
+    throw new Error(`PostgreSQL at ${new URL(server).host} is unreachable: ${version.message}`);
+  const schema = await createScratchSchema(server, "bench_migration");
+  const url = schema.url;
+  const pool = new pg.Pool({ connectionString: url, max: opts.writers + 1 });
   const dirs: string[] = [];
   try {
     const before = await migrationsDir(opts.from);
     dirs.push(before);
-    const migrator = createPgBackend(migrationSession(url.toString()), { max: 1 });
+    const migrator = createPgBackend(migrationSession(url), { max: 1 });
     await migrate(migrator, before);
     progress(`seeding ${opts.links} links and ${opts.documents} keyed documents`);
     // Without the app's statement timeout: a million rows take longer than 5 s here.
-    const seed = (statement: string) => runStatement(migrationSession(url.toString()), statement);
+    const seed = (statement: string) => runStatement(migrationSession(url), statement);
     await seed(
       `INSERT INTO linked_external_accounts (tenant_id, provider, external_account_id, user_id)
        SELECT 'seed', 'github', 'x-' || n, 'u-' || n FROM generate_series(1, ${opts.links}) AS n`,
@@ -124,7 +127,7 @@ async function main() {
       `INSERT INTO documents (tenant_id, contract_id, idempotency_key, request_fingerprint)
        SELECT 'seed', 'C', 'k-' || n, 'f' FROM generate_series(1, ${opts.documents}) AS n`,
     );
-    await seed("VACUUM ANALYZE");
+    await seed("VACUUM ANALYZE linked_external_accounts, documents");
 
     let stopping = false;
     const sql = poolSql(pool);
@@ -155,7 +158,7 @@ async function main() {
         Math.round(
           percentile(
             everything.map((l) => l.ms),
-            0.99,
+            99,
           ) * 10,
         ) / 10,
       machine: await machineInfo(),
@@ -178,8 +181,8 @@ Command: \`${commandLine("bench:migration")}\` on ${m.cpus} × ${m.cpuModel} (lo
   } finally {
     await pool.end();
     for (const dir of dirs) await rm(dir, { recursive: true, force: true });
-    await runStatement(server, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await schema.drop();
   }
 }
 
-await main();
+await runBenchCommand(USAGE, main);

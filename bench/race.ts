@@ -2,13 +2,14 @@
 // same concurrent load, with the violations counted; then numbering throughput per strategy,
 // as a ratio to a bare single-row UPDATE. PGlite cannot take part: it is one session, so
 // nothing in it ever runs concurrently and a naive version would look correct.
-import { parseArgs } from "node:util";
 import { LOCAL_POSTGRES_URL } from "../dev/support/scratch-schema.ts";
 import {
-  DEFAULT_RESULTS_DIR,
+  benchOptions,
+  commandLine,
   machineInfo,
   positiveInt,
   progress,
+  runBenchCommand,
   selection,
   UsageError,
   writeResults,
@@ -44,27 +45,22 @@ const USAGE = `npm run race -- [options]
 Database: DATABASE_URL (postgres://…), else ${LOCAL_POSTGRES_URL}; the run uses a scratch schema it drops.`;
 
 function options() {
-  const { values } = parseArgs({
-    options: {
-      problems: { type: "string" },
-      targets: { type: "string" },
-      contenders: { type: "string" },
-      workers: { type: "string" },
-      duration: { type: "string" },
-      tenants: { type: "string" },
-      rounds: { type: "string" },
-      slices: { type: "string" },
-      pool: { type: "string" },
-      "skip-numbering": { type: "boolean", default: false },
-      out: { type: "string", default: DEFAULT_RESULTS_DIR },
-      help: { type: "boolean", default: false },
-    },
+  const values = benchOptions(USAGE, {
+    problems: { type: "string" },
+    targets: { type: "string" },
+    contenders: { type: "string" },
+    workers: { type: "string" },
+    duration: { type: "string" },
+    tenants: { type: "string" },
+    rounds: { type: "string" },
+    slices: { type: "string" },
+    pool: { type: "string" },
+    "skip-numbering": { type: "boolean", default: false },
   });
   const workers = positiveInt("workers", values.workers, 8);
   const contenders = positiveInt("contenders", values.contenders, 8, 2);
   if (contenders > MAX_CONTENDERS) throw new UsageError(`--contenders must be at most ${MAX_CONTENDERS}`);
   return {
-    help: values.help,
     problems: selection("problems", values.problems, problemNames),
     load: { targets: positiveInt("targets", values.targets, 20), contenders },
     numbering: {
@@ -117,10 +113,6 @@ async function compareNumbering(
 
 async function main(): Promise<number> {
   const opts = options();
-  if (opts.help) {
-    console.log(USAGE);
-    return 0;
-  }
   const opened = await openRaceDatabase(process.env.DATABASE_URL || undefined, {
     endpointPool: opts.pool,
     directPool: opts.numbering.workers,
@@ -143,7 +135,7 @@ async function main(): Promise<number> {
     const runs = opts.skipNumbering ? [] : await compareNumbering(db, opts.numbering, opts.rounds, opts.slices);
     const numbering = summarizeNumbering(runs, runs.length ? await numberingViolations(db.pool) : {});
     console.log(raceText(problemResults, numbering));
-    const command = `npm run race${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}`;
+    const command = commandLine("race");
     const result = {
       command,
       finishedAt: new Date().toISOString(),
@@ -180,9 +172,4 @@ async function main(): Promise<number> {
   }
 }
 
-try {
-  process.exitCode = await main();
-} catch (error) {
-  console.error(error instanceof UsageError ? `${error.message}\n\n${USAGE}` : error);
-  process.exitCode = error instanceof UsageError ? 2 : 1;
-}
+await runBenchCommand(USAGE, main);

@@ -1,10 +1,31 @@
-// Small helpers for the two command-line entry points.
+// What the bench's commands (bench, race, bench:drain, bench:migration) share: their options
+// (--help and a wrong option answered as every command of the project answers them, --out), a
+// usage error as one line and the usage (exit 2), how a run was started, where results go.
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { ParseArgsConfig } from "node:util";
+import { parseCommandLine } from "../../dev/cli.ts";
 
 /** Committed: docs/benchmarks.md points at the results and the command that made them. */
 export const DEFAULT_RESULTS_DIR = fileURLToPath(new URL("../../docs/results", import.meta.url));
+
+const OUT_OPTION = { out: { type: "string", default: DEFAULT_RESULTS_DIR } } as const;
+
+/** A command's options and `--out DIR`; for --help or a wrong option, the usage and an exit. */
+export function benchOptions<T extends NonNullable<ParseArgsConfig["options"]>>(usage: string, options: T) {
+  return parseCommandLine(usage, { ...options, ...OUT_OPTION });
+}
+
+/** Runs a command's `main`: its exit code, or for a usage error the one line and the usage (exit 2). */
+export async function runBenchCommand(usage: string, main: () => Promise<number> | Promise<void>): Promise<void> {
+  try {
+    process.exitCode = (await main()) ?? 0;
+  } catch (error) {
+    console.error(error instanceof UsageError ? `${error.message}\n\n${usage}` : error);
+    process.exitCode = error instanceof UsageError ? 2 : 1;
+  }
+}
 
 /** A whole number ≥ min from an option, or a usage error naming the option. */
 export function positiveInt(name: string, value: string | undefined, fallback: number, min = 1): number {
@@ -67,5 +88,5 @@ export async function machineInfo() {
 }
 
 /** How this run was started, as a results file names it: `npm run <script> -- <arguments>`. */
-export const commandLine = (script: string) =>
-  `npm run ${script}${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}`;
+export const commandLine = (script: string, args: readonly string[] = process.argv.slice(2)) =>
+  `npm run ${script}${args.length > 0 ? ` -- ${args.join(" ")}` : ""}`;

@@ -1,7 +1,7 @@
 // Deployments already running, given by URL (`--target NAME=URL`): what the bench needs to know
 // of them before it sends any load. Each answers /healthz with the runtime it runs on, and its
 // Server-Timing says whether the split can be measured there.
-import { UsageError } from "../lib/cli.ts";
+import { commandLine, UsageError } from "../lib/cli.ts";
 import type { TargetStatus } from "./report.ts";
 import { causeOf } from "./request.ts";
 import type { Target } from "./rounds.ts";
@@ -58,5 +58,5 @@ export function recordedCommand(argv: readonly string[]): string {
     const [flag] = arg.split("=", 1);
     return secret.has(flag!) && arg.includes("=") ? `${flag}=…` : arg;
   });
-  return `npm run bench${args.length > 0 ? ` -- ${args.join(" ")}` : ""}`;
+  return commandLine("bench", args);
 }
