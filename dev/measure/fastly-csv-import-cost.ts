@@ -4,12 +4,12 @@
 // parse. The import holds --rows rows (1,000 by default), all invalid (ids that could never be created), so no
 // database is needed. Printed: the first import of fresh hosts (a new instance, csv-parse not yet
 // compiled), then p50 and this process's CPU time per request once instances are reused.
-import { median } from "../../bench/lib/stats.ts";
-import { signToken, TEST_AUTH_SECRET } from "../../test/support/tokens.ts";
 import { ensureFastlyWasm } from "../build/fastly.ts";
 import { parseCommandLine } from "../cli.ts";
 import { type FastlyHost, startFastlyHost } from "../fastly-host/host.ts";
 import { localServerConfig } from "../launchers/fastly.ts";
+import { median } from "../support/stats.ts";
+import { signToken, TEST_AUTH_SECRET } from "../support/tokens.ts";
 
 const USAGE = `Usage: npx tsx dev/measure/fastly-csv-import-cost.ts [--requests N] [--rows N]
 
