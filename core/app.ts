@@ -42,7 +42,7 @@ export function createApp(deps: AppDeps) {
   allowOnly(app, "/openapi.json", ["GET", "HEAD"]);
 
   app.use("/v1/*", async (c, next) => {
-    authenticate ??= createAuthenticator(deps.settings.auth, { fetch: deps.jwksFetch });
+    authenticate ??= createAuthenticator(deps.settings.auth, { fetch: deps.jwksFetch, kv: deps.kv, logger });
     const verify = authenticate;
     const background = backgroundOf(c);
     c.set("principal", await c.var.timeAuth(() => verify(c.req.header("authorization"), background)));

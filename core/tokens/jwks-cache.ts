@@ -2,9 +2,12 @@
 // its copy is stale and, when that fails, drops the keys it had: a provider outage became ours.
 // Here the last good set keeps verifying for a bounded while (RFC 5861's stale-if-error), a stale
 // set is refreshed behind the request that noticed, one refresh at a time, and a failed refresh
-// is retried with a growing delay rather than by every request. jose still reads the set and
-// picks the key (createLocalJWKSet): only the keeping is this file's.
+// is retried with a growing delay rather than by every request. An instance that starts with
+// nothing in memory first takes the set an earlier one stored (stored-key-set.ts), so one started
+// during an outage still verifies what the others do. jose still reads the set and picks the key
+// (createLocalJWKSet): only the keeping is this file's.
 import { createLocalJWKSet, errors, type JSONWebKeySet, type JWTVerifyGetKey } from "jose";
+import type { KeySet, KeySetStore } from "./stored-key-set.ts";
 
 /** AUTH_JWKS_URL could not be fetched or read, and no cached copy decides: the token may be fine. */
 export class KeysUnavailableError extends Error {
@@ -25,6 +28,8 @@ export interface KeySetCacheOptions {
   cooldownMs: number;
   /** One fetch of the set, answer and body (default 5 s, as jose's). */
   timeoutMs?: number;
+  /** Where the last good set outlives this instance; absent, it lives in memory only. */
+  store?: KeySetStore;
   now?: () => number;
 }
 
@@ -35,19 +40,29 @@ export type CachedKeySet = (
 ) => ReturnType<JWTVerifyGetKey>;
 
 const DEFAULT_TIMEOUT_MS = 5_000;
-const FIRST_RETRY_MS = 1_000;
+/** The first retry of a failed fetch; later ones wait twice as long as the one before. */
+export const FIRST_RETRY_MS = 1_000;
 const LONGEST_RETRY_MS = 60_000;
 
 export function cachedRemoteKeySet(options: KeySetCacheOptions): CachedKeySet {
-  const { freshMs, staleIfErrorMs, cooldownMs, timeoutMs = DEFAULT_TIMEOUT_MS, now = () => Date.now() } = options;
-  let loaded: { keys: JWTVerifyGetKey; fetchedAt: number } | undefined;
+  const {
+    freshMs,
+    staleIfErrorMs,
+    cooldownMs,
+    store,
+    timeoutMs = DEFAULT_TIMEOUT_MS,
+    now = () => Date.now(),
+  } = options;
+  let loaded: KeySet | undefined;
   let refreshing: { done: Promise<boolean>; startedAt: number } | undefined;
   let failures = 0;
   let retryAt = 0;
   let fetchedAt = Number.NEGATIVE_INFINITY;
+  const usable = (set: KeySet | undefined, at: number) =>
+    set !== undefined && at - set.fetchedAt <= freshMs + staleIfErrorMs;
 
   /** One refresh per isolate or process; resolves whether it brought a new set. */
-  function refresh(at: number): Promise<boolean> {
+  function refresh(at: number, background: Background | undefined): Promise<boolean> {
     // A refresh older than its own deadline was cut off with the request that ran it (Workers
     // cancel what a finished request left running): it will never settle, so it is not joined.
     if (refreshing && at - refreshing.startedAt < 2 * timeoutMs) return refreshing.done;
@@ -55,10 +70,11 @@ export function cachedRemoteKeySet(options: KeySetCacheOptions): CachedKeySet {
     const attempt = {
       startedAt: at,
       done: fetchKeySet(options.url, options.fetch, timeoutMs).then(
-        (keys) => {
-          loaded = { keys, fetchedAt: now() };
+        (fetched) => {
+          loaded = { ...fetched, fetchedAt: now() };
           failures = 0;
           retryAt = 0;
+          keep(loaded, background);
           return true;
         },
         () => {
@@ -75,18 +91,28 @@ export function cachedRemoteKeySet(options: KeySetCacheOptions): CachedKeySet {
     return attempt.done;
   }
 
+  const keep = (set: KeySet, background: Background | undefined) => {
+    const writing = store?.keep(set);
+    if (writing) background?.(writing);
+  };
+
   async function usableKeys(at: number, background: Background | undefined): Promise<JWTVerifyGetKey> {
-    const age = loaded ? at - loaded.fetchedAt : Number.POSITIVE_INFINITY;
-    if (loaded && age <= freshMs + staleIfErrorMs) {
-      if (age > freshMs && at >= retryAt) {
-        const done = refresh(at);
+    // Only an instance with nothing usable in memory looks at the store (a fresh one, mostly).
+    if (store && !usable(loaded, at) && (refreshing || at >= retryAt)) {
+      const copy = await store.read(at);
+      // Never over a set as new or newer: the store may lag behind this instance's own fetch.
+      if (copy && !(loaded && loaded.fetchedAt >= copy.fetchedAt)) loaded = copy;
+    }
+    if (loaded && usable(loaded, at)) {
+      if (at - loaded.fetchedAt > freshMs && at >= retryAt) {
+        const done = refresh(at, background);
         background?.(done);
       }
       return loaded.keys;
     }
     // Nothing that may verify: wait for the provider, unless it failed moments ago.
     if (!refreshing && at < retryAt) throw unavailable();
-    if (!(await refresh(at))) throw unavailable();
+    if (!(await refresh(at, background))) throw unavailable();
     return loaded!.keys;
   }
 
@@ -101,7 +127,7 @@ export function cachedRemoteKeySet(options: KeySetCacheOptions): CachedKeySet {
       // be asked, nothing tells the two apart.
       if (!refreshing && failures > 0) throw unavailable();
       if (!refreshing && at - fetchedAt < cooldownMs) throw error;
-      if (!(await refresh(at))) throw unavailable();
+      if (!(await refresh(at, background))) throw unavailable();
       return loaded!.keys(header, token);
     }
   };
@@ -109,12 +135,13 @@ export function cachedRemoteKeySet(options: KeySetCacheOptions): CachedKeySet {
 
 const unavailable = () => new KeysUnavailableError("the JWKS cannot be fetched and no cached copy holds the key");
 
-async function fetchKeySet(url: string, send: typeof fetch, timeoutMs: number): Promise<JWTVerifyGetKey> {
+async function fetchKeySet(url: string, send: typeof fetch, timeoutMs: number) {
   const signal = AbortSignal.timeout(timeoutMs);
   try {
     const response = await send(url, { headers: { accept: "application/json" }, signal });
     if (response.status !== 200) throw new Error(`it answered ${response.status}`);
-    return createLocalJWKSet((await response.json()) as JSONWebKeySet);
+    const jwks = (await response.json()) as JSONWebKeySet;
+    return { jwks, keys: createLocalJWKSet(jwks) };
   } catch (error) {
     throw new KeysUnavailableError(
       `the JWKS could not be fetched: ${error instanceof Error ? error.message : String(error)}`,

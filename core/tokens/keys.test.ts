@@ -2,6 +2,7 @@
 // use, issuer/audience, custom claim names, and the algorithm-confusion refusals.
 import { exportJWK, exportSPKI, generateKeyPair, type JWK, SignJWT } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
+import { createMemoryKv } from "../../edge/kv/memory.ts";
 import { ProblemError } from "../http/problem.ts";
 import { createAuthenticator } from "./auth.ts";
 import { parseAuthSettings } from "./settings.ts";
@@ -177,5 +178,21 @@ describe("tokens checked against AUTH_JWKS_URL", () => {
     }
     const error = await authenticate(await sign("ES256")).catch((e: unknown) => e);
     expect((error as ProblemError).status).toBe(503);
+  });
+
+  it("an instance started while the provider is down verifies with the set an earlier one kept in the KV store", async () => {
+    served = [keys.RS256.jwk];
+    let down = false;
+    const flaky: typeof fetch = async (input) => (down ? new Response("down", { status: 502 }) : provider(input));
+    const kv = createMemoryKv();
+    const settings = parseAuthSettings({ AUTH_JWKS_URL: JWKS_URL, AUTH_ISSUER: ISSUER });
+    const writes: Promise<unknown>[] = [];
+    await createAuthenticator(settings, { fetch: flaky, kv })(await sign("RS256"), (work) => writes.push(work));
+    await Promise.all(writes);
+    down = true;
+    const token = await sign("RS256", { tid: "acme", jti: "fresh-instance" });
+    expect((await createAuthenticator(settings, { fetch: flaky, kv })(token)).userId).toBe("alice");
+    const withoutStore = await createAuthenticator(settings, { fetch: flaky })(token).catch((e: unknown) => e);
+    expect((withoutStore as ProblemError).status).toBe(503);
   });
 });

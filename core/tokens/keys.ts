@@ -3,8 +3,12 @@
 // a token whose header claims HS256 is never verified with a public key's bytes, so knowing the
 // (public) JWKS signs nothing.
 import { createLocalJWKSet, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from "jose";
-import { type Background, type CachedKeySet, cachedRemoteKeySet } from "./jwks-cache.ts";
+import { DEFAULT_KV_TIMEOUT_MS } from "../links/cache.ts";
+import { type Logger, silentLogger } from "../log.ts";
+import type { KvCache } from "../ports/kv.ts";
+import { type Background, type CachedKeySet, cachedRemoteKeySet, FIRST_RETRY_MS } from "./jwks-cache.ts";
 import type { AuthSettings } from "./settings.ts";
+import { kvKeySetStore } from "./stored-key-set.ts";
 
 /** What identity providers sign with: RSA, P-256 and Ed25519 (named EdDSA or Ed25519). */
 const PUBLIC_KEY_ALGORITHMS = ["RS256", "ES256", "EdDSA", "Ed25519"];
@@ -18,6 +22,10 @@ export interface TokenKeyOptions {
   fetch?: typeof fetch;
   /** An unknown `kid` refetches the JWKS at most once per this span (no refetch storm). */
   cooldownMs?: number;
+  /** Where the last good AUTH_JWKS_URL set outlives the instance (the deployment's KV store). */
+  kv?: KvCache;
+  /** Where a failing KV store is reported. */
+  logger?: Logger;
   now?: () => number;
 }
 
@@ -77,12 +85,27 @@ function publicKeySet(settings: AuthSettings, options: TokenKeyOptions): CachedK
     return (header, token) => local(header, token);
   }
   if (!settings.jwksUrl) return undefined;
+  const url = settings.jwksUrl;
+  const freshMs = settings.jwksCacheSeconds * 1000;
+  const staleIfErrorMs = settings.jwksStaleIfErrorSeconds * 1000;
+  const store =
+    options.kv &&
+    kvKeySetStore(options.kv, {
+      url,
+      freshMs,
+      lifetimeMs: freshMs + staleIfErrorMs,
+      readEveryMs: FIRST_RETRY_MS,
+      timeoutMs: DEFAULT_KV_TIMEOUT_MS,
+      logger: options.logger ?? silentLogger,
+      now: options.now,
+    });
   return cachedRemoteKeySet({
-    url: settings.jwksUrl,
+    url,
     fetch: options.fetch ?? ((input, init) => fetch(input, init)),
-    freshMs: settings.jwksCacheSeconds * 1000,
-    staleIfErrorMs: settings.jwksStaleIfErrorSeconds * 1000,
+    freshMs,
+    staleIfErrorMs,
     cooldownMs: options.cooldownMs ?? DEFAULT_JWKS_COOLDOWN_MS,
+    store,
     now: options.now,
   });
 }

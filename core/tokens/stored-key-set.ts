@@ -1,0 +1,131 @@
+// The last good AUTH_JWKS_URL key set, kept in the KV store so that it outlives an instance. A
+// Fastly Compute instance, a Workers isolate or a restarted process starts with an empty memory:
+// without this copy, one started while the identity provider was down answered 503 even for
+// tokens whose key every older instance still held. Written only from a successful fetch of the
+// URL, under a key derived from the URL and holding it, so a copy fetched for an earlier setting
+// is never used. Best-effort like every KV use: a failing store reads as "nothing stored".
+import { createLocalJWKSet, type JSONWebKeySet, type JWTVerifyGetKey } from "jose";
+import * as v from "valibot";
+import { sha256Hex } from "../lib/sha256.ts";
+import { withDeadline } from "../links/cache.ts";
+import { errorMessage, type Logger } from "../log.ts";
+import { type KvCache, MIN_KV_TTL_SECONDS } from "../ports/kv.ts";
+
+/** Versioned and apart from every link cache key (`links/…`): nothing else is written under it. */
+export const KEY_SET_KEY_PREFIX = "tokens/jwks/v1/";
+
+/** `tokens/jwks/v1/` + 64 hex digits of SHA-256(url): legal on every store, whatever the URL. */
+export const keySetKey = async (url: string) => KEY_SET_KEY_PREFIX + (await sha256Hex(url));
+
+export interface KeySet {
+  jwks: JSONWebKeySet;
+  keys: JWTVerifyGetKey;
+  /** Epoch ms of its fetch, by whichever instance made it: freshness and the bound run from here. */
+  fetchedAt: number;
+}
+
+export interface KeySetStore {
+  /** The stored copy, or undefined (none, unreadable, a failing store, or read moments ago). */
+  read(at: number): Promise<KeySet | undefined>;
+  /** Stores a fetched set; undefined when the store holds it already. Never rejects. */
+  keep(set: KeySet): Promise<void> | undefined;
+}
+
+export interface KeySetStoreOptions {
+  url: string;
+  /** A set this young is fresh: one the store holds this fresh, with the same keys, is not rewritten. */
+  freshMs: number;
+  /** How long after its fetch a set may still verify (fresh + stale-if-error): the entry's lifetime. */
+  lifetimeMs: number;
+  /** Reads at most once per this span, so an instance with nothing to verify with reads once, not per request. */
+  readEveryMs: number;
+  /** Deadline of each KV call. */
+  timeoutMs: number;
+  logger: Logger;
+  now?: () => number;
+}
+
+const StoredSchema = v.object({
+  url: v.string(),
+  fetchedAt: v.pipe(v.number(), v.finite()),
+  jwks: v.object({ keys: v.array(v.looseObject({})) }),
+});
+
+export function kvKeySetStore(kv: KvCache, options: KeySetStoreOptions): KeySetStore {
+  const { url, freshMs, lifetimeMs, readEveryMs, timeoutMs, logger, now = () => Date.now() } = options;
+  let key: Promise<string> | undefined;
+  const keyOf = () => (key ??= keySetKey(url));
+  let reading: Promise<KeySet | undefined> | undefined;
+  let readAt = Number.NEGATIVE_INFINITY;
+  /** The set this instance last read from or wrote to the store. */
+  let known: { text: string; fetchedAt: number } | undefined;
+
+  async function attempt<T>(operation: string, call: (key: string) => Promise<T>): Promise<{ value: T } | undefined> {
+    try {
+      const at = await keyOf();
+      return { value: await withDeadline(() => call(at), timeoutMs) };
+    } catch (error) {
+      logger.log("warn", "jwks_store_failed", { operation, error: errorMessage(error) });
+      return undefined;
+    }
+  }
+
+  async function readCopy(): Promise<KeySet | undefined> {
+    const text = (await attempt("get", (at) => kv.get(at)))?.value;
+    if (text === undefined || text === null) return undefined;
+    const stored = v.safeParse(StoredSchema, parseJson(text));
+    // The key is the URL's hash; the URL inside is compared too, so that no copy fetched for
+    // another setting is ever taken for this one's.
+    const keys = stored.success && stored.output.url === url ? localKeySet(stored.output.jwks) : undefined;
+    if (!stored.success || !keys) {
+      logger.log("warn", "jwks_store_unreadable", {});
+      return undefined;
+    }
+    const jwks = stored.output.jwks as JSONWebKeySet;
+    // Another machine's clock may run ahead: its copy counts as fetched now at the latest.
+    const fetchedAt = Math.min(stored.output.fetchedAt, now());
+    known = { text: JSON.stringify(jwks), fetchedAt };
+    return { jwks, keys, fetchedAt };
+  }
+
+  return {
+    read(at) {
+      if (reading) return reading;
+      if (at - readAt < readEveryMs) return Promise.resolve(undefined);
+      readAt = at;
+      reading = readCopy().finally(() => {
+        reading = undefined;
+      });
+      return reading;
+    },
+
+    keep({ jwks, fetchedAt }) {
+      const text = JSON.stringify(jwks);
+      if (known && known.text === text && fetchedAt - known.fetchedAt < freshMs) return undefined;
+      known = { text, fetchedAt };
+      // Readers enforce the bound themselves; the store's expiry, at least its minimum, collects it.
+      const ttlSeconds = Math.max(MIN_KV_TTL_SECONDS, Math.ceil((fetchedAt + lifetimeMs - now()) / 1000));
+      const value = JSON.stringify({ url, fetchedAt, jwks });
+      return attempt("put", (at) => kv.put(at, value, { ttlSeconds })).then((done) => {
+        // Not written: the next fetch writes again.
+        if (!done && known?.text === text) known = undefined;
+      });
+    },
+  };
+}
+
+function localKeySet(jwks: object): JWTVerifyGetKey | undefined {
+  try {
+    return createLocalJWKSet(jwks as JSONWebKeySet);
+  } catch {
+    return undefined;
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
