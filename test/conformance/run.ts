@@ -66,7 +66,7 @@ export function runConformance(runtime: RuntimeName): void {
     const { server, provider } = serveWithProvider(runtime, {
       AUTH_JWKS_CACHE_SECONDS: String(OUTAGE_CACHE_SECONDS),
     });
-    providerOutageCases(httpClient(server), provider, runtime !== "fastly");
+    providerOutageCases(httpClient(server), provider);
   });
 }
 
