@@ -5,7 +5,6 @@
 // URL, under a key derived from the URL and holding it, so a copy fetched for an earlier setting
 // is never used. Best-effort like every KV use: a failing store reads as "nothing stored".
 import { createLocalJWKSet, type JSONWebKeySet, type JWTVerifyGetKey } from "jose";
-import * as v from "valibot";
 import { sha256Hex } from "../lib/sha256.ts";
 import { withDeadline } from "../links/cache.ts";
 import { errorMessage, type Logger } from "../log.ts";
@@ -45,11 +44,18 @@ export interface KeySetStoreOptions {
   now?: () => number;
 }
 
-const StoredSchema = v.object({
-  url: v.string(),
-  fetchedAt: v.pipe(v.number(), v.finite()),
-  jwks: v.object({ keys: v.array(v.looseObject({})) }),
-});
+interface StoredEntry {
+  url: string;
+  fetchedAt: number;
+  jwks: JSONWebKeySet;
+}
+
+// Only the envelope is checked here: jose's createLocalJWKSet refuses what is not a JWKS. (No
+// valibot schema: its object and array validators cost Fastly's wasm a 64 KiB snapshot page.)
+const isStoredEntry = (entry: unknown): entry is StoredEntry => {
+  const { url, fetchedAt, jwks } = (entry ?? {}) as Partial<StoredEntry>;
+  return typeof url === "string" && Number.isFinite(fetchedAt) && typeof jwks === "object" && jwks !== null;
+};
 
 export function kvKeySetStore(kv: KvCache, options: KeySetStoreOptions): KeySetStore {
   const { url, freshMs, lifetimeMs, readEveryMs, timeoutMs, logger, now = () => Date.now() } = options;
@@ -73,17 +79,17 @@ export function kvKeySetStore(kv: KvCache, options: KeySetStoreOptions): KeySetS
   async function readCopy(): Promise<KeySet | undefined> {
     const text = (await attempt("get", (at) => kv.get(at)))?.value;
     if (text === undefined || text === null) return undefined;
-    const stored = v.safeParse(StoredSchema, parseJson(text));
+    const stored = parseJson(text);
     // The key is the URL's hash; the URL inside is compared too, so that no copy fetched for
     // another setting is ever taken for this one's.
-    const keys = stored.success && stored.output.url === url ? localKeySet(stored.output.jwks) : undefined;
-    if (!stored.success || !keys) {
+    const keys = isStoredEntry(stored) && stored.url === url ? localKeySet(stored.jwks) : undefined;
+    if (!isStoredEntry(stored) || !keys) {
       logger.log("warn", "jwks_store_unreadable", {});
       return undefined;
     }
-    const jwks = stored.output.jwks as JSONWebKeySet;
+    const { jwks } = stored;
     // Another machine's clock may run ahead: its copy counts as fetched now at the latest.
-    const fetchedAt = Math.min(stored.output.fetchedAt, now());
+    const fetchedAt = Math.min(stored.fetchedAt, now());
     known = { text: JSON.stringify(jwks), fetchedAt };
     return { jwks, keys, fetchedAt };
   }
