@@ -1,66 +1,58 @@
-// What Deno Deploy runs, built here: the files deno.json's `deploy` section uploads (its include
-// and exclude lists, nothing else), then what its install step puts beside them (`npm ci
-// --omit=dev`, the production dependencies of package.json). test/deploy/deno-deploy.test.ts
-// type-checks the result: an import the upload cannot resolve fails there, not on Deploy.
-import { cp, mkdir, readdir, readFile, rm } from "node:fs/promises";
+// What Deno Deploy builds, assembled here. An app linked to this repository builds from a commit:
+// its builder checks out the tracked files, runs the install command of deno.json's `deploy`
+// section there, and starts its runtime entry point (no build command, no type-check). Deno Deploy
+// reads that section as the app's configuration, in place of the dashboard's. The test in
+// test/deploy/deno-deploy.test.ts type-checks the result: an import the build cannot resolve
+// fails there, not on Deploy.
+import { execFile } from "node:child_process";
+import { cp, mkdir, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { ROOT } from "./fastly.ts";
-import { installProductionDependencies } from "./production-install.ts";
+
+const run = promisify(execFile);
 
 export interface DeployConfig {
-  entrypoint: string;
-  include: string[];
-  exclude: string[];
+  install: string;
+  runtime: { type: "dynamic"; entrypoint: string };
 }
 
-/** Where the upload is assembled: a fixed folder, so that Deno's type-check cache serves again. */
+/** Where the build is assembled: a fixed folder, so that Deno's type-check cache serves again. */
 export const DENO_DEPLOY_DIR = join(ROOT, "dist", "deno-deploy");
 
-export async function readDeployConfig(root = ROOT): Promise<DeployConfig> {
-  const config = JSON.parse(await readFile(join(root, "deno.json"), "utf8")) as { deploy: DeployConfig };
-  return config.deploy;
-}
-
 /**
- * Whether a project-relative path matches one pattern of the section: a file, a folder (ending
- * in /), or any file with a suffix (**\/*.suffix). Other glob shapes are refused rather than
- * guessed at.
+ * deno.json's `deploy` section, refused with a line naming the key when it is not the shape this
+ * project deploys with (an install command, a dynamic runtime with an entry point).
  */
-export function matchesPattern(path: string, pattern: string): boolean {
-  const suffix = /^\*\*\/\*([^*/]+)$/.exec(pattern)?.[1];
-  if (suffix) return path.endsWith(suffix);
-  if (pattern.includes("*")) throw new Error(`deno.json deploy: pattern ${pattern} is not one this build reads`);
-  return pattern.endsWith("/") ? path.startsWith(pattern) : path === pattern;
-}
-
-/** The project-relative files the section uploads: its include list (files, folders) less its excludes. */
-export async function uploadedFiles(config: DeployConfig, root = ROOT): Promise<string[]> {
-  const files: string[] = [];
-  for (const pattern of config.include) {
-    if (pattern.includes("*")) throw new Error(`deno.json deploy: include ${pattern} must name a file or a folder`);
-    files.push(...(pattern.endsWith("/") ? await filesUnder(root, pattern.slice(0, -1)) : [pattern]));
+export async function readDeployConfig(root = ROOT): Promise<DeployConfig> {
+  const { deploy } = JSON.parse(await readFile(join(root, "deno.json"), "utf8")) as { deploy?: Partial<DeployConfig> };
+  if (typeof deploy?.install !== "string") throw new Error("deno.json: deploy.install must be the install command");
+  if (deploy.runtime?.type !== "dynamic" || typeof deploy.runtime.entrypoint !== "string") {
+    throw new Error('deno.json: deploy.runtime must be { "type": "dynamic", "entrypoint": … }');
   }
-  return files.filter((path) => !config.exclude.some((pattern) => matchesPattern(path, pattern))).sort();
+  return deploy as DeployConfig;
 }
 
-async function filesUnder(root: string, dir: string): Promise<string[]> {
-  const files: string[] = [];
-  for (const entry of await readdir(join(root, dir), { withFileTypes: true })) {
-    const path = `${dir}/${entry.name}`;
-    if (entry.isDirectory()) files.push(...(await filesUnder(root, path)));
-    else if (entry.isFile()) files.push(path);
-  }
-  return files;
+/** The project-relative files a build from this checkout's commit starts with: the tracked ones. */
+export async function trackedFiles(root = ROOT): Promise<string[]> {
+  const { stdout } = await run("git", ["ls-files", "-z"], { cwd: root, maxBuffer: 16 * 1024 * 1024 });
+  return stdout.split("\0").filter(Boolean).sort();
 }
 
-/** Copies the uploaded files into `dir` and runs the install step there; returns the file list. */
+/** Copies the tracked files into `dir` and runs the install command there; returns the file list. */
 export async function buildDenoDeployUpload(dir = DENO_DEPLOY_DIR): Promise<string[]> {
-  const files = await uploadedFiles(await readDeployConfig());
+  const config = await readDeployConfig();
+  const files = await trackedFiles();
   await rm(dir, { recursive: true, force: true });
   for (const file of files) {
     await mkdir(join(dir, file, ".."), { recursive: true });
     await cp(join(ROOT, file), join(dir, file));
   }
-  await installProductionDependencies(dir);
+  // The command as configured; only where npm looks first changes (its cache, filled by the
+  // checkout's own install), so that the build needs no network here.
+  await run("sh", ["-c", config.install], {
+    cwd: dir,
+    env: { ...process.env, npm_config_prefer_offline: "true", npm_config_audit: "false", npm_config_fund: "false" },
+  });
   return files;
 }
