@@ -12,26 +12,14 @@ export const NEON_BACKEND = "neon";
 /** The backend AUTH_JWKS_URL is fetched through: the identity provider's host. */
 export const JWKS_BACKEND = "jwks";
 
-import type { SettingName } from "../../core/settings/settings.ts";
+import { SETTING_NAMES, type SettingName } from "../../core/settings/settings.ts";
 
-/** core's settings, split between the two stores. */
-export const CONFIG_KEYS = [
-  "LINK_CACHE_TTL_SECONDS",
-  "LINK_SYNC_INTERVAL_SECONDS",
-  "LINK_MAX_PER_USER",
-  "LINK_PROVIDERS",
-  "IDEMPOTENCY_KEY_TTL_SECONDS",
-  "NEON_FETCH_ENDPOINT",
-  "SERVER_TIMING",
-  // Public keys and claim names: nothing here lets anyone sign a token.
-  "AUTH_JWKS",
-  "AUTH_JWKS_URL",
-  "AUTH_ISSUER",
-  "AUTH_AUDIENCE",
-  "AUTH_TENANT_CLAIM",
-  "AUTH_ROLE_CLAIM",
-  "AUTH_JWKS_CACHE_SECONDS",
-  "AUTH_JWKS_STALE_IF_ERROR_SECONDS",
-  "AUTH_CLOCK_LEEWAY_SECONDS",
-] as const satisfies readonly SettingName[];
+/** Secret Store keys: the HS256 key and the connection string (it carries the database password). */
 export const SECRET_KEYS = ["AUTH_SECRET", "DATABASE_URL"] as const satisfies readonly SettingName[];
+/**
+ * Config Store keys: every other setting of core's, read from its list, so a new setting reaches
+ * Fastly without an edit here (public keys and claim names among them: nothing there signs a token).
+ */
+export const CONFIG_KEYS: readonly SettingName[] = SETTING_NAMES.filter(
+  (name) => !(SECRET_KEYS as readonly SettingName[]).includes(name),
+);
