@@ -109,8 +109,7 @@ describe("npm run bench against running deployments (node and deno, JWKS sign-in
     const jwk = { ...(await exportJWK(pair.publicKey)), kid: KID, alg: "ES256", use: "sig" };
     stack = await startLocalStack();
     const env = {
-      DATABASE_URL: stack.databaseUrl,
-      NEON_FETCH_ENDPOINT: stack.neonFetchEndpoint,
+      ...stack.settings,
       AUTH_JWKS: JSON.stringify({ keys: [jwk] }),
       ...SIGN_IN_SETTINGS,
       SERVER_TIMING: "on",

@@ -23,8 +23,7 @@ describe("several runtimes over one database", () => {
     stack = await startLocalStack();
     const env = {
       AUTH_SECRET: TEST_AUTH_SECRET,
-      DATABASE_URL: stack.databaseUrl,
-      NEON_FETCH_ENDPOINT: stack.neonFetchEndpoint,
+      ...stack.settings,
     };
     runtimes = await launchRuntimes(["node", "deno"], env, 0);
   }, 180_000);

@@ -37,6 +37,8 @@ export interface LocalStack {
   /** The real PostgreSQL behind the endpoint (undefined for PGlite), for direct sessions. */
   postgresUrl: string | undefined;
   neonFetchEndpoint: string;
+  /** The two settings that point a runtime at this stack: spread them into its environment. */
+  settings: { DATABASE_URL: string; NEON_FETCH_ENDPOINT: string };
   /**
    * Runs a script as the database's owner (tests that change the schema: requests cannot), then
    * grants the app role its rights on whatever the script created.
@@ -67,13 +69,15 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       roundTripDelayMs: options.roundTripDelayMs,
     });
     const served = backend;
+    // Naming the endpoint's own host:port keeps several stacks apart in one process.
+    const databaseUrl = `postgres://${APP_ROLE}:${password}@127.0.0.1:${endpoint.port}/${encodeURIComponent(database)}`;
     return {
       backend,
       endpoint,
-      // Naming the endpoint's own host:port keeps several stacks apart in one process.
-      databaseUrl: `postgres://${APP_ROLE}:${password}@127.0.0.1:${endpoint.port}/${encodeURIComponent(database)}`,
+      databaseUrl,
       postgresUrl: isPostgresUrl(options.databaseUrl) ? options.databaseUrl : undefined,
       neonFetchEndpoint: endpoint.url,
+      settings: { DATABASE_URL: databaseUrl, NEON_FETCH_ENDPOINT: endpoint.url },
       async ownerExec(script) {
         if (!isPostgresUrl(options.databaseUrl)) {
           await served.exec(script); // PGlite's exec runs as its superuser

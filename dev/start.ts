@@ -77,8 +77,7 @@ const signalListeners = signalListenerSnapshot();
 const env = {
   ...process.env,
   AUTH_SECRET: devSecret?.secret,
-  DATABASE_URL: stack.databaseUrl,
-  NEON_FETCH_ENDPOINT: stack.neonFetchEndpoint,
+  ...stack.settings,
   // The interactive reference at /docs (the node runtime serves it): on here unless turned off.
   API_DOCS: process.env.API_DOCS ?? "on",
   // Where each response's time went (docs/benchmarks.md): on here unless turned off.

@@ -83,8 +83,7 @@ describe("the Fastly test host running the service", () => {
       stack = await startLocalStack();
       const env = {
         AUTH_SECRET: TEST_AUTH_SECRET,
-        DATABASE_URL: stack.databaseUrl,
-        NEON_FETCH_ENDPOINT: stack.neonFetchEndpoint,
+        ...stack.settings,
       };
       const config = localServerConfig(env);
       expect(config.backends[NEON_BACKEND]!.url).toBe(new URL(stack.neonFetchEndpoint).origin);
@@ -128,8 +127,7 @@ describe("the Fastly test host running the service", () => {
       [stack, provider] = await Promise.all([startLocalStack(), startIdentityProvider()]);
       const env = {
         ...keys(provider),
-        DATABASE_URL: stack.databaseUrl,
-        NEON_FETCH_ENDPOINT: stack.neonFetchEndpoint,
+        ...stack.settings,
         ...PROVIDER_SETTINGS,
       };
       ({ host } = await start(localServerConfig(env), 1));

@@ -32,8 +32,7 @@ console.log(
 const stack = await startLocalStack();
 const env = {
   AUTH_SECRET: TEST_AUTH_SECRET,
-  DATABASE_URL: stack.databaseUrl,
-  NEON_FETCH_ENDPOINT: stack.neonFetchEndpoint,
+  ...stack.settings,
 };
 try {
   console.log(`\nstart → first /healthz 200, median of ${runs} (min–max), ms`);

@@ -25,8 +25,7 @@ export function runConformance(runtime: RuntimeName): void {
       // HTTP only (races are proven on PostgreSQL by the capability suites).
       stack = await startLocalStack();
       return {
-        DATABASE_URL: stack.databaseUrl,
-        NEON_FETCH_ENDPOINT: stack.neonFetchEndpoint,
+        ...stack.settings,
         ...CONFORMANCE_LINK_LIMITS,
         // On, as under `npm start`: the cases check its header on every runtime.
         SERVER_TIMING: "on",
@@ -80,8 +79,7 @@ function serveWithProvider(runtime: RuntimeName, settings: RawSettings = {}) {
     async () => {
       [stack, provider] = await Promise.all([startLocalStack(), startIdentityProvider()]);
       return {
-        DATABASE_URL: stack.databaseUrl,
-        NEON_FETCH_ENDPOINT: stack.neonFetchEndpoint,
+        ...stack.settings,
         AUTH_JWKS_URL: provider.jwksUrl,
         ...PROVIDER_SETTINGS,
         ...settings,
