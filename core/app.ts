@@ -32,6 +32,7 @@ export function createApp(deps: AppDeps) {
   app.use(serverTiming(deps));
   app.use(requestLogging(logger));
   app.use(recognizedMethodsOnly);
+  // The public capabilities (the probes) answer at the root, without a token.
   for (const capability of CAPABILITIES) if (capability.public) app.route("/", capability.routes(routeDeps));
   // Generated from the route table on first request, when every route is registered.
   let document: ReturnType<typeof openApiDocument> | undefined;
@@ -45,6 +46,7 @@ export function createApp(deps: AppDeps) {
     c.set("principal", await c.var.timeAuth(() => verify(c.req.header("authorization"), background)));
     await next();
   });
+  // Every other capability: under /v1, after the token check (core/capabilities.ts lists them).
   for (const capability of CAPABILITIES) if (!capability.public) app.route("/v1", capability.routes(routeDeps));
 
   app.notFound(() => problemResponse(new ProblemError(404, "not_found", "No such route.")));

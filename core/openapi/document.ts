@@ -60,6 +60,9 @@ const thisDocument: ApiDescription = {
   schemas: { OpenApiDocument: OpenApiDocumentSchema },
 };
 
+/** What the document describes: the capabilities, then itself. */
+const describedBy = (capabilities: readonly ApiDescription[]) => [...capabilities, thisDocument];
+
 /** An operation and what it inherits from the capability that describes it. */
 interface Described {
   spec: OperationSpec;
@@ -70,7 +73,7 @@ interface Described {
 /** Every operation the capabilities describe (and the document's own), by "METHOD path". */
 export function describedOperations(capabilities: readonly ApiDescription[] = CAPABILITIES): Map<string, Described> {
   const described = new Map<string, Described>();
-  for (const { tag, public: isPublic = false, operations } of [...capabilities, thisDocument]) {
+  for (const { tag, public: isPublic = false, operations } of describedBy(capabilities)) {
     for (const [key, spec] of Object.entries(operations)) {
       if (described.has(key)) throw new Error(`OpenAPI: two capabilities describe ${key}`);
       described.set(key, { spec, tag, public: isPublic });
@@ -82,7 +85,7 @@ export function describedOperations(capabilities: readonly ApiDescription[] = CA
 /** `components.schemas`: the shared Problem, each capability's own, then the document's. */
 function namedSchemas(capabilities: readonly ApiDescription[]): Record<string, v.GenericSchema> {
   const named: Record<string, v.GenericSchema> = { Problem: ProblemSchema };
-  for (const { schemas } of [...capabilities, thisDocument]) {
+  for (const { schemas } of describedBy(capabilities)) {
     for (const [name, schema] of Object.entries(schemas)) {
       if (name in named) throw new Error(`OpenAPI: two capabilities name the schema ${name}`);
       named[name] = schema;
@@ -111,7 +114,7 @@ export function openApiDocument(routes: readonly Route[], capabilities: readonly
     },
     jsonSchemaDialect: "https://json-schema.org/draft/2020-12/schema",
     security: [{ bearer: [] }],
-    tags: [...new Set([...capabilities, thisDocument].map(({ tag }) => tag))].map((name) => ({ name })),
+    tags: [...new Set(describedBy(capabilities).map(({ tag }) => tag))].map((name) => ({ name })),
     paths,
     components: {
       schemas: Object.fromEntries(
