@@ -3,15 +3,12 @@ import type { Context, MiddlewareHandler } from "hono";
 // router, and for this route table any of them matches in microseconds, while the default
 // preset's two routers cost about 0.25 MB of Fastly's wasm, whose snapshot holds every line of code.
 import { Hono } from "hono/tiny";
-import { assetRoutes } from "./assets/routes.ts";
+import { CAPABILITIES } from "./capabilities.ts";
 import type { AppDeps, AppEnv } from "./deps.ts";
-import { documentRoutes } from "./documents/routes.ts";
-import { healthRoutes } from "./health.ts";
 import { allowOnly } from "./http/allow-only.ts";
 import { ProblemError, problemResponse } from "./http/problem.ts";
 import { requestLogging } from "./http/request-id.ts";
 import { serverTiming } from "./http/server-timing.ts";
-import { linkRoutes } from "./links/routes.ts";
 import { consoleLogger, errorMessage, type Logger } from "./log.ts";
 import { openApiDocument } from "./openapi/document.ts";
 import { DatabaseOutcomeUnknownError, DatabaseUnavailableError } from "./ports/sql.ts";
@@ -35,7 +32,8 @@ export function createApp(deps: AppDeps) {
   app.use(serverTiming(deps));
   app.use(requestLogging(logger));
   app.use(recognizedMethodsOnly);
-  app.route("/", healthRoutes(routeDeps));
+  // The public capabilities (the probes) answer at the root, without a token.
+  for (const capability of CAPABILITIES) if (capability.public) app.route("/", capability.routes(routeDeps));
   // Generated from the route table on first request, when every route is registered.
   let document: ReturnType<typeof openApiDocument> | undefined;
   app.get("/openapi.json", (c) => c.json((document ??= openApiDocument(app.routes))));
@@ -48,9 +46,8 @@ export function createApp(deps: AppDeps) {
     c.set("principal", await c.var.timeAuth(() => verify(c.req.header("authorization"), background)));
     await next();
   });
-  app.route("/v1", linkRoutes(routeDeps));
-  app.route("/v1", assetRoutes(routeDeps));
-  app.route("/v1", documentRoutes(routeDeps));
+  // Every other capability: under /v1, after the token check (core/capabilities.ts lists them).
+  for (const capability of CAPABILITIES) if (!capability.public) app.route("/v1", capability.routes(routeDeps));
 
   app.notFound(() => problemResponse(new ProblemError(404, "not_found", "No such route.")));
   app.onError((error, c) => answerError(error, c, logger));

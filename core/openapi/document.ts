@@ -1,10 +1,12 @@
 // The OpenAPI 3.1 document, generated from the app's own route table, the valibot schemas the routes
-// validate with (converted by @valibot/to-json-schema) and the descriptions of operations.ts.
+// validate with (converted by @valibot/to-json-schema) and what each capability says of its routes.
 import { type ConversionConfig, type JsonSchema, toJsonSchema } from "@valibot/to-json-schema";
 import type * as v from "valibot";
+import { CAPABILITIES } from "../capabilities.ts";
+import type { ApiDescription } from "../capability.ts";
 import { PROBLEM_CONTENT_TYPE, type ProblemCode, problemTitles } from "../http/problem.ts";
-import { type HeaderSpec, type OperationSpec, operations } from "./operations.ts";
-import { namedSchemas } from "./schemas.ts";
+import type { HeaderSpec, OperationSpec } from "./operations.ts";
+import { OpenApiDocumentSchema, ProblemSchema } from "./schemas.ts";
 
 interface Route {
   method: string;
@@ -44,13 +46,62 @@ export const openApiPath = (path: string) => path.replace(/:([A-Za-z0-9_]+)/g, "
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
-/** The document for these routes; a route operations.ts does not describe is left out (its test fails). */
-export function openApiDocument(routes: readonly Route[]) {
+/** The document's own route, served by the app beside the capabilities'. */
+const thisDocument: ApiDescription = {
+  tag: "operations",
+  public: true,
+  operations: {
+    "GET /openapi.json": {
+      summary: "This document.",
+      responses: { 200: { description: "The OpenAPI 3.1 document of this API.", body: "OpenApiDocument" } },
+      problems: {},
+    },
+  },
+  schemas: { OpenApiDocument: OpenApiDocumentSchema },
+};
+
+/** What the document describes: the capabilities, then itself. */
+const describedBy = (capabilities: readonly ApiDescription[]) => [...capabilities, thisDocument];
+
+/** An operation and what it inherits from the capability that describes it. */
+interface Described {
+  spec: OperationSpec;
+  tag: string;
+  public: boolean;
+}
+
+/** Every operation the capabilities describe (and the document's own), by "METHOD path". */
+export function describedOperations(capabilities: readonly ApiDescription[] = CAPABILITIES): Map<string, Described> {
+  const described = new Map<string, Described>();
+  for (const { tag, public: isPublic = false, operations } of describedBy(capabilities)) {
+    for (const [key, spec] of Object.entries(operations)) {
+      if (described.has(key)) throw new Error(`OpenAPI: two capabilities describe ${key}`);
+      described.set(key, { spec, tag, public: isPublic });
+    }
+  }
+  return described;
+}
+
+/** `components.schemas`: the shared Problem, each capability's own, then the document's. */
+function namedSchemas(capabilities: readonly ApiDescription[]): Record<string, v.GenericSchema> {
+  const named: Record<string, v.GenericSchema> = { Problem: ProblemSchema };
+  for (const { schemas } of describedBy(capabilities)) {
+    for (const [name, schema] of Object.entries(schemas)) {
+      if (name in named) throw new Error(`OpenAPI: two capabilities name the schema ${name}`);
+      named[name] = schema;
+    }
+  }
+  return named;
+}
+
+/** The document for these routes; a route no capability describes is left out (its test fails). */
+export function openApiDocument(routes: readonly Route[], capabilities: readonly ApiDescription[] = CAPABILITIES) {
+  const described = describedOperations(capabilities);
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of servedRoutes(routes)) {
-    const spec = operations[routeKey(route)];
-    if (!spec) continue;
-    (paths[openApiPath(route.path)] ??= {})[route.method.toLowerCase()] = operation(route, spec);
+    const operationOf = described.get(routeKey(route));
+    if (!operationOf) continue;
+    (paths[openApiPath(route.path)] ??= {})[route.method.toLowerCase()] = operation(route, operationOf);
   }
   return {
     openapi: "3.1.0",
@@ -63,10 +114,12 @@ export function openApiDocument(routes: readonly Route[]) {
     },
     jsonSchemaDialect: "https://json-schema.org/draft/2020-12/schema",
     security: [{ bearer: [] }],
-    tags: [{ name: "operations" }, { name: "links" }, { name: "assets" }, { name: "documents" }],
+    tags: [...new Set(describedBy(capabilities).map(({ tag }) => tag))].map((name) => ({ name })),
     paths,
     components: {
-      schemas: Object.fromEntries(Object.entries(namedSchemas).map(([name, schema]) => [name, schemaOf(schema)])),
+      schemas: Object.fromEntries(
+        Object.entries(namedSchemas(capabilities)).map(([name, schema]) => [name, schemaOf(schema)]),
+      ),
       securitySchemes: {
         bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "HS256; claims sub, tid, role." },
       },
@@ -81,15 +134,15 @@ export function openApiDocument(routes: readonly Route[]) {
   };
 }
 
-function operation(route: Route, spec: OperationSpec) {
+function operation(route: Route, { spec, tag, public: isPublic }: Described) {
   return {
     operationId: operationId(route),
     summary: spec.summary,
-    tags: [spec.tag],
-    ...(spec.public ? { security: [] } : {}),
+    tags: [tag],
+    ...(isPublic ? { security: [] } : {}),
     parameters: parameters(spec),
     ...(spec.body ? { requestBody: requestBody(spec.body) } : {}),
-    responses: responses(route, spec),
+    responses: responses(route, spec, isPublic),
   };
 }
 
@@ -138,11 +191,11 @@ function requestBody(body: NonNullable<OperationSpec["body"]>) {
 }
 
 /** Problems every operation of a kind can answer, besides its own. */
-function sharedProblems(route: Route, spec: OperationSpec): Partial<Record<number, ProblemCode[]>> {
+function sharedProblems(route: Route, spec: OperationSpec, isPublic: boolean): Partial<Record<number, ProblemCode[]>> {
   const shared: Partial<Record<number, ProblemCode[]>> = { 500: ["internal_error", "misconfigured"] };
-  if (!spec.public) Object.assign(shared, { 401: ["unauthorized"], 503: ["database_unavailable", "keys_unavailable"] });
+  if (!isPublic) Object.assign(shared, { 401: ["unauthorized"], 503: ["database_unavailable", "keys_unavailable"] });
   // A write whose answer was lost on the way back from the database may or may not have been made.
-  if (!spec.public && route.method !== "GET") shared[504] = ["database_outcome_unknown"];
+  if (!isPublic && route.method !== "GET") shared[504] = ["database_outcome_unknown"];
   if (spec.body) {
     Object.assign(shared, {
       400: ["malformed_request"],
@@ -169,8 +222,8 @@ function sharedHeaders(route: Route, status: number): Record<string, HeaderSpec>
   return {};
 }
 
-function responses(route: Route, spec: OperationSpec) {
-  const problems: Partial<Record<number, ProblemCode[]>> = { ...sharedProblems(route, spec) };
+function responses(route: Route, spec: OperationSpec, isPublic: boolean) {
+  const problems: Partial<Record<number, ProblemCode[]>> = { ...sharedProblems(route, spec, isPublic) };
   for (const [status, codes = []] of Object.entries(spec.problems)) {
     problems[Number(status)] = [...new Set([...(problems[Number(status)] ?? []), ...codes])];
   }

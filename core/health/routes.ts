@@ -1,7 +1,7 @@
 import { Hono } from "hono/tiny";
-import type { AppDeps, AppEnv } from "./deps.ts";
-import { allowOnly } from "./http/allow-only.ts";
-import { ProblemError, problemResponse } from "./http/problem.ts";
+import type { AppDeps, AppEnv } from "../deps.ts";
+import { allowOnly } from "../http/allow-only.ts";
+import { ProblemError, problemResponse } from "../http/problem.ts";
 
 export function healthRoutes({ runtime }: AppDeps) {
   const app = new Hono<AppEnv>()

@@ -1,0 +1,5 @@
+import type { Capability } from "../capability.ts";
+import { operations, schemas } from "./openapi.ts";
+import { assetRoutes } from "./routes.ts";
+
+export const assets: Capability = { tag: "assets", routes: assetRoutes, operations, schemas };

@@ -1,0 +1,5 @@
+import type { Capability } from "../capability.ts";
+import { operations, schemas } from "./openapi.ts";
+import { linkRoutes } from "./routes.ts";
+
+export const links: Capability = { tag: "links", routes: linkRoutes, operations, schemas };
