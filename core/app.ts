@@ -2,11 +2,11 @@ import type { Context, MiddlewareHandler } from "hono";
 // Every router of the app is Hono's PatternRouter (hono/tiny): the presets differ only in the
 // router, and for this route table any of them matches in microseconds, while the default
 // preset's two routers cost about 0.25 MB of Fastly's wasm, whose snapshot holds every line of code.
+import { methodNotAllowed } from "hono/method-not-allowed";
 import { Hono } from "hono/tiny";
 import { CAPABILITIES } from "./capabilities.ts";
 import type { AppDeps, AppEnv } from "./deps.ts";
-import { allowOnly } from "./http/allow-only.ts";
-import { ProblemError, problemResponse } from "./http/problem.ts";
+import { methodNotAllowedProblem, ProblemError, problemResponse } from "./http/problem.ts";
 import { requestLogging } from "./http/request-id.ts";
 import { serverTiming } from "./http/server-timing.ts";
 import { consoleLogger, errorMessage, type Logger } from "./log.ts";
@@ -26,18 +26,20 @@ export function createApp(deps: AppDeps) {
   // time) reads them only once a request runs.
   let authenticate: Authenticate | undefined;
   const routeDeps = { ...deps, logger };
-  const app = new Hono<AppEnv>();
+  // Not strict: one trailing slash is the same path (docs/API.md), to the routes and to the 405's
+  // Allow, which is looked up in a router of its own.
+  const app = new Hono<AppEnv>({ strict: false });
 
   // First: its total covers everything the app does with a request, the log line included.
   app.use(serverTiming(deps));
   app.use(requestLogging(logger));
   app.use(recognizedMethodsOnly);
+  app.use(allowFromRoutes(app));
   // The public capabilities (the probes) answer at the root, without a token.
   for (const capability of CAPABILITIES) if (capability.public) app.route("/", capability.routes(routeDeps));
   // Generated from the route table on first request, when every route is registered.
   let document: ReturnType<typeof openApiDocument> | undefined;
   app.get("/openapi.json", (c) => c.json((document ??= openApiDocument(app.routes))));
-  allowOnly(app, "/openapi.json", ["GET", "HEAD"]);
 
   app.use("/v1/*", async (c, next) => {
     authenticate ??= createAuthenticator(deps.settings.auth, { fetch: deps.jwksFetch, kv: deps.kv, logger });
@@ -72,6 +74,29 @@ export const RECOGNIZED_METHODS = [
   "TRACE",
   "CONNECT",
 ] as const;
+
+/**
+ * A path the routes know, asked with a method none of them serves: Hono's 404 becomes 405 with
+ * `Allow` computed from the route table (HEAD wherever GET is), as the contract's problem. Hono's
+ * middleware is made and run on the first 404, not with the app: an app built ahead of its
+ * requests (a snapshot taken at build time) holds none of its code. Run from here rather than
+ * registered, it matches the request's whole path against `app`'s routes, where every route is.
+ */
+function allowFromRoutes(app: Hono<AppEnv>): MiddlewareHandler<AppEnv> {
+  let answer405: MiddlewareHandler<AppEnv> | undefined;
+  const onMethodNotAllowed = (_c: Context, methods: string[]) =>
+    problemResponse(methodNotAllowedProblem(inOrder(methods)));
+  return async (c, next) => {
+    await next();
+    if (c.res.status !== 404 || c.error) return;
+    answer405 ??= methodNotAllowed({ app, onMethodNotAllowed });
+    await answer405(c, async () => {});
+  };
+}
+
+/** In RFC 9110's order (GET, HEAD, POST…), whatever order the routes were registered in. */
+const inOrder = (methods: readonly string[]) =>
+  (RECOGNIZED_METHODS as readonly string[]).filter((method) => methods.includes(method));
 
 const recognizedMethodsOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (!(RECOGNIZED_METHODS as readonly string[]).includes(c.req.method)) {

@@ -5,6 +5,7 @@
 // counting KV over the same database.
 import { createApp } from "../../core/app.ts";
 import { silentLogger } from "../../core/log.ts";
+import { aroundEachKvCall } from "../../core/ports/around-each-call.ts";
 import type { KvCache } from "../../core/ports/kv.ts";
 import type { Sql } from "../../core/ports/sql.ts";
 import { parseSettings } from "../../core/settings/settings.ts";
@@ -19,12 +20,7 @@ const PROBE_REQUESTS = 4;
 
 function countingKv(inner: KvCache): { kv: KvCache; counts: KvCounts } {
   const counts: KvCounts = { get: 0, put: 0, delete: 0, list: 0 };
-  const kv: KvCache = {
-    get: (key) => (counts.get++, inner.get(key)),
-    put: (key, value, options) => (counts.put++, inner.put(key, value, options)),
-    delete: (key) => (counts.delete++, inner.delete(key)),
-    list: (prefix, options) => (counts.list++, inner.list(prefix, options)),
-  };
+  const kv = aroundEachKvCall(inner, (call, method) => (counts[method]++, call()));
   return { kv, counts };
 }
 

@@ -65,7 +65,8 @@ export async function createAssetOnce(
   return { outcome: "replayed", asset: toAsset(stored) };
 }
 
-const EXPIRE_KEYS = `
+/** Expired asset Idempotency-Keys, oldest first, at most $1 per statement (expireKeys). */
+export const ASSET_KEYS_EXPIRY = `
   WITH expired AS (
     SELECT tenant_id, idempotency_key FROM asset_idempotency_keys
      WHERE expires_at <= now() ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED
@@ -74,10 +75,4 @@ const EXPIRE_KEYS = `
      WHERE k.tenant_id = expired.tenant_id AND k.idempotency_key = expired.idempotency_key
     RETURNING 1
   )
-  SELECT count(*) AS removed FROM removed`;
-
-/** Removes up to `limit` expired asset Idempotency-Keys; answers how many. */
-export async function expireAssetIdempotencyKeys(sql: Sql, limit: number): Promise<number> {
-  const [row] = await sql.query(EXPIRE_KEYS, [String(limit)]);
-  return Number(row?.removed ?? 0);
-}
+  SELECT count(*)::int AS expired FROM removed`;

@@ -3,8 +3,9 @@
 // so no lock is held for long and traffic never queues behind the cleanup; it stops when both
 // are done, or when the invocation's time or statement budget would not cover another batch.
 // Every deployment runs it with its drain of the link feed; two at once skip each other's rows.
-import { expireAssetIdempotencyKeys } from "../assets/create-once.ts";
-import { expireIdempotencyKeys } from "../documents/repository.ts";
+import { ASSET_KEYS_EXPIRY } from "../assets/create-once.ts";
+import { expireKeys } from "../documents/idempotency.ts";
+import { DOCUMENT_KEYS_EXPIRY } from "../documents/repository.ts";
 import { pruneChanges } from "../links/changes.ts";
 import type { Sql } from "../ports/sql.ts";
 import type { InvocationBudget } from "./invocation-budget.ts";
@@ -33,8 +34,10 @@ export async function removeExpired(sql: Sql, options: HousekeepingOptions): Pro
       run: () => pruneChanges(metered, options.retentionSeconds, batchSize),
       add: (n: number) => (report.prunedChanges += n),
     },
-    { run: () => expireIdempotencyKeys(metered, batchSize), add: (n: number) => (report.expiredKeys += n) },
-    { run: () => expireAssetIdempotencyKeys(metered, batchSize), add: (n: number) => (report.expiredKeys += n) },
+    ...[DOCUMENT_KEYS_EXPIRY, ASSET_KEYS_EXPIRY].map((statement) => ({
+      run: () => expireKeys(metered, statement, batchSize),
+      add: (n: number) => (report.expiredKeys += n),
+    })),
   ];
   for (const task of tasks) {
     for (;;) {

@@ -3,6 +3,7 @@
 // work that runs in the background of an invocation (a drain of the link change feed, the
 // housekeeping) counts its calls here, plans its batches to fit, and stops before the limit or
 // its time runs out, so the next invocation resumes instead of this one failing midway.
+import { aroundEachKvCall, aroundEachSqlCall } from "../ports/around-each-call.ts";
 import type { KvCache } from "../ports/kv.ts";
 import type { Sql } from "../ports/sql.ts";
 
@@ -53,35 +54,11 @@ export function createInvocationBudget(
     sqlLeft--;
   }
 
-  const meterKv = (kv: KvCache): KvCache => ({
-    async get(key) {
+  const meterKv = (kv: KvCache): KvCache =>
+    aroundEachKvCall(kv, (call) => {
       spendKv();
-      return kv.get(key);
-    },
-    async put(key, value, options) {
-      spendKv();
-      return kv.put(key, value, options);
-    },
-    async delete(key) {
-      spendKv();
-      return kv.delete(key);
-    },
-    async list(prefix, options) {
-      spendKv();
-      return kv.list(prefix, options);
-    },
-  });
-
-  const meterSql = (sql: Sql): Sql => ({
-    async query(text, params) {
-      spendSql();
-      return sql.query(text, params);
-    },
-    async transaction(statements, options) {
-      spendSql();
-      return sql.transaction(statements, options);
-    },
-  });
+      return call();
+    });
 
   const until = (end: number, sqlCap = Number.POSITIVE_INFINITY): InvocationBudget => {
     let spentHere = 0; // by this share, against its own cap
@@ -93,21 +70,13 @@ export function createInvocationBudget(
         until(Math.min(end, now() + ms), Math.min(statements, sqlCap - spentHere)),
       meterKv,
       meterSql(sql) {
-        const metered = meterSql(sql);
-        const spendHere = () => {
+        return aroundEachSqlCall(sql, (call) => {
+          // By this share, against its own cap; then against the invocation's.
           if (spentHere >= sqlCap) throw new BudgetExhaustedError("SQL statement");
           spentHere++;
-        };
-        return {
-          async query(text, params) {
-            spendHere();
-            return metered.query(text, params);
-          },
-          async transaction(statements, options) {
-            spendHere();
-            return metered.transaction(statements, options);
-          },
-        };
+          spendSql();
+          return call();
+        });
       },
     };
   };

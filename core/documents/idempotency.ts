@@ -2,6 +2,7 @@
 // fingerprint tells a retry of that request (same body) from a reuse of its key (other body).
 import { ProblemError } from "../http/problem.ts";
 import { sha256Hex } from "../lib/sha256.ts";
+import type { Sql } from "../ports/sql.ts";
 
 export const IDEMPOTENCY_KEY_HEADER = "idempotency-key";
 export const IDEMPOTENT_REPLAYED_HEADER = "idempotent-replayed";
@@ -56,3 +57,13 @@ export const keyReused = () =>
 /** The headers of a 201 that answers an earlier request with the same key again. */
 export const replayHeaders = (replayed: boolean): Record<string, string> =>
   replayed ? { [IDEMPOTENT_REPLAYED_HEADER]: "true" } : {};
+
+/**
+ * One batch of a cleanup of expired keys (`DOCUMENT_KEYS_EXPIRY`, `ASSET_KEYS_EXPIRY`): one
+ * statement that frees at most `limit` of them, skipping rows another cleanup or a creator holds,
+ * and counts them as `expired`. Answers that count.
+ */
+export async function expireKeys(sql: Sql, statement: string, limit: number): Promise<number> {
+  const [row] = await sql.query(statement, [String(limit)]);
+  return Number(row?.expired ?? 0);
+}

@@ -57,10 +57,11 @@ WHERE tenant_id = $1 AND doc_number > $2
 ORDER BY doc_number
 LIMIT $3`;
 
-// Expired keys, oldest first, at most $1 per statement; rows a creator holds are left for later.
+// Expired keys, oldest first, at most $1 per statement (expireKeys); rows a creator holds are left
+// for later.
 // Both ranges of documents_idempotency_expiry_key: keys with an expiry, and keys written without
 // one (before sql/0011, or by the release before it), which expire a day after their document.
-const EXPIRE_KEYS = `
+export const DOCUMENT_KEYS_EXPIRY = `
 WITH expired AS (
   SELECT id FROM documents
   WHERE idempotency_key IS NOT NULL AND idempotency_expires_at <= now()
@@ -75,7 +76,7 @@ WITH expired AS (
   FROM locked WHERE d.id = locked.id
   RETURNING 1
 )
-SELECT count(*)::int AS cleared FROM cleared`;
+SELECT count(*)::int AS expired FROM cleared`;
 
 /** Creates the document, or answers the one its Idempotency-Key already names. */
 export async function createDocument(sql: Sql, input: NewDocument): Promise<CreateResult> {
@@ -89,12 +90,6 @@ export async function createDocument(sql: Sql, input: NewDocument): Promise<Crea
   if (!stored) throw new Error("the insert was skipped for a key that no document holds");
   if (stored.request_fingerprint !== fingerprint) return { outcome: "key_reused" };
   return { outcome: "replayed", document: toDocument(stored) };
-}
-
-/** Clears up to `limit` expired Idempotency-Keys from their documents; answers how many. */
-export async function expireIdempotencyKeys(sql: Sql, limit: number): Promise<number> {
-  const [row] = await sql.query(EXPIRE_KEYS, [String(limit)]);
-  return Number(row?.cleared ?? 0);
 }
 
 export async function findDocument(sql: Sql, tenantId: string, docNumber: number): Promise<Document | undefined> {

@@ -2,7 +2,6 @@ import type { Context } from "hono";
 import { Hono } from "hono/tiny";
 import * as v from "valibot";
 import type { AppDeps, AppEnv } from "../deps.ts";
-import { allowOnly } from "../http/allow-only.ts";
 import { readJson, validate } from "../http/body.ts";
 import { integerText, pageLimit } from "../http/page.ts";
 import { notFound } from "../http/problem.ts";
@@ -45,8 +44,6 @@ export function documentRoutes({ settings }: Pick<AppDeps, "settings">) {
       if (!document) throw notFound("No such document.");
       return c.json(document);
     });
-  allowOnly(app, "/documents", ["GET", "HEAD", "POST"]);
-  allowOnly(app, "/documents/:docNumber", ["GET", "HEAD"]);
   return app;
 }
 

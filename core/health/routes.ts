@@ -1,6 +1,5 @@
 import { Hono } from "hono/tiny";
 import type { AppDeps, AppEnv } from "../deps.ts";
-import { allowOnly } from "../http/allow-only.ts";
 import { ProblemError, problemResponse } from "../http/problem.ts";
 
 export function healthRoutes({ runtime }: AppDeps) {
@@ -17,7 +16,5 @@ export function healthRoutes({ runtime }: AppDeps) {
         return problemResponse(problem, { "retry-after": "5" });
       }
     });
-  allowOnly(app, "/healthz", ["GET", "HEAD"]);
-  allowOnly(app, "/readyz", ["GET", "HEAD"]);
   return app;
 }

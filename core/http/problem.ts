@@ -88,3 +88,9 @@ export function problemResponse(error: ProblemError, headers: Record<string, str
 }
 
 export const notFound = (detail = "No such resource.") => new ProblemError(404, "not_found", detail);
+
+/** 405 for a method the path does not serve, with the methods it does as `Allow`. */
+export function methodNotAllowedProblem(allowed: readonly string[]): ProblemError {
+  const allow = allowed.join(", ");
+  return new ProblemError(405, "method_not_allowed", `Allowed: ${allow}.`, {}, { allow });
+}

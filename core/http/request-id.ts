@@ -2,6 +2,9 @@ import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../deps.ts";
 import type { Logger } from "../log.ts";
 
+// Not hono/request-id: it echoes only ids of [A-Za-z0-9_=-], its pattern fixed, so an id with
+// `.` or `:` (`req-42.abc:DEF_9`, as tracers write them) would be replaced, and one with `=`
+// echoed; and the log line is this middleware's either way.
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Echoes a sane `X-Request-Id` (or makes one) and logs one line per request. */

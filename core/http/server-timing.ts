@@ -1,8 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import { setMetric, timing } from "hono/timing";
 import type { AppDeps, AppEnv } from "../deps.ts";
-import type { KvCache } from "../ports/kv.ts";
-import type { Row, Sql } from "../ports/sql.ts";
+import { aroundEachKvCall, aroundEachSqlCall } from "../ports/around-each-call.ts";
 
 /** The parts of a response's time that `Server-Timing` names, besides `total` and `runtime`. */
 export const SERVER_TIMING_PARTS = ["db", "kv", "auth"] as const;
@@ -34,23 +33,6 @@ class Span {
   }
 }
 
-function timedSql(sql: Sql, span: Span): Sql {
-  return {
-    query: <T extends Row = Row>(text: string, params?: readonly unknown[]) =>
-      span.time(() => sql.query<T>(text, params)),
-    transaction: (statements, options) => span.time(() => sql.transaction(statements, options)),
-  };
-}
-
-function timedKv(kv: KvCache, span: Span): KvCache {
-  return {
-    get: (key) => span.time(() => kv.get(key)),
-    put: (key, value, options) => span.time(() => kv.put(key, value, options)),
-    delete: (key) => span.time(() => kv.delete(key)),
-    list: (prefix, options) => span.time(() => kv.list(prefix, options)),
-  };
-}
-
 const untimed = <T>(work: () => Promise<T>) => work();
 
 /**
@@ -70,8 +52,14 @@ export function serverTiming(deps: AppDeps): MiddlewareHandler<AppEnv> {
     }
     return measure(c, async () => {
       const spans = { db: new Span(), kv: new Span(), auth: new Span() };
-      c.set("sql", timedSql(deps.sql, spans.db));
-      c.set("kv", timedKv(deps.kv, spans.kv));
+      c.set(
+        "sql",
+        aroundEachSqlCall(deps.sql, (call) => spans.db.time(call)),
+      );
+      c.set(
+        "kv",
+        aroundEachKvCall(deps.kv, (call) => spans.kv.time(call)),
+      );
       c.set("timeAuth", (work) => spans.auth.time(work));
       await next();
       // Every part on every response, 0 when unused: a reader finds the same names everywhere.

@@ -10,6 +10,7 @@
 // entry. Readers enforce that limit themselves; the store's own expiry (at least 60 s, Workers
 // KV's floor, which could otherwise exceed the remaining lifetime) only collects the garbage.
 import * as v from "valibot";
+import { withDeadline } from "../lib/deadline.ts";
 import { errorMessage, type Logger } from "../log.ts";
 import { type KvCache, type KvListPage, MIN_KV_TTL_SECONDS } from "../ports/kv.ts";
 import { linkKey, tenantKeyPrefix } from "./keys.ts";
@@ -137,18 +138,4 @@ export function decodeEntry(text: string): CacheEntry | undefined {
   }
   const parsed = v.safeParse(EntrySchema, data);
   return parsed.success ? parsed.output : undefined;
-}
-
-/** `call()` or a rejection after `ms`; the timer never outlives the call. */
-export async function withDeadline<T>(call: () => Promise<T>, ms: number): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  try {
-    // Through a promise, so a store that throws synchronously is caught like one that rejects.
-    return await Promise.race([Promise.resolve().then(call), deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

@@ -1,7 +1,6 @@
 import type { Context } from "hono";
 import { Hono } from "hono/tiny";
 import type { AppDeps, AppEnv } from "../deps.ts";
-import { allowOnly } from "../http/allow-only.ts";
 import { readJson, validate } from "../http/body.ts";
 import { notFound, ProblemError } from "../http/problem.ts";
 import { type Logger, silentLogger } from "../log.ts";
@@ -113,10 +112,6 @@ export function linkRoutes(deps: AppDeps) {
       const removed = report.removedByTenant[c.get("principal").tenantId] ?? 0;
       return c.json({ removed, caughtUp: report.caughtUp && !report.failed });
     });
-  allowOnly(app, "/links/:provider/:externalAccountId", ["GET", "HEAD", "PUT", "DELETE"]);
-  allowOnly(app, "/me/links", ["GET", "HEAD"]);
-  allowOnly(app, "/admin/links/resync", ["POST"]);
-  allowOnly(app, "/admin/links/sync", ["POST"]);
   return app;
 }
 

@@ -6,6 +6,7 @@ import { createFaultyKv } from "../../test/support/faulty-kv.ts";
 import { type Harness, startHarness } from "../../test/support/harness.ts";
 import { createInvocationBudget } from "../background/invocation-budget.ts";
 import { silentLogger } from "../log.ts";
+import { aroundEachKvCall } from "../ports/around-each-call.ts";
 import type { KvCache } from "../ports/kv.ts";
 import type { Sql } from "../ports/sql.ts";
 import { createLinkCache } from "./cache.ts";
@@ -15,16 +16,10 @@ import { createLinkSync, drainLinkChanges, SYNC_CURSOR_KEY } from "./sync.ts";
 /** `kv` with its calls counted, as a platform counts an invocation's operations. */
 function countingKv(kv: KvCache) {
   let calls = 0;
-  const count = <T>(result: Promise<T>) => {
+  const counted = aroundEachKvCall(kv, (call) => {
     calls++;
-    return result;
-  };
-  const counted: KvCache = {
-    get: (key) => count(kv.get(key)),
-    put: (key, value, options) => count(kv.put(key, value, options)),
-    delete: (key) => count(kv.delete(key)),
-    list: (prefix, options) => count(kv.list(prefix, options)),
-  };
+    return call();
+  });
   return { kv: counted, calls: () => calls };
 }
 

@@ -16,11 +16,12 @@ import {
   type InvocationBudget,
   type InvocationLimits,
 } from "../background/invocation-budget.ts";
+import { withDeadline } from "../lib/deadline.ts";
 import { consoleLogger, errorMessage, type Logger, silentLogger } from "../log.ts";
 import type { KvCache } from "../ports/kv.ts";
 import type { Sql } from "../ports/sql.ts";
 import type { Settings } from "../settings/settings.ts";
-import { DEFAULT_KV_TIMEOUT_MS, decodeEntry, withDeadline } from "./cache.ts";
+import { DEFAULT_KV_TIMEOUT_MS, decodeEntry } from "./cache.ts";
 import { FEED_START, type LinkChange, readChanges } from "./changes.ts";
 import { linkKey } from "./keys.ts";
 import { sameLink } from "./link.ts";

@@ -30,7 +30,7 @@ function schemaOf(schema: v.GenericSchema): JsonSchema {
   return rest;
 }
 
-/** The routes of a Hono route table that serve requests: not middleware, not the 405 catch-alls. */
+/** The routes of a Hono route table that serve requests: not middleware, not a path's catch-all 405. */
 export function servedRoutes(routes: readonly Route[]): Route[] {
   const keys = new Set(routes.filter((r) => DOCUMENTED_METHODS.includes(r.method)).map((r) => routeKey(r)));
   return [...keys].map((key) => {

@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { createMemoryKv } from "../../edge/kv/memory.ts";
 import { LINK_KEY_PREFIX } from "../links/keys.ts";
 import { silentLogger } from "../log.ts";
+import { aroundEachKvCall } from "../ports/around-each-call.ts";
 import { type KvCache, MIN_KV_TTL_SECONDS } from "../ports/kv.ts";
 import { type Background, cachedRemoteKeySet, FIRST_RETRY_MS, KeysUnavailableError } from "./jwks-cache.ts";
 import { KEY_SET_KEY_PREFIX, keySetKey, kvKeySetStore } from "./stored-key-set.ts";
@@ -68,16 +69,13 @@ function deployment() {
 function countingKv(kv: KvCache) {
   const calls: string[] = [];
   const ttls: number[] = [];
+  const counted = aroundEachKvCall(kv, (call, method) => (calls.push(method), call()));
   return {
     calls,
     ttls,
-    get: (key: string) => (calls.push("get"), kv.get(key)),
+    ...counted,
     put: (key: string, value: string, options: { ttlSeconds: number }) => (
-      calls.push("put"), ttls.push(options.ttlSeconds), kv.put(key, value, options)
-    ),
-    delete: (key: string) => (calls.push("delete"), kv.delete(key)),
-    list: (prefix: string, options?: { cursor?: string; limit?: number }) => (
-      calls.push("list"), kv.list(prefix, options)
+      ttls.push(options.ttlSeconds), counted.put(key, value, options)
     ),
   };
 }

@@ -5,8 +5,8 @@
 // URL, under a key derived from the URL and holding it, so a copy fetched for an earlier setting
 // is never used. Best-effort like every KV use: a failing store reads as "nothing stored".
 import { createLocalJWKSet, type JSONWebKeySet, type JWTVerifyGetKey } from "jose";
+import { withDeadline } from "../lib/deadline.ts";
 import { sha256Hex } from "../lib/sha256.ts";
-import { withDeadline } from "../links/cache.ts";
 import { errorMessage, type Logger } from "../log.ts";
 import { type KvCache, MIN_KV_TTL_SECONDS } from "../ports/kv.ts";
 

@@ -2,9 +2,9 @@
 // The input is first bundled and minified with esbuild: js-compute snapshots the engine after it
 // has parsed the script, and every byte of source costs about 15-20 bytes of wasm (what each part
 // costs: docs/benchmarks.md, "The wasm's size"). So the OpenAPI document is made here and embedded
-// as bytes (embedded-openapi.ts), csv-parse (only CSV imports need it) is kept as text and compiled
-// on first use (compiled-on-first-use.ts), the engine is size-optimized and the snapshotted service
-// pruned by wasm-opt (wasm-opt.ts).
+// as bytes (embedded-openapi.ts), csv-parse (only CSV imports need it) and Hono's methodNotAllowed
+// (only a 404 needs it) are kept as text and compiled on first use (compiled-on-first-use.ts), the
+// engine is size-optimized and the snapshotted service pruned by wasm-opt (wasm-opt.ts).
 // Launchers call `ensureFastlyWasm()`, which builds only when the sources changed since the last
 // build (a hash of them is kept beside the wasm), so a fresh clone builds on first use.
 import { execFile } from "node:child_process";
@@ -14,7 +14,7 @@ import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { build, type Metafile, type Plugin } from "esbuild";
-import { compiledOnFirstUse } from "./compiled-on-first-use.ts";
+import { compiledOnFirstUse, type DeferredPackage } from "./compiled-on-first-use.ts";
 import { embeddedOpenApi, openApiJson } from "./embedded-openapi.ts";
 import { dropUnreachableCode, optimizedEngine } from "./wasm-opt.ts";
 import { wasmSections } from "./wasm-sections.ts";
@@ -63,7 +63,16 @@ export const FRESH_PROBE_WASM: WasmTarget = {
 };
 
 /** Packages only some requests need: compiled on first use (compiled-on-first-use.ts). */
-const DEFERRED_PACKAGES = [{ specifier: "csv-parse/browser/esm/sync", functions: ["parse"] }];
+export const DEFERRED_PACKAGES: readonly DeferredPackage[] = [
+  { specifier: "csv-parse/browser/esm/sync", functions: ["parse"] },
+  // Only a 404 needs it (core/app.ts). It reads the request's route matches, which Hono keys by a
+  // Symbol: the module that makes it is shared, the rest (its router, Hono's route helper) deferred.
+  {
+    specifier: "hono/method-not-allowed",
+    functions: ["methodNotAllowed"],
+    shared: [join(ROOT, "node_modules", "hono", "dist", "request", "constants.js")],
+  },
+];
 
 const stampPath = (target: WasmTarget) => `${target.wasmPath}.sources-sha256`;
 

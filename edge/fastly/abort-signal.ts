@@ -3,7 +3,7 @@
 // `AbortController`'s signal and jose's JWKS fetch with `AbortSignal.timeout`. This is the part of
 // the standard they need, installed only where missing.
 
-import { timeoutError } from "../neon/deadline.ts";
+import { timeoutError } from "../../core/lib/deadline.ts";
 
 const ABORT = Symbol("abort");
 const TIMER = Symbol("timer");

@@ -1,9 +1,9 @@
 // The SQL port over Neon's serverless driver (@neondatabase/serverless) in its HTTP mode: one
 // POST per statement, a batch as one POST the endpoint runs as a transaction.
 import { neon } from "@neondatabase/serverless";
+import { withDeadline } from "../../core/lib/deadline.ts";
 import type { Row, Sql, SqlStatement, TransactionOptions } from "../../core/ports/sql.ts";
 import { type Settings, SettingsError } from "../../core/settings/settings.ts";
-import { DEFAULT_TIMEOUT_MS, withDeadline } from "./deadline.ts";
 import { redactor, toPortError } from "./port-errors.ts";
 import { asHttpUrl, routeNeonRequests } from "./routes.ts";
 
@@ -16,6 +16,9 @@ interface NeonSqlOptions {
   /** Each round trip is abandoned after this long: its outcome is then unknown. */
   timeoutMs?: number;
 }
+
+/** How long a round trip may take by default, above the local endpoint's own limits (4 s queue, statement_timeout). */
+const DEFAULT_TIMEOUT_MS = 10_000;
 
 /** Hosts whose SQL-over-HTTP endpoint the driver derives itself: https://api.<region host>/sql. */
 const NEON_HOST = /\.neon\.(tech|build)$/i;
@@ -32,8 +35,8 @@ export function createNeonSql(options: NeonSqlOptions): Sql {
     async query<T extends Row = Row>(text: string, params: readonly unknown[] = []) {
       try {
         return await withDeadline(
-          timeoutMs,
           (signal) => sql.query(text, [...params], { fetchOptions: { signal } }) as Promise<T[]>,
+          timeoutMs,
         );
       } catch (error) {
         throw toPortError(error, redact);
@@ -44,11 +47,13 @@ export function createNeonSql(options: NeonSqlOptions): Sql {
       { isolationLevel, readOnly, deferrable }: TransactionOptions = {},
     ) {
       try {
-        return (await withDeadline(timeoutMs, (signal) =>
-          sql.transaction(
-            statements.map((statement) => sql.query(statement.text, [...(statement.params ?? [])])),
-            { isolationLevel, readOnly, deferrable, fetchOptions: { signal } },
-          ),
+        return (await withDeadline(
+          (signal) =>
+            sql.transaction(
+              statements.map((statement) => sql.query(statement.text, [...(statement.params ?? [])])),
+              { isolationLevel, readOnly, deferrable, fetchOptions: { signal } },
+            ),
+          timeoutMs,
         )) as Row[][];
       } catch (error) {
         throw toPortError(error, redact);

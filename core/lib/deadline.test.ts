@@ -1,0 +1,27 @@
+import { describe, expect, it } from "vitest";
+import { withDeadline } from "./deadline.ts";
+
+describe("a call with a deadline", () => {
+  it("answers what the call answers in time", async () => {
+    expect(await withDeadline(async () => "answer", 1_000)).toBe("answer");
+  });
+
+  it("past the deadline, rejects with a TimeoutError and aborts the call's signal with it", async () => {
+    let given: AbortSignal | undefined;
+    const pending = withDeadline((signal) => {
+      given = signal;
+      return new Promise(() => {});
+    }, 20);
+    const error = await pending.catch((rejection: unknown) => rejection);
+    expect(error).toMatchObject({ name: "TimeoutError", message: "no answer within 20 ms" });
+    expect(given?.aborted).toBe(true);
+    expect(given?.reason).toBe(error);
+  });
+
+  it("answers a call that throws before it returns as a rejection", async () => {
+    const throwing = (): Promise<never> => {
+      throw new Error("refused");
+    };
+    await expect(withDeadline(throwing, 1_000)).rejects.toThrow("refused");
+  });
+});
