@@ -119,10 +119,14 @@ async function applyOutsideTransaction(backend: SqlBackend, name: string, sql: s
   return recorded.rows.length > 0;
 }
 
+/** `$$` or `$tag$`: a dollar-quoted body, whose `;` lines this splitter cannot tell from ends. */
+const DOLLAR_QUOTE = /\$(?:[A-Za-z_]\w*)?\$/;
+
 /** The statements of a no-transaction file: split at each `;` that ends a line, comments dropped. */
 export function plainStatements(name: string, sql: string): string[] {
   const text = sql.replace(/--[^\n]*/g, "");
-  if (text.includes("$")) throw new MigrationError(name, new Error("a no-transaction migration holds no $ bodies"));
+  if (DOLLAR_QUOTE.test(text))
+    throw new MigrationError(name, new Error("a no-transaction migration holds no $ bodies"));
   return text
     .split(/;\s*(?:\n|$)/)
     .map((statement) => statement.trim())
