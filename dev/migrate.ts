@@ -40,6 +40,8 @@ interface MigrateOptions {
   attempts?: number;
   /** Pause before attempt n (default 250 ms × n, at most 3 s). */
   backoffMs?: (attempt: number) => number;
+  /** Called as each file is applied, with its name (the migration bench times each file). */
+  onApplied?: (name: string) => void;
 }
 
 /**
@@ -64,7 +66,9 @@ export async function migrate(
     if (done.has(name)) continue;
     const sql = await readFile(join(dir, name), "utf8");
     const apply = OUTSIDE_TRANSACTION.test(sql) ? applyOutsideTransaction : applyInTransaction;
-    if (await withRetries(name, options, () => apply(backend, name, sql))) applied.push(name);
+    if (!(await withRetries(name, options, () => apply(backend, name, sql)))) continue;
+    applied.push(name);
+    options.onApplied?.(name);
   }
   return applied;
 }

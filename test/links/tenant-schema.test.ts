@@ -33,8 +33,7 @@ async function migrationsDir(names: string[], extra: Record<string, string> = {}
   return dir;
 }
 
-const rows = async (backend: SqlBackend, query: string, params: unknown[] = []) =>
-  (await backend.query({ query, params })).rows;
+const rows = async (backend: SqlBackend, query: string) => (await backend.query({ query, params: [] })).rows;
 
 /** Links of before tenants: some with a display name, a few users with several providers. */
 const SEED = `INSERT INTO linked_external_accounts (provider, external_account_id, user_id, display_name, linked_at)
@@ -159,7 +158,7 @@ describeWithPostgres("links get tenants online, as the first sql/0006 gave them 
     const backend = await databaseBeforeTenants();
     await migrate(backend, await dirOf(all.filter((name) => name < CONTRACT)));
     const link = (provider: string, account: string, user: string) =>
-      backend.query({ query: LINK_BEFORE_TENANTS, params: [provider, account, user, null, false] });
+      backend.query({ query: LINK_BEFORE_TENANTS, params: [provider, account, user, null, "false"] });
     // A new link, in 'legacy'; a re-link; another user's account (no row: 409); a second account
     // of a provider the user holds (23505 on the index name that release maps).
     expect((await link("github", "new-1", "olga")).rows).toHaveLength(1);
