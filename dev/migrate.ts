@@ -7,6 +7,7 @@ import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { PostgresError, type SqlBackend } from "./neon/backend.ts";
+import { createPgBackend } from "./neon/pg-backend.ts";
 
 export const DEFAULT_MIGRATIONS_DIR = fileURLToPath(new URL("../sql", import.meta.url));
 
@@ -33,6 +34,16 @@ export function migrationSession(databaseUrl: string): string {
   const given = url.searchParams.get("options");
   url.searchParams.set("options", given ? `${given} ${own}` : own);
   return url.toString();
+}
+
+/**
+ * The migrating session on PostgreSQL: one connection, with migrationSession's settings and no
+ * deadline of the client's own. The app's backends give a statement 5 s before they give its
+ * connection up; a migration's index build on a large table takes longer, and must not be
+ * abandoned (and reported failed) while the server goes on building.
+ */
+export function migrationBackend(databaseUrl: string): SqlBackend {
+  return createPgBackend(migrationSession(databaseUrl), { max: 1, queryTimeoutMillis: 0 });
 }
 
 interface MigrateOptions {

@@ -15,6 +15,9 @@
 -- applied that first version recorded this file's name and do not run it again; for them 0013
 -- finds nothing to do.
 --
+-- The release before tenants (sql/0001-0005) keeps working, 409s included, through this file and
+-- every other one until 0013 commits; from then on it cannot link (docs/deploy.md says the rest).
+--
 -- Every statement is safe to run again (a failed run is simply run again):
 -- 1. The column, with a constant default: a catalog change (PostgreSQL >= 11 rewrites nothing;
 --    existing rows read 'legacy'). The default stays until 0013, so the release before tenants,

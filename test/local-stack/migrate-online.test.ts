@@ -6,7 +6,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { DEFAULT_MIGRATIONS_DIR, MigrationError, migrate, migrationFiles } from "../../dev/migrate.ts";
+import {
+  DEFAULT_MIGRATIONS_DIR,
+  MigrationError,
+  migrate,
+  migrationBackend,
+  migrationFiles,
+} from "../../dev/migrate.ts";
 import type { SqlBackend } from "../../dev/neon/backend.ts";
 import { createPgBackend } from "../../dev/neon/pg-backend.ts";
 import { createTestDatabase, describeWithPostgres, type TestDatabase } from "../../dev/support/postgres.ts";
@@ -92,5 +98,19 @@ describeWithPostgres("online migrations [postgres]", () => {
     expect(await migrate(backend, dir)).toEqual(["9002_online_codes_key.sql"]);
     expect(await valid()).toEqual([["t"]]);
     expect(await migrate(backend, dir)).toEqual([]);
+  }, 30_000);
+
+  it("lets a statement run longer than the app's 5 s deadline, as an index build on a large table does", async () => {
+    // The app's backends give a statement 5 s, then give its connection up: a migration would be
+    // reported failed while the server went on with it.
+    await writeFile(join(dir, "9003_slow_build.sql"), "SELECT pg_sleep(5.5);\nCREATE TABLE slow_built (id int);\n");
+    const migrator = migrationBackend(database.url);
+    try {
+      expect(await migrate(migrator, dir)).toEqual(["9003_slow_build.sql"]);
+      const { rows } = await migrator.query({ query: "SELECT to_regclass('slow_built')::text", params: [] });
+      expect(rows).toEqual([["slow_built"]]);
+    } finally {
+      await migrator.close();
+    }
   }, 30_000);
 });
