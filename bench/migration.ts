@@ -289,7 +289,7 @@ Command: \`${commandLine("bench:migration")}\` on ${m.cpus} × ${m.cpuModel} (lo
 | file | took |
 | ---- | ---- |
 ${result.files.map((file) => `| ${file.name} | ${file.ms} ms |`).join("\n")}
-${refusedAt.length > 0 ? `\nThe schema refused the link writes of the release before tenants (each writer then moved on to this release's) ${refusedAt.join(", ")} s after the migration started, while applying ${refusedDuring}.\n` : ""}`;
+${refusedAt.length > 0 ? `\nThe schema refused the link writes of the release before tenants (each writer then moved on to this release's) ${refusedAt.join(", ")} s after the migration started (during: ${refusedDuring}).\n` : ""}`;
 }
 
 await runBenchCommand(USAGE, main);
