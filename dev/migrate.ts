@@ -122,6 +122,9 @@ async function applyInTransaction(backend: SqlBackend, name: string, sql: string
  * timeouts apply (npm run migrate lifts the statement timeout and sets LOCK_TIMEOUT for it).
  */
 async function applyOutsideTransaction(backend: SqlBackend, name: string, sql: string): Promise<boolean> {
+  // Applied by a concurrent migrator since this one started (or before this attempt): running it
+  // again could undo what the files after it did (0013 renames the indexes 0006 builds).
+  if (await isRecorded(backend, name)) return false;
   for (const statement of plainStatements(name, sql)) {
     await dropInvalidIndex(backend, statement);
     await backend.exec(statement);
@@ -132,6 +135,11 @@ async function applyOutsideTransaction(backend: SqlBackend, name: string, sql: s
     params: [],
   });
   return recorded.rows.length > 0;
+}
+
+async function isRecorded(backend: SqlBackend, name: string): Promise<boolean> {
+  const found = await backend.query({ query: "SELECT 1 FROM schema_migrations WHERE name = $1", params: [name] });
+  return found.rows.length > 0;
 }
 
 /** `$$` or `$tag$`: a dollar-quoted body, whose `;` lines this splitter cannot tell from ends. */
@@ -152,16 +160,28 @@ const CONCURRENT_INDEX = /^CREATE\s+(?:UNIQUE\s+)?INDEX\s+CONCURRENTLY\s+IF\s+NO
 
 /**
  * A CREATE INDEX CONCURRENTLY that failed leaves its index behind, invalid: IF NOT EXISTS would
- * then skip the build and keep it so. It is dropped first, so the retry builds it.
+ * then skip the build and keep it so. It is dropped first, so the retry builds it. An index is
+ * invalid while it is being built too: one a concurrent migrator is building is left to it, and
+ * this file is tried again later, as when a lock is refused.
  */
 async function dropInvalidIndex(backend: SqlBackend, statement: string) {
   const index = statement.match(CONCURRENT_INDEX)?.[1];
   if (!index) return;
   const found = await backend.query({
-    query: "SELECT 1 FROM pg_index WHERE indexrelid = to_regclass($1) AND NOT indisvalid",
+    query: `SELECT EXISTS (SELECT 1 FROM pg_stat_progress_create_index WHERE index_relid = indexrelid)
+      FROM pg_index WHERE indexrelid = to_regclass($1) AND NOT indisvalid`,
     params: [index],
   });
-  if (found.rows.length > 0) await backend.exec(`DROP INDEX CONCURRENTLY IF EXISTS ${index}`);
+  const [invalid] = found.rows;
+  if (!invalid) return;
+  if (invalid[0] === "t") throw new BuildInProgress(index);
+  await backend.exec(`DROP INDEX CONCURRENTLY IF EXISTS ${index}`);
+}
+
+class BuildInProgress extends Error {
+  constructor(index: string) {
+    super(`index ${index} is being built by another session`);
+  }
 }
 
 const LOCK_NOT_AVAILABLE = "55P03";
@@ -173,7 +193,9 @@ async function withRetries(name: string, options: MigrateOptions, apply: () => P
     try {
       return await apply();
     } catch (error) {
-      const refused = error instanceof PostgresError && error.fields.code === LOCK_NOT_AVAILABLE;
+      const refused =
+        (error instanceof PostgresError && error.fields.code === LOCK_NOT_AVAILABLE) ||
+        error instanceof BuildInProgress;
       if (!refused || attempt >= attempts)
         throw error instanceof MigrationError ? error : new MigrationError(name, error);
       await new Promise((resolve) => setTimeout(resolve, backoffMs(attempt)));

@@ -33,8 +33,7 @@ BEGIN
       )
       AND NOT indisvalid
   ) THEN
-    -- Only a build that failed leaves one so, and 0006 is recorded after its builds succeeded.
-    RAISE EXCEPTION 'an index of sql/0006_link_tenants.sql is invalid: drop it, unrecord 0006 and migrate again';
+    RAISE EXCEPTION 'an index built by sql/0006_link_tenants.sql is not valid (still being built, or its build failed)';
   END IF;
   IF to_regclass('linked_external_accounts_tenant_external_account_key') IS NOT NULL THEN
     DROP INDEX linked_external_accounts_external_account_key;

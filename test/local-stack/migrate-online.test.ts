@@ -36,6 +36,8 @@ describeWithPostgres("online migrations [postgres]", () => {
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
+  const scalar = async (query: string) => (await backend.query({ query, params: [] })).rows[0]?.[0] ?? null;
+
   const session = async () => {
     const client = new pg.Client({ connectionString: database.url });
     await client.connect();
@@ -111,6 +113,40 @@ describeWithPostgres("online migrations [postgres]", () => {
       expect(rows).toEqual([["slow_built"]]);
     } finally {
       await migrator.close();
+    }
+  }, 30_000);
+
+  it("leaves an index another session is building to it, and applies once that build has ended", async () => {
+    await backend.exec("CREATE TABLE online_builds (code text); INSERT INTO online_builds VALUES ('a'), ('b');");
+    await writeFile(
+      join(dir, "9004_online_builds_key.sql"),
+      "-- migrate: no-transaction\nCREATE INDEX CONCURRENTLY IF NOT EXISTS online_builds_key ON online_builds (code);\n",
+    );
+    const [holder, builder] = [await session(), await session()];
+    try {
+      // The other session's build waits for a write in flight: its index exists, still invalid.
+      await holder.query("BEGIN");
+      await holder.query("INSERT INTO online_builds VALUES ('c')");
+      await builder.query("SET lock_timeout = 0");
+      const building = builder.query("CREATE INDEX CONCURRENTLY online_builds_key ON online_builds (code)");
+      // Asked outside the holder's transaction, whose catalog cache would not see the new index.
+      const indexOid = async () => await scalar("SELECT to_regclass('online_builds_key')::oid::text");
+      while ((await indexOid()) === null) await new Promise((resolve) => setTimeout(resolve, 20));
+      const theirs = await indexOid();
+      // It ends while this migrator is at it: a drop of the index then would take the finished one.
+      setTimeout(() => void holder.query("COMMIT"), 300);
+      let retries = 0;
+      expect(await migrate(backend, dir, { backoffMs: () => (retries++, 100) })).toEqual([
+        "9004_online_builds_key.sql",
+      ]);
+      await building;
+      expect(retries).toBeGreaterThan(0);
+      expect(await indexOid()).toBe(theirs); // their build, not dropped and built again
+      expect(
+        await scalar("SELECT indisvalid::text FROM pg_index WHERE indexrelid = to_regclass('online_builds_key')"),
+      ).toBe("true");
+    } finally {
+      await Promise.all([holder.end(), builder.end()]);
     }
   }, 30_000);
 });
