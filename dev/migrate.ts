@@ -122,10 +122,10 @@ async function applyInTransaction(backend: SqlBackend, name: string, sql: string
  * timeouts apply (npm run migrate lifts the statement timeout and sets LOCK_TIMEOUT for it).
  */
 async function applyOutsideTransaction(backend: SqlBackend, name: string, sql: string): Promise<boolean> {
-  // Applied by a concurrent migrator since this one started (or before this attempt): running it
-  // again could undo what the files after it did (0013 renames the indexes 0006 builds).
-  if (await isRecorded(backend, name)) return false;
   for (const statement of plainStatements(name, sql)) {
+    // Applied by a concurrent migrator meanwhile, which may have gone on to the files after it:
+    // running the rest again could undo what they did (0013 renames the indexes 0006 builds).
+    if (await isRecorded(backend, name)) return false;
     await dropInvalidIndex(backend, statement);
     await backend.exec(statement);
   }

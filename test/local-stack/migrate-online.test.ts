@@ -149,4 +149,24 @@ describeWithPostgres("online migrations [postgres]", () => {
       await Promise.all([holder.end(), builder.end()]);
     }
   }, 30_000);
+
+  it("stops a no-transaction file that another migrator recorded meanwhile", async () => {
+    await writeFile(
+      join(dir, "9005_recorded_meanwhile.sql"),
+      "-- migrate: no-transaction\nCREATE TABLE IF NOT EXISTS first_half (id int);\nCREATE TABLE IF NOT EXISTS second_half (id int);\n",
+    );
+    // The other migrator runs the file alongside this one, records it after the first statement,
+    // and may go on to the files after it: this one runs nothing more of it.
+    const alongside: SqlBackend = {
+      ...backend,
+      exec: async (script) => {
+        await backend.exec(script);
+        if (script.includes("first_half"))
+          await backend.exec("INSERT INTO schema_migrations (name) VALUES ('9005_recorded_meanwhile.sql')");
+      },
+    };
+    expect(await migrate(alongside, dir)).toEqual([]);
+    expect(await scalar("SELECT to_regclass('first_half')::text")).toBe("first_half");
+    expect(await scalar("SELECT to_regclass('second_half')::text")).toBeNull();
+  });
 });
