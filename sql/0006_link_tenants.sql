@@ -11,7 +11,7 @@
 -- and none of its statements stops writes for longer than a catalog change; sql/0013 then swaps
 -- the indexes in and drops the default, in one short transaction. The schema both leave behind
 -- is the one this file first shipped in a single transaction, which held an exclusive lock for
--- 14 s on 1,000,000 links (test/links/tenant-schema.test.ts compares the two). Databases that
+-- 5 to 14 s on 1,000,000 links (test/links/tenant-schema.test.ts compares the two). Databases that
 -- applied that first version recorded this file's name and do not run it again; for them 0013
 -- finds nothing to do.
 --
