@@ -1,9 +1,12 @@
 // `npm run bench:migration`: the migrations that ship, applied by `npm run migrate`'s migrator to
 // a PostgreSQL database that holds `--links` links and `--documents` keyed documents, while
-// writers keep linking, unlinking and creating documents with the statements of the release
-// before (expand, deploy, contract: docs/deploy.md). Reports the longest write stall during the
-// migration. PostgreSQL only (DATABASE_URL, or the local one): the run works in a scratch schema
-// it drops after. Writes migration.json and migration.md.
+// writers keep linking, unlinking and creating documents (expand, deploy, contract:
+// docs/deploy.md). From the schema before tenants (the default, sql/0006 on), the writers run the
+// link statements of the release before tenants for as long as the schema takes them, and those of
+// this release once sql/0013 refuses them: what a deployment runs before and after its new release
+// is out. Reports the longest write stall during the migration, which file was running then, and
+// the failed writes. PostgreSQL only (DATABASE_URL, or the local one): the run works in a scratch
+// schema it drops after. Writes migration.json and migration.md.
 import { copyFile, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,9 +14,15 @@ import pg from "pg";
 import { DEFAULT_MAX_LINKS_PER_USER } from "../core/links/link-settings.ts";
 import { linkAccount, unlinkAccount } from "../core/links/repository.ts";
 import type { Sql } from "../core/ports/sql.ts";
-import { DEFAULT_MIGRATIONS_DIR, migrate, migrationFiles, migrationSession } from "../dev/migrate.ts";
-import { createPgBackend } from "../dev/neon/pg-backend.ts";
+import { DEFAULT_MIGRATIONS_DIR, migrate, migrationBackend, migrationFiles, migrationSession } from "../dev/migrate.ts";
 import { runStatement } from "../dev/run-statement.ts";
+import {
+  FIRST_TENANT_MIGRATION,
+  LINK_BEFORE_TENANTS,
+  REFUSED_BEFORE_TENANTS,
+  UNLINK_BEFORE_TENANTS,
+} from "../dev/support/links-before-tenants.ts";
+import { poolSql } from "../dev/support/pool-sql.ts";
 import { createScratchSchema, LOCAL_POSTGRES_URL, serverVersion } from "../dev/support/scratch-schema.ts";
 import { percentile } from "../dev/support/stats.ts";
 import {
@@ -23,6 +32,7 @@ import {
   positiveInt,
   progress,
   runBenchCommand,
+  UsageError,
   writeResults,
 } from "./lib/cli.ts";
 
@@ -30,8 +40,9 @@ const USAGE = `npm run bench:migration -- [options]
   --links N       links in the table before the migration (default 1000000)
   --documents N   keyed documents before the migration (default 100000)
   --writers N     writers running throughout (default 4)
-  --from NAME     the first migration applied under load (default 0010_idle_transaction_timeout.sql:
-                  the ones this release ships); the earlier ones build the starting schema
+  --from NAME     the first migration applied under load (default ${FIRST_TENANT_MIGRATION}: every
+                  one since the schema before tenants); the earlier ones build the starting schema
+  --migrations DIR  the migrations to apply (default sql/), e.g. an earlier release's, to compare
   --out DIR       where migration.json and migration.md go (default docs/results)
 Database: DATABASE_URL (postgres://…), else ${LOCAL_POSTGRES_URL}; the run uses a scratch schema it drops.`;
 
@@ -44,65 +55,120 @@ function options() {
     links: { type: "string" },
     documents: { type: "string" },
     writers: { type: "string" },
-    from: { type: "string", default: "0010_idle_transaction_timeout.sql" },
+    from: { type: "string", default: FIRST_TENANT_MIGRATION },
+    migrations: { type: "string" },
   });
   return {
     links: positiveInt("links", values.links, 1_000_000),
     documents: positiveInt("documents", values.documents, 100_000, 0),
     writers: positiveInt("writers", values.writers, 4),
     from: values.from,
+    migrations: values.migrations,
     out: values.out,
   };
 }
 
-const poolSql = (pool: pg.Pool): Sql => ({
-  query: async (text, params = []) => (await pool.query(text, params as unknown[])).rows,
-  transaction: async () => {
-    throw new Error("not used");
-  },
-});
-
-/** A folder with the migrations before `from` (the starting schema), or all of them. */
-async function migrationsDir(until?: string): Promise<string> {
+/** A folder with the migrations of `source` before `until` (the starting schema), or all of them. */
+async function migrationsDir(source: string, until?: string): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), "bench-migration-"));
-  for (const name of await migrationFiles(DEFAULT_MIGRATIONS_DIR)) {
-    if (until === undefined || name < until) await copyFile(join(DEFAULT_MIGRATIONS_DIR, name), join(dir, name));
+  for (const name of await migrationFiles(source)) {
+    if (until === undefined || name < until) await copyFile(join(source, name), join(dir, name));
   }
   return dir;
 }
 
-/** Writes until `stop()`; every write's latency, and any that failed. */
-function startWriter(sql: Sql, writer: number, stop: () => boolean) {
+type LinkWrite = (sql: Sql, link: { provider: string; externalAccountId: string; userId: string }) => Promise<unknown>;
+
+/** The link writes a deployment runs: those of the release before tenants, or this release's. */
+interface LinkRelease {
+  link: LinkWrite;
+  unlink: LinkWrite;
+}
+
+const BEFORE_TENANTS: LinkRelease = {
+  link: (sql, l) => sql.query(LINK_BEFORE_TENANTS, [l.provider, l.externalAccountId, l.userId, null, false]),
+  unlink: (sql, l) => sql.query(UNLINK_BEFORE_TENANTS, [l.provider, l.externalAccountId, l.userId]),
+};
+
+/** This release's, in the tenant of `tenantId` ('legacy' continues what the release before made). */
+const withTenants = (tenantId: string): LinkRelease => ({
+  link: (sql, l) =>
+    linkAccount(sql, {
+      ...l,
+      tenantId,
+      displayName: null,
+      replaceDisplayName: false,
+      maxLinksPerUser: DEFAULT_MAX_LINKS_PER_USER,
+    }),
+  unlink: (sql, l) => unlinkAccount(sql, tenantId, l, l.userId),
+});
+
+const codeOf = (error: unknown) => (error as { code?: unknown } | null)?.code;
+
+/**
+ * Writes until `stop()`: every write's latency, any that failed, and when the schema refused the
+ * release before tenants (sql/0013): the write is then made again with this release's statement,
+ * as a deployment would once it runs the new release, and its latency covers both attempts.
+ */
+function startWriter(sql: Sql, writer: number, release: LinkRelease, stop: () => boolean) {
   const latencies: { at: number; ms: number }[] = [];
-  const failures: string[] = [];
+  const failures = { count: 0, first: [] as string[] };
+  let refusedAt: number | undefined;
   const done = (async () => {
     for (let n = 0; !stop(); n++) {
       const started = performance.now();
+      // Links 50 accounts (one per provider), then unlinks them, and again.
+      const target = { provider: `p${n % 50}`, externalAccountId: `w${writer}`, userId: `w${writer}` };
+      const write = (r: LinkRelease) =>
+        n % 3 === 2
+          ? sql.query(PREVIOUS_CREATE_DOCUMENT, ["bench", `C-${writer}-${n}`, `k-${writer}-${n}`])
+          : (n % 100 < 50 ? r.link : r.unlink)(sql, target);
       try {
-        // Links 50 accounts (one per provider), then unlinks them, and again.
-        const target = { provider: `p${n % 50}`, externalAccountId: `w${writer}` };
-        if (n % 3 === 2) await sql.query(PREVIOUS_CREATE_DOCUMENT, ["bench", `C-${writer}-${n}`, `k-${writer}-${n}`]);
-        else if (n % 100 < 50) {
-          await linkAccount(sql, {
-            ...target,
-            tenantId: "bench",
-            userId: `w${writer}`,
-            displayName: null,
-            replaceDisplayName: false,
-            maxLinksPerUser: DEFAULT_MAX_LINKS_PER_USER,
-          });
-        } else await unlinkAccount(sql, "bench", target, `w${writer}`);
+        await write(release).catch(async (error: unknown) => {
+          if (release !== BEFORE_TENANTS || !REFUSED_BEFORE_TENANTS.has(String(codeOf(error)))) throw error;
+          refusedAt = started;
+          release = withTenants("legacy");
+          await write(release);
+        });
       } catch (error) {
-        failures.push(error instanceof Error ? error.message : String(error));
+        failures.count++;
+        if (failures.first.length < 10) failures.first.push(error instanceof Error ? error.message : String(error));
+        // A write that fails at once must not keep the event loop from the other writers' answers.
+        await new Promise((resolve) => setImmediate(resolve));
       }
       latencies.push({ at: started, ms: performance.now() - started });
     }
   })();
-  return { latencies, failures, done };
+  return { latencies, failures, done, refusedAt: () => refusedAt };
 }
+
+/** Seeds the links and documents the migration finds, in the starting schema's own shape. */
+async function seed(url: string, links: number, documents: number, tenants: boolean) {
+  // Without the app's statement timeout: a million rows take longer than 5 s here.
+  const run = (statement: string) => runStatement(migrationSession(url), statement);
+  await run(
+    tenants
+      ? `INSERT INTO linked_external_accounts (tenant_id, provider, external_account_id, user_id)
+         SELECT 'seed', 'github', 'x-' || n, 'u-' || n FROM generate_series(1, ${links}) AS n`
+      : `INSERT INTO linked_external_accounts (provider, external_account_id, user_id)
+         SELECT 'github', 'x-' || n, 'u-' || n FROM generate_series(1, ${links}) AS n`,
+  );
+  await run(
+    `INSERT INTO documents (tenant_id, contract_id, idempotency_key, request_fingerprint)
+     SELECT 'seed', 'C', 'k-' || n, 'f' FROM generate_series(1, ${documents}) AS n`,
+  );
+  await run("VACUUM ANALYZE linked_external_accounts, documents");
+}
+
+const round1 = (ms: number) => Math.round(ms * 10) / 10;
 
 async function main() {
   const opts = options();
+  const source = opts.migrations ?? DEFAULT_MIGRATIONS_DIR;
+  const files = await migrationFiles(source).catch((): string[] => []);
+  if (files.length === 0) throw new UsageError("--migrations must name a folder of NNNN_name.sql files");
+  if (!files.includes(opts.from))
+    throw new UsageError(`--from must name a file of the migrations, e.g. ${FIRST_TENANT_MIGRATION}`);
   const server = process.env.DATABASE_URL || LOCAL_POSTGRES_URL;
   const version = await serverVersion(server);
   if (version instanceof Error)
@@ -110,79 +176,120 @@ async function main() {
   const schema = await createScratchSchema(server, "bench_migration");
   const url = schema.url;
   const pool = new pg.Pool({ connectionString: url, max: opts.writers + 1 });
+  pool.on("error", (error) => progress(`a writer's idle connection failed: ${error.message}`));
+  const migrator = migrationBackend(url);
   const dirs: string[] = [];
+  // Stopped whatever happens: a writer left running on an ended pool would fail without end.
+  let stopping = false;
+  let writers: ReturnType<typeof startWriter>[] = [];
   try {
-    const before = await migrationsDir(opts.from);
+    const before = await migrationsDir(source, opts.from);
     dirs.push(before);
-    const migrator = createPgBackend(migrationSession(url), { max: 1 });
     await migrate(migrator, before);
+    const beforeTenants = opts.from <= FIRST_TENANT_MIGRATION;
     progress(`seeding ${opts.links} links and ${opts.documents} keyed documents`);
-    // Without the app's statement timeout: a million rows take longer than 5 s here.
-    const seed = (statement: string) => runStatement(migrationSession(url), statement);
-    await seed(
-      `INSERT INTO linked_external_accounts (tenant_id, provider, external_account_id, user_id)
-       SELECT 'seed', 'github', 'x-' || n, 'u-' || n FROM generate_series(1, ${opts.links}) AS n`,
-    );
-    await seed(
-      `INSERT INTO documents (tenant_id, contract_id, idempotency_key, request_fingerprint)
-       SELECT 'seed', 'C', 'k-' || n, 'f' FROM generate_series(1, ${opts.documents}) AS n`,
-    );
-    await seed("VACUUM ANALYZE linked_external_accounts, documents");
+    await seed(url, opts.links, opts.documents, !beforeTenants);
 
-    let stopping = false;
     const sql = poolSql(pool);
-    const writers = Array.from({ length: opts.writers }, (_, writer) => startWriter(sql, writer, () => stopping));
+    const release = beforeTenants ? BEFORE_TENANTS : withTenants("bench");
+    writers = Array.from({ length: opts.writers }, (_, writer) => startWriter(sql, writer, release, () => stopping));
     await new Promise((resolve) => setTimeout(resolve, 2_000)); // steady state first
-    const all = await migrationsDir();
+    const all = await migrationsDir(source);
     dirs.push(all);
     const started = performance.now();
-    const applied = await migrate(migrator, all);
+    const ends: { name: string; at: number }[] = [];
+    const applied = await migrate(migrator, all, { onApplied: (name) => ends.push({ name, at: performance.now() }) });
     const migrationMs = performance.now() - started;
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     stopping = true;
     await Promise.all(writers.map((writer) => writer.done));
-    await migrator.close();
 
-    const during = writers.flatMap((w) => w.latencies.filter((l) => l.at >= started && l.at <= started + migrationMs));
+    /** The file being applied when a write started (or "before"/"after" the migration). */
+    const runningAt = (at: number) =>
+      at < started ? "before the migration" : (ends.find((end) => at <= end.at)?.name ?? "after the migration");
     const everything = writers.flatMap((w) => w.latencies);
-    const result = {
-      options: opts,
+    const during = everything.filter((l) => l.at >= started && l.at <= started + migrationMs);
+    const longest = everything.reduce((a, b) => (b.ms > a.ms ? b : a));
+    const refusals = writers.map((w) => w.refusedAt()).filter((at) => at !== undefined);
+    const { out: _out, ...shown } = opts; // where the results go is no result (and names a local path)
+    const result: Summary & Record<string, unknown> = {
+      options: shown,
+      postgres: version,
       applied,
+      files: ends.map((end, i) => ({ name: end.name, ms: Math.round(end.at - (ends[i - 1]?.at ?? started)) })),
       migrationMs: Math.round(migrationMs),
       writes: everything.length,
       writesDuringMigration: during.length,
-      failures: writers.flatMap((w) => w.failures).slice(0, 10),
-      failureCount: writers.reduce((sum, w) => sum + w.failures.length, 0),
-      longestWriteMs: Math.round(Math.max(...everything.map((l) => l.ms))),
-      p99WriteMs:
-        Math.round(
-          percentile(
-            everything.map((l) => l.ms),
-            99,
-          ) * 10,
-        ) / 10,
+      failures: writers.flatMap((w) => w.failures.first).slice(0, 10),
+      failureCount: writers.reduce((sum, w) => sum + w.failures.count, 0),
+      longestWriteMs: Math.round(longest.ms),
+      longestWriteDuring: runningAt(longest.at),
+      p99WriteMs: round1(
+        percentile(
+          everything.map((l) => l.ms),
+          99,
+        ),
+      ),
+      p99WriteDuringMigrationMs: round1(
+        percentile(
+          during.map((l) => l.ms),
+          99,
+        ),
+      ),
+      // When each writer of the release before tenants was refused and moved on to this release's.
+      releaseBeforeTenantsRefused: refusals.map((at) => ({ atMs: Math.round(at - started), during: runningAt(at) })),
       machine: await machineInfo(),
     };
     progress(JSON.stringify(result));
-    const m = result.machine;
-    const markdown = `# Online migrations under steady writes
-
-Command: \`${commandLine("bench:migration")}\` on ${m.cpus} × ${m.cpuModel} (load ${m.loadAverage.join(" ")}), PostgreSQL: ${opts.links} links and ${opts.documents} keyed documents, ${opts.writers} writers linking, unlinking and creating documents with the previous release's statements throughout.
-
-| migrations applied under load | took | writes during it | failed writes | longest write | p99 write |
-| ----------------------------- | ---- | ---------------- | ------------- | ------------- | --------- |
-| ${applied.join(", ")} | ${(result.migrationMs / 1000).toFixed(1)} s | ${result.writesDuringMigration} | ${result.failureCount} | ${result.longestWriteMs} ms | ${result.p99WriteMs} ms |
-`;
     for (const file of await writeResults(opts.out, {
       "migration.json": `${JSON.stringify(result, null, 2)}\n`,
-      "migration.md": markdown,
+      "migration.md": markdown(result, beforeTenants),
     }))
       progress(`wrote ${file}`);
   } finally {
+    stopping = true;
+    await Promise.all(writers.map((writer) => writer.done));
+    await migrator.close();
     await pool.end();
     for (const dir of dirs) await rm(dir, { recursive: true, force: true });
     await schema.drop();
   }
+}
+
+interface Summary {
+  options: Omit<ReturnType<typeof options>, "out">;
+  postgres: string;
+  applied: string[];
+  files: { name: string; ms: number }[];
+  migrationMs: number;
+  writesDuringMigration: number;
+  failureCount: number;
+  longestWriteMs: number;
+  longestWriteDuring: string;
+  p99WriteDuringMigrationMs: number;
+  releaseBeforeTenantsRefused: { atMs: number; during: string }[];
+  machine: Awaited<ReturnType<typeof machineInfo>>;
+}
+
+function markdown(result: Summary, beforeTenants: boolean): string {
+  const { options: o, machine: m } = result;
+  const links = beforeTenants
+    ? "linking and unlinking with the statements of the release before tenants until the schema refuses them, then with this release's"
+    : "linking and unlinking with this release's statements";
+  const refusedAt = result.releaseBeforeTenantsRefused.map((r) => (r.atMs / 1000).toFixed(2));
+  const refusedDuring = [...new Set(result.releaseBeforeTenantsRefused.map((r) => r.during))].join(", ");
+  return `# Online migrations under steady writes
+
+Command: \`${commandLine("bench:migration")}\` on ${m.cpus} × ${m.cpuModel} (load ${m.loadAverage.join(" ")}), PostgreSQL ${result.postgres}: ${o.links} links and ${o.documents} keyed documents, ${o.writers} writers ${links}, and creating documents with the insert of the release before sql/0011, throughout.
+
+| migrations applied under load | took | writes during it | failed writes | longest write (when) | p99 write during it |
+| ----------------------------- | ---- | ---------------- | ------------- | -------------------- | ------------------- |
+| ${result.applied[0] ?? "none"} to ${result.applied.at(-1) ?? "none"} (${result.applied.length}) | ${(result.migrationMs / 1000).toFixed(1)} s | ${result.writesDuringMigration} | ${result.failureCount} | ${result.longestWriteMs} ms (${result.longestWriteDuring}) | ${result.p99WriteDuringMigrationMs} ms |
+
+| file | took |
+| ---- | ---- |
+${result.files.map((file) => `| ${file.name} | ${file.ms} ms |`).join("\n")}
+${refusedAt.length > 0 ? `\nThe schema refused the link writes of the release before tenants (each writer then moved on to this release's) ${refusedAt.join(", ")} s after the migration started (during: ${refusedDuring}).\n` : ""}`;
 }
 
 await runBenchCommand(USAGE, main);

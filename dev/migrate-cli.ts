@@ -5,9 +5,8 @@
 import { parseCommandLine } from "./cli.ts";
 import { pgliteDataDir } from "./data-dir.ts";
 import { type DataLock, lockDataFolder } from "./data-lock.ts";
-import { LOCK_TIMEOUT, migrate, migrationSession } from "./migrate.ts";
+import { LOCK_TIMEOUT, migrate, migrationBackend } from "./migrate.ts";
 import type { SqlBackend } from "./neon/backend.ts";
-import { createPgBackend } from "./neon/pg-backend.ts";
 import { createPgliteBackend } from "./neon/pglite-backend.ts";
 import { withExplicitSslMode } from "./pg-url.ts";
 
@@ -45,7 +44,7 @@ async function openBackend(databaseUrl: string | undefined): Promise<{ backend: 
     throw new Error("DATABASE_URL must be a postgres:// or postgresql:// URL (or unset, for PGlite)");
   }
   return {
-    backend: createPgBackend(migrationSession(withExplicitSslMode(databaseUrl)), { max: 1 }),
+    backend: migrationBackend(withExplicitSslMode(databaseUrl)),
     target: redact(databaseUrl),
   };
 }

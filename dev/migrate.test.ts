@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MigrationError, migrate } from "./migrate.ts";
+import { MigrationError, migrate, plainStatements } from "./migrate.ts";
 import type { SqlBackend } from "./neon/backend.ts";
 import { createPgBackend } from "./neon/pg-backend.ts";
 import { createPgliteBackend } from "./neon/pglite-backend.ts";
@@ -60,6 +60,28 @@ function migrateSuite(open: () => Promise<SqlBackend>) {
     });
   };
 }
+
+describe("a no-transaction file's statements", () => {
+  it("splits at each ; that ends a line, drops comments and keeps a $ inside a string", () => {
+    const sql = `-- migrate: no-transaction
+-- a check: '^x$'
+ALTER TABLE t ADD CONSTRAINT t_code CHECK (code ~ '^[a-z]{1,8}$') NOT VALID;
+
+CREATE INDEX CONCURRENTLY IF NOT EXISTS t_code_key
+  ON t (code); -- the look-up
+ALTER TABLE t VALIDATE CONSTRAINT t_code;`;
+    expect(plainStatements("0001_t.sql", sql)).toEqual([
+      "ALTER TABLE t ADD CONSTRAINT t_code CHECK (code ~ '^[a-z]{1,8}$') NOT VALID",
+      "CREATE INDEX CONCURRENTLY IF NOT EXISTS t_code_key\n  ON t (code)",
+      "ALTER TABLE t VALIDATE CONSTRAINT t_code",
+    ]);
+  });
+
+  it.each(["$$", "$body$"])("refuses a %s body, whose lines it cannot split", (quote) => {
+    const sql = `DO ${quote}\nBEGIN\n  PERFORM 1;\nEND\n${quote};`;
+    expect(() => plainStatements("0001_do.sql", sql)).toThrow(/0001_do\.sql.*no \$ bodies/);
+  });
+});
 
 describe("migrate on PGlite", () => {
   describe(

@@ -7,6 +7,7 @@ import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { PostgresError, type SqlBackend } from "./neon/backend.ts";
+import { createPgBackend } from "./neon/pg-backend.ts";
 
 export const DEFAULT_MIGRATIONS_DIR = fileURLToPath(new URL("../sql", import.meta.url));
 
@@ -35,11 +36,23 @@ export function migrationSession(databaseUrl: string): string {
   return url.toString();
 }
 
+/**
+ * The migrating session on PostgreSQL: one connection, with migrationSession's settings and no
+ * deadline of the client's own. The app's backends give a statement 5 s before they give its
+ * connection up; a migration's index build on a large table takes longer, and must not be
+ * abandoned (and reported failed) while the server goes on building.
+ */
+export function migrationBackend(databaseUrl: string): SqlBackend {
+  return createPgBackend(migrationSession(databaseUrl), { max: 1, queryTimeoutMillis: 0 });
+}
+
 interface MigrateOptions {
   /** Attempts per file when a lock was not granted within LOCK_TIMEOUT (default 60). */
   attempts?: number;
   /** Pause before attempt n (default 250 ms × n, at most 3 s). */
   backoffMs?: (attempt: number) => number;
+  /** Called as each file is applied, with its name (the migration bench times each file). */
+  onApplied?: (name: string) => void;
 }
 
 /**
@@ -64,7 +77,9 @@ export async function migrate(
     if (done.has(name)) continue;
     const sql = await readFile(join(dir, name), "utf8");
     const apply = OUTSIDE_TRANSACTION.test(sql) ? applyOutsideTransaction : applyInTransaction;
-    if (await withRetries(name, options, () => apply(backend, name, sql))) applied.push(name);
+    if (!(await withRetries(name, options, () => apply(backend, name, sql)))) continue;
+    applied.push(name);
+    options.onApplied?.(name);
   }
   return applied;
 }
@@ -108,6 +123,9 @@ async function applyInTransaction(backend: SqlBackend, name: string, sql: string
  */
 async function applyOutsideTransaction(backend: SqlBackend, name: string, sql: string): Promise<boolean> {
   for (const statement of plainStatements(name, sql)) {
+    // Applied by a concurrent migrator meanwhile, which may have gone on to the files after it:
+    // running the rest again could undo what they did (0013 renames the indexes 0006 builds).
+    if (await isRecorded(backend, name)) return false;
     await dropInvalidIndex(backend, statement);
     await backend.exec(statement);
   }
@@ -119,10 +137,19 @@ async function applyOutsideTransaction(backend: SqlBackend, name: string, sql: s
   return recorded.rows.length > 0;
 }
 
+async function isRecorded(backend: SqlBackend, name: string): Promise<boolean> {
+  const found = await backend.query({ query: "SELECT 1 FROM schema_migrations WHERE name = $1", params: [name] });
+  return found.rows.length > 0;
+}
+
+/** `$$` or `$tag$`: a dollar-quoted body, whose `;` lines this splitter cannot tell from ends. */
+const DOLLAR_QUOTE = /\$(?:[A-Za-z_]\w*)?\$/;
+
 /** The statements of a no-transaction file: split at each `;` that ends a line, comments dropped. */
 export function plainStatements(name: string, sql: string): string[] {
   const text = sql.replace(/--[^\n]*/g, "");
-  if (text.includes("$")) throw new MigrationError(name, new Error("a no-transaction migration holds no $ bodies"));
+  if (DOLLAR_QUOTE.test(text))
+    throw new MigrationError(name, new Error("a no-transaction migration holds no $ bodies"));
   return text
     .split(/;\s*(?:\n|$)/)
     .map((statement) => statement.trim())
@@ -133,16 +160,28 @@ const CONCURRENT_INDEX = /^CREATE\s+(?:UNIQUE\s+)?INDEX\s+CONCURRENTLY\s+IF\s+NO
 
 /**
  * A CREATE INDEX CONCURRENTLY that failed leaves its index behind, invalid: IF NOT EXISTS would
- * then skip the build and keep it so. It is dropped first, so the retry builds it.
+ * then skip the build and keep it so. It is dropped first, so the retry builds it. An index is
+ * invalid while it is being built too: one a concurrent migrator is building is left to it, and
+ * this file is tried again later, as when a lock is refused.
  */
 async function dropInvalidIndex(backend: SqlBackend, statement: string) {
   const index = statement.match(CONCURRENT_INDEX)?.[1];
   if (!index) return;
   const found = await backend.query({
-    query: "SELECT 1 FROM pg_index WHERE indexrelid = to_regclass($1) AND NOT indisvalid",
+    query: `SELECT EXISTS (SELECT 1 FROM pg_stat_progress_create_index WHERE index_relid = indexrelid)
+      FROM pg_index WHERE indexrelid = to_regclass($1) AND NOT indisvalid`,
     params: [index],
   });
-  if (found.rows.length > 0) await backend.exec(`DROP INDEX CONCURRENTLY IF EXISTS ${index}`);
+  const [invalid] = found.rows;
+  if (!invalid) return;
+  if (invalid[0] === "t") throw new BuildInProgress(index);
+  await backend.exec(`DROP INDEX CONCURRENTLY IF EXISTS ${index}`);
+}
+
+class BuildInProgress extends Error {
+  constructor(index: string) {
+    super(`index ${index} is being built by another session`);
+  }
 }
 
 const LOCK_NOT_AVAILABLE = "55P03";
@@ -154,7 +193,9 @@ async function withRetries(name: string, options: MigrateOptions, apply: () => P
     try {
       return await apply();
     } catch (error) {
-      const refused = error instanceof PostgresError && error.fields.code === LOCK_NOT_AVAILABLE;
+      const refused =
+        (error instanceof PostgresError && error.fields.code === LOCK_NOT_AVAILABLE) ||
+        error instanceof BuildInProgress;
       if (!refused || attempt >= attempts)
         throw error instanceof MigrationError ? error : new MigrationError(name, error);
       await new Promise((resolve) => setTimeout(resolve, backoffMs(attempt)));

@@ -1,6 +1,7 @@
-// Links in Postgres. The unique indexes of sql/0006_link_tenants.sql decide who owns what within a
-// tenant; every write is one statement, and no answer depends on a read made before it. Every
-// statement names the tenant: no query reads, changes or conflicts with another tenant's links.
+// Links in Postgres. The unique indexes of sql/0006_link_tenants.sql (named by sql/0013) decide
+// who owns what within a tenant; every write is one statement, and no answer depends on a read
+// made before it. Every statement names the tenant: no query reads, changes or conflicts with
+// another tenant's links.
 import { keysetPage, type Page } from "../http/page.ts";
 import { toIsoTimestamp } from "../ports/rows.ts";
 import { isUniqueViolation, type Row, type Sql } from "../ports/sql.ts";

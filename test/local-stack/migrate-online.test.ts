@@ -6,7 +6,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { DEFAULT_MIGRATIONS_DIR, MigrationError, migrate, migrationFiles } from "../../dev/migrate.ts";
+import {
+  DEFAULT_MIGRATIONS_DIR,
+  MigrationError,
+  migrate,
+  migrationBackend,
+  migrationFiles,
+} from "../../dev/migrate.ts";
 import type { SqlBackend } from "../../dev/neon/backend.ts";
 import { createPgBackend } from "../../dev/neon/pg-backend.ts";
 import { createTestDatabase, describeWithPostgres, type TestDatabase } from "../../dev/support/postgres.ts";
@@ -29,6 +35,8 @@ describeWithPostgres("online migrations [postgres]", () => {
     await database?.drop();
     if (dir) await rm(dir, { recursive: true, force: true });
   });
+
+  const scalar = async (query: string) => (await backend.query({ query, params: [] })).rows[0]?.[0] ?? null;
 
   const session = async () => {
     const client = new pg.Client({ connectionString: database.url });
@@ -93,4 +101,72 @@ describeWithPostgres("online migrations [postgres]", () => {
     expect(await valid()).toEqual([["t"]]);
     expect(await migrate(backend, dir)).toEqual([]);
   }, 30_000);
+
+  it("lets a statement run longer than the app's 5 s deadline, as an index build on a large table does", async () => {
+    // The app's backends give a statement 5 s, then give its connection up: a migration would be
+    // reported failed while the server went on with it.
+    await writeFile(join(dir, "9003_slow_build.sql"), "SELECT pg_sleep(5.5);\nCREATE TABLE slow_built (id int);\n");
+    const migrator = migrationBackend(database.url);
+    try {
+      expect(await migrate(migrator, dir)).toEqual(["9003_slow_build.sql"]);
+      const { rows } = await migrator.query({ query: "SELECT to_regclass('slow_built')::text", params: [] });
+      expect(rows).toEqual([["slow_built"]]);
+    } finally {
+      await migrator.close();
+    }
+  }, 30_000);
+
+  it("leaves an index another session is building to it, and applies once that build has ended", async () => {
+    await backend.exec("CREATE TABLE online_builds (code text); INSERT INTO online_builds VALUES ('a'), ('b');");
+    await writeFile(
+      join(dir, "9004_online_builds_key.sql"),
+      "-- migrate: no-transaction\nCREATE INDEX CONCURRENTLY IF NOT EXISTS online_builds_key ON online_builds (code);\n",
+    );
+    const [holder, builder] = [await session(), await session()];
+    try {
+      // The other session's build waits for a write in flight: its index exists, still invalid.
+      await holder.query("BEGIN");
+      await holder.query("INSERT INTO online_builds VALUES ('c')");
+      await builder.query("SET lock_timeout = 0");
+      const building = builder.query("CREATE INDEX CONCURRENTLY online_builds_key ON online_builds (code)");
+      // Asked outside the holder's transaction, whose catalog cache would not see the new index.
+      const indexOid = async () => await scalar("SELECT to_regclass('online_builds_key')::oid::text");
+      while ((await indexOid()) === null) await new Promise((resolve) => setTimeout(resolve, 20));
+      const theirs = await indexOid();
+      // It ends while this migrator is at it: a drop of the index then would take the finished one.
+      setTimeout(() => void holder.query("COMMIT"), 300);
+      let retries = 0;
+      expect(await migrate(backend, dir, { backoffMs: () => (retries++, 100) })).toEqual([
+        "9004_online_builds_key.sql",
+      ]);
+      await building;
+      expect(retries).toBeGreaterThan(0);
+      expect(await indexOid()).toBe(theirs); // their build, not dropped and built again
+      expect(
+        await scalar("SELECT indisvalid::text FROM pg_index WHERE indexrelid = to_regclass('online_builds_key')"),
+      ).toBe("true");
+    } finally {
+      await Promise.all([holder.end(), builder.end()]);
+    }
+  }, 30_000);
+
+  it("stops a no-transaction file that another migrator recorded meanwhile", async () => {
+    await writeFile(
+      join(dir, "9005_recorded_meanwhile.sql"),
+      "-- migrate: no-transaction\nCREATE TABLE IF NOT EXISTS first_half (id int);\nCREATE TABLE IF NOT EXISTS second_half (id int);\n",
+    );
+    // The other migrator runs the file alongside this one, records it after the first statement,
+    // and may go on to the files after it: this one runs nothing more of it.
+    const alongside: SqlBackend = {
+      ...backend,
+      exec: async (script) => {
+        await backend.exec(script);
+        if (script.includes("first_half"))
+          await backend.exec("INSERT INTO schema_migrations (name) VALUES ('9005_recorded_meanwhile.sql')");
+      },
+    };
+    expect(await migrate(alongside, dir)).toEqual([]);
+    expect(await scalar("SELECT to_regclass('first_half')::text")).toBe("first_half");
+    expect(await scalar("SELECT to_regclass('second_half')::text")).toBeNull();
+  });
 });
