@@ -58,6 +58,13 @@ export function createInvocationBudget(
       spendKv();
       return kv.get(key);
     },
+    // One operation, as Workers count a bulk read (the only platform here that limits KV calls).
+    ...(kv.getMany && {
+      async getMany(keys: readonly string[]) {
+        spendKv();
+        return kv.getMany!(keys);
+      },
+    }),
     async put(key, value, options) {
       spendKv();
       return kv.put(key, value, options);
