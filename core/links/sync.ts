@@ -32,7 +32,7 @@ export const SYNC_CURSOR_KEY = "links/sync/cursor";
 export const SYNC_LEASE_KEY = "links/sync/lease";
 export const HOUSEKEEPING_DUE_KEY = "links/sync/housekeeping-due";
 
-const DEFAULT_SYNC_BATCH_SIZE = 100;
+const DEFAULT_SYNC_BATCH_SIZE = 500;
 /** A drain stops starting pages after this long; the next one resumes at its cursor. */
 export const DEFAULT_DRAIN_TIME_MS = 30_000;
 /** The feed keeps changes at least this long (or the cache lifetime, when longer). */
@@ -66,7 +66,7 @@ interface DrainOptions {
   logger?: Logger;
 }
 
-/** KV calls of one page in flight at once: Workers queue an invocation's calls beyond six anyway. */
+/** A page's deletes in flight at once: Workers queue an invocation's calls beyond six anyway. */
 const KV_CONCURRENCY = 6;
 /**
  * Workers KV takes at most one write a second to a key: the cursor is saved that often while a
@@ -143,14 +143,17 @@ interface NamedEntry extends LinkChange {
   text: string | null;
 }
 
-/** The values of `keys`, in bulk reads where the store has them, else a few reads at a time. */
+/**
+ * The values of `keys` (a page's), in bulk reads where the store has them (Workers KV), else all
+ * at once: those stores (Deno KV, Fastly's KV Store) have no such limit on calls in flight.
+ */
 async function readEntries(
   kv: KvCache,
   keys: readonly string[],
   kvCall: <T>(call: () => Promise<T>) => Promise<T>,
 ): Promise<(string | null)[]> {
   const { getMany } = kv;
-  if (!getMany) return mapBounded(keys, KV_CONCURRENCY, (key) => kvCall(() => kv.get(key)));
+  if (!getMany) return Promise.all(keys.map((key) => kvCall(() => kv.get(key))));
   const chunks: string[][] = [];
   for (let at = 0; at < keys.length; at += KV_GET_MANY_MAX) chunks.push(keys.slice(at, at + KV_GET_MANY_MAX));
   return (await mapBounded(chunks, KV_CONCURRENCY, (chunk) => kvCall(() => getMany.call(kv, chunk)))).flat();
