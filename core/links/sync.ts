@@ -32,7 +32,7 @@ export const SYNC_CURSOR_KEY = "links/sync/cursor";
 export const SYNC_LEASE_KEY = "links/sync/lease";
 export const HOUSEKEEPING_DUE_KEY = "links/sync/housekeeping-due";
 
-const DEFAULT_SYNC_BATCH_SIZE = 500;
+const DEFAULT_SYNC_BATCH_SIZE = 100;
 /** A drain stops starting pages after this long; the next one resumes at its cursor. */
 export const DEFAULT_DRAIN_TIME_MS = 30_000;
 /** The feed keeps changes at least this long (or the cache lifetime, when longer). */
