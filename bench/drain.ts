@@ -187,7 +187,7 @@ async function main() {
   const opts = options();
   const running: RunningRuntime[] = [];
   const databases: BenchDatabase[] = [];
-  const unmute = process.env.DRAIN_DEBUG ? () => {} : muteStdout(); // node serves in this process and logs a line per request
+  const unmute = muteStdout(); // node serves in this process and logs a line per request
   const cleanup = async () => {
     await Promise.allSettled(running.map((runtime) => runtime.close()));
     await Promise.allSettled(databases.map((db) => db.close()));
