@@ -1,15 +1,17 @@
 // Drains the change feed (changes.ts) into this deployment's KV cache: every entry named by a
 // change since the cursor is deleted unless it already equals the link in Postgres (read after the
 // change committed: the deployment's own write-back of that very change stays), then the cursor,
-// kept in the same KV, moves on. Each page is one feed read, parallel KV reads, one statement for
-// the links of the entries found, and parallel deletes. A drain goes on until it caught up, its
-// time is up, or the invocation's store operations (invocation-budget.ts) would not cover another
-// page; the next one resumes at the cursor. A drain that fails anywhere leaves the cursor at the
-// last page fully applied, so the next one retries the same changes (deletes are idempotent); the
-// entries' own TTL stays the backstop. The entries only trigger it. Before draining, the
-// deployment removes expired rows (housekeeping.ts) about once a minute: when it is next due is
-// kept in KV too, so platforms that start an instance per request (Fastly Compute) do not run it
-// before every drain.
+// kept in the same KV, moves on. Each page is one feed read, the KV reads of the entries named
+// (bulk reads where the store has them: on Workers one operation per 100 keys), one statement for
+// the links of the entries found, and the deletes. A drain goes on until it caught up, its time
+// is up, or the invocation's store operations (invocation-budget.ts) would not cover another
+// page; the next one resumes at the cursor, saved at most once a second and where a drain stops.
+// A drain that fails anywhere saves the cursor of the last page fully applied when it can (else
+// the last one saved stays), so the next one retries the changes after it (deletes are
+// idempotent); the entries' own TTL stays the backstop. The entries only trigger it. Before
+// draining, the deployment removes expired rows (housekeeping.ts) about once a minute: when it is
+// next due is kept in KV too, so platforms that start an instance per request (Fastly Compute) do
+// not run it before every drain.
 import { type HousekeepingReport, removeExpired } from "../background/housekeeping.ts";
 import {
   createInvocationBudget,
@@ -144,8 +146,8 @@ interface NamedEntry extends LinkChange {
 }
 
 /**
- * The values of `keys` (a page's), in bulk reads where the store has them (Workers KV), else all
- * at once: those stores (Deno KV, Fastly's KV Store) have no such limit on calls in flight.
+ * The values of `keys` (a page's), in bulk reads where the store has them (Workers KV), else one
+ * read per key, all at once as before: no platform here counts those stores' calls.
  */
 async function readEntries(
   kv: KvCache,
