@@ -36,6 +36,7 @@ const GIVE_UP_MS = 600_000;
 
 interface DrainResult {
   runtime: RuntimeName;
+  /** Sync calls (invocations) until the one that answered caughtUp. */
   calls: number;
   removed: number;
   /** From the first sync call to the one that answered caughtUp. */
@@ -66,6 +67,11 @@ type Options = ReturnType<typeof options>;
 
 const count = async (sql: Sql, where: string) =>
   Number((await sql.query(`SELECT count(*) AS n FROM link_changes WHERE ${where}`))[0]?.n);
+
+/** Whether every change of the feed lies below the horizon a drain reads up to. */
+const belowHorizon = async (sql: Sql) =>
+  (await sql.query("SELECT pg_snapshot_xmin(pg_current_snapshot()) > (SELECT max(txid) FROM link_changes) AS below"))[0]
+    ?.below === true;
 
 /** Links the deployment caches (read through it), then loses, and the backlog naming them among others. */
 async function seedBacklog(sql: Sql, url: string, authorization: string, opts: Options) {
@@ -127,15 +133,19 @@ async function drainOnce(runtime: RuntimeName, db: BenchDatabase, opts: Options,
   let caughtUpMs: number | undefined;
   let prunedMs: number | null = null;
   while (performance.now() - start < GIVE_UP_MS && (caughtUpMs === undefined || prunedMs === null)) {
+    // The feed is read below the server's oldest transaction in flight, and on a shared server
+    // another session's transaction can hide the backlog: a drain that answers caughtUp then has
+    // not read it. Only a call made while the whole backlog was below that horizon counts.
+    const backlogReadable = caughtUpMs === undefined && (await belowHorizon(sql));
     const response = await fetch(`${started.url}/v1/admin/links/sync`, {
       method: "POST",
       headers: { authorization: admin },
     });
     if (response.status !== 200) throw new Error(`sync answered ${response.status}: ${await response.text()}`);
     const report = (await response.json()) as { removed: number; caughtUp: boolean };
-    calls++;
+    if (caughtUpMs === undefined) calls++; // the calls after it only wait for the pruning
     removed += report.removed;
-    if (report.caughtUp && caughtUpMs === undefined) caughtUpMs = performance.now() - start;
+    if (report.caughtUp && backlogReadable) caughtUpMs = performance.now() - start;
     if (prunedMs === null && (await count(sql, "changed_at < now() - interval '1 hour'")) === 0)
       prunedMs = performance.now() - start;
   }
@@ -166,8 +176,8 @@ function markdown(results: DrainResult[], opts: Options, machine: string, databa
     "",
     `Command: \`${commandLine("bench:drain")}\` (database: ${databaseDescription}) on ${machine}: a backlog of ${opts.changes} changes (${opts.stale} naming cached entries whose links are gone) and ${opts.old} changes past the retention, drained by one deployment through \`POST /v1/admin/links/sync\` (one invocation per call).`,
     "",
-    "| runtime | sync calls | caught up after | changes/s | stale entries removed | past retention pruned after | rows left / past retention |",
-    "| ------- | ---------- | --------------- | --------- | --------------------- | --------------------------- | -------------------------- |",
+    "| runtime | sync calls to catch up | caught up after | changes/s | stale entries removed | past retention pruned after | rows left / past retention |",
+    "| ------- | ---------------------- | --------------- | --------- | --------------------- | --------------------------- | -------------------------- |",
     ...rows,
     "",
   ].join("\n");

@@ -14,13 +14,16 @@ import { secretTokens } from "../lib/tokens.ts";
 import { type OperationContext, type OperationName, operations } from "./operations.ts";
 import { send } from "./request.ts";
 
-export type KvCounts = Record<keyof KvCache, number>;
+/** The calls a request makes (bulk reads only serve the drain of the change feed). */
+export type KvCounts = Record<Exclude<keyof KvCache, "getMany">, number>;
 
 const PROBE_REQUESTS = 4;
 
 function countingKv(inner: KvCache): { kv: KvCache; counts: KvCounts } {
   const counts: KvCounts = { get: 0, put: 0, delete: 0, list: 0 };
-  const kv = aroundEachKvCall(inner, (call, method) => (counts[method]++, call()));
+  // Without its bulk read: requests never use it, so every method counted has a column.
+  const single: KvCache = { ...inner, getMany: undefined };
+  const kv = aroundEachKvCall(single, (call, method) => (counts[method as keyof KvCounts]++, call()));
   return { kv, counts };
 }
 

@@ -13,14 +13,21 @@ import { createLinkCache } from "./cache.ts";
 import type { Link } from "./link.ts";
 import { createLinkSync, drainLinkChanges, SYNC_CURSOR_KEY } from "./sync.ts";
 
-/** `kv` with its calls counted, as a platform counts an invocation's operations. */
-function countingKv(kv: KvCache) {
+/** `kv` with its calls counted, as a platform counts an invocation's operations (a bulk read is one). */
+function countingKv(kv: KvCache, { bulk = false } = {}) {
   let calls = 0;
-  const counted = aroundEachKvCall(kv, (call) => {
+  const puts: string[] = [];
+  // Without `bulk`, a store that reads one key at a time, as Deno KV and Fastly's do.
+  const source: KvCache = bulk ? kv : { ...kv, getMany: undefined };
+  const counted = aroundEachKvCall(source, (call) => {
     calls++;
     return call();
   });
-  return { kv: counted, calls: () => calls };
+  return {
+    kv: { ...counted, put: (key, value, options) => (puts.push(key), counted.put(key, value, options)) } as KvCache,
+    calls: () => calls,
+    puts: (key: string) => puts.filter((put) => put === key).length,
+  };
 }
 
 /** Another deployment's cache over its own store: what the drain must bring in line. */
@@ -93,14 +100,16 @@ describe("draining the change feed into another deployment's KV", () => {
 
   it("stops before the invocation's KV or SQL budget would run out, and the next drain resumes there", async () => {
     const kv = await caughtUpKv();
-    for (let i = 0; i < 10; i++) await link(linkPath("bounded", `b-${i}`), { sub: `bounded-${i}`, tid: "bounded" });
+    for (let i = 0; i < 12; i++) await link(linkPath("bounded", `b-${i}`), { sub: `bounded-${i}`, tid: "bounded" });
     const counted = countingKv(kv);
     // The cursor's get, then pages that fit what is left: a page of n may need n gets, n deletes
-    // and the cursor's put. Of 10 operations: 1, then pages of 2, 2 and 1 (3 + 3 + 2 spent).
+    // and the cursor's put. Of 10 operations: 1, then pages of 2, 2, 2 and 1 (2 gets each, none
+    // cached so no delete), and the cursor's one put where the drain ends.
     const kvBudget = createInvocationBudget({ kvOperations: 10 }, Date.now() + 30_000);
     const first = await drainLinkChanges(harness().sql, counted.kv, { batchSize: 2, budget: kvBudget });
-    expect(first).toMatchObject({ changes: 5, caughtUp: false, failed: false, outOf: "budget" });
+    expect(first).toMatchObject({ changes: 7, caughtUp: false, failed: false, outOf: "budget" });
     expect(counted.calls()).toBe(9);
+    expect(counted.puts(SYNC_CURSOR_KEY)).toBe(1);
     harness().stack.endpoint.resetStatements();
     const sqlBudget = createInvocationBudget({ sqlStatements: 3 }, Date.now() + 30_000);
     const second = await drainLinkChanges(harness().sql, kv, { batchSize: 2, budget: sqlBudget });
@@ -193,6 +202,45 @@ describe("the triggers of a drain", () => {
     expect(counted.calls()).toBeGreaterThan(990); // back to back, not one drain per interval
     expect(clock).toBe(0); // no sleep: the budget, not the schedule, ended it
     expect(await counted.kv.get(SYNC_CURSOR_KEY)).toBe(`${last()}:${last()}`); // every page read was applied
+  });
+
+  it("reads a page's entries in bulk where the store can, one operation per 100 keys: a cron run drains far more", async () => {
+    let clock = 0;
+    const { sql, last } = endlessSql();
+    const counted = countingKv(
+      createMemoryKv(() => clock),
+      { bulk: true },
+    );
+    const sync = createLinkSync(
+      { sql, kv: counted.kv, settings, logger: silentLogger },
+      { now: () => clock, sleep: async (ms) => void (clock += ms), limits: { kvOperations: 1_000 } },
+    );
+    await sync.runFor(60_000);
+    expect(counted.calls()).toBeLessThanOrEqual(1_000);
+    // Every page reserves a delete per change, none needed: about 900 pages of 100, then smaller ones.
+    expect(last()).toBeGreaterThan(89_000);
+    expect(await counted.kv.get(SYNC_CURSOR_KEY)).toBe(`${last()}:${last()}`);
+  });
+
+  it("saves the cursor at most once a second while it drains and where it stops, and after a failure what was applied", async () => {
+    let clock = 0;
+    const { sql: endless, last } = endlessSql();
+    let reads = 0;
+    const sql: Sql = {
+      ...endless,
+      async query(text, params) {
+        clock += 100; // each statement takes 100 ms
+        if (text.includes("pg_current_snapshot") && ++reads === 40) throw new Error("database gone");
+        return endless.query(text, params);
+      },
+    };
+    const counted = countingKv(createMemoryKv(() => clock));
+    const budget = createInvocationBudget({}, 10_000, () => clock);
+    const report = await drainLinkChanges(sql, counted.kv, { batchSize: 10, budget });
+    expect(report).toMatchObject({ failed: true, changes: 390 });
+    expect(counted.puts(SYNC_CURSOR_KEY)).toBe(4); // after 1, 2 and 3 s, then at the failure
+    expect(await counted.kv.get(SYNC_CURSOR_KEY)).toBe(`${last()}:${last()}`);
+    expect(last()).toBe(390);
   });
 
   it("removes expired rows before draining, so a drain that never catches up still prunes", async () => {

@@ -24,5 +24,7 @@ export function aroundEachKvCall(kv: KvCache, around: AroundCall<keyof KvCache>)
     put: async (key, value, options) => around(() => kv.put(key, value, options), "put"),
     delete: async (key) => around(() => kv.delete(key), "delete"),
     list: async (prefix, options) => around(() => kv.list(prefix, options), "list"),
+    // Forwarded only where the store has it: without it, callers read one key at a time.
+    ...(kv.getMany && { getMany: async (keys: readonly string[]) => around(() => kv.getMany!(keys), "getMany") }),
   };
 }

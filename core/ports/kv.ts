@@ -9,6 +9,12 @@ export interface KvListPage {
 
 export interface KvCache {
   get(key: string): Promise<string | null>;
+  /**
+   * The values of up to KV_GET_MANY_MAX keys, in their order, in one operation: where a store
+   * reads many keys at once (Workers KV's bulk read, which counts as one of an invocation's
+   * 1,000 operations). Absent elsewhere; `getEach` then reads them one by one.
+   */
+  getMany?(keys: readonly string[]): Promise<(string | null)[]>;
   /** `ttlSeconds` is at least 60, the smallest lifetime every store accepts. */
   put(key: string, value: string, options: { ttlSeconds: number }): Promise<void>;
   delete(key: string): Promise<void>;
@@ -16,3 +22,6 @@ export interface KvCache {
 }
 
 export const MIN_KV_TTL_SECONDS = 60;
+
+/** The most keys one `getMany` call may name (Workers KV reads at most 100 at once). */
+export const KV_GET_MANY_MAX = 100;

@@ -43,6 +43,9 @@ export function createMemoryKv(now: () => number = Date.now): KvCache & { size()
     async get(key) {
       return live(key)?.value ?? null;
     },
+    async getMany(keys) {
+      return keys.map((key) => live(key)?.value ?? null);
+    },
     async put(key, value, { ttlSeconds }) {
       entries.set(key, { value, expiresAt: now() + ttlSeconds * 1000 });
       sweepSome();

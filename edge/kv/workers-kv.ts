@@ -3,6 +3,8 @@ import type { KvCache, KvListPage } from "../../core/ports/kv.ts";
 /** The part of a Workers KV namespace binding the cache uses (structural, so no global types). */
 export interface WorkersKvNamespace {
   get(key: string): Promise<string | null>;
+  /** The bulk read: up to 100 keys, one of the invocation's 1,000 operations. */
+  get(keys: string[]): Promise<Map<string, string | null>>;
   put(key: string, value: string, options?: { expirationTtl?: number }): Promise<void>;
   delete(key: string): Promise<void>;
   list(options?: { prefix?: string; cursor?: string; limit?: number }): Promise<{
@@ -19,6 +21,11 @@ const MAX_LIST_LIMIT = 1000;
 export function createWorkersKv(namespace: WorkersKvNamespace): KvCache {
   return {
     get: (key) => namespace.get(key),
+    async getMany(keys) {
+      if (keys.length === 0) return [];
+      const values = await namespace.get([...keys]);
+      return keys.map((key) => values.get(key) ?? null);
+    },
     put: (key, value, { ttlSeconds }) => namespace.put(key, value, { expirationTtl: ttlSeconds }),
     delete: (key) => namespace.delete(key),
     async list(prefix, { cursor, limit = MAX_LIST_LIMIT } = {}): Promise<KvListPage> {

@@ -2,7 +2,7 @@
 // KV in workerd through Miniflare, the Fastly KV Store of the test host, and real Deno KV under
 // `deno test`. Keys of each case have their own prefix, so cases share one opened store.
 import assert from "node:assert/strict";
-import type { KvCache } from "../../core/ports/kv.ts";
+import { KV_GET_MANY_MAX, type KvCache } from "../../core/ports/kv.ts";
 import type { ContractCase } from "./contract.ts";
 
 async function listAll(kv: KvCache, prefix: string, limit: number): Promise<{ keys: string[]; pages: number }> {
@@ -30,6 +30,23 @@ export const kvContract: readonly ContractCase<KvCache>[] = [
       await kv.delete("contract/a");
       assert.equal(await kv.get("contract/a"), null);
       await kv.delete("contract/a"); // deleting an absent key is no error
+    },
+  ],
+  [
+    "reads many keys in one call where the store can (getMany): their values in the order asked, null where absent",
+    async (kv) => {
+      if (!kv.getMany) return; // a store without bulk reads is read one key at a time
+      const keys = Array.from({ length: KV_GET_MANY_MAX }, (_, i) => `many/${i}`);
+      for (const key of keys.slice(0, 3)) await kv.put(key, `value of ${key}`, { ttlSeconds: 60 });
+      const asked = [keys[2]!, "many/absent", keys[0]!, ...keys.slice(3)]; // as many as one call takes
+      assert.equal(asked.length, KV_GET_MANY_MAX);
+      const values = await kv.getMany(asked);
+      assert.deepEqual(values.slice(0, 3), ["value of many/2", null, "value of many/0"]);
+      assert.deepEqual(
+        values.slice(3),
+        keys.slice(3).map(() => null),
+      );
+      assert.deepEqual(await kv.getMany([]), []);
     },
   ],
   [
