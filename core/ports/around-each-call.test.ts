@@ -15,6 +15,16 @@ describe("a port with something run around each call", () => {
     expect(methods).toEqual(["put", "get", "list", "delete", "get"]);
   });
 
+  it("forwards a bulk read where the store has one, and offers none where it has not", async () => {
+    const store = createMemoryKv();
+    await store.put("a", "1", { ttlSeconds: 60 });
+    const methods: string[] = [];
+    const kv = aroundEachKvCall(store, (call, method) => (methods.push(method), call()));
+    expect(await kv.getMany?.(["a", "b"])).toEqual(["1", null]);
+    expect(methods).toEqual(["getMany"]);
+    expect(aroundEachKvCall({ ...store, getMany: undefined }, (call) => call()).getMany).toBeUndefined();
+  });
+
   it("forwards every SQL method with its arguments and answer, naming the method", async () => {
     const seen: unknown[] = [];
     const sql: Sql = {
