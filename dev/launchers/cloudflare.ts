@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import { Miniflare } from "miniflare";
 import { parse } from "smol-toml";
 import { type RawSettings, SETTING_NAMES } from "../../core/settings/settings.ts";
+import { WORKERS_SETTING_NAMES } from "../../edge/cloudflare/settings.ts";
 import { bundleWorker } from "../build/cloudflare.ts";
 
 const WRANGLER_TOML = fileURLToPath(new URL("../../wrangler.toml", import.meta.url));
@@ -23,7 +24,7 @@ export async function startCloudflareRuntime(env: RawSettings, { port = 0 }: { p
   const [bundle, compatibility] = await Promise.all([bundleWorker(), workerCompatibility()]);
   const bindings: Record<string, string> = {};
   // Settings are the worker's vars/secrets; every other variable stays out of the isolate.
-  for (const name of SETTING_NAMES) {
+  for (const name of [...SETTING_NAMES, ...WORKERS_SETTING_NAMES]) {
     const value = env[name];
     if (value !== undefined && value !== "") bindings[name] = value;
   }

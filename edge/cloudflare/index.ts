@@ -5,12 +5,10 @@ import { consoleLogger } from "../../core/log.ts";
 import { misconfiguredResponse } from "../../core/settings/misconfigured.ts";
 import { createDeployment, type Deployment } from "../deployment.ts";
 import { createWorkersKv } from "../kv/workers-kv.ts";
-import { type Bindings, settingsFromBindings } from "./settings.ts";
+import { type Bindings, invocationLimits, settingsFromBindings } from "./settings.ts";
 
 /** Cron Triggers fire at most once a minute; each run drains every interval until the next. */
 const CRON_PERIOD_MS = 60_000;
-/** Workers allow 1,000 KV operations per invocation, a scheduled one included. */
-const WORKERS_LIMITS = { kvOperations: 1_000 };
 
 // One app per isolate and bindings object: building it (settings, key import, SQL port) is not
 // per-request work. Workers hand the same `env` to every request of an isolate.
@@ -22,7 +20,7 @@ function deploymentFor(env: Bindings): Deployment {
     deployment = createDeployment({
       runtime: "cloudflare",
       stores: { settings: settingsFromBindings(env), kv: createWorkersKv(env.LINKS) },
-      limits: WORKERS_LIMITS,
+      limits: invocationLimits(env),
     });
     deployments.set(env, deployment);
   }

@@ -9,11 +9,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LISTEN_SETTING_NAMES } from "../../core/server/listen-address.ts";
 import { SETTING_NAMES } from "../../core/settings/settings.ts";
 import { ROOT } from "../../dev/build/fastly.ts";
+import { WORKERS_SETTING_NAMES } from "../../edge/cloudflare/settings.ts";
 import { type Exit, runToExit } from "./processes.ts";
 
 const GUIDE = readFileSync(join(ROOT, "docs", "deploy.md"), "utf8");
 /** Read by one entry only, beside the settings every runtime reads. */
-const ENTRY_SETTINGS = ["DENO_KV_PATH", "API_DOCS"];
+const ENTRY_SETTINGS = ["DENO_KV_PATH", "API_DOCS", ...WORKERS_SETTING_NAMES];
 const CLIS = {
   fastly: join(ROOT, "node_modules", ".bin", "fastly"),
   wrangler: join(ROOT, "node_modules", ".bin", "wrangler"),
