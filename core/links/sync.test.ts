@@ -10,8 +10,9 @@ import { aroundEachKvCall } from "../ports/around-each-call.ts";
 import type { KvCache } from "../ports/kv.ts";
 import type { Sql } from "../ports/sql.ts";
 import { createLinkCache } from "./cache.ts";
+import { drainLinkChanges, SYNC_CURSOR_KEY } from "./drain.ts";
 import type { Link } from "./link.ts";
-import { createLinkSync, drainLinkChanges, SYNC_CURSOR_KEY } from "./sync.ts";
+import { createLinkSync } from "./sync.ts";
 
 /** `kv` with its calls counted, as a platform counts an invocation's operations (a bulk read is one). */
 function countingKv(kv: KvCache, { bulk = false } = {}) {

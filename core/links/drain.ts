@@ -1,0 +1,167 @@
+// Drains the change feed (changes.ts) into this deployment's KV cache: every entry named by a
+// change since the cursor is deleted unless it already equals the link in Postgres (read after the
+// change committed: the deployment's own write-back of that very change stays), then the cursor,
+// kept in the same KV, moves on. Each page is one feed read, the KV reads of the entries named
+// (bulk reads where the store has them: on Workers one operation per 100 keys), one statement for
+// the links of the entries found, and the deletes. A drain goes on until it caught up, its time
+// is up, or the invocation's store operations (invocation-budget.ts) would not cover another
+// page; the next one resumes at the cursor, saved at most once a second and where a drain stops.
+// A drain that fails anywhere saves the cursor of the last page fully applied when it can (else
+// the last one saved stays), so the next one retries the changes after it (deletes are
+// idempotent); the entries' own TTL stays the backstop. The entries only trigger it.
+// When drains run is sync.ts's.
+import { createInvocationBudget, type InvocationBudget } from "../background/invocation-budget.ts";
+import { withDeadline } from "../lib/deadline.ts";
+import { mapBounded } from "../lib/map-bounded.ts";
+import { errorMessage, type Logger, silentLogger } from "../log.ts";
+import { KV_GET_MANY_MAX, type KvCache } from "../ports/kv.ts";
+import type { Sql } from "../ports/sql.ts";
+import { DEFAULT_KV_TIMEOUT_MS, decodeEntry } from "./cache.ts";
+import { FEED_START, type LinkChange, readChanges } from "./changes.ts";
+import { linkKey } from "./keys.ts";
+import { sameLink } from "./link.ts";
+import { findLinksAcrossTenants } from "./repository.ts";
+
+/** Outside `links/v2/`, so no listing of cached links ever sees them. */
+export const SYNC_CURSOR_KEY = "links/sync/cursor";
+
+const DEFAULT_SYNC_BATCH_SIZE = 100;
+/** A drain stops starting pages after this long; the next one resumes at its cursor. */
+export const DEFAULT_DRAIN_TIME_MS = 30_000;
+/** A lost cursor restarts the drain at the feed's start: harmless, only deletes are replayed. */
+const CURSOR_TTL_SECONDS = 7 * 24 * 3600;
+
+export interface DrainReport {
+  /** Changes read from the feed and applied. */
+  changes: number;
+  /** KV entries deleted, per tenant. */
+  removedByTenant: Record<string, number>;
+  /** Whether the drain reached the horizon (and saved its cursor there). */
+  caughtUp: boolean;
+  /** Whether it stopped at a failure, leaving the cursor at the last batch fully applied. */
+  failed: boolean;
+  /** What ended a drain that neither caught up nor failed; the next drain resumes at the cursor. */
+  outOf?: "time" | "budget";
+}
+
+interface DrainOptions {
+  batchSize?: number;
+  /** What the invocation may spend; by default unlimited operations for DEFAULT_DRAIN_TIME_MS. */
+  budget?: InvocationBudget;
+  kvTimeoutMs?: number;
+  logger?: Logger;
+}
+
+/** A page's deletes in flight at once: Workers queue an invocation's calls beyond six anyway. */
+const KV_CONCURRENCY = 6;
+/**
+ * Workers KV takes at most one write a second to a key: the cursor is saved that often while a
+ * drain runs, and where it ends. A drain that fails replays at most that much (deletes only).
+ */
+const CURSOR_SAVE_INTERVAL_MS = 1_000;
+
+/** KV reads of `size` keys: bulk reads of up to KV_GET_MANY_MAX where the store has them. */
+const readsOf = (size: number, bulk: boolean) => (bulk ? Math.ceil(size / KV_GET_MANY_MAX) : size);
+
+/**
+ * Store operations a page of `size` changes may need at most: one feed read and one read of the
+ * named links (SQL), and the reads of the named entries, a delete per change and the cursor's
+ * put (KV).
+ */
+const pageCost = (size: number, bulk: boolean) => ({ sql: 2, kv: readsOf(size, bulk) + size + 1 });
+
+/** The largest page the budget still covers, up to `batchSize`; 0 when none. */
+function pageSizeWithin(budget: InvocationBudget, batchSize: number, bulk: boolean): number {
+  if (budget.sqlLeft() < pageCost(1, bulk).sql) return 0;
+  let size = Math.max(0, Math.min(batchSize, Math.floor(budget.kvLeft())));
+  while (size > 0 && pageCost(size, bulk).kv > budget.kvLeft()) size--;
+  return size;
+}
+
+export async function drainLinkChanges(sql: Sql, kv: KvCache, options: DrainOptions = {}): Promise<DrainReport> {
+  const { batchSize = DEFAULT_SYNC_BATCH_SIZE, logger = silentLogger } = options;
+  const budget = options.budget ?? createInvocationBudget({}, Date.now() + DEFAULT_DRAIN_TIME_MS);
+  const [meteredSql, meteredKv] = [budget.meterSql(sql), budget.meterKv(kv)];
+  const bulk = meteredKv.getMany !== undefined;
+  const timeoutMs = options.kvTimeoutMs ?? DEFAULT_KV_TIMEOUT_MS;
+  const report: DrainReport = { changes: 0, removedByTenant: {}, caughtUp: false, failed: false };
+  const kvCall = <T>(call: () => Promise<T>) => withDeadline(call, timeoutMs);
+  if (budget.kvLeft() < 1 + pageCost(1, bulk).kv) return { ...report, outOf: "budget" };
+  let saved: string | null = null;
+  let savedWhenLeft = budget.timeLeft();
+  let cursor: string = FEED_START; // the last page fully applied
+  const saveCursor = async () => {
+    if (cursor === saved) return;
+    const next = cursor;
+    await kvCall(() => meteredKv.put(SYNC_CURSOR_KEY, next, { ttlSeconds: CURSOR_TTL_SECONDS }));
+    [saved, savedWhenLeft] = [next, budget.timeLeft()];
+  };
+  try {
+    cursor = saved = (await kvCall(() => meteredKv.get(SYNC_CURSOR_KEY))) ?? FEED_START;
+    while (!report.caughtUp) {
+      const size = pageSizeWithin(budget, batchSize, bulk);
+      if (size === 0 || budget.timeLeft() <= 0) {
+        report.outOf = size === 0 ? "budget" : "time";
+        break;
+      }
+      const page = await readChanges(meteredSql, cursor, size);
+      const stale = await staleEntries(meteredSql, meteredKv, page.changes, kvCall);
+      await mapBounded(stale, KV_CONCURRENCY, ({ key }) => kvCall(() => meteredKv.delete(key)));
+      cursor = page.next;
+      report.changes += page.changes.length;
+      for (const { tenantId } of stale) report.removedByTenant[tenantId] = (report.removedByTenant[tenantId] ?? 0) + 1;
+      report.caughtUp = !page.more;
+      if (savedWhenLeft - budget.timeLeft() >= CURSOR_SAVE_INTERVAL_MS) await saveCursor();
+    }
+    await saveCursor(); // its put was counted in every page's cost
+  } catch (error) {
+    // What was applied stays applied: a cursor saved now spares the next drain replaying it.
+    if (saved !== null) await saveCursor().catch(() => undefined);
+    logger.log("warn", "link_sync_failed", { error: errorMessage(error), changes: report.changes });
+    return { ...report, failed: true, caughtUp: false };
+  }
+  if (report.changes > 0) logger.log("info", "link_sync", { changes: report.changes, caughtUp: report.caughtUp });
+  return report;
+}
+
+interface NamedEntry extends LinkChange {
+  key: string;
+  text: string | null;
+}
+
+/**
+ * The values of `keys` (a page's), in bulk reads where the store has them (Workers KV), else one
+ * read per key, all at once as before: no platform here counts those stores' calls.
+ */
+async function readEntries(
+  kv: KvCache,
+  keys: readonly string[],
+  kvCall: <T>(call: () => Promise<T>) => Promise<T>,
+): Promise<(string | null)[]> {
+  const { getMany } = kv;
+  if (!getMany) return Promise.all(keys.map((key) => kvCall(() => kv.get(key))));
+  const chunks: string[][] = [];
+  for (let at = 0; at < keys.length; at += KV_GET_MANY_MAX) chunks.push(keys.slice(at, at + KV_GET_MANY_MAX));
+  return (await mapBounded(chunks, KV_CONCURRENCY, (chunk) => kvCall(() => getMany.call(kv, chunk)))).flat();
+}
+
+/** The cached entries `changes` name that differ from Postgres now (or cannot be read). */
+async function staleEntries(
+  sql: Sql,
+  kv: KvCache,
+  changes: readonly LinkChange[],
+  kvCall: <T>(call: () => Promise<T>) => Promise<T>,
+): Promise<NamedEntry[]> {
+  const named = new Map<string, LinkChange>(); // each key once
+  for (const change of changes) named.set(await linkKey(change.tenantId, change), change);
+  const texts = await readEntries(kv, [...named.keys()], kvCall);
+  const entries: NamedEntry[] = [...named].map(([key, change], i) => ({ ...change, key, text: texts[i] ?? null }));
+  const cached = entries.filter((entry) => entry.text !== null);
+  const current = new Map<string, Awaited<ReturnType<typeof findLinksAcrossTenants>>[number]>();
+  for (const link of await findLinksAcrossTenants(sql, cached)) current.set(await linkKey(link.tenantId, link), link);
+  return cached.filter(({ key, tenantId, text }) => {
+    const entry = decodeEntry(text!);
+    const link = current.get(key);
+    return !(entry && link && entry.tenantId === tenantId && sameLink(entry.link, link));
+  });
+}
