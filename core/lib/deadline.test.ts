@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { withDeadline } from "./deadline.ts";
 
 describe("a call with a deadline", () => {
@@ -23,5 +23,16 @@ describe("a call with a deadline", () => {
       throw new Error("refused");
     };
     await expect(withDeadline(throwing, 1_000)).rejects.toThrow("refused");
+  });
+
+  it("leaves no timer pending once the answer is in (js-compute ends an instance that does)", async () => {
+    vi.useFakeTimers();
+    try {
+      expect(await withDeadline(async () => "answer", 5_000)).toBe("answer");
+      await expect(withDeadline(async () => Promise.reject(new Error("refused")), 5_000)).rejects.toThrow("refused");
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

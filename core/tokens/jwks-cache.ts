@@ -7,6 +7,7 @@
 // during an outage still verifies what the others do. jose still reads the set and picks the key
 // (createLocalJWKSet): only the keeping is this file's.
 import { createLocalJWKSet, errors, type JSONWebKeySet, type JWTVerifyGetKey } from "jose";
+import { withDeadline } from "../lib/deadline.ts";
 import type { KeySet, KeySetStore } from "./stored-key-set.ts";
 
 /** AUTH_JWKS_URL could not be fetched or read, and no cached copy decides: the token may be fine. */
@@ -136,12 +137,14 @@ export function cachedRemoteKeySet(options: KeySetCacheOptions): CachedKeySet {
 const unavailable = () => new KeysUnavailableError("the JWKS cannot be fetched and no cached copy holds the key");
 
 async function fetchKeySet(url: string, send: typeof fetch, timeoutMs: number) {
-  const signal = AbortSignal.timeout(timeoutMs);
   try {
-    const response = await send(url, { headers: { accept: "application/json" }, signal });
-    if (response.status !== 200) throw new Error(`it answered ${response.status}`);
-    const jwks = (await response.json()) as JSONWebKeySet;
-    return { jwks, keys: createLocalJWKSet(jwks) };
+    // The body's read included: a provider that answers headers and stalls is as unreachable.
+    return await withDeadline(async (signal) => {
+      const response = await send(url, { headers: { accept: "application/json" }, signal });
+      if (response.status !== 200) throw new Error(`it answered ${response.status}`);
+      const jwks = (await response.json()) as JSONWebKeySet;
+      return { jwks, keys: createLocalJWKSet(jwks) };
+    }, timeoutMs);
   } catch (error) {
     throw new KeysUnavailableError(
       `the JWKS could not be fetched: ${error instanceof Error ? error.message : String(error)}`,

@@ -1,19 +1,16 @@
 // js-compute 3.46 has no AbortController or AbortSignal (checked: `typeof AbortSignal` is
-// "undefined" inside the wasm), while the shared Neon SQL port bounds every round trip with an
-// `AbortController`'s signal and jose's JWKS fetch with `AbortSignal.timeout`. This is the part of
-// the standard they need, installed only where missing.
-
-import { timeoutError } from "../../core/lib/deadline.ts";
+// "undefined" inside the wasm), while every bounded call (a Neon round trip, a KV call, the JWKS
+// fetch) goes through core's withDeadline, which aborts an `AbortController`'s signal. This is the
+// part of the standard it needs, installed only where missing. No `AbortSignal.timeout`: its timer
+// would outlive the call it bounds, and js-compute ends an instance that finishes a request with a
+// timer pending; withDeadline clears its own.
 
 const ABORT = Symbol("abort");
-const TIMER = Symbol("timer");
 
 class FastlyAbortSignal extends EventTarget {
   #aborted = false;
   #reason: unknown = undefined;
   onabort: ((event: Event) => void) | null = null;
-  /** The pending timer of an `AbortSignal.timeout` signal. */
-  [TIMER]?: ReturnType<typeof setTimeout>;
 
   get aborted(): boolean {
     return this.#aborted;
@@ -41,12 +38,6 @@ class FastlyAbortSignal extends EventTarget {
     controller.abort(reason);
     return controller.signal;
   }
-
-  static timeout(milliseconds: number): FastlyAbortSignal {
-    const controller = new FastlyAbortController();
-    controller.signal[TIMER] = setTimeout(() => controller.abort(timeoutError()), milliseconds);
-    return controller.signal;
-  }
 }
 
 class FastlyAbortController {
@@ -60,16 +51,4 @@ class FastlyAbortController {
 export function installAbortSignal(scope: object = globalThis): void {
   if (!("AbortSignal" in scope)) Object.assign(scope, { AbortSignal: FastlyAbortSignal });
   if (!("AbortController" in scope)) Object.assign(scope, { AbortController: FastlyAbortController });
-}
-
-/**
- * Stops an `AbortSignal.timeout` signal's timer once what it bounded has settled: js-compute ends
- * an instance that finishes a request with a timer pending, so jose's JWKS fetch (bounded by
- * `AbortSignal.timeout`) would otherwise keep every instance from serving a second request.
- * Signals of other kinds are left alone.
- */
-export function releaseTimeout(signal: AbortSignal): void {
-  if (!(signal instanceof FastlyAbortSignal) || signal.aborted) return;
-  clearTimeout(signal[TIMER]);
-  signal[TIMER] = undefined;
 }

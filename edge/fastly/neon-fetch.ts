@@ -1,10 +1,8 @@
-import { releaseTimeout } from "./abort-signal.ts";
-
 /**
  * `fetch` for the SQL port's Neon client and the JWKS: every request goes to the named backend.
  * Compute's `fetch` ignores `signal`, so the abort is honoured here: the caller's promise rejects
  * with the signal's reason (the backend request itself cannot be cancelled; it ends with the
- * instance). Once the answer (or the error) is in, a timeout signal's timer is stopped.
+ * instance).
  */
 export function fetchThroughBackend(backend: string, send: typeof fetch = fetch): typeof fetch {
   return (input, init) => {
@@ -22,7 +20,6 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
     signal.addEventListener("abort", onAbort, { once: true });
     promise.then(resolve, reject).finally(() => {
       signal.removeEventListener("abort", onAbort);
-      releaseTimeout(signal);
     });
   });
 }
