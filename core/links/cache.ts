@@ -12,11 +12,9 @@
 import * as v from "valibot";
 import { withDeadline } from "../lib/deadline.ts";
 import { errorMessage, type Logger } from "../log.ts";
-import { type KvCache, type KvListPage, MIN_KV_TTL_SECONDS } from "../ports/kv.ts";
+import { DEFAULT_KV_TIMEOUT_MS, type KvCache, type KvListPage, MIN_KV_TTL_SECONDS } from "../ports/kv.ts";
 import { linkKey, tenantKeyPrefix } from "./keys.ts";
 import { type Link, type LinkTarget, sameTarget } from "./link.ts";
-
-export const DEFAULT_KV_TIMEOUT_MS = 1_000;
 
 interface LinkCacheOptions {
   /** Every key, entry and listing of this cache belongs to this tenant. */

@@ -14,9 +14,9 @@ import { createInvocationBudget, type InvocationBudget } from "../background/inv
 import { withDeadline } from "../lib/deadline.ts";
 import { mapBounded } from "../lib/map-bounded.ts";
 import { errorMessage, type Logger, silentLogger } from "../log.ts";
-import { KV_GET_MANY_MAX, type KvCache } from "../ports/kv.ts";
+import { DEFAULT_KV_TIMEOUT_MS, KV_GET_MANY_MAX, type KvCache } from "../ports/kv.ts";
 import type { Sql } from "../ports/sql.ts";
-import { DEFAULT_KV_TIMEOUT_MS, decodeEntry } from "./cache.ts";
+import { decodeEntry } from "./cache.ts";
 import { FEED_START, type LinkChange, readChanges } from "./changes.ts";
 import { linkKey } from "./keys.ts";
 import { sameLink } from "./link.ts";

@@ -4,7 +4,8 @@ import type { AppDeps, AppEnv } from "../deps.ts";
 import { readJson, validate } from "../http/body.ts";
 import { notFound, ProblemError } from "../http/problem.ts";
 import { type Logger, silentLogger } from "../log.ts";
-import { createLinkCache, DEFAULT_KV_TIMEOUT_MS } from "./cache.ts";
+import { DEFAULT_KV_TIMEOUT_MS } from "../ports/kv.ts";
+import { createLinkCache } from "./cache.ts";
 import {
   canSee,
   type Link,

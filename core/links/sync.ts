@@ -12,10 +12,9 @@ import {
 } from "../background/invocation-budget.ts";
 import { withDeadline } from "../lib/deadline.ts";
 import { consoleLogger, errorMessage, type Logger } from "../log.ts";
-import type { KvCache } from "../ports/kv.ts";
+import { DEFAULT_KV_TIMEOUT_MS, type KvCache } from "../ports/kv.ts";
 import type { Sql } from "../ports/sql.ts";
 import type { Settings } from "../settings/settings.ts";
-import { DEFAULT_KV_TIMEOUT_MS } from "./cache.ts";
 import { DEFAULT_DRAIN_TIME_MS, type DrainReport, drainLinkChanges } from "./drain.ts";
 
 export const SYNC_LEASE_KEY = "links/sync/lease";

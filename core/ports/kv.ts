@@ -23,5 +23,8 @@ export interface KvCache {
 
 export const MIN_KV_TTL_SECONDS = 60;
 
+/** How long a KV call may take: the store is a cache, so a slow answer counts as none. */
+export const DEFAULT_KV_TIMEOUT_MS = 1_000;
+
 /** The most keys one `getMany` call may name (Workers KV reads at most 100 at once). */
 export const KV_GET_MANY_MAX = 100;

@@ -3,9 +3,8 @@
 // a token whose header claims HS256 is never verified with a public key's bytes, so knowing the
 // (public) JWKS signs nothing.
 import { createLocalJWKSet, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from "jose";
-import { DEFAULT_KV_TIMEOUT_MS } from "../links/cache.ts";
 import { type Logger, silentLogger } from "../log.ts";
-import type { KvCache } from "../ports/kv.ts";
+import { DEFAULT_KV_TIMEOUT_MS, type KvCache } from "../ports/kv.ts";
 import { type Background, type CachedKeySet, cachedRemoteKeySet, FIRST_RETRY_MS } from "./jwks-cache.ts";
 import type { AuthSettings } from "./settings.ts";
 import { kvKeySetStore } from "./stored-key-set.ts";
