@@ -1,11 +1,10 @@
 // `npm run bench` with tiny settings on the node runtime and embedded PGlite: the outputs have
 // their shape, and the design's promises are measured: every write is exactly one database round
 // trip, a KV hit none.
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runScript, type ScriptRun } from "./lib/run-script.ts";
+import { runBenchScript, type ScriptRun } from "./lib/run-script.ts";
 
 interface BenchJson {
   command: string;
@@ -44,28 +43,12 @@ describe("npm run bench (tiny settings, node runtime)", () => {
   let result: BenchJson;
 
   beforeAll(async () => {
-    out = await mkdtemp(join(tmpdir(), "bench-"));
-    const args = [
-      "--requests",
-      "20",
-      "--rounds",
-      "1",
-      "--warmup",
-      "2",
-      "--concurrency",
-      "2",
-      "--runtimes",
-      "node",
-      "--out",
-      out,
-    ];
-    run = await runScript("bench/bench.ts", args, { DATABASE_URL: undefined });
-    if (run.code !== 0) throw new Error(`bench exited ${run.code}:\n${run.stderr}`);
-    result = JSON.parse(await readFile(join(out, "bench.json"), "utf8")) as BenchJson;
+    const args = ["--requests", "20", "--rounds", "1", "--warmup", "2", "--concurrency", "2", "--runtimes", "node"];
+    ({ out, result, ...run } = await runBenchScript<BenchJson>("bench", args, { DATABASE_URL: undefined }));
   }, 240_000);
 
   afterAll(async () => {
-    await rm(out, { recursive: true, force: true });
+    if (out) await rm(out, { recursive: true, force: true });
   });
 
   it("measures every operation on the selected runtime, without errors", () => {

@@ -1,15 +1,14 @@
 // `npm run bench:migration` with tiny settings on the local PostgreSQL: from the schema before
 // tenants, every migration applies under steady writes, no write fails, and the release before
 // tenants links until sql/0013 refuses it, each writer then going on with this release's statements.
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { DEFAULT_MIGRATIONS_DIR, migrationFiles } from "../dev/migrate.ts";
 import { FIRST_TENANT_MIGRATION } from "../dev/support/links-before-tenants.ts";
 import { describeWithPostgres } from "../dev/support/postgres.ts";
 import { LOCAL_POSTGRES_URL } from "../dev/support/scratch-schema.ts";
-import { runScript, type ScriptRun } from "./lib/run-script.ts";
+import { runBenchScript, runScript } from "./lib/run-script.ts";
 
 interface MigrationJson {
   applied: string[];
@@ -22,14 +21,12 @@ interface MigrationJson {
 
 describeWithPostgres("npm run bench:migration (tiny settings) [postgres]", () => {
   let out: string;
-  let run: ScriptRun;
   let result: MigrationJson;
   beforeAll(async () => {
-    out = await mkdtemp(join(tmpdir(), "bench-migration-"));
-    const args = ["--links", "3000", "--documents", "300", "--writers", "2", "--out", out];
-    run = await runScript("bench/migration.ts", args, { DATABASE_URL: LOCAL_POSTGRES_URL });
-    expect(run.code, run.stderr).toBe(0);
-    result = JSON.parse(await readFile(join(out, "migration.json"), "utf8")) as MigrationJson;
+    const args = ["--links", "3000", "--documents", "300", "--writers", "2"];
+    ({ out, result } = await runBenchScript<MigrationJson>("migration", args, {
+      DATABASE_URL: LOCAL_POSTGRES_URL,
+    }));
   }, 120_000);
   afterAll(async () => {
     if (out) await rm(out, { recursive: true, force: true });

@@ -1,11 +1,11 @@
 // `npm run race` with tiny settings: the naive versions must show their violations, the safe
 // ones none, and the throughput comparison must come out complete and correct.
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { describeWithPostgres } from "../dev/support/postgres.ts";
-import { runScript, type ScriptRun } from "./lib/run-script.ts";
+import { runBenchScript, runScript, type ScriptRun } from "./lib/run-script.ts";
 
 interface RaceJson {
   problems: {
@@ -32,7 +32,6 @@ describeWithPostgres("npm run race (tiny settings)", () => {
   let result: RaceJson;
 
   beforeAll(async () => {
-    out = await mkdtemp(join(tmpdir(), "race-"));
     const args = [
       "--targets",
       "4",
@@ -46,16 +45,12 @@ describeWithPostgres("npm run race (tiny settings)", () => {
       "150",
       "--rounds",
       "1",
-      "--out",
-      out,
     ];
-    run = await runScript("bench/race.ts", args, { DATABASE_URL: undefined });
-    if (run.code !== 0) throw new Error(`race exited ${run.code}:\n${run.stderr}`);
-    result = JSON.parse(await readFile(join(out, "race.json"), "utf8")) as RaceJson;
+    ({ out, result, ...run } = await runBenchScript<RaceJson>("race", args, { DATABASE_URL: undefined }));
   }, 240_000);
 
   afterAll(async () => {
-    await rm(out, { recursive: true, force: true });
+    if (out) await rm(out, { recursive: true, force: true });
   });
 
   it.each(["links", "numbering", "assets"])("%s: the naive version breaks, the safe one holds", (problem) => {

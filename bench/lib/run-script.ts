@@ -1,5 +1,8 @@
 // Runs a bench/ script the way `npm run` does (node + tsx), in a child process of its own.
 import { spawn } from "node:child_process";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -26,4 +29,30 @@ export function runScript(
     child.once("error", reject);
     child.once("close", (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+export interface BenchRun<Result> extends ScriptRun {
+  /** The folder given as `--out`; the caller removes it. */
+  out: string;
+  /** The `<name>.json` the script wrote there. */
+  result: Result;
+}
+
+/**
+ * `bench/<name>.ts` with `args`, writing into a fresh folder (`--out`), and the `<name>.json` it
+ * wrote there. A run that exits non-zero throws with its stderr, and leaves no folder behind.
+ */
+export async function runBenchScript<Result>(
+  name: string,
+  args: string[],
+  env: Record<string, string | undefined> = {},
+): Promise<BenchRun<Result>> {
+  const out = await mkdtemp(join(tmpdir(), `${name}-`));
+  const run = await runScript(`bench/${name}.ts`, [...args, "--out", out], env);
+  if (run.code !== 0) {
+    await rm(out, { recursive: true, force: true });
+    throw new Error(`bench/${name}.ts exited ${run.code}:\n${run.stderr}`);
+  }
+  const result = JSON.parse(await readFile(join(out, `${name}.json`), "utf8")) as Result;
+  return { ...run, out, result };
 }
