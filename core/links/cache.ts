@@ -11,6 +11,7 @@
 // KV's floor, which could otherwise exceed the remaining lifetime) only collects the garbage.
 import * as v from "valibot";
 import { withDeadline } from "../lib/deadline.ts";
+import { parseJsonOrUndefined } from "../lib/json.ts";
 import { errorMessage, type Logger } from "../log.ts";
 import { DEFAULT_KV_TIMEOUT_MS, type KvCache, type KvListPage, MIN_KV_TTL_SECONDS } from "../ports/kv.ts";
 import { linkKey, tenantKeyPrefix } from "./keys.ts";
@@ -128,12 +129,6 @@ export function createLinkCache(kv: KvCache, options: LinkCacheOptions) {
 }
 
 export function decodeEntry(text: string): CacheEntry | undefined {
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  const parsed = v.safeParse(EntrySchema, data);
+  const parsed = v.safeParse(EntrySchema, parseJsonOrUndefined(text));
   return parsed.success ? parsed.output : undefined;
 }

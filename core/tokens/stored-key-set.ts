@@ -6,6 +6,7 @@
 // is never used. Best-effort like every KV use: a failing store reads as "nothing stored".
 import { createLocalJWKSet, type JSONWebKeySet, type JWTVerifyGetKey } from "jose";
 import { withDeadline } from "../lib/deadline.ts";
+import { parseJsonOrUndefined } from "../lib/json.ts";
 import { sha256Hex } from "../lib/sha256.ts";
 import { errorMessage, type Logger } from "../log.ts";
 import { type KvCache, MIN_KV_TTL_SECONDS } from "../ports/kv.ts";
@@ -79,7 +80,7 @@ export function kvKeySetStore(kv: KvCache, options: KeySetStoreOptions): KeySetS
   async function readCopy(): Promise<KeySet | undefined> {
     const text = (await attempt("get", (at) => kv.get(at)))?.value;
     if (text === undefined || text === null) return undefined;
-    const stored = parseJson(text);
+    const stored = parseJsonOrUndefined(text);
     // The key is the URL's hash; the URL inside is compared too, so that no copy fetched for
     // another setting is ever taken for this one's.
     const keys = isStoredEntry(stored) && stored.url === url ? localKeySet(stored.jwks) : undefined;
@@ -123,14 +124,6 @@ export function kvKeySetStore(kv: KvCache, options: KeySetStoreOptions): KeySetS
 function localKeySet(jwks: object): JWTVerifyGetKey | undefined {
   try {
     return createLocalJWKSet(jwks as JSONWebKeySet);
-  } catch {
-    return undefined;
-  }
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
   } catch {
     return undefined;
   }
