@@ -1,5 +1,6 @@
 // `npm run reset`: deletes the embedded database (PGLITE_DATA_DIR, default .data/pglite), so the
 // next `npm start` begins empty. Refuses while a process holds the folder, naming it.
+import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { parseCommandLine } from "./cli.ts";
 import { pgliteDataDir } from "./data-dir.ts";
@@ -13,6 +14,10 @@ asset and document. Stop npm start first; a folder in use is left alone. The dev
 
 parseCommandLine(USAGE, {});
 const folder = pgliteDataDir();
+if (!existsSync(folder)) {
+  console.log(`Nothing to delete: ${folder} does not exist; the next npm start begins with an empty database.`);
+  process.exit(0);
+}
 try {
   const lock = await lockDataFolder(folder);
   await rm(folder, { recursive: true, force: true });

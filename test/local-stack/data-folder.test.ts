@@ -113,7 +113,12 @@ describe("the data folder lock", () => {
     lock.release();
     const reset = watch(runScript("dev/reset.ts", [], { PGLITE_DATA_DIR: folder }));
     expect(await reset.exited).toBe(0);
+    expect(reset.output()).toContain(`Deleted ${folder}`);
     expect(existsSync(folder)).toBe(false);
     expect(existsSync(`${folder}.lock`)).toBe(false);
+    const again = watch(runScript("dev/reset.ts", [], { PGLITE_DATA_DIR: folder }));
+    expect(await again.exited).toBe(0);
+    expect(again.output()).toContain(`Nothing to delete: ${folder} does not exist`);
+    expect(again.output()).not.toContain("Deleted");
   }, 60_000);
 });
