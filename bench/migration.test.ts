@@ -4,10 +4,10 @@
 import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { DEFAULT_MIGRATIONS_DIR, migrationFiles } from "../dev/migrate.ts";
 import { FIRST_TENANT_MIGRATION } from "../dev/support/links-before-tenants.ts";
 import { describeWithPostgres } from "../dev/support/postgres.ts";
 import { LOCAL_POSTGRES_URL } from "../dev/support/scratch-schema.ts";
+import { DEFAULT_MIGRATIONS_DIR, migrationFiles } from "../edge/migrate/migrate.ts";
 import { runBenchScript, runScript } from "./lib/run-script.ts";
 
 interface MigrationJson {

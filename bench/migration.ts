@@ -14,7 +14,6 @@ import pg from "pg";
 import { DEFAULT_MAX_LINKS_PER_USER } from "../core/links/link-settings.ts";
 import { linkAccount, unlinkAccount } from "../core/links/repository.ts";
 import type { Sql } from "../core/ports/sql.ts";
-import { DEFAULT_MIGRATIONS_DIR, migrate, migrationBackend, migrationFiles, migrationSession } from "../dev/migrate.ts";
 import { runStatement } from "../dev/run-statement.ts";
 import {
   FIRST_TENANT_MIGRATION,
@@ -25,6 +24,8 @@ import {
 import { poolSql } from "../dev/support/pool-sql.ts";
 import { createScratchSchema, LOCAL_POSTGRES_URL, serverVersion } from "../dev/support/scratch-schema.ts";
 import { percentile } from "../dev/support/stats.ts";
+import { DEFAULT_MIGRATIONS_DIR, migrate, migrationFiles } from "../edge/migrate/migrate.ts";
+import { migrationSession, postgresMigrationSession } from "../edge/migrate/postgres.ts";
 import {
   benchOptions,
   commandLine,
@@ -177,7 +178,7 @@ async function main() {
   const url = schema.url;
   const pool = new pg.Pool({ connectionString: url, max: opts.writers + 1 });
   pool.on("error", (error) => progress(`a writer's idle connection failed: ${error.message}`));
-  const migrator = migrationBackend(url);
+  const migrator = postgresMigrationSession(url);
   const dirs: string[] = [];
   // Stopped whatever happens: a writer left running on an ended pool would fail without end.
   let stopping = false;

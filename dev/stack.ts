@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
+import { migrate } from "../edge/migrate/migrate.ts";
 import { APP_ROLE, appRolePassword, prepareAppRole } from "./app-role.ts";
 import { type DataLock, lockDataFolder } from "./data-lock.ts";
-import { migrate } from "./migrate.ts";
 import type { SqlBackend } from "./neon/backend.ts";
 import { type NeonEndpoint, startNeonEndpoint } from "./neon/endpoint.ts";
 import { createPgBackend } from "./neon/pg-backend.ts";

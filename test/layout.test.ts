@@ -8,9 +8,10 @@
 // 2. An edge/ source imports only core/ and edge/ files, runtime dependencies and runtime
 //    built-in modules (node:, cloudflare:, fastly:): never dev/, test/, bench/ or a dev tool.
 // 3. edge/<runtime>/ (every folder of edge/ but kv/ and neon/, which hold one port adapter per
-//    file) is flat and holds only its entry (index.ts, or server.ts for Node's listener), its
-//    settings reader (settings.ts), its bindings (bindings.ts), and the modules those import;
-//    next to them only their tests, type declarations (*.d.ts) and tsconfig.json.
+//    file, and migrate/, the release migrator) is flat and holds only its entry (index.ts, or
+//    server.ts for Node's listener), its settings reader (settings.ts), its bindings
+//    (bindings.ts), and the modules those import; next to them only their tests, type
+//    declarations (*.d.ts) and tsconfig.json.
 // 4. Every .ts file of the repository imports only along core ← edge ← dev ← test, bench: a file
 //    of core/, edge/ or dev/ imports its own folder and those to its left; test/ and bench/ may
 //    import dev/, edge/ and core/ but never each other (what both need lives in dev/support/);
@@ -30,7 +31,8 @@ const RUNTIME_DEPENDENCIES = Object.keys(
 );
 /** Runtime dependencies that tie code to one runtime or driver: edge/ only. */
 const EDGE_ONLY_DEPENDENCIES = ["@hono/node-server", "@neondatabase/serverless", "pg"];
-const PORT_ADAPTER_DIRS = ["kv", "neon"];
+/** The folders of edge/ that are no runtime: port adapters, one per file, and the release migrator. */
+const SHARED_EDGE_DIRS = ["kv", "neon", "migrate"];
 const RUNTIME_ROOT_FILES = ["index.ts", "server.ts", "settings.ts", "bindings.ts"];
 
 const isTest = (file: string) => /\.(test|test\.deno)\.ts$/.test(file);
@@ -121,7 +123,7 @@ describe("edge/ ships alone", () => {
   });
 
   const runtimeDirs = readdirSync(join(ROOT, "edge")).filter(
-    (name) => !PORT_ADAPTER_DIRS.includes(name) && statSync(join(ROOT, "edge", name)).isDirectory(),
+    (name) => !SHARED_EDGE_DIRS.includes(name) && statSync(join(ROOT, "edge", name)).isDirectory(),
   );
 
   it("has one folder per runtime of edge/runtimes.ts", () => {

@@ -79,6 +79,15 @@ export class PostgresError extends Error {
     super(fields.message);
     this.name = "PostgresError";
   }
+
+  // Where pg puts them too, so the migrator reads either backend's errors alike.
+  get code(): string | undefined {
+    return this.fields.code;
+  }
+
+  get constraint(): string | undefined {
+    return this.fields.constraint;
+  }
 }
 
 /**

@@ -1,6 +1,6 @@
 // The link writes of the release before tenants (sql/0001 to 0005): what still runs while a
 // deployment of it migrates to tenants (sql/0006 to 0013), in the tests and in the migration bench.
-import { DEFAULT_MIGRATIONS_DIR, migrationFiles } from "../migrate.ts";
+import { DEFAULT_MIGRATIONS_DIR, migrationFiles } from "../../edge/migrate/migrate.ts";
 
 /** The first migration that release did not know. */
 export const FIRST_TENANT_MIGRATION = "0006_link_tenants.sql";

@@ -2,9 +2,9 @@
 // horizon (and every deployment's invalidation) for longer than the timeout.
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { migrate } from "../../dev/migrate.ts";
 import { createPgBackend } from "../../dev/neon/pg-backend.ts";
 import { createTestDatabase, describeWithPostgres, type TestDatabase } from "../../dev/support/postgres.ts";
+import { migrate } from "../../edge/migrate/migrate.ts";
 
 describeWithPostgres("a transaction left idle [postgres]", () => {
   let database: TestDatabase;

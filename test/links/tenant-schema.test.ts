@@ -9,7 +9,6 @@ import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { linkAccount } from "../../core/links/repository.ts";
-import { DEFAULT_MIGRATIONS_DIR, migrate, migrationFiles } from "../../dev/migrate.ts";
 import type { SqlBackend } from "../../dev/neon/backend.ts";
 import { createPgBackend } from "../../dev/neon/pg-backend.ts";
 import {
@@ -20,6 +19,7 @@ import {
 } from "../../dev/support/links-before-tenants.ts";
 import { poolSql } from "../../dev/support/pool-sql.ts";
 import { createTestDatabase, describeWithPostgres, type TestDatabase } from "../../dev/support/postgres.ts";
+import { DEFAULT_MIGRATIONS_DIR, migrate, migrationFiles } from "../../edge/migrate/migrate.ts";
 
 const FIRST_VERSION = join(import.meta.dirname, "fixtures", "0006_link_tenants.first-version.sql");
 const CONTRACT = "0013_link_tenants_contract.sql";

@@ -4,8 +4,8 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { DEFAULT_MIGRATIONS_DIR, migrationFiles } from "../../dev/migrate.ts";
 import { createTestDatabase, describeWithPostgres, type TestDatabase } from "../../dev/support/postgres.ts";
+import { DEFAULT_MIGRATIONS_DIR, migrationFiles } from "../../edge/migrate/migrate.ts";
 import { runScript, watch } from "./processes.ts";
 
 describeWithPostgres("npm run migrate, twice at once [postgres]", () => {

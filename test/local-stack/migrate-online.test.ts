@@ -1,4 +1,4 @@
-// Migrations run online (dev/migrate.ts): a statement that would queue behind traffic gives up
+// Migrations run online (edge/migrate/migrate.ts): a statement that would queue behind traffic gives up
 // after LOCK_TIMEOUT and is retried, so writes never wait behind it for longer; no-transaction
 // files build indexes CONCURRENTLY, and a build that failed is rebuilt on the next run.
 import { copyFile, mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -6,16 +6,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import {
-  DEFAULT_MIGRATIONS_DIR,
-  MigrationError,
-  migrate,
-  migrationBackend,
-  migrationFiles,
-} from "../../dev/migrate.ts";
 import type { SqlBackend } from "../../dev/neon/backend.ts";
 import { createPgBackend } from "../../dev/neon/pg-backend.ts";
 import { createTestDatabase, describeWithPostgres, type TestDatabase } from "../../dev/support/postgres.ts";
+import { DEFAULT_MIGRATIONS_DIR, MigrationError, migrate, migrationFiles } from "../../edge/migrate/migrate.ts";
+import { postgresMigrationSession } from "../../edge/migrate/postgres.ts";
 
 describeWithPostgres("online migrations [postgres]", () => {
   let database: TestDatabase;
@@ -106,7 +101,7 @@ describeWithPostgres("online migrations [postgres]", () => {
     // The app's backends give a statement 5 s, then give its connection up: a migration would be
     // reported failed while the server went on with it.
     await writeFile(join(dir, "9003_slow_build.sql"), "SELECT pg_sleep(5.5);\nCREATE TABLE slow_built (id int);\n");
-    const migrator = migrationBackend(database.url);
+    const migrator = postgresMigrationSession(database.url);
     try {
       expect(await migrate(migrator, dir)).toEqual(["9003_slow_build.sql"]);
       const { rows } = await migrator.query({ query: "SELECT to_regclass('slow_built')::text", params: [] });

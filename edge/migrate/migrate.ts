@@ -6,10 +6,8 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { PostgresError, type SqlBackend } from "./neon/backend.ts";
-import { createPgBackend } from "./neon/pg-backend.ts";
 
-export const DEFAULT_MIGRATIONS_DIR = fileURLToPath(new URL("../sql", import.meta.url));
+export const DEFAULT_MIGRATIONS_DIR = fileURLToPath(new URL("../../sql", import.meta.url));
 
 const MIGRATION_FILE = /^\d{4}_[A-Za-z0-9_-]+\.sql$/;
 
@@ -22,28 +20,17 @@ const OUTSIDE_TRANSACTION = /^-- migrate: no-transaction\b/;
 /** How long a migration's statement may wait for a lock; traffic it blocks waits no longer. */
 export const LOCK_TIMEOUT = "500ms";
 
-/**
- * A connection string for the migrating session: its own settings as startup options (they
- * outlive the reset after each script), no statement timeout (an index built CONCURRENTLY on a
- * large table takes its time) and LOCK_TIMEOUT, so a no-transaction statement that would queue
- * behind traffic gives up and is retried too.
- */
-export function migrationSession(databaseUrl: string): string {
-  const url = new URL(databaseUrl);
-  const own = `-c statement_timeout=0 -c lock_timeout=${LOCK_TIMEOUT}`;
-  const given = url.searchParams.get("options");
-  url.searchParams.set("options", given ? `${given} ${own}` : own);
-  return url.toString();
+/** One database session, as the migrator uses it: PostgreSQL's, or the local stack's PGlite. */
+export interface MigrationSession {
+  /** One parameterized statement; every value comes back as Postgres text (or null). */
+  query(statement: { query: string; params: (string | null)[] }): Promise<{ rows: (string | null)[][] }>;
+  /** A multi-statement script (simple protocol). */
+  exec(script: string): Promise<void>;
 }
 
-/**
- * The migrating session on PostgreSQL: one connection, with migrationSession's settings and no
- * deadline of the client's own. The app's backends give a statement 5 s before they give its
- * connection up; a migration's index build on a large table takes longer, and must not be
- * abandoned (and reported failed) while the server goes on building.
- */
-export function migrationBackend(databaseUrl: string): SqlBackend {
-  return createPgBackend(migrationSession(databaseUrl), { max: 1, queryTimeoutMillis: 0 });
+/** A field of a Postgres error as pg and the local stack throw it (`code` holds the SQLSTATE). */
+function errorField(error: unknown, field: "code" | "constraint"): unknown {
+  return typeof error === "object" && error !== null ? (error as Record<string, unknown>)[field] : undefined;
 }
 
 interface MigrateOptions {
@@ -62,7 +49,7 @@ interface MigrateOptions {
  * A no-transaction file holds plain statements (no $$ bodies), each one safe to run again.
  */
 export async function migrate(
-  backend: SqlBackend,
+  backend: MigrationSession,
   dir: string = DEFAULT_MIGRATIONS_DIR,
   options: MigrateOptions = {},
 ): Promise<string[]> {
@@ -90,7 +77,7 @@ export async function migrationFiles(dir: string): Promise<string[]> {
   return names.filter((name) => MIGRATION_FILE.test(name)).sort();
 }
 
-async function appliedNames(backend: SqlBackend): Promise<Set<string>> {
+async function appliedNames(backend: MigrationSession): Promise<Set<string>> {
   const result = await backend.query({ query: "SELECT name FROM schema_migrations", params: [] });
   return new Set(result.rows.map((row) => row[0] ?? ""));
 }
@@ -99,7 +86,7 @@ const recordStatement = (name: string) =>
   `INSERT INTO schema_migrations (name) VALUES ('${name.replaceAll("'", "''")}')`;
 
 /** false when another migrator applied it first (its record then collides with ours). */
-async function applyInTransaction(backend: SqlBackend, name: string, sql: string): Promise<boolean> {
+async function applyInTransaction(backend: MigrationSession, name: string, sql: string): Promise<boolean> {
   // The record goes in before the body, under the lock: a concurrent migrator of the same file
   // waits for the lock, then fails on the primary key before running the body a second time.
   // The newline before COMMIT ends a trailing "-- comment" in the file.
@@ -111,7 +98,7 @@ async function applyInTransaction(backend: SqlBackend, name: string, sql: string
     await backend.exec(script);
     return true;
   } catch (error) {
-    if (error instanceof PostgresError && error.fields.constraint === "schema_migrations_pkey") return false;
+    if (errorField(error, "constraint") === "schema_migrations_pkey") return false;
     throw error;
   }
 }
@@ -121,7 +108,7 @@ async function applyInTransaction(backend: SqlBackend, name: string, sql: string
  * idempotent (IF NOT EXISTS, VALIDATE): a failed run is simply run again. The session's own
  * timeouts apply (npm run migrate lifts the statement timeout and sets LOCK_TIMEOUT for it).
  */
-async function applyOutsideTransaction(backend: SqlBackend, name: string, sql: string): Promise<boolean> {
+async function applyOutsideTransaction(backend: MigrationSession, name: string, sql: string): Promise<boolean> {
   for (const statement of plainStatements(name, sql)) {
     // Applied by a concurrent migrator meanwhile, which may have gone on to the files after it:
     // running the rest again could undo what they did (0013 renames the indexes 0006 builds).
@@ -137,7 +124,7 @@ async function applyOutsideTransaction(backend: SqlBackend, name: string, sql: s
   return recorded.rows.length > 0;
 }
 
-async function isRecorded(backend: SqlBackend, name: string): Promise<boolean> {
+async function isRecorded(backend: MigrationSession, name: string): Promise<boolean> {
   const found = await backend.query({ query: "SELECT 1 FROM schema_migrations WHERE name = $1", params: [name] });
   return found.rows.length > 0;
 }
@@ -164,7 +151,7 @@ const CONCURRENT_INDEX = /^CREATE\s+(?:UNIQUE\s+)?INDEX\s+CONCURRENTLY\s+IF\s+NO
  * invalid while it is being built too: one a concurrent migrator is building is left to it, and
  * this file is tried again later, as when a lock is refused.
  */
-async function dropInvalidIndex(backend: SqlBackend, statement: string) {
+async function dropInvalidIndex(backend: MigrationSession, statement: string) {
   const index = statement.match(CONCURRENT_INDEX)?.[1];
   if (!index) return;
   const found = await backend.query({
@@ -193,9 +180,7 @@ async function withRetries(name: string, options: MigrateOptions, apply: () => P
     try {
       return await apply();
     } catch (error) {
-      const refused =
-        (error instanceof PostgresError && error.fields.code === LOCK_NOT_AVAILABLE) ||
-        error instanceof BuildInProgress;
+      const refused = errorField(error, "code") === LOCK_NOT_AVAILABLE || error instanceof BuildInProgress;
       if (!refused || attempt >= attempts)
         throw error instanceof MigrationError ? error : new MigrationError(name, error);
       await new Promise((resolve) => setTimeout(resolve, backoffMs(attempt)));

@@ -1,13 +1,14 @@
-// migrate() against both backends, with a throwaway folder of tiny migrations.
+// migrate() on both sessions (PostgreSQL's, and PGlite's through the local stack), with a throwaway folder of tiny migrations.
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MigrationError, migrate, plainStatements } from "./migrate.ts";
-import type { SqlBackend } from "./neon/backend.ts";
-import { createPgBackend } from "./neon/pg-backend.ts";
-import { createPgliteBackend } from "./neon/pglite-backend.ts";
-import { createTestDatabase, describeWithPostgres, type TestDatabase } from "./support/postgres.ts";
+import { createPgliteBackend } from "../../dev/neon/pglite-backend.ts";
+import { createTestDatabase, describeWithPostgres, type TestDatabase } from "../../dev/support/postgres.ts";
+import { MigrationError, type MigrationSession, migrate, plainStatements } from "./migrate.ts";
+import { postgresMigrationSession } from "./postgres.ts";
+
+type Session = MigrationSession & { close(): Promise<void> };
 
 const FIRST = `CREATE TABLE a (id int PRIMARY KEY);
 -- a trailing comment without a newline must not swallow the COMMIT`;
@@ -24,12 +25,12 @@ async function migrationsDir(files: Record<string, string>): Promise<string> {
   return dir;
 }
 
-const scalar = async (backend: SqlBackend, query: string) =>
+const scalar = async (backend: Session, query: string) =>
   (await backend.query({ query, params: [] })).rows[0]?.[0] ?? null;
 
-function migrateSuite(open: () => Promise<SqlBackend>) {
+function migrateSuite(open: () => Promise<Session>) {
   return () => {
-    let backend: SqlBackend;
+    let backend: Session;
     let dir: string;
     beforeAll(async () => {
       backend = await open();
@@ -119,13 +120,13 @@ describeWithPostgres("migrate on PostgreSQL", () => {
 
   describe(
     "one migrator",
-    migrateSuite(async () => createPgBackend(db.url, { max: 2 })),
+    migrateSuite(async () => postgresMigrationSession(db.url)),
   );
 
   it("lets concurrent migrators apply each file exactly once", async () => {
     const fresh = await createTestDatabase();
     const dir = await migrationsDir({ "0001_a.sql": FIRST, "0002_fn.sql": SECOND });
-    const backends = [createPgBackend(fresh.url), createPgBackend(fresh.url), createPgBackend(fresh.url)];
+    const backends = [1, 2, 3].map(() => postgresMigrationSession(fresh.url));
     try {
       const applied = await Promise.all(backends.map((backend) => migrate(backend, dir)));
       expect(applied.flat().sort()).toEqual(["0001_a.sql", "0002_fn.sql"]);
