@@ -4,17 +4,17 @@
 import { parseSettings, type RawSettings } from "../../core/settings/settings.ts";
 import { createDeployment } from "../deployment.ts";
 import { createMemoryKv } from "../kv/memory.ts";
-import { apiReferenceEnabled, withApiReference } from "./api-reference.ts";
+import { withApiReference } from "./api-reference.ts";
 import { type ListenOptions, listen, type RunningServer } from "./server.ts";
-import { readServerLimits } from "./settings.ts";
+import { readNodeSettings } from "./settings.ts";
 
 /** Throws a SettingsError naming the first unusable setting before anything listens. */
 export async function startNodeService(env: RawSettings, listenOptions: ListenOptions): Promise<RunningServer> {
   const stores = { settings: parseSettings(env), kv: createMemoryKv() };
-  const limits = readServerLimits(env);
+  const { maxConnections, apiDocs } = readNodeSettings(env);
   const { app, background } = createDeployment({ runtime: "node", stores });
-  const fetch = apiReferenceEnabled(env.API_DOCS) ? withApiReference(app.fetch) : app.fetch;
-  const server = await listen(fetch, { ...limits, ...listenOptions });
+  const fetch = apiDocs ? withApiReference(app.fetch) : app.fetch;
+  const server = await listen(fetch, { maxConnections, ...listenOptions });
   const timer = setInterval(() => void background.run(), background.intervalMs);
   timer.unref();
   return {
