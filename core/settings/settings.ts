@@ -17,11 +17,7 @@ import {
 } from "./schema.ts";
 
 export { DEFAULT_IDEMPOTENCY_KEY_TTL_SECONDS } from "../documents/idempotency.ts";
-export {
-  DEFAULT_LINK_CACHE_TTL_SECONDS,
-  DEFAULT_LINK_SYNC_INTERVAL_SECONDS,
-  type LinkLimits,
-} from "../links/link-settings.ts";
+export { DEFAULT_LINK_CACHE_TTL_SECONDS, DEFAULT_LINK_SYNC_INTERVAL_SECONDS } from "../links/link-settings.ts";
 export { MIN_AUTH_SECRET_BYTES } from "../tokens/settings.ts";
 export { SettingsError } from "./error.ts";
 export type { RawSettings } from "./schema.ts";
