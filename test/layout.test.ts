@@ -145,6 +145,13 @@ describe("core/ has no import circle", () => {
     const files = filesUnder(join(ROOT, "core")).filter((file) => file.endsWith(".ts"));
     expect(importCircles(files, relativeImportsOf)).toEqual([]);
   });
+
+  // Its background jobs run beside theirs in core/background/: the links capability needs nothing of them.
+  it("core/links/ imports neither core/assets/ nor core/documents/", () => {
+    const files = filesUnder(join(ROOT, "core", "links")).filter(isSource);
+    const reached = files.flatMap((file) => relativeImportsOf(file).map(rel));
+    expect(reached.filter((path) => /^core\/(assets|documents)\//.test(path))).toEqual([]);
+  });
 });
 
 describe("edge/ ships alone", () => {
