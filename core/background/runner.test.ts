@@ -3,7 +3,7 @@ import { createMemoryKv } from "../../edge/kv/memory.ts";
 import { type Harness, startHarness } from "../../test/support/harness.ts";
 import { countingKv, emptyFeedSql, endlessFeedSql } from "../../test/support/link-feed.ts";
 import { SYNC_CURSOR_KEY } from "../links/drain.ts";
-import { linkDrainJob } from "../links/jobs.ts";
+import { linkDrainJob, pruneLinkChangesJob } from "../links/jobs.ts";
 import { silentLogger } from "../log.ts";
 import { parseSettings } from "../settings/settings.ts";
 import type { BackgroundReport } from "./job.ts";
@@ -83,6 +83,16 @@ describe("removing what has expired", () => {
       "links/prune-changes": { done: false, removed: 0, outOf: "time" },
     });
     expect(await runOnce()).toMatchObject({ "links/prune-changes": { done: true, removed: 5 } });
+  });
+
+  it("prunes with the longest cache lifetime a setting may give: the bound is one Postgres honours", async () => {
+    const longest = parseSettings({ AUTH_SECRET: "s".repeat(32), LINK_CACHE_TTL_SECONDS: "2147483647" });
+    const background = createBackground(
+      { sql: harness.sql, kv: createMemoryKv(), settings: longest, logger: silentLogger },
+      { jobs: [pruneLinkChangesJob] },
+    );
+    const { outcomes } = await background.run();
+    expect(outcomes.get(pruneLinkChangesJob)).toEqual({ done: true, removed: 0 });
   });
 });
 
