@@ -4,8 +4,9 @@ import type { Context, MiddlewareHandler } from "hono";
 // preset's two routers cost about 0.25 MB of Fastly's wasm, whose snapshot holds every line of code.
 import { methodNotAllowed } from "hono/method-not-allowed";
 import { Hono } from "hono/tiny";
+import { createBackground } from "./background/runner.ts";
 import { CAPABILITIES } from "./capabilities.ts";
-import type { AppDeps, AppEnv } from "./deps.ts";
+import type { AppDeps, AppEnv, RouteDeps } from "./deps.ts";
 import { methodNotAllowedProblem, ProblemError, problemResponse } from "./http/problem.ts";
 import { requestLogging } from "./http/request-id.ts";
 import { serverTiming } from "./http/server-timing.ts";
@@ -25,7 +26,11 @@ export function createApp(deps: AppDeps) {
   // Made on first use, not here: an app built ahead of its settings (a snapshot taken at build
   // time) reads them only once a request runs.
   let authenticate: Authenticate | undefined;
-  const routeDeps = { ...deps, logger };
+  const routeDeps: RouteDeps = {
+    ...deps,
+    logger,
+    background: deps.background ?? createBackground({ ...deps, logger }),
+  };
   // Not strict: one trailing slash is the same path (docs/API.md), to the routes and to the 405's
   // Allow, which is looked up in a router of its own.
   const app = new Hono<AppEnv>({ strict: false });

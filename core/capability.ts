@@ -1,7 +1,8 @@
 import type { Hono } from "hono/tiny";
 import type { Schema } from "hono/types";
 import type * as v from "valibot";
-import type { AppDeps, AppEnv } from "./deps.ts";
+import type { BackgroundJob } from "./background/job.ts";
+import type { AppEnv, RouteDeps } from "./deps.ts";
 import type { Operations } from "./openapi/operations.ts";
 
 /** What the OpenAPI document says of a group of routes. */
@@ -22,5 +23,7 @@ export interface ApiDescription {
  */
 export interface Capability extends ApiDescription {
   /** Its routes: mounted at the root when public, otherwise under `/v1`, behind the token check. */
-  routes: (deps: AppDeps) => Hono<AppEnv, Schema, string>;
+  routes: (deps: RouteDeps) => Hono<AppEnv, Schema, string>;
+  /** Its background jobs (core/background/job.ts), which every deployment runs. */
+  jobs?: readonly BackgroundJob[];
 }

@@ -1,4 +1,4 @@
-import type { LinkSync } from "./links/sync.ts";
+import type { Background } from "./background/job.ts";
 import type { Logger } from "./log.ts";
 import type { KvCache } from "./ports/kv.ts";
 import type { Sql } from "./ports/sql.ts";
@@ -15,9 +15,12 @@ export interface AppDeps {
   logger?: Logger;
   /** How AUTH_JWKS_URL is fetched, when not with the global `fetch` (Fastly: a named backend). */
   jwksFetch?: typeof fetch;
-  /** The deployment's drain of the link change feed, shared with the entry's trigger; made when absent. */
-  linkSync?: LinkSync;
+  /** The deployment's background jobs, shared with the entry's trigger; made when absent. */
+  background?: Background;
 }
+
+/** What a capability's routes are built over: AppDeps, with what the app fills in. */
+export type RouteDeps = AppDeps & { logger: Logger; background: Background };
 
 /** Hono's per-request variables. */
 export interface AppEnv {

@@ -13,7 +13,7 @@ function start(env: Record<string, string>) {
   );
   return spawnSync(join(ROOT, "node_modules", ".bin", "tsx"), [join(ROOT, "dev", "start.ts")], {
     cwd: ROOT,
-    env: { ...parent, ...env, PORT: "0" },
+    env: { ...parent, PORT: "0", ...env },
     encoding: "utf8",
     timeout: 60_000,
   });
@@ -31,7 +31,9 @@ describe("npm start with an unusable setting", () => {
     ],
     ["AUTH_CLOCK_LEEWAY_SECONDS", { AUTH_SECRET: SECRET, AUTH_CLOCK_LEEWAY_SECONDS: "3600" }],
     ["LINK_CACHE_TTL_SECONDS", { AUTH_SECRET: SECRET, LINK_CACHE_TTL_SECONDS: "ten" }],
+    ["LINK_CACHE_TTL_SECONDS", { AUTH_SECRET: SECRET, LINK_CACHE_TTL_SECONDS: "3000000000" }],
     ["SERVER_TIMING", { AUTH_SECRET: SECRET, SERVER_TIMING: "yes" }],
+    ["PORT", { AUTH_SECRET: SECRET, PORT: "abc" }],
   ])(
     "refuses a bad %s with one line before starting anything",
     (setting, env) => {

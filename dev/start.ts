@@ -3,6 +3,9 @@
 // the API on the chosen runtime, or on each of a list (ports N, N+1, …). Prints the URLs and
 // development tokens; Ctrl-C / SIGTERM stop everything: in-flight requests are answered, then the
 // database is closed cleanly.
+import { listenAddress } from "../core/server/listen-address.ts";
+import { misconfiguredLine } from "../core/settings/misconfigured.ts";
+import { SettingsError } from "../core/settings/settings.ts";
 import { parseCommandLine, portOption } from "./cli.ts";
 import { pgliteDataDir } from "./data-dir.ts";
 import { devSecretForStart, mintDevToken, refuseUnusableSettings } from "./dev-auth.ts";
@@ -39,8 +42,20 @@ try {
   console.error((error as Error).message);
   process.exit(2);
 }
-const port = portOption("--port", values.port ?? process.env.PORT, 8787);
+const port = values.port === undefined ? portSetting(process.env.PORT) : portOption("--port", values.port, 8787);
 const neonPort = portOption("--neon-port", values["neon-port"], 0);
+
+/** PORT by the rule the servers read it by (a bad one named as PORT, in one line); unset: 8787. */
+function portSetting(value: string | undefined): number {
+  if (value === undefined || value.trim() === "") return 8787;
+  try {
+    return listenAddress((name) => (name === "PORT" ? value : undefined)).port;
+  } catch (error) {
+    if (!(error instanceof SettingsError)) throw error;
+    console.error(misconfiguredLine(error));
+    process.exit(2);
+  }
+}
 
 const devSecret = await devSecretForStart(process.env);
 refuseUnusableSettings(process.env, devSecret);

@@ -17,10 +17,10 @@ const healthz = async (fetch: (request: Request) => Response | Promise<Response>
 
 describe("createDeployment", () => {
   it("serves the runtime's name from stores read at once", async () => {
-    const { app, linkSync, ready } = createDeployment({ runtime: "node", stores: stores() });
+    const { app, background, ready } = createDeployment({ runtime: "node", stores: stores() });
     await ready();
     expect(await healthz(app.fetch)).toEqual({ status: "ok", runtime: "node" });
-    expect(linkSync.intervalMs).toBe(parseSettings(raw).linkSyncIntervalSeconds * 1000);
+    expect(background.intervalMs).toBe(parseSettings(raw).linkSyncIntervalSeconds * 1000);
   });
 
   it("throws a SettingsError at once when stores given at once lack a setting", () => {
@@ -30,7 +30,7 @@ describe("createDeployment", () => {
 
   it("builds the app before stores read later, and binds them once ready", async () => {
     let reads = 0;
-    const { app, linkSync, ready } = createDeployment({
+    const { app, background, ready } = createDeployment({
       runtime: "fastly",
       stores: async () => {
         reads++;
@@ -38,12 +38,12 @@ describe("createDeployment", () => {
       },
     });
     expect(app.routes.length).toBeGreaterThan(0);
-    expect(() => linkSync.intervalMs).toThrow(/not read yet/);
+    expect(() => background.intervalMs).toThrow(/not read yet/);
     await ready();
     await ready();
     expect(reads).toBe(1);
     expect(await healthz(app.fetch)).toEqual({ status: "ok", runtime: "fastly" });
-    expect(linkSync.intervalMs).toBe(parseSettings(raw).linkSyncIntervalSeconds * 1000);
+    expect(background.intervalMs).toBe(parseSettings(raw).linkSyncIntervalSeconds * 1000);
   });
 
   it("reads stores read later again after a failed read", async () => {

@@ -1,10 +1,11 @@
 // One wiring for every runtime: from what a runtime provides (its name, its settings and KV
 // store, how its SQL requests and key-set fetches leave, its per-invocation limits) to the app it
-// serves and the drain its scheduler triggers. An entry keeps only what differs: how it serves,
-// when it drains, how an unusable setting is reported.
+// serves and the background jobs its scheduler triggers. An entry keeps only what differs: how it serves,
+// when it runs the jobs, how an unusable setting is reported.
 import { type App, createApp } from "../core/app.ts";
 import type { InvocationLimits } from "../core/background/invocation-budget.ts";
-import { createLinkSync, type LinkSync } from "../core/links/sync.ts";
+import type { Background } from "../core/background/job.ts";
+import { createBackground } from "../core/background/runner.ts";
 import type { KvCache } from "../core/ports/kv.ts";
 import type { Settings } from "../core/settings/settings.ts";
 import { type BoundParts, lateBound } from "./late-bound.ts";
@@ -35,8 +36,8 @@ export interface RuntimeParts {
 
 export interface Deployment {
   app: App;
-  /** The drain of the link change feed, as the runtime's scheduler triggers it. */
-  linkSync: Pick<LinkSync, "drain" | "runFor" | "drainIfDue" | "intervalMs">;
+  /** The capabilities' background jobs, as the runtime's scheduler triggers them. */
+  background: Pick<Background, "run" | "runFor" | "runIfDue" | "intervalMs">;
   /**
    * Resolves once the stores are read and everything is bound (at once when they were given);
    * rejects with what failed, and reads them again on the next call.
@@ -48,7 +49,7 @@ export function createDeployment(parts: RuntimeParts): Deployment {
   const { stores } = parts;
   if (typeof stores !== "function") {
     const bound = bindStores(parts, stores);
-    return { app: appOver(parts, bound), linkSync: bound.linkSync, ready: () => Promise.resolve() };
+    return { app: appOver(parts, bound), background: bound.background, ready: () => Promise.resolve() };
   }
   // Built now over stand-ins (Fastly's snapshot keeps the app, its routes and router), bound
   // once the stores are read.
@@ -61,12 +62,12 @@ export function createDeployment(parts: RuntimeParts): Deployment {
         reading = undefined;
         throw error;
       }));
-  return { app: appOver(parts, late.parts), linkSync: late.parts.linkSync, ready };
+  return { app: appOver(parts, late.parts), background: late.parts.background, ready };
 }
 
 function bindStores(parts: RuntimeParts, { settings, kv }: RuntimeStores): BoundParts {
   const sql = neonSqlFromSettings(settings, parts.sql);
-  return { sql, kv, settings, linkSync: createLinkSync({ sql, kv, settings }, { limits: parts.limits }) };
+  return { sql, kv, settings, background: createBackground({ sql, kv, settings }, { limits: parts.limits }) };
 }
 
 function appOver(parts: RuntimeParts, bound: BoundParts): App {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createLinkSync } from "../core/links/sync.ts";
+import { createBackground } from "../core/background/runner.ts";
 import { parseSettings } from "../core/settings/settings.ts";
 import { createMemoryKv } from "./kv/memory.ts";
 import { lateBound } from "./late-bound.ts";
@@ -10,8 +10,8 @@ describe("lateBound", () => {
     expect(() => parts.settings.linkCacheTtlSeconds).toThrow(/not read yet/);
     expect(() => parts.kv.get("k")).toThrow(/not read yet/);
     expect(() => parts.sql.query("SELECT 1")).toThrow(/not read yet/);
-    expect(() => parts.linkSync.intervalMs).toThrow(/not read yet/);
-    expect(() => parts.linkSync.drainIfDue()).toThrow(/not read yet/);
+    expect(() => parts.background.intervalMs).toThrow(/not read yet/);
+    expect(() => parts.background.runIfDue()).toThrow(/not read yet/);
   });
 
   it("forwards to what is bound", async () => {
@@ -27,13 +27,13 @@ describe("lateBound", () => {
       transaction: async () => [],
     };
     const settings = parseSettings({ AUTH_SECRET: "a".repeat(32), LINK_CACHE_TTL_SECONDS: "90" });
-    const linkSync = createLinkSync({ sql, kv, settings });
-    bind({ sql, kv, settings, linkSync });
+    const background = createBackground({ sql, kv, settings });
+    bind({ sql, kv, settings, background });
     expect(parts.settings.linkCacheTtlSeconds).toBe(90);
     expect(parts.settings.auth).toBe(settings.auth);
     expect(await parts.kv.get("k")).toBe("v");
     await parts.sql.query("SELECT 1");
     expect(queries).toEqual(["SELECT 1"]);
-    expect(parts.linkSync.intervalMs).toBe(linkSync.intervalMs);
+    expect(parts.background.intervalMs).toBe(background.intervalMs);
   });
 });

@@ -1,14 +1,14 @@
-import type { LinkSync } from "../core/links/sync.ts";
+import type { Background } from "../core/background/job.ts";
 import type { KvCache } from "../core/ports/kv.ts";
 import type { Row, Sql } from "../core/ports/sql.ts";
 import type { Settings } from "../core/settings/settings.ts";
 
-/** What the app is built over: the two ports, the settings and the drain made from them. */
+/** What the app is built over: the two ports, the settings and the background jobs' runner. */
 export interface BoundParts {
   sql: Sql;
   kv: KvCache;
   settings: Settings;
-  linkSync: LinkSync;
+  background: Background;
 }
 
 /**
@@ -34,18 +34,18 @@ export function lateBound(): { parts: BoundParts; bind(parts: BoundParts): void 
     list: (prefix, options) => current().kv.list(prefix, options),
   };
   const settings = new Proxy({} as Settings, { get: (_, name) => current().settings[name as keyof Settings] });
-  const linkSync: LinkSync = {
-    drain: () => current().linkSync.drain(),
-    drainFromNow: () => current().linkSync.drainFromNow(),
-    drainIfDue: () => current().linkSync.drainIfDue(),
-    runFor: (periodMs) => current().linkSync.runFor(periodMs),
-    invocationBudget: () => current().linkSync.invocationBudget(),
+  const background: Background = {
+    run: () => current().background.run(),
+    runIfDue: () => current().background.runIfDue(),
+    runFor: (periodMs) => current().background.runFor(periodMs),
+    runNow: (job) => current().background.runNow(job),
+    invocationBudget: () => current().background.invocationBudget(),
     get intervalMs() {
-      return current().linkSync.intervalMs;
+      return current().background.intervalMs;
     },
   };
   return {
-    parts: { sql, kv, settings, linkSync },
+    parts: { sql, kv, settings, background },
     bind(parts) {
       bound = parts;
     },

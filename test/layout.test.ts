@@ -18,6 +18,8 @@
 //    a root *.ts (a tool's configuration) may import any folder, and no folder imports a root
 //    file. A test is test code: wherever it sits it may import what test/ may, except beside
 //    the bench's code, where it keeps to bench/'s side.
+// 5. No file of core/ reaches itself through its imports, type imports included: every part of
+//    core/ can be read, and changed, from its own imports down.
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import ts from "typescript";
@@ -107,6 +109,50 @@ describe("core/ is Web-standard and runtime-blind", () => {
 
   it.each(files.map((file) => [rel(file), file]))("%s names no runtime and uses no runtime API", (_name, file) => {
     expect(runtimeNamesIn(readFileSync(file, "utf8"))).toEqual([]);
+  });
+});
+
+/** The import circles among `files` (absolute paths): each a list of the files it joins, project-relative. */
+function importCircles(files: readonly string[], importsOfFile: (file: string) => string[]): string[][] {
+  const graph = new Map(files.map((file) => [file, importsOfFile(file).filter((landing) => files.includes(landing))]));
+  // Tarjan's strongly connected components: a component of more than one file, or a file that
+  // imports itself, is a circle.
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const circles: string[][] = [];
+  const visit = (file: string) => {
+    index.set(file, index.size);
+    low.set(file, index.get(file)!);
+    stack.push(file);
+    for (const next of graph.get(file)!) {
+      if (!index.has(next)) {
+        visit(next);
+        low.set(file, Math.min(low.get(file)!, low.get(next)!));
+      } else if (stack.includes(next)) low.set(file, Math.min(low.get(file)!, index.get(next)!));
+    }
+    if (low.get(file) !== index.get(file)) return;
+    const component = stack.splice(stack.indexOf(file));
+    if (component.length > 1 || graph.get(file)!.includes(file)) circles.push(component.map(rel).sort());
+  };
+  for (const file of files) if (!index.has(file)) visit(file);
+  return circles;
+}
+
+const relativeImportsOf = (file: string) =>
+  importsOf(file).flatMap((specifier) => (specifier.startsWith(".") ? [resolve(dirname(file), specifier)] : []));
+
+describe("core/ has no import circle", () => {
+  it("no file of core/ reaches itself through its imports, type imports included", () => {
+    const files = filesUnder(join(ROOT, "core")).filter((file) => file.endsWith(".ts"));
+    expect(importCircles(files, relativeImportsOf)).toEqual([]);
+  });
+
+  // Its background jobs run beside theirs in core/background/: the links capability needs nothing of them.
+  it("core/links/ imports neither core/assets/ nor core/documents/", () => {
+    const files = filesUnder(join(ROOT, "core", "links")).filter(isSource);
+    const reached = files.flatMap((file) => relativeImportsOf(file).map(rel));
+    expect(reached.filter((path) => /^core\/(assets|documents)\//.test(path))).toEqual([]);
   });
 });
 
@@ -240,6 +286,24 @@ describe("the checks themselves", () => {
     expect(refused("bench/race.test.ts", "../test/support/harness.ts")).toEqual(["imports test/support/harness.ts"]);
     expect(refused("dev/stack.ts", "../vitest.config.ts")).toEqual(["imports vitest.config.ts"]);
     expect(refused("core/links/routes.test.ts", "../../bench/lib/cli.ts")).toEqual(["imports bench/lib/cli.ts"]);
+  });
+
+  it("find a circle, a type import closing it included, and nothing where there is none", () => {
+    const [a, b, c] = ["core/a.ts", "core/b.ts", "core/c.ts"].map((path) => join(ROOT, path)) as [
+      string,
+      string,
+      string,
+    ];
+    const source: Record<string, string> = {
+      [a]: 'import { b } from "./b.ts";',
+      [b]: 'import type { C } from "./c.ts";',
+      [c]: 'import type { A } from "./a.ts";',
+    };
+    const parsed = (file: string) =>
+      ts.preProcessFile(source[file]!, true, true).importedFiles.map((i) => resolve(dirname(file), i.fileName));
+    expect(importCircles([a, b, c], parsed)).toEqual([["core/a.ts", "core/b.ts", "core/c.ts"]]);
+    source[c] = "export type C = 1;";
+    expect(importCircles([a, b, c], parsed)).toEqual([]);
   });
 
   it("let an import along the direction through", () => {

@@ -3,9 +3,18 @@
 import { ProblemError } from "../http/problem.ts";
 import { sha256Hex } from "../lib/sha256.ts";
 import type { Sql } from "../ports/sql.ts";
+import { MAX_INT, seconds, settingsGroup, withDefault } from "../settings/schema.ts";
 
 export const IDEMPOTENCY_KEY_HEADER = "idempotency-key";
 export const IDEMPOTENT_REPLAYED_HEADER = "idempotent-replayed";
+
+export const DEFAULT_IDEMPOTENCY_KEY_TTL_SECONDS = 86_400;
+
+/** How long an Idempotency-Key of a document or an asset names its create (make_interval: an int). */
+export const IDEMPOTENCY_SETTINGS = settingsGroup(
+  { IDEMPOTENCY_KEY_TTL_SECONDS: withDefault(seconds(1, MAX_INT), String(DEFAULT_IDEMPOTENCY_KEY_TTL_SECONDS)) },
+  (values) => ({ idempotencyKeyTtlSeconds: values.IDEMPOTENCY_KEY_TTL_SECONDS }),
+);
 
 // 1–255 visible ASCII characters (0x21–0x7E): no spaces, no control characters.
 export const IDEMPOTENCY_KEY = /^[\x21-\x7E]{1,255}$/;

@@ -1,12 +1,23 @@
-// What a deployment lets one user link: how many accounts, and of which providers.
+// The links capability's settings: how long a cached link lives, how often a deployment drains
+// the change feed, and what a deployment lets one user link (how many accounts, of which providers).
 import * as v from "valibot";
-import { SettingsError } from "../settings/error.ts";
+import { MIN_KV_TTL_SECONDS } from "../ports/kv.ts";
+import {
+  MAX_INT,
+  MAX_TIMER_SECONDS,
+  optional,
+  seconds,
+  settingsGroup,
+  text,
+  wholeNumber,
+  withDefault,
+} from "../settings/schema.ts";
 import { TargetSchema } from "./link.ts";
-
-export const LINK_LIMIT_SETTING_NAMES = ["LINK_MAX_PER_USER", "LINK_PROVIDERS"] as const;
 
 /** Far above what a person links, far below what would make one user's links a burden. */
 export const DEFAULT_MAX_LINKS_PER_USER = 100;
+export const DEFAULT_LINK_CACHE_TTL_SECONDS = 300;
+export const DEFAULT_LINK_SYNC_INTERVAL_SECONDS = 10;
 
 export interface LinkLimits {
   maxPerUser: number;
@@ -14,30 +25,31 @@ export interface LinkLimits {
   providers: ReadonlySet<string> | undefined;
 }
 
-export function parseLinkLimits(raw: Record<string, string | undefined>): LinkLimits {
-  return { maxPerUser: parseMaxPerUser(raw.LINK_MAX_PER_USER), providers: parseProviders(raw.LINK_PROVIDERS) };
-}
-
-function parseMaxPerUser(value: string | undefined): number {
-  if (value === undefined || value.trim() === "") return DEFAULT_MAX_LINKS_PER_USER;
-  const count = Number(value);
-  // The database takes it as an integer.
-  if (!Number.isInteger(count) || count < 1 || count > 2 ** 31 - 1) {
-    throw new SettingsError("LINK_MAX_PER_USER", "must be a whole number, at least 1");
-  }
-  return count;
-}
-
 /** Comma-separated provider names, normalized as a request's are (`GitHub` = `github`). */
-function parseProviders(value: string | undefined): ReadonlySet<string> | undefined {
-  if (value === undefined || value.trim() === "") return undefined;
-  const providers = new Set<string>();
-  for (const name of value.split(",")) {
-    const parsed = v.safeParse(TargetSchema.entries.provider, name);
-    if (!parsed.success) {
-      throw new SettingsError("LINK_PROVIDERS", "must be provider names separated by commas (A-Z a-z 0-9 . _ -)");
-    }
-    providers.add(parsed.output);
-  }
-  return providers;
-}
+const providerList = v.pipe(
+  text,
+  v.transform((list) => list.split(",").map((name) => v.safeParse(TargetSchema.entries.provider, name))),
+  v.check(
+    (parsed) => parsed.every((name) => name.success),
+    "must be provider names separated by commas (A-Z a-z 0-9 . _ -)",
+  ),
+  v.transform((parsed) => new Set(parsed.map((name) => String(name.output)))),
+);
+
+export const LINK_SETTINGS = settingsGroup(
+  {
+    // Workers KV refuses shorter lifetimes; the feed keeps changes this long (make_interval: an int).
+    LINK_CACHE_TTL_SECONDS: withDefault(seconds(MIN_KV_TTL_SECONDS, MAX_INT), String(DEFAULT_LINK_CACHE_TTL_SECONDS)),
+    // A timer or a lease runs every interval.
+    LINK_SYNC_INTERVAL_SECONDS: withDefault(seconds(1, MAX_TIMER_SECONDS), String(DEFAULT_LINK_SYNC_INTERVAL_SECONDS)),
+    // The database takes it as an int.
+    LINK_MAX_PER_USER: withDefault(wholeNumber(1, MAX_INT), String(DEFAULT_MAX_LINKS_PER_USER)),
+    LINK_PROVIDERS: optional(providerList),
+  },
+  (values) => ({
+    linkCacheTtlSeconds: values.LINK_CACHE_TTL_SECONDS,
+    /** How often each deployment drains the link change feed into its KV cache. */
+    linkSyncIntervalSeconds: values.LINK_SYNC_INTERVAL_SECONDS,
+    linkLimits: { maxPerUser: values.LINK_MAX_PER_USER, providers: values.LINK_PROVIDERS } as LinkLimits,
+  }),
+);

@@ -2,7 +2,6 @@
 // downstream (SQL, KV keys, responses) sees the canonical provider and external account id.
 import type { Context } from "hono";
 import * as v from "valibot";
-import type { AppEnv } from "../deps.ts";
 import { validate } from "../http/body.ts";
 import { pageLimit } from "../http/page.ts";
 import { ProblemError } from "../http/problem.ts";
@@ -93,7 +92,7 @@ export function normalizeTarget(input: { provider: string; externalAccountId: st
  * The target named by the last two path segments, decoded here rather than by the router: a
  * malformed escape is a 400 instead of being taken literally, and `%2F` may appear in an id.
  */
-export function readTarget(c: Context<AppEnv>): LinkTarget {
+export function readTarget(c: Context): LinkTarget {
   const segments = new URL(c.req.url).pathname.split("/");
   const [provider = "", externalAccountId = ""] = segments.slice(-2).map(decodeSegment);
   return normalizeTarget({ provider, externalAccountId });

@@ -1,11 +1,12 @@
 import type { Context } from "hono";
 import { Hono } from "hono/tiny";
-import type { AppDeps, AppEnv } from "../deps.ts";
+import type { AppEnv, RouteDeps } from "../deps.ts";
 import { readJson, validate } from "../http/body.ts";
 import { notFound, ProblemError } from "../http/problem.ts";
 import { type Logger, silentLogger } from "../log.ts";
 import { DEFAULT_KV_TIMEOUT_MS } from "../ports/kv.ts";
 import { createLinkCache } from "./cache.ts";
+import { linkDrainJob } from "./jobs.ts";
 import {
   canSee,
   type Link,
@@ -18,7 +19,6 @@ import {
 import type { LinkLimits } from "./link-settings.ts";
 import { findLink, type LinkConflictCode, linkAccount, listUserLinks, unlinkAccount } from "./repository.ts";
 import { DEFAULT_RESYNC_BATCH_SIZE, ResyncQuerySchema, resyncLinkCache } from "./resync.ts";
-import { createLinkSync } from "./sync.ts";
 
 export const LINK_SOURCE_HEADER = "x-link-source";
 
@@ -29,10 +29,10 @@ const conflictDetails: Record<LinkConflictCode, string> = {
 };
 
 /** The link routes of docs/API.md. Postgres decides every outcome; KV only serves reads. */
-export function linkRoutes(deps: AppDeps) {
+export function linkRoutes(deps: RouteDeps) {
   // Read per request, never here: Fastly builds the app before any setting can be read.
   const limits = () => deps.settings.linkLimits;
-  const linkSync = deps.linkSync ?? createLinkSync(deps);
+  const { background } = deps;
   // Looked up on every call, not captured: a test that fakes the clock moves it for us too.
   const now = () => Date.now();
   const cacheFor = (c: Context<AppEnv>, kv = c.var.kv) =>
@@ -99,7 +99,7 @@ export function linkRoutes(deps: AppDeps) {
     .post("/admin/links/resync", async (c) => {
       requireAdmin(c, "resync");
       const { after } = validate(ResyncQuerySchema, { after: c.req.query("after") });
-      const budget = linkSync.invocationBudget();
+      const budget = background.invocationBudget();
       const cache = cacheFor(c, budget.meterKv(c.var.kv));
       return c.json(
         await resyncLinkCache(c.var.sql, cache, { batchSize: DEFAULT_RESYNC_BATCH_SIZE, now, budget, from: after }),
@@ -109,7 +109,7 @@ export function linkRoutes(deps: AppDeps) {
     // the answer speaks of the caller's tenant only.
     .post("/admin/links/sync", async (c) => {
       requireAdmin(c, "sync");
-      const report = await linkSync.drainFromNow();
+      const report = await background.runNow(linkDrainJob);
       const removed = report.removedByTenant[c.get("principal").tenantId] ?? 0;
       return c.json({ removed, caughtUp: report.caughtUp && !report.failed });
     });

@@ -1,23 +1,20 @@
 // Where a self-hosted server (Node, Deno) listens: HOST and PORT from its environment. A deployed
 // server must be reachable from outside its container, so the default is every interface; the
 // local launchers pass HOST=127.0.0.1.
-import { SettingsError } from "../settings/settings.ts";
+import * as v from "valibot";
+import { SettingsError } from "../settings/error.ts";
+import { namesOf, parseGroup, settingsGroup, text, wholeNumber, withDefault } from "../settings/schema.ts";
 
-export const LISTEN_SETTING_NAMES = ["HOST", "PORT"] as const;
-const DEFAULT_HOST = "0.0.0.0";
-const DEFAULT_PORT = 8080;
+/** HOST and PORT: every interface, port 8080, unless set. */
+export const LISTEN_SETTINGS = settingsGroup(
+  { HOST: withDefault(v.pipe(text, v.trim()), "0.0.0.0"), PORT: withDefault(wholeNumber(0, 65_535), "8080") },
+  (values) => ({ hostname: values.HOST, port: values.PORT }),
+);
 
-interface ListenAddress {
-  hostname: string;
-  port: number;
-}
+export const LISTEN_SETTING_NAMES = namesOf(LISTEN_SETTINGS);
 
-export function listenAddress(get: (name: string) => string | undefined): ListenAddress {
-  const hostname = get("HOST")?.trim() || DEFAULT_HOST;
-  const portText = get("PORT")?.trim() || String(DEFAULT_PORT);
-  const port = Number(portText);
-  if (!/^\d+$/.test(portText) || port > 65_535) throw new SettingsError("PORT", "must be a port number (0-65535)");
-  return { hostname, port };
+export function listenAddress(get: (name: string) => string | undefined): { hostname: string; port: number } {
+  return parseGroup(LISTEN_SETTINGS, Object.fromEntries(LISTEN_SETTING_NAMES.map((name) => [name, get(name)])));
 }
 
 /**

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_MAX_LINKS_PER_USER } from "../links/link-settings.ts";
+import { defaultsOf } from "./schema.ts";
 import {
   DEFAULT_IDEMPOTENCY_KEY_TTL_SECONDS,
   DEFAULT_LINK_CACHE_TTL_SECONDS,
@@ -7,6 +8,7 @@ import {
   parseSettings,
   readSettings,
   SETTING_NAMES,
+  SETTINGS_GROUPS,
   SettingsError,
 } from "./settings.ts";
 
@@ -47,8 +49,29 @@ describe("parseSettings", () => {
     expect(linkLimits).toEqual({ maxPerUser: 7, providers: new Set(["github", "gitlab"]) });
   });
 
-  it("never lets the cache TTL fall below 60 seconds", () => {
-    expect(parseSettings({ AUTH_SECRET, LINK_CACHE_TTL_SECONDS: "5" }).linkCacheTtlSeconds).toBe(60);
+  it("refuses a cache TTL below Workers KV's 60 seconds, naming it, rather than raising it", () => {
+    expect(() => parseSettings({ AUTH_SECRET, LINK_CACHE_TTL_SECONDS: "5" })).toThrow(
+      /^LINK_CACHE_TTL_SECONDS must be a whole number of seconds from 60 to 2147483647$/,
+    );
+    expect(parseSettings({ AUTH_SECRET, LINK_CACHE_TTL_SECONDS: "60" }).linkCacheTtlSeconds).toBe(60);
+  });
+
+  it("refuses what would overflow Postgres' int, which make_interval takes", () => {
+    expect(() => parseSettings({ AUTH_SECRET, LINK_CACHE_TTL_SECONDS: "3000000000" })).toThrow(
+      /^LINK_CACHE_TTL_SECONDS /,
+    );
+  });
+
+  it("bounds every number it reads: past the largest it can honour, each is refused by name", () => {
+    const numeric = SETTINGS_GROUPS.flatMap((group) =>
+      Object.entries(defaultsOf(group)).filter(([, fallback]) => /^[0-9]+$/.test(fallback ?? "")),
+    );
+    expect(numeric.length).toBeGreaterThanOrEqual(7);
+    for (const [name] of numeric) {
+      expect(() => parseSettings({ AUTH_SECRET, [name]: "9".repeat(20) }), name).toThrow(
+        new RegExp(`^${name} must be`),
+      );
+    }
   });
 
   it("refuses a TTL that is not a whole number", () => {

@@ -1,20 +1,18 @@
 // How tokens are checked: a development HS256 secret and/or an identity provider's public keys
 // (a JWKS inline or at a URL), with the issuer, audience and claim names that provider uses.
 import type { JSONWebKeySet } from "jose";
+import * as v from "valibot";
 import { SettingsError } from "../settings/error.ts";
-
-export const AUTH_SETTING_NAMES = [
-  "AUTH_SECRET",
-  "AUTH_JWKS",
-  "AUTH_JWKS_URL",
-  "AUTH_ISSUER",
-  "AUTH_AUDIENCE",
-  "AUTH_TENANT_CLAIM",
-  "AUTH_ROLE_CLAIM",
-  "AUTH_JWKS_CACHE_SECONDS",
-  "AUTH_JWKS_STALE_IF_ERROR_SECONDS",
-  "AUTH_CLOCK_LEEWAY_SECONDS",
-] as const;
+import {
+  MAX_INT,
+  optional,
+  parseGroup,
+  type RawSettings,
+  seconds,
+  settingsGroup,
+  text,
+  withDefault,
+} from "../settings/schema.ts";
 
 export interface AuthSettings {
   /** HS256 key for development; never beside a JWKS (refused), so it cannot sign beside the provider. */
@@ -49,19 +47,58 @@ const REGISTERED_CLAIMS = new Set(["iss", "sub", "aud", "exp", "nbf", "iat", "jt
 const CLAIM_NAME = /^[A-Za-z0-9_:/.#-]{1,200}$/;
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);
 
-export function parseAuthSettings(raw: Record<string, string | undefined>): AuthSettings {
-  const secret = nonEmpty(raw.AUTH_SECRET);
-  const jwksText = nonEmpty(raw.AUTH_JWKS);
-  const jwksUrl = nonEmpty(raw.AUTH_JWKS_URL);
-  if (secret !== undefined && new TextEncoder().encode(secret).length < MIN_AUTH_SECRET_BYTES) {
-    throw new SettingsError("AUTH_SECRET", `must be at least ${MIN_AUTH_SECRET_BYTES} bytes`);
-  }
-  if (jwksText !== undefined && jwksUrl !== undefined) {
+/** A claim a provider may use for the tenant or the role: named plainly, and not a registered one. */
+const claimName = v.pipe(
+  text,
+  v.trim(),
+  v.check(
+    (name) => CLAIM_NAME.test(name) && !REGISTERED_CLAIMS.has(name),
+    "must name a custom claim (letters, digits, _:/.#-), not a registered one",
+  ),
+);
+
+export const AUTH_SETTINGS = settingsGroup(
+  {
+    AUTH_SECRET: optional(
+      v.pipe(
+        text,
+        v.check(
+          (secret) => new TextEncoder().encode(secret).length >= MIN_AUTH_SECRET_BYTES,
+          `must be at least ${MIN_AUTH_SECRET_BYTES} bytes`,
+        ),
+      ),
+    ),
+    AUTH_JWKS: optional(v.pipe(text, v.transform(parseJwks))),
+    AUTH_JWKS_URL: optional(v.pipe(text, v.transform(parseJwksUrl))),
+    AUTH_ISSUER: optional(text),
+    AUTH_AUDIENCE: optional(v.pipe(text, v.transform(parseAudience))),
+    AUTH_TENANT_CLAIM: withDefault(claimName, DEFAULT_TENANT_CLAIM),
+    AUTH_ROLE_CLAIM: withDefault(claimName, DEFAULT_ROLE_CLAIM),
+    AUTH_JWKS_CACHE_SECONDS: withDefault(seconds(1, MAX_INT), String(DEFAULT_JWKS_CACHE_SECONDS)),
+    AUTH_JWKS_STALE_IF_ERROR_SECONDS: withDefault(seconds(0, MAX_INT), String(DEFAULT_JWKS_STALE_IF_ERROR_SECONDS)),
+    AUTH_CLOCK_LEEWAY_SECONDS: withDefault(seconds(0, MAX_CLOCK_LEEWAY_SECONDS), String(DEFAULT_CLOCK_LEEWAY_SECONDS)),
+  },
+  (values) => ({ auth: checkedTogether(values) }),
+);
+
+/** The rules across the auth settings, once each is usable on its own. */
+function checkedTogether(values: {
+  AUTH_SECRET?: string;
+  AUTH_JWKS?: JSONWebKeySet;
+  AUTH_JWKS_URL?: string;
+  AUTH_ISSUER?: string;
+  AUTH_AUDIENCE?: string[];
+  AUTH_TENANT_CLAIM: string;
+  AUTH_ROLE_CLAIM: string;
+  AUTH_JWKS_CACHE_SECONDS: number;
+  AUTH_JWKS_STALE_IF_ERROR_SECONDS: number;
+  AUTH_CLOCK_LEEWAY_SECONDS: number;
+}): AuthSettings {
+  const { AUTH_SECRET: secret, AUTH_JWKS: jwks, AUTH_JWKS_URL: jwksUrl, AUTH_ISSUER: issuer } = values;
+  if (jwks !== undefined && jwksUrl !== undefined) {
     throw new SettingsError("AUTH_JWKS", "and AUTH_JWKS_URL are both set: set one of them");
   }
-  const jwks = jwksText === undefined ? undefined : parseJwks(jwksText);
-  const url = jwksUrl === undefined ? undefined : parseJwksUrl(jwksUrl);
-  const usesProvider = jwks !== undefined || url !== undefined;
+  const usesProvider = jwks !== undefined || jwksUrl !== undefined;
   if (!usesProvider && secret === undefined) {
     throw new SettingsError(
       "AUTH_SECRET",
@@ -73,55 +110,29 @@ export function parseAuthSettings(raw: Record<string, string | undefined>): Auth
   if (usesProvider && secret !== undefined) {
     throw new SettingsError("AUTH_SECRET", "must not be set with AUTH_JWKS or AUTH_JWKS_URL: unset it");
   }
-  const issuer = nonEmpty(raw.AUTH_ISSUER);
   if (usesProvider && issuer === undefined) {
     throw new SettingsError("AUTH_ISSUER", "is not set: with a JWKS it must name the iss your identity provider signs");
   }
   return {
     secret,
     jwks,
-    jwksUrl: url,
+    jwksUrl,
     issuer,
-    audience: parseAudience(raw.AUTH_AUDIENCE),
-    tenantClaim: parseClaimName("AUTH_TENANT_CLAIM", raw.AUTH_TENANT_CLAIM, DEFAULT_TENANT_CLAIM),
-    roleClaim: parseClaimName("AUTH_ROLE_CLAIM", raw.AUTH_ROLE_CLAIM, DEFAULT_ROLE_CLAIM),
-    jwksCacheSeconds: parseSeconds(
-      "AUTH_JWKS_CACHE_SECONDS",
-      raw.AUTH_JWKS_CACHE_SECONDS,
-      DEFAULT_JWKS_CACHE_SECONDS,
-      1,
-    ),
-    jwksStaleIfErrorSeconds: parseSeconds(
-      "AUTH_JWKS_STALE_IF_ERROR_SECONDS",
-      raw.AUTH_JWKS_STALE_IF_ERROR_SECONDS,
-      DEFAULT_JWKS_STALE_IF_ERROR_SECONDS,
-      0,
-    ),
-    clockLeewaySeconds: parseSeconds(
-      "AUTH_CLOCK_LEEWAY_SECONDS",
-      raw.AUTH_CLOCK_LEEWAY_SECONDS,
-      DEFAULT_CLOCK_LEEWAY_SECONDS,
-      0,
-      MAX_CLOCK_LEEWAY_SECONDS,
-    ),
+    audience: values.AUTH_AUDIENCE,
+    tenantClaim: values.AUTH_TENANT_CLAIM,
+    roleClaim: values.AUTH_ROLE_CLAIM,
+    jwksCacheSeconds: values.AUTH_JWKS_CACHE_SECONDS,
+    jwksStaleIfErrorSeconds: values.AUTH_JWKS_STALE_IF_ERROR_SECONDS,
+    clockLeewaySeconds: values.AUTH_CLOCK_LEEWAY_SECONDS,
   };
 }
 
-function parseSeconds(setting: string, text: string | undefined, fallback: number, min: number, max = Infinity) {
-  const value = nonEmpty(text?.trim());
-  if (value === undefined) return fallback;
-  const seconds = Number(value);
-  if (!/^[0-9]+$/.test(value) || seconds < min || seconds > max) {
-    const range = max === Infinity ? `at least ${min}` : `from ${min} to ${max}`;
-    throw new SettingsError(setting, `must be a whole number of seconds, ${range}`);
-  }
-  return seconds;
-}
+export const parseAuthSettings = (raw: RawSettings): AuthSettings => parseGroup(AUTH_SETTINGS, raw).auth;
 
-function parseJwks(text: string): JSONWebKeySet {
+function parseJwks(json: string): JSONWebKeySet {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    parsed = JSON.parse(json);
   } catch {
     throw new SettingsError("AUTH_JWKS", "is not JSON");
   }
@@ -137,10 +148,10 @@ function parseJwks(text: string): JSONWebKeySet {
   return parsed as JSONWebKeySet;
 }
 
-function parseJwksUrl(text: string): string {
+function parseJwksUrl(address: string): string {
   let url: URL;
   try {
-    url = new URL(text);
+    url = new URL(address);
   } catch {
     throw new SettingsError("AUTH_JWKS_URL", "is not a URL");
   }
@@ -151,21 +162,10 @@ function parseJwksUrl(text: string): string {
   return url.href;
 }
 
-function parseAudience(text: string | undefined): string[] | undefined {
-  const audiences = (text ?? "")
+function parseAudience(list: string): string[] | undefined {
+  const audiences = list
     .split(",")
     .map((part) => part.trim())
     .filter((part) => part !== "");
   return audiences.length === 0 ? undefined : audiences;
 }
-
-function parseClaimName(setting: string, text: string | undefined, fallback: string): string {
-  const name = nonEmpty(text?.trim());
-  if (name === undefined) return fallback;
-  if (!CLAIM_NAME.test(name) || REGISTERED_CLAIMS.has(name)) {
-    throw new SettingsError(setting, "must name a custom claim (letters, digits, _:/.#-), not a registered one");
-  }
-  return name;
-}
-
-const nonEmpty = (value: string | undefined) => (value === undefined || value === "" ? undefined : value);

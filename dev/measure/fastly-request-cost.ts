@@ -7,9 +7,9 @@
 // both cores busy (concurrency 4) latency follows the CPU time: p50 ≈ 4 × CPU per request / 2.
 // No database: the links and the link-sync lease are put straight into the KV store.
 
+import { BACKGROUND_LEASE_KEY } from "../../core/background/runner.ts";
 import type { CacheEntry } from "../../core/links/cache.ts";
 import { linkKey } from "../../core/links/keys.ts";
-import { SYNC_LEASE_KEY } from "../../core/links/sync.ts";
 import { KV_STORE } from "../../edge/fastly/bindings.ts";
 import { ensureFastlyWasm, KV_BASELINE_WASM } from "../build/fastly.ts";
 import { parseCommandLine } from "../cli.ts";
@@ -90,7 +90,7 @@ async function seed(host: FastlyHost): Promise<void> {
     const key = await linkKey("bench", link);
     host.kv.insert(KV_STORE, key, { body: Buffer.from(JSON.stringify(entry)), mode: "overwrite" });
   }
-  host.kv.insert(KV_STORE, SYNC_LEASE_KEY, { body: Buffer.from(String(now + HOUR_MS)), mode: "overwrite" });
+  host.kv.insert(KV_STORE, BACKGROUND_LEASE_KEY, { body: Buffer.from(String(now + HOUR_MS)), mode: "overwrite" });
 }
 
 async function phase(send: (i: number) => Promise<Response>, concurrency: number) {

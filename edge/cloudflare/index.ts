@@ -1,5 +1,5 @@
 // The Cloudflare Workers entry: a module worker. Bindings → settings → ports → the core app.
-// A Cron Trigger (wrangler.toml) runs `scheduled`, which drains the link change feed into LINKS.
+// A Cron Trigger (wrangler.toml) runs `scheduled`, which runs the background jobs (the link drain into LINKS among them).
 import type { ExecutionContext } from "hono";
 import { consoleLogger } from "../../core/log.ts";
 import { misconfiguredResponse } from "../../core/settings/misconfigured.ts";
@@ -7,7 +7,7 @@ import { createDeployment, type Deployment } from "../deployment.ts";
 import { createWorkersKv } from "../kv/workers-kv.ts";
 import { type Bindings, invocationLimits, settingsFromBindings } from "./settings.ts";
 
-/** Cron Triggers fire at most once a minute; each run drains every interval until the next. */
+/** Cron Triggers fire at most once a minute; each run runs the jobs every interval until the next. */
 const CRON_PERIOD_MS = 60_000;
 
 // One app per isolate and bindings object: building it (settings, key import, SQL port) is not
@@ -40,6 +40,6 @@ export default {
   },
   // An unusable setting throws here too: Workers record a failed scheduled run with its error.
   scheduled(_controller: unknown, env: Bindings, ctx: ExecutionContext): void {
-    ctx.waitUntil(deploymentFor(env).linkSync.runFor(CRON_PERIOD_MS));
+    ctx.waitUntil(deploymentFor(env).background.runFor(CRON_PERIOD_MS));
   },
 };

@@ -2,7 +2,7 @@
 // settings → ports → the core app, served by Deno.serve with Deno KV as the link cache. An
 // unusable setting (a HOST or PORT it cannot listen on, a DENO_KV_PATH it cannot open included)
 // stops it at start with one line naming the setting; SIGTERM and SIGINT stop it gracefully.
-// Deno.cron drains the link change feed.
+// Deno.cron runs the background jobs (the link drain among them).
 import { type StopSignal, stopGracefullyOnSignals } from "../../core/server/graceful-stop.ts";
 import { listenAddress, listenFailure } from "../../core/server/listen-address.ts";
 import { misconfiguredLine } from "../../core/settings/misconfigured.ts";
@@ -41,14 +41,14 @@ async function orExit<T>(step: () => T | Promise<T>): Promise<T> {
 const { settings, address } = await orExit(() => ({ settings: settingsFromEnv(env), address: listenAddress(env) }));
 // No path: Deno Deploy's KV, or a local database in Deno's cache. DENO_KV_PATH=:memory: for tests.
 const kv = createDenoKv(await orExit(() => openKvAt(deno, env("DENO_KV_PATH") || undefined)));
-const { app, linkSync } = await orExit(() => createDeployment({ runtime: "deno", stores: { settings, kv } }));
+const { app, background } = await orExit(() => createDeployment({ runtime: "deno", stores: { settings, kv } }));
 
-// Deno.cron fires at most once a minute, on the minute; each run drains every interval until the
-// next one. The rest of the minute this process started in is drained the same way: without it a
-// fresh process (a deploy, an isolate started on Deno Deploy) drained nothing for up to a minute.
+// Deno.cron fires at most once a minute, on the minute; each run runs the jobs every interval until
+// the next one. The rest of the minute this process started in is covered the same way: without it
+// a fresh process (a deploy, an isolate started on Deno Deploy) drained nothing for up to a minute.
 const CRON_PERIOD_MS = 60_000;
-void linkSync.runFor(CRON_PERIOD_MS - (Date.now() % CRON_PERIOD_MS));
-void deno.cron("link-sync", "* * * * *", () => linkSync.runFor(CRON_PERIOD_MS));
+void background.runFor(CRON_PERIOD_MS - (Date.now() % CRON_PERIOD_MS));
+void deno.cron("background", "* * * * *", () => background.runFor(CRON_PERIOD_MS));
 
 // Deno Deploy ignores the address and serves on its own; self-hosted, HOST and PORT decide.
 const server = await orExit(() =>

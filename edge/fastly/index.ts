@@ -1,8 +1,9 @@
 // The Fastly Compute service, built into bin/main.wasm by `npm run build:fastly`. Compute only
 // dispatches to `fetch` event listeners. Settings come from a Config Store and a Secret Store, the
 // KV cache is a Fastly KV Store, and every Neon request goes to the named `neon` backend.
-// Compute has no scheduler: after a response, a request drains the link change feed into the KV
-// Store when this deployment's lease (held in that store) has run out, at most once per interval.
+// Compute has no scheduler: after a response, a request runs the background jobs (the link drain
+// into the KV Store among them) when this deployment's lease (held in that store) has run out, at
+// most once per interval.
 import { enforceExplicitBackends } from "fastly:backend";
 import { ConfigStore } from "fastly:config-store";
 import { setReusableSandboxOptions } from "fastly:experimental";
@@ -29,7 +30,7 @@ enforceExplicitBackends();
 installAbortSignal();
 installEd25519();
 
-// Compute allows 32 backend requests per execution, and each SQL statement is one: a drain after
+// Compute allows 32 backend requests per execution, and each SQL statement is one: a run after
 // a response leaves a few to the request it follows.
 const COMPUTE_LIMITS = { sqlStatements: 28 };
 
@@ -37,7 +38,7 @@ const COMPUTE_LIMITS = { sqlStatements: 28 };
 // the schemas and the router ready. Stores can only be opened while a request runs, so what
 // depends on their values (settings, the Neon driver, the KV Store) is bound on the first request
 // of each instance, which keeps them for the requests it serves.
-const { app, linkSync, ready } = createDeployment({
+const { app, background, ready } = createDeployment({
   runtime: "fastly",
   stores: readStores,
   sql: { fetchFunction: fetchThroughBackend(NEON_BACKEND) },
@@ -77,7 +78,7 @@ async function handle(event: FetchEvent): Promise<Response> {
     props: {},
   });
   // Registered before the response is handed over, run after it: never on the request's path.
-  event.waitUntil(Promise.resolve().then(() => linkSync.drainIfDue()));
+  event.waitUntil(Promise.resolve().then(() => background.runIfDue()));
   return response;
 }
 

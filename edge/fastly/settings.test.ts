@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseSettings, SETTING_NAMES } from "../../core/settings/settings.ts";
+import { BOUND_CASES, expectBoundsHeld } from "../../test/support/setting-bounds.ts";
 import { CONFIG_KEYS, SECRET_KEYS } from "./bindings.ts";
 import { readFastlySettings } from "./settings.ts";
 
@@ -35,5 +36,15 @@ describe("settings from Fastly stores", () => {
     const raw = await readFastlySettings(configStore({ AUTH_SECRET: "s".repeat(40) }), secretStore({}));
     expect(raw.AUTH_SECRET).toBeUndefined();
     expect(() => parseSettings(raw)).toThrow(/AUTH_SECRET/);
+  });
+
+  it("hold every bound of core's settings, each read from the store that holds it", async () => {
+    const read = async (raw: Record<string, string>) => {
+      const secrets = Object.fromEntries(SECRET_KEYS.flatMap((key) => (key in raw ? [[key, raw[key]!]] : [])));
+      return readFastlySettings(configStore(raw), secretStore(secrets));
+    };
+    const stored = new Map<string, Awaited<ReturnType<typeof read>>>();
+    for (const raw of BOUND_CASES) stored.set(JSON.stringify(raw), await read(raw));
+    expectBoundsHeld((raw) => parseSettings(stored.get(JSON.stringify(raw))!));
   });
 });

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { appWithoutDatabase } from "../../dev/app-without-database.ts";
-import { API_REFERENCE_SCRIPT_PATH, apiReferenceEnabled, withApiReference } from "./api-reference.ts";
+import { API_REFERENCE_SCRIPT_PATH, withApiReference } from "./api-reference.ts";
 import { listen, type RunningServer } from "./server.ts";
 
 const app = appWithoutDatabase();
@@ -53,11 +53,5 @@ describe("the API reference at /docs", () => {
     const docs = await fetch(`${server.url}/docs`);
     expect(docs.status).toBe(404);
     expect(docs.headers.get("content-type")).toBe("application/problem+json");
-  });
-
-  it("API_DOCS is on or off (the default); anything else is refused by name", () => {
-    expect([undefined, "", "off"].map(apiReferenceEnabled)).toEqual([false, false, false]);
-    expect(apiReferenceEnabled("on")).toBe(true);
-    expect(() => apiReferenceEnabled("yes")).toThrow(/API_DOCS/);
   });
 });

@@ -8,7 +8,6 @@
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { Hono } from "hono";
-import { SettingsError } from "../../core/settings/settings.ts";
 
 export const API_REFERENCE_PATH = "/docs";
 export const API_REFERENCE_SCRIPT_PATH = `${API_REFERENCE_PATH}/scalar.js`;
@@ -50,11 +49,4 @@ export function withApiReference(fetch: Handler): Handler {
     })
     .all("*", (c) => fetch(c.req.raw));
   return (request) => docs.fetch(request);
-}
-
-/** Whether API_DOCS asks for the reference: `on` or `off` (the default); anything else is a mistake. */
-export function apiReferenceEnabled(value: string | undefined): boolean {
-  if (value === undefined || value === "" || value === "off") return false;
-  if (value === "on") return true;
-  throw new SettingsError("API_DOCS", 'must be "on" or "off"');
 }

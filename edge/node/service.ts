@@ -1,21 +1,21 @@
 // The Node service, as the production entry and `npm start` run it: settings → ports → the core
 // app on Node's HTTP server, an in-process memory cache kept in step with the link change feed by
-// a timer, and /docs when API_DOCS=on.
+// a timer running the background jobs, and /docs when API_DOCS=on.
 import { parseSettings, type RawSettings } from "../../core/settings/settings.ts";
 import { createDeployment } from "../deployment.ts";
 import { createMemoryKv } from "../kv/memory.ts";
-import { apiReferenceEnabled, withApiReference } from "./api-reference.ts";
+import { withApiReference } from "./api-reference.ts";
 import { type ListenOptions, listen, type RunningServer } from "./server.ts";
-import { readServerLimits } from "./settings.ts";
+import { readNodeSettings } from "./settings.ts";
 
 /** Throws a SettingsError naming the first unusable setting before anything listens. */
 export async function startNodeService(env: RawSettings, listenOptions: ListenOptions): Promise<RunningServer> {
   const stores = { settings: parseSettings(env), kv: createMemoryKv() };
-  const limits = readServerLimits(env);
-  const { app, linkSync } = createDeployment({ runtime: "node", stores });
-  const fetch = apiReferenceEnabled(env.API_DOCS) ? withApiReference(app.fetch) : app.fetch;
-  const server = await listen(fetch, { ...limits, ...listenOptions });
-  const timer = setInterval(() => void linkSync.drain(), linkSync.intervalMs);
+  const { maxConnections, apiDocs } = readNodeSettings(env);
+  const { app, background } = createDeployment({ runtime: "node", stores });
+  const fetch = apiDocs ? withApiReference(app.fetch) : app.fetch;
+  const server = await listen(fetch, { maxConnections, ...listenOptions });
+  const timer = setInterval(() => void background.run(), background.intervalMs);
   timer.unref();
   return {
     url: server.url,

@@ -1,12 +1,23 @@
-// The Node server's own setting, beside core's: how many connections it holds open at once.
-import { SettingsError } from "../../core/settings/settings.ts";
-import { DEFAULT_SERVER_LIMITS, type ServerLimits } from "./server.ts";
+// The Node server's own settings, beside core's: how many connections it holds open at once, and
+// whether it serves the interactive API reference at /docs.
+import {
+  MAX_INT,
+  onOff,
+  parseGroup,
+  type RawSettings,
+  settingsGroup,
+  wholeNumber,
+  withDefault,
+} from "../../core/settings/schema.ts";
+import { DEFAULT_SERVER_LIMITS } from "./server.ts";
 
-export function readServerLimits(env: Record<string, string | undefined>): Pick<ServerLimits, "maxConnections"> {
-  const text = env.MAX_CONNECTIONS?.trim();
-  if (!text) return { maxConnections: DEFAULT_SERVER_LIMITS.maxConnections };
-  const count = Number(text);
-  if (!/^[0-9]+$/.test(text) || count < 1)
-    throw new SettingsError("MAX_CONNECTIONS", "must be a whole number, at least 1");
-  return { maxConnections: count };
-}
+export const NODE_SETTINGS = settingsGroup(
+  {
+    MAX_CONNECTIONS: withDefault(wholeNumber(1, MAX_INT), String(DEFAULT_SERVER_LIMITS.maxConnections)),
+    API_DOCS: withDefault(onOff, "off"),
+  },
+  (values) => ({ maxConnections: values.MAX_CONNECTIONS, apiDocs: values.API_DOCS }),
+);
+
+/** The Node server's settings from its environment; the first unusable one throws a SettingsError naming it. */
+export const readNodeSettings = (env: RawSettings) => parseGroup(NODE_SETTINGS, env);

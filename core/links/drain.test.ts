@@ -4,32 +4,14 @@ import { createMemoryKv } from "../../edge/kv/memory.ts";
 import { linkPath } from "../../test/links/support.ts";
 import { createFaultyKv } from "../../test/support/faulty-kv.ts";
 import { type Harness, startHarness } from "../../test/support/harness.ts";
+import { countingKv, endlessFeedSql } from "../../test/support/link-feed.ts";
 import { createInvocationBudget } from "../background/invocation-budget.ts";
 import { silentLogger } from "../log.ts";
-import { aroundEachKvCall } from "../ports/around-each-call.ts";
 import type { KvCache } from "../ports/kv.ts";
 import type { Sql } from "../ports/sql.ts";
 import { createLinkCache } from "./cache.ts";
 import { drainLinkChanges, SYNC_CURSOR_KEY } from "./drain.ts";
 import type { Link } from "./link.ts";
-import { createLinkSync } from "./sync.ts";
-
-/** `kv` with its calls counted, as a platform counts an invocation's operations (a bulk read is one). */
-function countingKv(kv: KvCache, { bulk = false } = {}) {
-  let calls = 0;
-  const puts: string[] = [];
-  // Without `bulk`, a store that reads one key at a time, as Deno KV and Fastly's do.
-  const source: KvCache = bulk ? kv : { ...kv, getMany: undefined };
-  const counted = aroundEachKvCall(source, (call) => {
-    calls++;
-    return call();
-  });
-  return {
-    kv: { ...counted, put: (key, value, options) => (puts.push(key), counted.put(key, value, options)) } as KvCache,
-    calls: () => calls,
-    puts: (key: string) => puts.filter((put) => put === key).length,
-  };
-}
 
 /** Another deployment's cache over its own store: what the drain must bring in line. */
 const edgeCache = (kv: KvCache, tenantId: string) =>
@@ -154,78 +136,10 @@ describe("draining the change feed into another deployment's KV", () => {
     expect(await drainLinkChanges(harness().sql, faulty)).toMatchObject({ changes: 1, failed: false });
     expect(await edgeCache(faulty, "fails").read(cached)).toBeUndefined();
   });
-});
-
-describe("the triggers of a drain", () => {
-  const settings = { linkCacheTtlSeconds: 300, linkSyncIntervalSeconds: 10 };
-  /** A database whose feed is always empty; counts the feed reads. */
-  const countingSql = () => {
-    let reads = 0;
-    const sql = {
-      query: async (text: string) => {
-        if (text.includes("pg_current_snapshot")) reads++;
-        return text.includes("pg_current_snapshot") ? [{ horizon: "5", txid: null }] : [{ pruned: 0 }];
-      },
-      transaction: async () => [],
-    } as unknown as Sql;
-    return { sql, reads: () => reads };
-  };
-
-  /** A database whose feed never ends (every page full); records each statement's first words. */
-  const endlessSql = () => {
-    const statements: string[] = [];
-    let next = 1;
-    const sql = {
-      query: async (text: string, params: unknown[] = []) => {
-        const feedRead = text.includes("pg_current_snapshot");
-        statements.push(feedRead ? "feed" : text.includes("link_changes") ? "prune" : "other");
-        if (!feedRead) return [{ pruned: 0, cleared: 0 }];
-        return Array.from({ length: Number(params[2]) }, () => {
-          const n = String(next++);
-          return { horizon: "9999999", txid: n, id: n, tenant_id: "t", provider: "github", external_account_id: n };
-        });
-      },
-      transaction: async () => [],
-    } as unknown as Sql;
-    return { sql, statements, last: () => next - 1 };
-  };
-
-  it("spends at most the platform's KV operations in one cron run, then stops; the cursor keeps its place", async () => {
-    let clock = 0;
-    const { sql, last } = endlessSql();
-    const counted = countingKv(createMemoryKv(() => clock));
-    const sync = createLinkSync(
-      { sql, kv: counted.kv, settings, logger: silentLogger },
-      { now: () => clock, sleep: async (ms) => void (clock += ms), limits: { kvOperations: 1_000 } },
-    );
-    await sync.runFor(60_000);
-    expect(counted.calls()).toBeLessThanOrEqual(1_000);
-    expect(counted.calls()).toBeGreaterThan(990); // back to back, not one drain per interval
-    expect(clock).toBe(0); // no sleep: the budget, not the schedule, ended it
-    expect(await counted.kv.get(SYNC_CURSOR_KEY)).toBe(`${last()}:${last()}`); // every page read was applied
-  });
-
-  it("reads a page's entries in bulk where the store can, one operation per 100 keys: a cron run drains far more", async () => {
-    let clock = 0;
-    const { sql, last } = endlessSql();
-    const counted = countingKv(
-      createMemoryKv(() => clock),
-      { bulk: true },
-    );
-    const sync = createLinkSync(
-      { sql, kv: counted.kv, settings, logger: silentLogger },
-      { now: () => clock, sleep: async (ms) => void (clock += ms), limits: { kvOperations: 1_000 } },
-    );
-    await sync.runFor(60_000);
-    expect(counted.calls()).toBeLessThanOrEqual(1_000);
-    // Every page reserves a delete per change, none needed: about 900 pages of 100, then smaller ones.
-    expect(last()).toBeGreaterThan(89_000);
-    expect(await counted.kv.get(SYNC_CURSOR_KEY)).toBe(`${last()}:${last()}`);
-  });
 
   it("saves the cursor at most once a second while it drains and where it stops, and after a failure what was applied", async () => {
     let clock = 0;
-    const { sql: endless, last } = endlessSql();
+    const { sql: endless, last } = endlessFeedSql();
     let reads = 0;
     const sql: Sql = {
       ...endless,
@@ -242,83 +156,5 @@ describe("the triggers of a drain", () => {
     expect(counted.puts(SYNC_CURSOR_KEY)).toBe(4); // after 1, 2 and 3 s, then at the failure
     expect(await counted.kv.get(SYNC_CURSOR_KEY)).toBe(`${last()}:${last()}`);
     expect(last()).toBe(390);
-  });
-
-  it("removes expired rows before draining, so a drain that never catches up still prunes", async () => {
-    const { sql, statements } = endlessSql();
-    const sync = createLinkSync(
-      { sql, kv: createMemoryKv(), settings, logger: silentLogger },
-      { drainTimeMs: 50, batchSize: 10 },
-    );
-    expect(await sync.drain()).toMatchObject({ caughtUp: false, outOf: "time" });
-    // The feed, then the documents' keys, then the assets' keys.
-    expect(statements.slice(0, 3)).toEqual(["prune", "other", "other"]);
-    expect(statements.slice(3).every((statement) => statement === "feed")).toBe(true);
-    await sync.drain();
-    expect(statements.filter((statement) => statement === "prune")).toHaveLength(1); // once a minute
-  });
-
-  it("removes expired rows once a minute per deployment, not per instance: one instance per request on Fastly", async () => {
-    let clock = 1_000_000;
-    const kv = createMemoryKv(() => clock);
-    const { sql, statements } = endlessSql();
-    const instance = () =>
-      createLinkSync({ sql, kv, settings, logger: silentLogger }, { now: () => clock, limits: { sqlStatements: 12 } });
-    const prunes = () => statements.filter((statement) => statement === "prune").length;
-    await instance().drain();
-    expect(prunes()).toBe(1);
-    clock += 30_000;
-    await instance().drain(); // a fresh instance reads the deployment's due time
-    expect(prunes()).toBe(1);
-    clock += 30_000;
-    await instance().drain();
-    expect(prunes()).toBe(2);
-  });
-
-  it("drains from requests at most once per interval per deployment, through a lease in KV", async () => {
-    let clock = 1_000_000;
-    const kv = createMemoryKv(() => clock);
-    const { sql, reads } = countingSql();
-    const instances = [0, 1].map(() => createLinkSync({ sql, kv, settings }, { now: () => clock }));
-    expect(await instances[0]!.drainIfDue()).toMatchObject({ caughtUp: true });
-    expect(await instances[1]!.drainIfDue()).toBeUndefined(); // the other instance holds the lease
-    clock += 5_000;
-    expect(await instances[0]!.drainIfDue()).toBeUndefined();
-    expect(reads()).toBe(1);
-    clock += 5_000;
-    expect(await instances[1]!.drainIfDue()).toMatchObject({ caughtUp: true });
-    expect(reads()).toBe(2);
-  });
-
-  it("does not drain again after a response when the request itself drained: one invocation, one budget", async () => {
-    let clock = 1_000_000;
-    const { sql, reads } = countingSql();
-    const sync = createLinkSync({ sql, kv: createMemoryKv(() => clock), settings }, { now: () => clock });
-    await sync.drainFromNow(); // POST /v1/admin/links/sync
-    expect(await sync.drainIfDue()).toBeUndefined();
-    expect(reads()).toBe(1);
-    clock += 10_000;
-    expect(await sync.drainIfDue()).toMatchObject({ caughtUp: true });
-  });
-
-  it("runs one drain at a time per instance, and a drain every interval for a cron's period", async () => {
-    let clock = 0;
-    const { sql, reads } = countingSql();
-    const slept: number[] = [];
-    const sync = createLinkSync(
-      { sql, kv: createMemoryKv(() => clock), settings },
-      {
-        now: () => clock,
-        sleep: async (ms) => {
-          slept.push(ms);
-          clock += ms;
-        },
-      },
-    );
-    await Promise.all([sync.drain(), sync.drain()]);
-    expect(reads()).toBe(1);
-    await sync.runFor(60_000);
-    expect(reads()).toBe(1 + 6); // at 0, 10, 20, 30, 40 and 50 s
-    expect(slept).toEqual([10_000, 10_000, 10_000, 10_000, 10_000]);
   });
 });

@@ -1,0 +1,200 @@
+// Runs the capabilities' background jobs (job.ts) for a deployment: on a timer or a cron, within
+// one invocation's budget of the platform's limits; after a response, when the deployment's lease
+// has run out (platforms without a scheduler); or on request. One run at a time per instance. The
+// every-minute jobs run first, in a share of the budget, so a drain that never catches up still
+// leaves time to remove what expired; when they are next due is kept in KV too, so platforms that
+// start an instance per request (Fastly Compute) do not run them on every run.
+import { CAPABILITIES } from "../capabilities.ts";
+import { withDeadline } from "../lib/deadline.ts";
+import { consoleLogger, errorMessage, type Logger } from "../log.ts";
+import { DEFAULT_KV_TIMEOUT_MS, type KvCache } from "../ports/kv.ts";
+import type { Sql } from "../ports/sql.ts";
+import type { Settings } from "../settings/settings.ts";
+import { createInvocationBudget, type InvocationBudget, type InvocationLimits } from "./invocation-budget.ts";
+import type { Background, BackgroundJob, BackgroundReport, JobOutcome } from "./job.ts";
+
+/** Outside every capability's prefix, so no listing of cached entries ever sees them. */
+export const BACKGROUND_LEASE_KEY = "background/lease";
+export const EVERY_MINUTE_DUE_KEY = "background/every-minute-due";
+
+/** How often the every-minute jobs run, when the last run finished them. */
+const EVERY_MINUTE_MS = 60_000;
+/** The share of a run's time and statements the every-minute jobs may take before the others. */
+const EVERY_MINUTE_SHARE = 0.25;
+/** How long one run may take; a scheduled run (`runFor`) may use its whole period. */
+const DEFAULT_RUN_TIME_MS = 30_000;
+const LEASE_TTL_SECONDS = 60; // the store's floor; the lease's own time is in its value
+
+/** Every job the capabilities register (core/capabilities.ts), in their order. */
+export const CAPABILITY_JOBS: readonly BackgroundJob[] = CAPABILITIES.flatMap((capability) => capability.jobs ?? []);
+
+interface BackgroundDeps {
+  sql: Sql;
+  kv: KvCache;
+  settings: Settings;
+  logger?: Logger;
+}
+
+interface BackgroundOptions {
+  jobs?: readonly BackgroundJob[];
+  now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+  /** The platform's per-invocation limits (Workers: 1,000 KV operations); none by default. */
+  limits?: InvocationLimits;
+  /** How long one run may take. */
+  runTimeMs?: number;
+  /** Handed to every job (tests make it small). */
+  batchSize?: number;
+}
+
+export function createBackground(deps: BackgroundDeps, options: BackgroundOptions = {}): Background {
+  const { now = () => Date.now(), sleep = (ms: number) => new Promise<void>((done) => setTimeout(done, ms)) } = options;
+  const { jobs = CAPABILITY_JOBS, limits = {}, runTimeMs = DEFAULT_RUN_TIME_MS } = options;
+  const everyMinute = jobs.filter((job) => job.cadence === "every-minute");
+  const intervalMs = deps.settings.linkSyncIntervalSeconds * 1000;
+  const logger = deps.logger ?? consoleLogger;
+  const dueAt = dueTimeIn(deps.kv, now);
+  let running: Promise<BackgroundReport> | undefined;
+  let ranAt = Number.NEGATIVE_INFINITY;
+
+  /** An invocation's budget: the platform's limits, for `ms` from now. */
+  const budgetFor = (ms: number) => createInvocationBudget(limits, now() + ms, now);
+  const contextFor = (budget: InvocationBudget) => ({ ...deps, logger, budget, batchSize: options.batchSize });
+
+  async function runJob(job: BackgroundJob, budget: InvocationBudget): Promise<JobOutcome> {
+    try {
+      return await job.run(contextFor(budget));
+    } catch (error) {
+      logger.log("warn", "background_job_failed", { job: job.name, error: errorMessage(error) });
+      return { done: false, failed: true };
+    }
+  }
+
+  /** The every-minute jobs, when due, in a share of `budget`; a run that did not finish goes on next time. */
+  async function runEveryMinute(budget: InvocationBudget, report: BackgroundReport): Promise<void> {
+    if (everyMinute.length === 0 || !(await dueAt.reached(budget))) return;
+    const share = budget.within(
+      budget.timeLeft() * EVERY_MINUTE_SHARE,
+      Math.floor(budget.sqlLeft() * EVERY_MINUTE_SHARE) || 1,
+    );
+    const outcomes = [];
+    for (const job of everyMinute) {
+      const outcome = await runJob(job, share);
+      report.outcomes.set(job, outcome);
+      outcomes.push(outcome);
+    }
+    const done = outcomes.every((outcome) => outcome.done);
+    if (done) await dueAt.set(now() + EVERY_MINUTE_MS, budget);
+    // Only the tables' size depends on them: after a failure, the next minute tries again.
+    else dueAt.keepLocally(outcomes.some((outcome) => outcome.failed) ? now() + EVERY_MINUTE_MS : now());
+    const removed = removedByJob(report);
+    if (Object.values(removed).some((count) => count > 0)) logger.log("info", "housekeeping", { ...removed, done });
+  }
+
+  function runWithin(budget: InvocationBudget, selected = jobs): Promise<BackgroundReport> {
+    // Any run counts for runIfDue: a request that ran the jobs (the sync route) has spent the
+    // invocation's budget, and the run after its response would spend it a second time.
+    ranAt = now();
+    running ??= (async () => {
+      const report: BackgroundReport = { outcomes: new Map() };
+      await runEveryMinute(budget, report);
+      for (const job of selected) {
+        if (job.cadence !== "every-run") continue;
+        const outcome = await runJob(job, budget);
+        report.outcomes.set(job, outcome);
+        report.outOf ??= outcome.outOf;
+      }
+      return report;
+    })().finally(() => {
+      running = undefined;
+    });
+    return running;
+  }
+
+  const run = () => runWithin(budgetFor(runTimeMs));
+
+  async function runNow<Outcome extends JobOutcome>(job: BackgroundJob<Outcome>): Promise<Outcome> {
+    await running;
+    const report = await runWithin(budgetFor(runTimeMs), [job]);
+    return report.outcomes.get(job) as Outcome; // set by the run above: `job` is every-run
+  }
+
+  /**
+   * A run when this deployment's lease in KV has run out, at most once per interval per instance
+   * and, the store permitting, per deployment. Two instances that both take the lease only run
+   * twice, which is harmless.
+   */
+  async function runIfDue(): Promise<BackgroundReport | undefined> {
+    const at = now();
+    if (at - ranAt < intervalMs) return undefined;
+    ranAt = at;
+    try {
+      const lease = await withDeadline(() => deps.kv.get(BACKGROUND_LEASE_KEY), DEFAULT_KV_TIMEOUT_MS);
+      if (lease !== null && Number(lease) > at) return undefined;
+      await withDeadline(
+        () => deps.kv.put(BACKGROUND_LEASE_KEY, String(at + intervalMs), { ttlSeconds: LEASE_TTL_SECONDS }),
+        DEFAULT_KV_TIMEOUT_MS,
+      );
+    } catch (error) {
+      logger.log("warn", "background_lease_failed", { error: errorMessage(error) });
+      return undefined;
+    }
+    return run();
+  }
+
+  /** Runs for `periodMs`, back to back while a job's backlog lasts, then every interval; one budget. */
+  async function runFor(periodMs: number): Promise<void> {
+    const end = now() + periodMs;
+    const budget = budgetFor(periodMs);
+    for (;;) {
+      const report = await runWithin(budget);
+      if (report.outOf === "budget" || now() >= end) return;
+      if (report.outOf === "time") continue;
+      if (now() + intervalMs >= end) return;
+      await sleep(intervalMs);
+    }
+  }
+
+  return { run, runIfDue, runFor, runNow, invocationBudget: () => budgetFor(runTimeMs), intervalMs };
+}
+
+/** What each cleanup of `report` removed, by job name, for the log. */
+function removedByJob(report: BackgroundReport): Record<string, number> {
+  const removed: Record<string, number> = {};
+  for (const [job, outcome] of report.outcomes) if ("removed" in outcome) removed[job.name] = Number(outcome.removed);
+  return removed;
+}
+
+/**
+ * When the every-minute jobs are next due: this instance's own time first, then the deployment's,
+ * kept in KV (counted in the budget) for instances that live one request. An unreadable KV says due.
+ */
+function dueTimeIn(kv: KvCache, now: () => number) {
+  let localDueAt = Number.NEGATIVE_INFINITY;
+  return {
+    async reached(budget: InvocationBudget): Promise<boolean> {
+      if (now() < localDueAt) return false;
+      if (budget.kvLeft() < 1) return true;
+      const metered = budget.meterKv(kv);
+      const stored = Number(
+        await withDeadline(() => metered.get(EVERY_MINUTE_DUE_KEY), DEFAULT_KV_TIMEOUT_MS).catch(() => null),
+      );
+      if (stored > now()) localDueAt = stored;
+      return now() >= localDueAt;
+    },
+    /** For this instance and (best effort) the deployment. */
+    async set(at: number, budget: InvocationBudget): Promise<void> {
+      localDueAt = at;
+      if (budget.kvLeft() < 1) return;
+      const metered = budget.meterKv(kv);
+      const ttlSeconds = Math.max(LEASE_TTL_SECONDS, Math.ceil((at - now()) / 1000));
+      await withDeadline(
+        () => metered.put(EVERY_MINUTE_DUE_KEY, String(at), { ttlSeconds }),
+        DEFAULT_KV_TIMEOUT_MS,
+      ).catch(() => undefined); // then the next instance runs them again: only some statements lost
+    },
+    keepLocally(at: number) {
+      localDueAt = at;
+    },
+  };
+}

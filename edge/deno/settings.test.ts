@@ -1,0 +1,18 @@
+import { describe, expect, it } from "vitest";
+import { expectBoundsHeld } from "../../test/support/setting-bounds.ts";
+import { DENO_ENV_NAMES, settingsFromEnv } from "./settings.ts";
+
+describe("settings from Deno.env", () => {
+  it("hold every bound of core's settings", () => {
+    expectBoundsHeld((raw) => settingsFromEnv((name) => raw[name]));
+  });
+
+  it("are read only by the names --allow-env grants", () => {
+    const asked = new Set<string>();
+    settingsFromEnv((name) => {
+      asked.add(name);
+      return name === "AUTH_SECRET" ? "s".repeat(32) : undefined;
+    });
+    expect([...asked].filter((name) => !(DENO_ENV_NAMES as readonly string[]).includes(name))).toEqual([]);
+  });
+});

@@ -1,0 +1,55 @@
+// Stand-ins for a drain's two stores: a KV store whose calls are counted as a platform counts an
+// invocation's operations, and databases whose link change feed is empty or never ends.
+import { aroundEachKvCall } from "../../core/ports/around-each-call.ts";
+import type { KvCache } from "../../core/ports/kv.ts";
+import type { Sql } from "../../core/ports/sql.ts";
+
+/** `kv` with its calls counted (a bulk read is one); without `bulk`, one key per read, as Deno KV and Fastly's. */
+export function countingKv(kv: KvCache, { bulk = false } = {}) {
+  let calls = 0;
+  const puts: string[] = [];
+  const source: KvCache = bulk ? kv : { ...kv, getMany: undefined };
+  const counted = aroundEachKvCall(source, (call) => {
+    calls++;
+    return call();
+  });
+  return {
+    kv: { ...counted, put: (key, value, options) => (puts.push(key), counted.put(key, value, options)) } as KvCache,
+    calls: () => calls,
+    puts: (key: string) => puts.filter((put) => put === key).length,
+  };
+}
+
+const isFeedRead = (text: string) => text.includes("pg_current_snapshot");
+
+/** A database whose feed is always empty; counts the feed reads. */
+export function emptyFeedSql() {
+  let reads = 0;
+  const sql = {
+    query: async (text: string) => {
+      if (!isFeedRead(text)) return [{ pruned: 0, expired: 0 }];
+      reads++;
+      return [{ horizon: "5", txid: null }];
+    },
+    transaction: async () => [],
+  } as unknown as Sql;
+  return { sql, reads: () => reads };
+}
+
+/** A database whose feed never ends (every page full); records each statement as feed, prune or other. */
+export function endlessFeedSql() {
+  const statements: string[] = [];
+  let next = 1;
+  const sql = {
+    query: async (text: string, params: unknown[] = []) => {
+      statements.push(isFeedRead(text) ? "feed" : text.includes("link_changes") ? "prune" : "other");
+      if (!isFeedRead(text)) return [{ pruned: 0, expired: 0 }];
+      return Array.from({ length: Number(params[2]) }, () => {
+        const n = String(next++);
+        return { horizon: "9999999", txid: n, id: n, tenant_id: "t", provider: "github", external_account_id: n };
+      });
+    },
+    transaction: async () => [],
+  } as unknown as Sql;
+  return { sql, statements, last: () => next - 1 };
+}

@@ -1,0 +1,44 @@
+// The bounds of every setting core reads, as each runtime's settings test checks them through its
+// own reader: the values at each bound are taken, the values just past them (and what is not a
+// whole number, or not on/off) refused with one line naming the setting.
+import { expect } from "vitest";
+import { SettingsError } from "../../core/settings/error.ts";
+
+/** A development key: every case is read beside it. */
+export const AUTH_SECRET = "s".repeat(32);
+
+/** [setting, values taken, values refused]. */
+export const SETTING_BOUNDS: readonly [string, string[], string[]][] = [
+  // Workers KV's shortest lifetime, and the int Postgres' make_interval takes for the feed's retention.
+  [
+    "LINK_CACHE_TTL_SECONDS",
+    ["60", "2147483647"],
+    ["59", "5", "2147483648", "3000000000", "-60", "1.5", "1e3", "soon"],
+  ],
+  // The longest timer a runtime keeps (2^31 - 1 ms).
+  ["LINK_SYNC_INTERVAL_SECONDS", ["1", "2147483"], ["0", "2147484", "1.5", "often"]],
+  ["IDEMPOTENCY_KEY_TTL_SECONDS", ["1", "2147483647"], ["0", "2147483648", "a day"]],
+  ["LINK_MAX_PER_USER", ["1", "2147483647"], ["0", "2147483648", "2.5", "lots"]],
+  ["AUTH_JWKS_CACHE_SECONDS", ["1", "2147483647"], ["0", "2147483648", "ten"]],
+  ["AUTH_JWKS_STALE_IF_ERROR_SECONDS", ["0", "2147483647"], ["-1", "2147483648"]],
+  ["AUTH_CLOCK_LEEWAY_SECONDS", ["0", "60"], ["61", "-1", "1.5"]],
+  ["SERVER_TIMING", ["on", "off"], ["yes", "true", "1"]],
+];
+
+/** Every case of SETTING_BOUNDS as a runtime's raw settings, for readers that must read them ahead. */
+export const BOUND_CASES: Record<string, string>[] = SETTING_BOUNDS.flatMap(([setting, taken, refused]) =>
+  [...taken, ...refused].map((value) => ({ AUTH_SECRET, [setting]: value })),
+);
+
+/** Whether `read` takes every value at a bound and refuses every value past one, naming the setting. */
+export function expectBoundsHeld(read: (raw: Record<string, string>) => unknown): void {
+  for (const [setting, taken, refused] of SETTING_BOUNDS) {
+    for (const value of taken)
+      expect(() => read({ AUTH_SECRET, [setting]: value }), `${setting}=${value}`).not.toThrow();
+    for (const value of refused) {
+      const attempt = () => read({ AUTH_SECRET, [setting]: value });
+      expect(attempt, `${setting}=${value}`).toThrow(SettingsError);
+      expect(attempt, `${setting}=${value}`).toThrow(new RegExp(`^${setting} must be `));
+    }
+  }
+}
