@@ -7,6 +7,7 @@ import { Hono } from "hono/tiny";
 import { CAPABILITIES } from "./capabilities.ts";
 import type { AppDeps, AppEnv } from "./deps.ts";
 import { methodNotAllowedProblem, ProblemError, problemResponse } from "./http/problem.ts";
+import { rateLimits } from "./http/rate-limit.ts";
 import { requestLogging } from "./http/request-id.ts";
 import { serverTiming } from "./http/server-timing.ts";
 import { consoleLogger, errorMessage, type Logger } from "./log.ts";
@@ -48,6 +49,12 @@ export function createApp(deps: AppDeps) {
     c.set("principal", await c.var.timeAuth(() => verify(c.req.header("authorization"), background)));
     await next();
   });
+  const { rateLimiter } = deps;
+  if (rateLimiter)
+    app.use(
+      "/v1/*",
+      rateLimits(rateLimiter, () => deps.settings.rateLimits),
+    );
   // Every other capability: under /v1, after the token check (core/capabilities.ts lists them).
   for (const capability of CAPABILITIES) if (!capability.public) app.route("/v1", capability.routes(routeDeps));
 

@@ -7,7 +7,7 @@
 //    never a driver or server; it uses no Node, Deno or Fastly API and names no runtime in code.
 // 2. An edge/ source imports only core/ and edge/ files, runtime dependencies and runtime
 //    built-in modules (node:, cloudflare:, fastly:): never dev/, test/, bench/ or a dev tool.
-// 3. edge/<runtime>/ (every folder of edge/ but kv/ and neon/, which hold one port adapter per
+// 3. edge/<runtime>/ (every folder of edge/ but kv/, neon/ and rate-limit/, which hold one port adapter per
 //    file) is flat and holds only its entry (index.ts, or server.ts for Node's listener), its
 //    settings reader (settings.ts), its bindings (bindings.ts), and the modules those import;
 //    next to them only their tests, type declarations (*.d.ts) and tsconfig.json.
@@ -30,7 +30,7 @@ const RUNTIME_DEPENDENCIES = Object.keys(
 );
 /** Runtime dependencies that tie code to one runtime or driver: edge/ only. */
 const EDGE_ONLY_DEPENDENCIES = ["@hono/node-server", "@neondatabase/serverless", "pg"];
-const PORT_ADAPTER_DIRS = ["kv", "neon"];
+const PORT_ADAPTER_DIRS = ["kv", "neon", "rate-limit"];
 const RUNTIME_ROOT_FILES = ["index.ts", "server.ts", "settings.ts", "bindings.ts"];
 
 const isTest = (file: string) => /\.(test|test\.deno)\.ts$/.test(file);

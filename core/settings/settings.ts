@@ -1,3 +1,4 @@
+import { parseRateLimits, RATE_LIMIT_SETTING_NAMES, type RateLimits } from "../http/rate-limit-settings.ts";
 import { LINK_LIMIT_SETTING_NAMES, type LinkLimits, parseLinkLimits } from "../links/link-settings.ts";
 import { MIN_KV_TTL_SECONDS } from "../ports/kv.ts";
 import { AUTH_SETTING_NAMES, type AuthSettings, parseAuthSettings } from "../tokens/settings.ts";
@@ -20,6 +21,8 @@ export interface Settings {
   neonFetchEndpoint: string | undefined;
   /** Whether every response carries `Server-Timing` (SERVER_TIMING=on). */
   serverTiming: boolean;
+  /** RATE_LIMIT_CALLER_READS … RATE_LIMIT_TENANT_WRITES, per minute. */
+  rateLimits: RateLimits;
 }
 
 export type RawSettings = Record<string, string | undefined>;
@@ -34,6 +37,7 @@ export const SETTING_NAMES = [
   ...LINK_LIMIT_SETTING_NAMES,
   "SERVER_TIMING",
   "IDEMPOTENCY_KEY_TTL_SECONDS",
+  ...RATE_LIMIT_SETTING_NAMES,
 ] as const;
 
 export type SettingName = (typeof SETTING_NAMES)[number];
@@ -62,6 +66,7 @@ export function parseSettings(raw: RawSettings): Settings {
     databaseUrl: parseDatabaseUrl(raw.DATABASE_URL),
     neonFetchEndpoint: parseHttpUrl("NEON_FETCH_ENDPOINT", raw.NEON_FETCH_ENDPOINT),
     serverTiming: parseOnOff("SERVER_TIMING", raw.SERVER_TIMING),
+    rateLimits: parseRateLimits(raw),
   };
 }
 

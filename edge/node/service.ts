@@ -4,6 +4,7 @@
 import { parseSettings, type RawSettings } from "../../core/settings/settings.ts";
 import { createDeployment } from "../deployment.ts";
 import { createMemoryKv } from "../kv/memory.ts";
+import { createMemoryRateLimiter } from "../rate-limit/memory.ts";
 import { apiReferenceEnabled, withApiReference } from "./api-reference.ts";
 import { type ListenOptions, listen, type RunningServer } from "./server.ts";
 import { readServerLimits } from "./settings.ts";
@@ -12,7 +13,7 @@ import { readServerLimits } from "./settings.ts";
 export async function startNodeService(env: RawSettings, listenOptions: ListenOptions): Promise<RunningServer> {
   const stores = { settings: parseSettings(env), kv: createMemoryKv() };
   const limits = readServerLimits(env);
-  const { app, linkSync } = createDeployment({ runtime: "node", stores });
+  const { app, linkSync } = createDeployment({ runtime: "node", stores, rateLimiter: createMemoryRateLimiter() });
   const fetch = apiReferenceEnabled(env.API_DOCS) ? withApiReference(app.fetch) : app.fetch;
   const server = await listen(fetch, { ...limits, ...listenOptions });
   const timer = setInterval(() => void linkSync.drain(), linkSync.intervalMs);
