@@ -42,19 +42,16 @@ export function createApp(deps: AppDeps) {
   let document: ReturnType<typeof openApiDocument> | undefined;
   app.get("/openapi.json", (c) => c.json((document ??= openApiDocument(app.routes))));
 
+  // Counted once the caller is known; in the token check's middleware, as another would cost
+  // every request a step of Hono's chain.
+  const limit = deps.rateLimiter && rateLimits(deps.rateLimiter, () => deps.settings.rateLimits);
   app.use("/v1/*", async (c, next) => {
     authenticate ??= createAuthenticator(deps.settings.auth, { fetch: deps.jwksFetch, kv: deps.kv, logger });
     const verify = authenticate;
     const background = backgroundOf(c);
     c.set("principal", await c.var.timeAuth(() => verify(c.req.header("authorization"), background)));
-    await next();
+    await (limit ? limit(c, next) : next());
   });
-  const { rateLimiter } = deps;
-  if (rateLimiter)
-    app.use(
-      "/v1/*",
-      rateLimits(rateLimiter, () => deps.settings.rateLimits),
-    );
   // Every other capability: under /v1, after the token check (core/capabilities.ts lists them).
   for (const capability of CAPABILITIES) if (!capability.public) app.route("/v1", capability.routes(routeDeps));
 

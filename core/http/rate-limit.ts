@@ -4,65 +4,68 @@
 // (RateLimit-Policy) and what is left of them (RateLimit), as the IETF httpapi rate-limit
 // headers draft writes them; over a quota the request is answered 429 before any handler runs,
 // so nothing is written.
-import type { MiddlewareHandler } from "hono";
+import type { Context, Next } from "hono";
 import type { AppEnv } from "../deps.ts";
 import type { RateLimitCount, RateLimiter, RateLimitPolicy } from "../ports/rate-limit.ts";
 import { ProblemError } from "./problem.ts";
 import type { RateLimits } from "./rate-limit-settings.ts";
 
-const READS = new Set(["GET", "HEAD"]);
-
-interface Counted {
-  policy: RateLimitPolicy;
-  count: RateLimitCount;
-}
-
-/** Needs the principal: registered after the token check. */
-export function rateLimits(limiter: RateLimiter, limits: () => RateLimits): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
+/** Run by the token check's middleware once the principal is set (core/app.ts). */
+export function rateLimits(limiter: RateLimiter, limits: () => RateLimits) {
+  return async (c: Context<AppEnv>, next: Next): Promise<void> => {
     const { tenantId, userId } = c.get("principal");
-    const reads = READS.has(c.req.method);
+    const method = c.req.method;
+    const reads = method === "GET" || method === "HEAD";
     const quotas = limits();
-    const [caller, tenant] = reads
-      ? [quotas.callerReads, quotas.tenantReads]
-      : [quotas.callerWrites, quotas.tenantWrites];
-    const counted: Counted[] = [];
-    for (const [policy, key] of [
-      [caller, callerKey(tenantId, userId)],
-      [tenant, tenantKey(tenantId)],
-    ] as const) {
-      const count = await limiter.count(policy, key);
-      counted.push({ policy, count });
-      if (!count.allowed) {
-        const who = policy === caller ? "this caller" : "this tenant";
-        throw new ProblemError(
-          429,
-          "rate_limited",
-          `Too many ${reads ? "reads" : "writes"} for ${who}: at most ${policy.limit} per ${policy.windowSeconds} seconds. Nothing was done; retry after the time Retry-After gives.`,
-          {},
-          { ...rateLimitFields([caller, tenant], counted), "retry-after": String(Math.max(1, count.resetSeconds)) },
-        );
-      }
-    }
+    const caller = reads ? quotas.callerReads : quotas.callerWrites;
+    const tenant = reads ? quotas.tenantReads : quotas.tenantWrites;
+    // A caller's key is its tenant's and its subject's, each encoded: no pair spells another's.
+    const tenantKey = encodeURIComponent(tenantId);
+    const callerCount = await limiter.count(caller, `${tenantKey}/${encodeURIComponent(userId)}`);
+    if (!callerCount.allowed) throw refusal("this caller", reads, [caller, tenant], [callerCount]);
+    const tenantCount = await limiter.count(tenant, tenantKey);
+    if (!tenantCount.allowed) throw refusal("this tenant", reads, [caller, tenant], [callerCount, tenantCount]);
     await next();
-    for (const [name, value] of Object.entries(rateLimitFields([caller, tenant], counted))) c.header(name, value);
+    // On the response itself: Hono's c.header() would copy a finished response to change it.
+    const { headers } = c.res;
+    headers.set("ratelimit-policy", policyField(caller, tenant));
+    headers.set("ratelimit", `${remainingItem(caller, callerCount)}, ${remainingItem(tenant, tenantCount)}`);
   };
 }
 
-/** Subject and tenant each encoded, so no pair of them can spell another's key. */
-const callerKey = (tenantId: string, userId: string) => `${encodeURIComponent(tenantId)}/${encodeURIComponent(userId)}`;
-const tenantKey = (tenantId: string) => encodeURIComponent(tenantId);
+type Quotas = [caller: RateLimitPolicy, tenant: RateLimitPolicy];
 
-/**
- * `RateLimit-Policy: "caller-reads";q=6000;w=60, "tenant-reads";q=60000;w=60` and
- * `RateLimit: "caller-reads";r=5999;t=42, …` (Structured Fields lists of strings with parameters).
- * A quota not counted (the caller's was exhausted first) is announced, not reported.
- */
-export function rateLimitFields(policies: readonly RateLimitPolicy[], counted: readonly Counted[]) {
-  return {
-    "ratelimit-policy": policies.map((p) => `"${p.name}";q=${p.limit};w=${p.windowSeconds}`).join(", "),
-    ratelimit: counted
-      .map(({ policy, count }) => `"${policy.name}";r=${Math.max(0, count.remaining)};t=${count.resetSeconds}`)
-      .join(", "),
-  };
+function refusal(who: string, reads: boolean, quotas: Quotas, counts: RateLimitCount[]): ProblemError {
+  const policy = quotas[counts.length - 1]!;
+  const count = counts[counts.length - 1]!;
+  return new ProblemError(
+    429,
+    "rate_limited",
+    `Too many ${reads ? "reads" : "writes"} for ${who}: at most ${policy.limit} per ${policy.windowSeconds} seconds. ` +
+      "Nothing was done; retry after the time Retry-After gives.",
+    {},
+    {
+      "ratelimit-policy": policyField(...quotas),
+      // A quota not counted (the caller's was spent first) is announced, not reported.
+      ratelimit: counts.map((counted, i) => remainingItem(quotas[i]!, counted)).join(", "),
+      "retry-after": String(Math.max(1, count.resetSeconds)),
+    },
+  );
 }
+
+// Written once per pair of quotas: settings do not change while a deployment serves.
+const policyFields = new WeakMap<RateLimitPolicy, string>();
+
+/** `"caller-reads";q=6000;w=60, "tenant-reads";q=60000;w=60` (a Structured Fields list). */
+function policyField(caller: RateLimitPolicy, tenant: RateLimitPolicy): string {
+  let field = policyFields.get(caller);
+  if (field === undefined) {
+    field = [caller, tenant].map((p) => `"${p.name}";q=${p.limit};w=${p.windowSeconds}`).join(", ");
+    policyFields.set(caller, field);
+  }
+  return field;
+}
+
+/** `"caller-reads";r=5999;t=42`: what is left, and the seconds until the quota is whole again. */
+const remainingItem = (policy: RateLimitPolicy, count: RateLimitCount) =>
+  `"${policy.name}";r=${Math.max(0, count.remaining)};t=${count.resetSeconds}`;
