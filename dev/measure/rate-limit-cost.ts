@@ -29,8 +29,11 @@ const inProcess = {
 const served = values.http ? { off: await overHttp(inProcess.off), on: await overHttp(inProcess.on) } : undefined;
 const { off, on } = await kvHitsInTurns(served ?? inProcess, { requests, blocks });
 await Promise.all([served?.off.close(), served?.on.close()]);
-const added = (measure: "p50Us" | "meanUs") =>
-  `+${(on[measure] - off[measure]).toFixed(1)} µs (${(((on[measure] - off[measure]) / off[measure]) * 100).toFixed(1)} %)`;
+const added = (measure: "p50Us" | "meanUs") => {
+  const difference = on[measure] - off[measure];
+  const signed = (value: number) => `${value >= 0 ? "+" : ""}${value.toFixed(1)}`;
+  return `${signed(difference)} µs (${signed((difference / off[measure]) * 100)} %)`;
+};
 console.log(
   `KV hit ${served ? "over HTTP" : "in process"}, µs per request (${blocks} blocks of ${requests}, in turns):`,
 );
