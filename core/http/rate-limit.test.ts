@@ -50,7 +50,11 @@ describe("rate limits", () => {
     expect((await send("POST", "/things", "alice")).status).toBe(201);
     const refused = await send("POST", "/things", "alice");
     expect(refused.status).toBe(429);
-    expect(await refused.json()).toMatchObject({ code: "rate_limited", status: 429 });
+    expect(await refused.json()).toMatchObject({
+      code: "rate_limited",
+      status: 429,
+      "violated-policies": ["caller-writes"],
+    });
     expect(refused.headers.get("retry-after")).toBe("42");
     expect(refused.headers.get("ratelimit")).toBe('"caller-writes";r=0;t=42');
     expect(handled).toEqual(["alice", "alice"]);

@@ -43,7 +43,8 @@ function refusal(who: string, reads: boolean, quotas: Quotas, counts: RateLimitC
     "rate_limited",
     `Too many ${reads ? "reads" : "writes"} for ${who}: at most ${policy.limit} per ${policy.windowSeconds} seconds. ` +
       "Nothing was done; retry after the time Retry-After gives.",
-    {},
+    // The draft's quota-exceeded problem names the quotas spent so.
+    { "violated-policies": [policy.name] },
     {
       "ratelimit-policy": policyField(...quotas),
       // A quota not counted (the caller's was spent first) is announced, not reported.
