@@ -19,11 +19,11 @@ export function rateLimits(limiter: RateLimiter, limits: () => RateLimits) {
     const quotas = limits();
     const caller = reads ? quotas.callerReads : quotas.callerWrites;
     const tenant = reads ? quotas.tenantReads : quotas.tenantWrites;
-    // A caller's key is its tenant's and its subject's, each encoded: no pair spells another's.
-    const tenantKey = encodeURIComponent(tenantId);
-    const callerCount = await limiter.count(caller, `${tenantKey}/${encodeURIComponent(userId)}`);
+    // A tenant id has no "/" (core/tokens/auth.ts), so the first one ends it: no pair of tenant
+    // and subject spells another's key.
+    const callerCount = await limiter.count(caller, `${tenantId}/${userId}`);
     if (!callerCount.allowed) throw refusal("this caller", reads, [caller, tenant], [callerCount]);
-    const tenantCount = await limiter.count(tenant, tenantKey);
+    const tenantCount = await limiter.count(tenant, tenantId);
     if (!tenantCount.allowed) throw refusal("this tenant", reads, [caller, tenant], [callerCount, tenantCount]);
     await next();
     // On the response itself: Hono's c.header() would copy a finished response to change it.

@@ -1,6 +1,8 @@
 // A KV-hit link lookup in process, for measuring what one part of the app adds to it: apps that
 // differ in that part only get the same lookups in blocks that take turns (a busy moment falls on
 // all alike). The database is a constant answer: a KV hit never reaches it.
+import { spawn } from "node:child_process";
+import { createInterface } from "node:readline";
 import { type AppDeps, createApp } from "../../core/app.ts";
 import { silentLogger } from "../../core/log.ts";
 import type { Sql } from "../../core/ports/sql.ts";
@@ -19,15 +21,35 @@ const LINK = {
 };
 const sql: Sql = { query: async () => [{ ...LINK, display_name: null }] as never, transaction: async () => [] };
 
-/** How a lookup reaches an app: `app.request` in process, or `fetch` over HTTP (`overHttp`). */
+/** How a lookup reaches an app: `app.request` in process, or `fetch` over HTTP (`servedApart`). */
 export interface KvHitApp {
   request(path: string, init: RequestInit): Promise<Response> | Response;
 }
 
-/** The app served by Node's server on a free loopback port, reached with `fetch`. */
-export async function overHttp(app: ReturnType<typeof createApp>): Promise<KvHitApp & { close(): Promise<void> }> {
-  const server = await listen(app.fetch, { port: 0 });
-  return { request: (path, init) => fetch(new URL(path, server.url), init), close: () => server.close() };
+/** In the serving process: each app behind Node's server on a loopback port; prints their URLs. */
+export async function serveApps(apps: Record<string, ReturnType<typeof createApp>>): Promise<void> {
+  const urls: Record<string, string> = {};
+  for (const [name, app] of Object.entries(apps)) urls[name] = (await listen(app.fetch, { port: 0 })).url;
+  console.log(JSON.stringify(urls));
+}
+
+/**
+ * `script --serve` run in a process of its own (which calls `serveApps`), so the client's work and
+ * the servers' do not share a thread; its apps reached with `fetch`.
+ */
+export async function servedApart<Name extends string>(script: string, names: readonly Name[]) {
+  const child = spawn(process.execPath, ["--import", "tsx", script, "--serve"], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const line = await new Promise<string>((resolve) => createInterface({ input: child.stdout! }).once("line", resolve));
+  const urls = JSON.parse(line) as Record<Name, string>;
+  const apps = Object.fromEntries(
+    names.map((name) => [
+      name,
+      { request: (path: string, init: RequestInit) => fetch(new URL(path, urls[name]), init) },
+    ]),
+  ) as Record<Name, KvHitApp>;
+  return { apps, close: () => void child.kill() };
 }
 
 export const kvHitApp = (settings: RawSettings = {}, deps: Partial<AppDeps> = {}) =>
