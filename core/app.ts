@@ -8,6 +8,7 @@ import { createBackground } from "./background/runner.ts";
 import { CAPABILITIES } from "./capabilities.ts";
 import type { AppDeps, AppEnv, RouteDeps } from "./deps.ts";
 import { methodNotAllowedProblem, ProblemError, problemResponse } from "./http/problem.ts";
+import { rateLimits } from "./http/rate-limit.ts";
 import { requestLogging } from "./http/request-id.ts";
 import { serverTiming } from "./http/server-timing.ts";
 import { consoleLogger, errorMessage, type Logger } from "./log.ts";
@@ -46,12 +47,15 @@ export function createApp(deps: AppDeps) {
   let document: ReturnType<typeof openApiDocument> | undefined;
   app.get("/openapi.json", (c) => c.json((document ??= openApiDocument(app.routes))));
 
+  // Counted once the caller is known; in the token check's middleware, as another would cost
+  // every request a step of Hono's chain.
+  const limit = deps.rateLimiter && rateLimits(deps.rateLimiter, () => deps.settings.rateLimits);
   app.use("/v1/*", async (c, next) => {
     authenticate ??= createAuthenticator(deps.settings.auth, { fetch: deps.jwksFetch, kv: deps.kv, logger });
     const verify = authenticate;
     const background = backgroundOf(c);
     c.set("principal", await c.var.timeAuth(() => verify(c.req.header("authorization"), background)));
-    await next();
+    await (limit ? limit(c, next) : next());
   });
   // Every other capability: under /v1, after the token check (core/capabilities.ts lists them).
   for (const capability of CAPABILITIES) if (!capability.public) app.route("/v1", capability.routes(routeDeps));

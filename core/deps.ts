@@ -1,6 +1,7 @@
 import type { Background } from "./background/job.ts";
 import type { Logger } from "./log.ts";
 import type { KvCache } from "./ports/kv.ts";
+import type { RateLimiter } from "./ports/rate-limit.ts";
 import type { Sql } from "./ports/sql.ts";
 import type { Settings } from "./settings/settings.ts";
 import type { Principal } from "./tokens/auth.ts";
@@ -15,6 +16,8 @@ export interface AppDeps {
   logger?: Logger;
   /** How AUTH_JWKS_URL is fetched, when not with the global `fetch` (Fastly: a named backend). */
   jwksFetch?: typeof fetch;
+  /** Counts requests per caller and per tenant (settings.rateLimits); none: nothing is limited. */
+  rateLimiter?: RateLimiter;
   /** The deployment's background jobs, shared with the entry's trigger; made when absent. */
   background?: Background;
 }

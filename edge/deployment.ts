@@ -7,6 +7,7 @@ import type { InvocationLimits } from "../core/background/invocation-budget.ts";
 import type { Background } from "../core/background/job.ts";
 import { createBackground } from "../core/background/runner.ts";
 import type { KvCache } from "../core/ports/kv.ts";
+import type { RateLimiter } from "../core/ports/rate-limit.ts";
 import type { Settings } from "../core/settings/settings.ts";
 import { type BoundParts, lateBound } from "./late-bound.ts";
 import { neonSqlFromSettings } from "./neon/neon-sql.ts";
@@ -32,6 +33,8 @@ export interface RuntimeParts {
   jwksFetch?: typeof fetch;
   /** What one invocation may spend (Workers: KV operations; Fastly: backend requests). */
   limits?: InvocationLimits;
+  /** Counts requests per caller and per tenant with what the platform offers (edge/rate-limit/). */
+  rateLimiter?: RateLimiter;
 }
 
 export interface Deployment {
@@ -71,5 +74,5 @@ function bindStores(parts: RuntimeParts, { settings, kv }: RuntimeStores): Bound
 }
 
 function appOver(parts: RuntimeParts, bound: BoundParts): App {
-  return createApp({ ...bound, runtime: parts.runtime, jwksFetch: parts.jwksFetch });
+  return createApp({ ...bound, runtime: parts.runtime, jwksFetch: parts.jwksFetch, rateLimiter: parts.rateLimiter });
 }

@@ -7,9 +7,9 @@
 //    never a driver or server; it uses no Node, Deno or Fastly API and names no runtime in code.
 // 2. An edge/ source imports only core/ and edge/ files, runtime dependencies and runtime
 //    built-in modules (node:, cloudflare:, fastly:): never dev/, test/, bench/ or a dev tool.
-// 3. edge/<runtime>/ (every folder of edge/ but kv/ and neon/, which hold one port adapter per
-//    file, and migrate/, the release migrator) is flat and holds only its entry (index.ts, or
-//    server.ts for Node's listener), its settings reader (settings.ts), its bindings
+// 3. edge/<runtime>/ (every folder of edge/ but kv/, neon/ and rate-limit/, which hold one port
+//    adapter per file, and migrate/, the release migrator) is flat and holds only its entry
+//    (index.ts, or server.ts for Node's listener), its settings reader (settings.ts), its bindings
 //    (bindings.ts), and the modules those import; next to them only their tests, type
 //    declarations (*.d.ts) and tsconfig.json.
 // 4. Every .ts file of the repository imports only along core ← edge ← dev ← test, bench: a file
@@ -34,7 +34,7 @@ const RUNTIME_DEPENDENCIES = Object.keys(
 /** Runtime dependencies that tie code to one runtime or driver: edge/ only. */
 const EDGE_ONLY_DEPENDENCIES = ["@hono/node-server", "@neondatabase/serverless", "pg"];
 /** The folders of edge/ that are no runtime: port adapters, one per file, and the release migrator. */
-const SHARED_EDGE_DIRS = ["kv", "neon", "migrate"];
+const SHARED_EDGE_DIRS = ["kv", "neon", "rate-limit", "migrate"];
 const RUNTIME_ROOT_FILES = ["index.ts", "server.ts", "settings.ts", "bindings.ts"];
 
 const isTest = (file: string) => /\.(test|test\.deno)\.ts$/.test(file);

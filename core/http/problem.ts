@@ -24,6 +24,7 @@ export const problemTitles = {
   link_limit_reached: "Link limit reached",
   provider_not_allowed: "Provider not allowed",
   idempotency_key_reused: "Idempotency key reused",
+  rate_limited: "Too many requests",
   database_unavailable: "Database unavailable",
   database_outcome_unknown: "Outcome unknown",
   keys_unavailable: "Signing keys unavailable",

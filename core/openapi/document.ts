@@ -193,7 +193,13 @@ function requestBody(body: NonNullable<OperationSpec["body"]>) {
 /** Problems every operation of a kind can answer, besides its own. */
 function sharedProblems(route: Route, spec: OperationSpec, isPublic: boolean): Partial<Record<number, ProblemCode[]>> {
   const shared: Partial<Record<number, ProblemCode[]>> = { 500: ["internal_error", "misconfigured"] };
-  if (!isPublic) Object.assign(shared, { 401: ["unauthorized"], 503: ["database_unavailable", "keys_unavailable"] });
+  if (!isPublic) {
+    Object.assign(shared, {
+      401: ["unauthorized"],
+      429: ["rate_limited"],
+      503: ["database_unavailable", "keys_unavailable"],
+    });
+  }
   // A write whose answer was lost on the way back from the database may or may not have been made.
   if (!isPublic && route.method !== "GET") shared[504] = ["database_outcome_unknown"];
   if (spec.body) {
@@ -211,6 +217,8 @@ function sharedHeaders(route: Route, status: number): Record<string, HeaderSpec>
   if (status === 401)
     return { "www-authenticate": { description: "The Bearer challenge (RFC 6750).", required: true } };
   if (status === 503) return { "retry-after": { description: "Seconds to wait.", required: true } };
+  if (status === 429)
+    return { "retry-after": { description: "Seconds to wait.", required: true }, ...rateLimitHeaders(true) };
   if (status === 415) {
     return {
       "accept-encoding": { description: "`identity` when a Content-Encoding was refused." },
@@ -222,6 +230,19 @@ function sharedHeaders(route: Route, status: number): Record<string, HeaderSpec>
   return {};
 }
 
+/** Every answer of an operation behind the token check, once the token is accepted, is limited. */
+const limitedHeaders = (route: Route, status: number) =>
+  route.path.startsWith("/v1/") && status !== 401 && status !== 429 ? rateLimitHeaders(false) : {};
+
+/** The IETF httpapi rate-limit headers draft's fields (core/http/rate-limit.ts). */
+const rateLimitHeaders = (required: boolean): Record<string, HeaderSpec> => ({
+  "ratelimit-policy": {
+    description: 'The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`.',
+    required,
+  },
+  ratelimit: { description: 'What is left of them: `"caller-writes";r=1199;t=42, …`.', required },
+});
+
 function responses(route: Route, spec: OperationSpec, isPublic: boolean) {
   const problems: Partial<Record<number, ProblemCode[]>> = { ...sharedProblems(route, spec, isPublic) };
   for (const [status, codes = []] of Object.entries(spec.problems)) {
@@ -231,7 +252,11 @@ function responses(route: Route, spec: OperationSpec, isPublic: boolean) {
   return Object.fromEntries(
     statuses.map((status) => {
       const described = spec.responses[status];
-      const headers = headerObjects({ ...sharedHeaders(route, status), ...described?.headers });
+      const headers = headerObjects({
+        ...limitedHeaders(route, status),
+        ...sharedHeaders(route, status),
+        ...described?.headers,
+      });
       const codes = problems[status];
       if (codes) return [status, problemResponse(status, codes, headers)];
       const content = described!.body ? { "application/json": { schema: ref(described!.body) } } : undefined;

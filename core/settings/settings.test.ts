@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { parseRateLimits } from "../http/rate-limit-settings.ts";
 import { DEFAULT_MAX_LINKS_PER_USER } from "../links/link-settings.ts";
 import { defaultsOf } from "./schema.ts";
 import {
@@ -25,6 +26,7 @@ describe("parseSettings", () => {
       databaseUrl: undefined,
       neonFetchEndpoint: undefined,
       serverTiming: false,
+      rateLimits: parseRateLimits({}),
     });
   });
 

@@ -2,6 +2,7 @@
 // runtime only collects the raw strings, from wherever it holds them, and parses them here.
 import * as v from "valibot";
 import { IDEMPOTENCY_SETTINGS } from "../documents/idempotency.ts";
+import { RATE_LIMIT_SETTINGS } from "../http/rate-limit-settings.ts";
 import { LINK_SETTINGS } from "../links/link-settings.ts";
 import { AUTH_SETTINGS } from "../tokens/settings.ts";
 import {
@@ -61,13 +62,20 @@ export const SERVICE_SETTINGS = settingsGroup(
 );
 
 /** Every group of core's settings, each read from the same raw strings. */
-export const SETTINGS_GROUPS = [AUTH_SETTINGS, SERVICE_SETTINGS, LINK_SETTINGS, IDEMPOTENCY_SETTINGS] as const;
+export const SETTINGS_GROUPS = [
+  AUTH_SETTINGS,
+  SERVICE_SETTINGS,
+  LINK_SETTINGS,
+  IDEMPOTENCY_SETTINGS,
+  RATE_LIMIT_SETTINGS,
+] as const;
 
 /** The same settings object on every runtime. */
 export type Settings = v.InferOutput<typeof AUTH_SETTINGS> &
   v.InferOutput<typeof SERVICE_SETTINGS> &
   v.InferOutput<typeof LINK_SETTINGS> &
-  v.InferOutput<typeof IDEMPOTENCY_SETTINGS>;
+  v.InferOutput<typeof IDEMPOTENCY_SETTINGS> &
+  v.InferOutput<typeof RATE_LIMIT_SETTINGS>;
 
 /** The names every runtime reads, whatever holds them (environment, bindings, stores). */
 export type SettingName = NamesOf<(typeof SETTINGS_GROUPS)[number]>;
@@ -80,6 +88,7 @@ export function parseSettings(raw: RawSettings): Settings {
     ...parseGroup(SERVICE_SETTINGS, raw),
     ...parseGroup(LINK_SETTINGS, raw),
     ...parseGroup(IDEMPOTENCY_SETTINGS, raw),
+    ...parseGroup(RATE_LIMIT_SETTINGS, raw),
   };
 }
 

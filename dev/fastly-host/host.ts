@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { sendBackendRequest } from "./backend-fetch.ts";
+import { EdgeRateLimiters } from "./edge-rate-limiter.ts";
 import { type GuestEvents, GuestPool } from "./guest-pool.ts";
 import { KvStores } from "./kv-stores.ts";
 import type { LocalServerConfig } from "./manifest.ts";
@@ -44,11 +45,12 @@ export async function startFastlyHost(options: FastlyHostOptions): Promise<Fastl
   // Compiled once: as imaged, or as it is when it cannot be.
   const service = imageModule(wasm) ?? (await WebAssembly.compile(wasm));
   const kv = seededKv(config);
+  const erl = new EdgeRateLimiters();
   const pool = await GuestPool.start({
     service,
     config,
     size: options.concurrency ?? 8,
-    answer: (request) => answerHostRequest(kv, request),
+    answer: (request) => answerHostRequest(kv, erl, request),
     log,
   });
   const server = createServer((req, res) => {
@@ -134,7 +136,7 @@ function seededKv(config: LocalServerConfig): KvStores {
   return kv;
 }
 
-async function answerHostRequest(kv: KvStores, request: HostRequest): Promise<HostReply> {
+async function answerHostRequest(kv: KvStores, erl: EdgeRateLimiters, request: HostRequest): Promise<HostReply> {
   switch (request.op) {
     case "kv.lookup":
       return { entry: kv.lookup(request.store, request.key) };
@@ -148,5 +150,7 @@ async function answerHostRequest(kv: KvStores, request: HostRequest): Promise<Ho
     }
     case "backend.send":
       return sendBackendRequest(request.request);
+    case "erl":
+      return { value: erl.answer(request.call) };
   }
 }

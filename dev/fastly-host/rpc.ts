@@ -1,4 +1,5 @@
 import { type MessagePort, receiveMessageOnPort } from "node:worker_threads";
+import type { ErlCall } from "./edge-rate-limiter.ts";
 import type { DownstreamRequest } from "./guest/instance.ts";
 import type { KvEntry, KvInsert, KvListQuery } from "./kv-stores.ts";
 
@@ -26,7 +27,8 @@ export type HostRequest =
   | { op: "kv.insert"; store: string; key: string; put: KvInsert }
   | { op: "kv.delete"; store: string; key: string }
   | { op: "kv.list"; store: string; query: KvListQuery }
-  | { op: "backend.send"; backend: string; request: OutgoingRequest };
+  | { op: "backend.send"; backend: string; request: OutgoingRequest }
+  | { op: "erl"; call: ErlCall };
 
 /** The reply to each kind of host request. */
 export interface HostReplies {
@@ -35,6 +37,7 @@ export interface HostReplies {
   "kv.delete": { code: number };
   "kv.list": { listing: string } | { code: number };
   "backend.send": { response: IncomingResponse } | { sendError: { tag: number; message: string } };
+  erl: { value: number };
 }
 
 export type HostReply = HostReplies[keyof HostReplies];

@@ -4,8 +4,10 @@ import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { Miniflare } from "miniflare";
 import { parse } from "smol-toml";
+import { DEFAULT_RATE_LIMITS, parseRateLimits, type RateLimitName } from "../../core/http/rate-limit-settings.ts";
 import { type RawSettings, SETTING_NAMES } from "../../core/settings/settings.ts";
 import { WORKERS_SETTING_NAMES } from "../../edge/cloudflare/settings.ts";
+import { WORKERS_RATE_LIMIT_BINDINGS } from "../../edge/rate-limit/workers.ts";
 import { bundleWorker } from "../build/cloudflare.ts";
 
 const WRANGLER_TOML = fileURLToPath(new URL("../../wrangler.toml", import.meta.url));
@@ -33,6 +35,7 @@ export async function startCloudflareRuntime(env: RawSettings, { port = 0 }: { p
     compatibilityDate: compatibility.date,
     compatibilityFlags: compatibility.flags,
     kvNamespaces: ["LINKS"],
+    ratelimits: rateLimitBindings(env),
     bindings,
     host: "127.0.0.1",
     port,
@@ -51,6 +54,27 @@ export async function startCloudflareRuntime(env: RawSettings, { port = 0 }: { p
     await mf.dispose().catch(() => {});
     throw error;
   }
+}
+
+/**
+ * Miniflare's Rate Limiting bindings, with the limits the RATE_LIMIT_* settings give (as a deploy
+ * declares them in wrangler.toml); an unusable one is left to the worker to report.
+ */
+function rateLimitBindings(env: RawSettings) {
+  let limits: Record<RateLimitName, number> = DEFAULT_RATE_LIMITS;
+  try {
+    const parsed = parseRateLimits(env);
+    limits = Object.fromEntries(Object.entries(parsed).map(([name, policy]) => [name, policy.limit])) as Record<
+      RateLimitName,
+      number
+    >;
+  } catch {}
+  return Object.fromEntries(
+    (Object.keys(WORKERS_RATE_LIMIT_BINDINGS) as RateLimitName[]).map((name) => [
+      WORKERS_RATE_LIMIT_BINDINGS[name],
+      { simple: { limit: limits[name], period: 60 } },
+    ]),
+  );
 }
 
 /** How often wrangler.toml's Cron Trigger ("* * * * *") fires. */

@@ -5,6 +5,7 @@ import { consoleLogger } from "../../core/log.ts";
 import { misconfiguredResponse } from "../../core/settings/misconfigured.ts";
 import { createDeployment, type Deployment } from "../deployment.ts";
 import { createWorkersKv } from "../kv/workers-kv.ts";
+import { createWorkersRateLimiter, type WorkersRateLimitBindings } from "../rate-limit/workers.ts";
 import { type Bindings, invocationLimits, settingsFromBindings } from "./settings.ts";
 
 /** Cron Triggers fire at most once a minute; each run runs the jobs every interval until the next. */
@@ -14,13 +15,16 @@ const CRON_PERIOD_MS = 60_000;
 // per-request work. Workers hand the same `env` to every request of an isolate.
 const deployments = new WeakMap<Bindings, Deployment>();
 
-function deploymentFor(env: Bindings): Deployment {
+type Env = Bindings & WorkersRateLimitBindings;
+
+function deploymentFor(env: Env): Deployment {
   let deployment = deployments.get(env);
   if (!deployment) {
     deployment = createDeployment({
       runtime: "cloudflare",
       stores: { settings: settingsFromBindings(env), kv: createWorkersKv(env.LINKS) },
       limits: invocationLimits(env),
+      rateLimiter: createWorkersRateLimiter(env),
     });
     deployments.set(env, deployment);
   }
@@ -28,7 +32,7 @@ function deploymentFor(env: Bindings): Deployment {
 }
 
 export default {
-  fetch(request: Request, env: Bindings, ctx: ExecutionContext): Response | Promise<Response> {
+  fetch(request: Request, env: Env, ctx: ExecutionContext): Response | Promise<Response> {
     let deployment: Deployment;
     try {
       deployment = deploymentFor(env);
@@ -39,7 +43,7 @@ export default {
     return deployment.app.fetch(request, env, ctx);
   },
   // An unusable setting throws here too: Workers record a failed scheduled run with its error.
-  scheduled(_controller: unknown, env: Bindings, ctx: ExecutionContext): void {
+  scheduled(_controller: unknown, env: Env, ctx: ExecutionContext): void {
     ctx.waitUntil(deploymentFor(env).background.runFor(CRON_PERIOD_MS));
   },
 };

@@ -9,11 +9,13 @@ import { misconfiguredLine } from "../../core/settings/misconfigured.ts";
 import { SettingsError } from "../../core/settings/settings.ts";
 import { createDeployment } from "../deployment.ts";
 import { createDenoKv } from "../kv/deno-kv.ts";
+import { createDenoKvRateLimiter, type DenoKvCounters, type DenoKvU64 } from "../rate-limit/deno-kv.ts";
 import { type DenoKvOpener, openKvAt } from "./kv-path.ts";
 import { settingsFromEnv } from "./settings.ts";
 
 // Only what this file uses of the Deno namespace, so the project's tsc needs no Deno types.
 interface DenoGlobal extends DenoKvOpener {
+  KvU64: DenoKvU64;
   env: { get(name: string): string | undefined };
   cron(name: string, schedule: string, handler: () => Promise<void>): Promise<void>;
   exit(code: number): never;
@@ -40,8 +42,13 @@ async function orExit<T>(step: () => T | Promise<T>): Promise<T> {
 
 const { settings, address } = await orExit(() => ({ settings: settingsFromEnv(env), address: listenAddress(env) }));
 // No path: Deno Deploy's KV, or a local database in Deno's cache. DENO_KV_PATH=:memory: for tests.
-const kv = createDenoKv(await orExit(() => openKvAt(deno, env("DENO_KV_PATH") || undefined)));
-const { app, background } = await orExit(() => createDeployment({ runtime: "deno", stores: { settings, kv } }));
+const denoKv = await orExit(() => openKvAt(deno, env("DENO_KV_PATH") || undefined));
+const kv = createDenoKv(denoKv);
+// Rate limits are counted in the same database.
+const rateLimiter = createDenoKvRateLimiter(denoKv as unknown as DenoKvCounters, deno.KvU64);
+const { app, background } = await orExit(() =>
+  createDeployment({ runtime: "deno", stores: { settings, kv }, rateLimiter }),
+);
 
 // Deno.cron fires at most once a minute, on the minute; each run runs the jobs every interval until
 // the next one. The rest of the minute this process started in is covered the same way: without it

@@ -4,6 +4,7 @@
 // checked against @fastly/js-compute by edge/fastly/tsconfig.json, which leaves this file out.
 declare module "fastly:backend";
 declare module "fastly:config-store";
+declare module "fastly:edge-rate-limiter";
 declare module "fastly:experimental";
 declare module "fastly:kv-store";
 declare module "fastly:secret-store";

@@ -6,6 +6,7 @@
 // most once per interval.
 import { enforceExplicitBackends } from "fastly:backend";
 import { ConfigStore } from "fastly:config-store";
+import { PenaltyBox, RateCounter } from "fastly:edge-rate-limiter";
 import { setReusableSandboxOptions } from "fastly:experimental";
 import { KVStore } from "fastly:kv-store";
 import { SecretStore } from "fastly:secret-store";
@@ -15,6 +16,7 @@ import { misconfiguredResponse } from "../../core/settings/misconfigured.ts";
 import { parseSettings, SettingsError } from "../../core/settings/settings.ts";
 import { createDeployment, type RuntimeStores } from "../deployment.ts";
 import { createFastlyKv } from "../kv/fastly-kv.ts";
+import { createFastlyRateLimiter } from "../rate-limit/fastly-erl.ts";
 import { installAbortSignal } from "./abort-signal.ts";
 import { CONFIG_STORE, JWKS_BACKEND, KV_STORE, NEON_BACKEND, SECRET_STORE } from "./bindings.ts";
 import { installEd25519 } from "./ed25519.ts";
@@ -44,6 +46,7 @@ const { app, background, ready } = createDeployment({
   sql: { fetchFunction: fetchThroughBackend(NEON_BACKEND) },
   jwksFetch: fetchThroughBackend(JWKS_BACKEND),
   limits: COMPUTE_LIMITS,
+  rateLimiter: createFastlyRateLimiter({ RateCounter, PenaltyBox }),
 });
 // The router compiles its matchers on its first match: done here, it is in the snapshot too.
 app.router.match("GET", "/healthz");

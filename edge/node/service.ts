@@ -4,6 +4,7 @@
 import { parseSettings, type RawSettings } from "../../core/settings/settings.ts";
 import { createDeployment } from "../deployment.ts";
 import { createMemoryKv } from "../kv/memory.ts";
+import { createMemoryRateLimiter } from "../rate-limit/memory.ts";
 import { withApiReference } from "./api-reference.ts";
 import { type ListenOptions, listen, type RunningServer } from "./server.ts";
 import { readNodeSettings } from "./settings.ts";
@@ -12,7 +13,7 @@ import { readNodeSettings } from "./settings.ts";
 export async function startNodeService(env: RawSettings, listenOptions: ListenOptions): Promise<RunningServer> {
   const stores = { settings: parseSettings(env), kv: createMemoryKv() };
   const { maxConnections, apiDocs } = readNodeSettings(env);
-  const { app, background } = createDeployment({ runtime: "node", stores });
+  const { app, background } = createDeployment({ runtime: "node", stores, rateLimiter: createMemoryRateLimiter() });
   const fetch = apiDocs ? withApiReference(app.fetch) : app.fetch;
   const server = await listen(fetch, { maxConnections, ...listenOptions });
   const timer = setInterval(() => void background.run(), background.intervalMs);

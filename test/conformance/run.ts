@@ -10,8 +10,10 @@ import { TEST_AUTH_SECRET } from "../../dev/support/tokens.ts";
 import { identityProviderCases } from "./cases/identity-provider.ts";
 import { CONFORMANCE_LINK_LIMITS } from "./cases/links.ts";
 import { OUTAGE_CACHE_SECONDS, providerOutageCases } from "./cases/provider-outage.ts";
+import { RATE_LIMITED_SETTINGS, rateLimitCases } from "./cases/rate-limits.ts";
 import { httpClient } from "./client.ts";
 import { type IdentityProvider, PROVIDER_SETTINGS, startIdentityProvider } from "./identity-provider.ts";
+import { conformsToServedDocument } from "./openapi-check.ts";
 import { conformanceSuite, loginRefusedSuite, unavailableSuite } from "./suite.ts";
 
 // Starting PGlite, then workerd or Deno, on two shared cores takes a while.
@@ -43,6 +45,10 @@ export function runConformance(runtime: RuntimeName): void {
       return { DATABASE_URL: url.toString(), NEON_FETCH_ENDPOINT: stack?.neonFetchEndpoint };
     });
     loginRefusedSuite(refused);
+
+    // The same database, small quotas: callers and tenants past them.
+    const limited = serve(runtime, async () => ({ ...stack?.settings, ...RATE_LIMITED_SETTINGS }));
+    rateLimitCases(httpClient(limited, conformsToServedDocument(limited)));
   });
 
   describe(`conformance [${runtime}], database unreachable`, () => {

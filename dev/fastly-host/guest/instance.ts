@@ -8,6 +8,7 @@ import { freshMemory, restoreImage } from "../memory-reset.ts";
 import type { HostLink } from "../rpc.ts";
 import type { GuestContext } from "./context.ts";
 import { beginRequest, endRequest, httpDownstreamModule } from "./downstream.ts";
+import { erlModule } from "./erl-imports.ts";
 import { httpBodyModule, httpRequestModule, httpResponseModule } from "./http-imports.ts";
 import { Handles } from "./resources.ts";
 import {
@@ -229,6 +230,7 @@ function importObject(
     fastly_log: logModule(ctx),
     fastly_compute_runtime: computeRuntimeModule(ctx),
     fastly_backend: backendModule(ctx),
+    fastly_erl: erlModule(ctx),
   };
   // Whatever the service imports and this host does not implement fails loudly when called.
   const imports: Record<string, Record<string, WebAssembly.ImportValue>> = {};
