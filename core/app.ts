@@ -59,9 +59,9 @@ export function createApp(deps: AppDeps) {
 export type App = ReturnType<typeof createApp>;
 
 /**
- * The methods RFC 9110 defines, and PATCH (RFC 5789): on a path that does not serve one, 405 with
- * `Allow` (TRACE and CONNECT included: the API knows them and serves them nowhere). Any other
- * method token (PROPFIND, BREW…) no route implements: 501 (RFC 9110 §15.6.2).
+ * The methods RFC 9110 defines, PATCH (RFC 5789) and QUERY (RFC 10008): on a path that does not
+ * serve one, 405 with `Allow` (TRACE, CONNECT and QUERY included: the API knows them and serves
+ * them nowhere). Any other method token (PROPFIND, BREW…) no route implements: 501 (RFC 9110 §15.6.2).
  */
 export const RECOGNIZED_METHODS = [
   "GET",
@@ -73,6 +73,7 @@ export const RECOGNIZED_METHODS = [
   "OPTIONS",
   "TRACE",
   "CONNECT",
+  "QUERY",
 ] as const;
 
 /**

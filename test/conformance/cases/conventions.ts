@@ -27,7 +27,8 @@ export function conventionCases(call: Call, runtime: RuntimeName, baseUrl: () =>
     // fetch cannot send either. CONNECT reaches the API only on Node, whose server is the API's
     // own: workerd's front end answers it 500 ("Incoming CONNECT on a worker not supported") after
     // seconds, Deno's holds it open as a tunnel, as production's edges do not pass it on either.
-    const methods = runtime === "node" ? ["TRACE", "CONNECT"] : ["TRACE"];
+    // QUERY (RFC 10008) is a standard method the API serves nowhere: 405 like TRACE, not 501.
+    const methods = runtime === "node" ? ["TRACE", "CONNECT", "QUERY"] : ["TRACE", "QUERY"];
     it(`${methods.join(" and ")} on every documented path: 405 with the path's Allow, never 501`, async () => {
       const document = (await call("GET", "/openapi.json", { as: null })).json as OpenApi;
       const authorization = (await bearer({ tid: freshTenant() })).authorization;
