@@ -97,7 +97,7 @@ describeOnBackends("POST /v1/admin/links/resync", (harness) => {
     const fromTable = await harness().request("/v1/admin/links/resync?after=db:0", { method: "POST", as: admin });
     expect(fromTable.status).toBe(200);
     expect(await fromTable.json()).toMatchObject({ failed: 0, next: null });
-    for (const after of ["db:x", "elsewhere", "db:01"]) {
+    for (const after of ["db:x", "elsewhere", "db:01", "db:9223372036854775808", "db:9999999999999999999"]) {
       const refused = await harness().request(`/v1/admin/links/resync?after=${after}`, { method: "POST", as: admin });
       await expectProblem(refused, 422, "validation_failed");
     }

@@ -39,10 +39,13 @@ type ResyncPosition = { phase: "cache"; cursor?: string } | { phase: "links"; af
 // Opaque to clients; a KV store's own cursor is opaque text of its own.
 const POSITION = /^(?:kv:(.{0,2048})|db:(0|[1-9][0-9]{0,18}))$/s;
 
+/** The largest id a `db:` position may name: the table's ids are Postgres bigints. */
+const MAX_BIGINT = 2n ** 63n - 1n;
+
 export function parseResyncPosition(text: string): ResyncPosition | undefined {
   const match = text.match(POSITION);
   if (!match) return undefined;
-  if (match[2] !== undefined) return { phase: "links", after: match[2] };
+  if (match[2] !== undefined) return BigInt(match[2]) <= MAX_BIGINT ? { phase: "links", after: match[2] } : undefined;
   return match[1] ? { phase: "cache", cursor: match[1] } : { phase: "cache" };
 }
 
