@@ -6,6 +6,7 @@ import { methodNotAllowed } from "hono/method-not-allowed";
 import { Hono } from "hono/tiny";
 import { CAPABILITIES } from "./capabilities.ts";
 import type { AppDeps, AppEnv } from "./deps.ts";
+import { emptySegmentsNameNothing } from "./http/path.ts";
 import { methodNotAllowedProblem, ProblemError, problemResponse } from "./http/problem.ts";
 import { requestLogging } from "./http/request-id.ts";
 import { serverTiming } from "./http/server-timing.ts";
@@ -34,6 +35,7 @@ export function createApp(deps: AppDeps) {
   app.use(serverTiming(deps));
   app.use(requestLogging(logger));
   app.use(recognizedMethodsOnly);
+  app.use(emptySegmentsNameNothing);
   app.use(allowFromRoutes(app));
   // The public capabilities (the probes) answer at the root, without a token.
   for (const capability of CAPABILITIES) if (capability.public) app.route("/", capability.routes(routeDeps));
