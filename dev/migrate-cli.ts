@@ -5,7 +5,7 @@
 import { parseCommandLine } from "./cli.ts";
 import { pgliteDataDir } from "./data-dir.ts";
 import { type DataLock, lockDataFolder } from "./data-lock.ts";
-import { LOCK_TIMEOUT, migrate, migrationBackend } from "./migrate.ts";
+import { BESIDE_OTHER_TABLES_SETTING, LOCK_TIMEOUT, migrate, migrationBackend } from "./migrate.ts";
 import type { SqlBackend } from "./neon/backend.ts";
 import { createPgliteBackend } from "./neon/pglite-backend.ts";
 import { withExplicitSslMode } from "./pg-url.ts";
@@ -17,7 +17,9 @@ database in PGLITE_DATA_DIR (default .data/pglite; refused while npm start holds
 On Neon use the direct (non-pooled) host with sslmode=require: see docs/local-stack.md.
 Two runs at once are safe: each migration is applied once, under a lock. A statement waits at
 most ${LOCK_TIMEOUT} for a lock, then the migration is retried (up to 60 times), so traffic never
-queues behind it; no-transaction files (CREATE INDEX CONCURRENTLY) run statement by statement.`;
+queues behind it; no-transaction files (CREATE INDEX CONCURRENTLY) run statement by statement.
+A schema that already holds tables this project did not make is refused, unless
+${BESIDE_OTHER_TABLES_SETTING}=true.`;
 
 parseCommandLine(USAGE, {});
 
