@@ -54,6 +54,16 @@ export function conventionCases(call: Call, runtime: RuntimeName, baseUrl: () =>
       });
     }
 
+    it("one trailing slash names the same path; an empty segment names nothing (404)", async () => {
+      const as = { sub: "alice", tid: freshTenant() };
+      const id = unique("slash");
+      expectStatus(await call("PUT", `/v1/links/github/${id}/`, { as }), 201);
+      expectStatus(await call("GET", `/v1/links/github/${id}/`, { as }), 200);
+      for (const path of [`/v1/links/github/${id}//`, `/v1/links/github//${id}`, "/healthz//", "/v1//me/links"]) {
+        expectProblem(await call("GET", path, { as }), 404, "not_found");
+      }
+    });
+
     it("a method no route implements: 501 not_implemented, before authentication", async () => {
       expectProblem(await call("PROPFIND", "/healthz", { as: null }), 501, "not_implemented");
       expectProblem(await call("PROPFIND", "/v1/me/links", { as: null }), 501, "not_implemented");
