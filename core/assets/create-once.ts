@@ -1,6 +1,7 @@
 // POST /v1/assets with an Idempotency-Key: one statement claims the caller's key and inserts the
-// asset (see sql/0008_asset_idempotency_keys.sql; keys are the caller's since sql/0014). The asset is inserted only from the claim, so a
-// key already claimed creates nothing; the second branch then answers the stored first answer.
+// asset (see sql/0008_asset_idempotency_keys.sql; keys are the caller's since sql/0014). The
+// asset is inserted only from the claim, so a key already claimed creates nothing; the second
+// branch then answers the stored first answer.
 // Both branches read one snapshot: a first use of the key committed while this statement waited
 // on the key's index entry is not seen here, and is read in a second round trip (a read).
 import type { Sql } from "../ports/sql.ts";

@@ -1,9 +1,9 @@
 // Makes one tenant's KV cache entries agree with its links in Postgres, in bounded batches: one KV list page or one keyset
 // page of the table at a time, each checked with one SQL round trip and KV calls a few at a time, as the drain makes
-// them (drain.ts): each call's deadline starts when it is issued, so one queued behind the platform's connection limit
-// would time out though it lands. A call does what the
-// invocation's budget (invocation-budget.ts: Workers allow 1,000 KV operations) and time allow, and answers where it
-// stopped: `next`, from which the following call goes on, until `next` is null.
+// them (drain.ts): each call's deadline starts when it is issued, so one queued behind the platform's connection
+// limit would time out though it lands. A call does what the invocation's budget (invocation-budget.ts: Workers
+// allow 1,000 KV operations) and time allow, and answers where it stopped: `next`, from which the following call
+// goes on, until `next` is null.
 import * as v from "valibot";
 import { createInvocationBudget, type InvocationBudget } from "../background/invocation-budget.ts";
 import { mapBounded } from "../lib/map-bounded.ts";
