@@ -7,6 +7,7 @@ import { Hono } from "hono/tiny";
 import { createBackground } from "./background/runner.ts";
 import { CAPABILITIES } from "./capabilities.ts";
 import type { AppDeps, AppEnv, RouteDeps } from "./deps.ts";
+import { emptySegmentsNameNothing } from "./http/path.ts";
 import { methodNotAllowedProblem, ProblemError, problemResponse } from "./http/problem.ts";
 import { rateLimits } from "./http/rate-limit.ts";
 import { requestLogging } from "./http/request-id.ts";
@@ -40,6 +41,7 @@ export function createApp(deps: AppDeps) {
   app.use(serverTiming(deps));
   app.use(requestLogging(logger));
   app.use(recognizedMethodsOnly);
+  app.use(emptySegmentsNameNothing);
   app.use(allowFromRoutes(app));
   // The public capabilities (the probes) answer at the root, without a token.
   for (const capability of CAPABILITIES) if (capability.public) app.route("/", capability.routes(routeDeps));
@@ -68,9 +70,9 @@ export function createApp(deps: AppDeps) {
 export type App = ReturnType<typeof createApp>;
 
 /**
- * The methods RFC 9110 defines, and PATCH (RFC 5789): on a path that does not serve one, 405 with
- * `Allow` (TRACE and CONNECT included: the API knows them and serves them nowhere). Any other
- * method token (PROPFIND, BREW…) no route implements: 501 (RFC 9110 §15.6.2).
+ * The methods RFC 9110 defines, PATCH (RFC 5789) and QUERY (RFC 10008): on a path that does not
+ * serve one, 405 with `Allow` (TRACE, CONNECT and QUERY included: the API knows them and serves
+ * them nowhere). Any other method token (PROPFIND, BREW…) no route implements: 501 (RFC 9110 §15.6.2).
  */
 export const RECOGNIZED_METHODS = [
   "GET",
@@ -82,6 +84,7 @@ export const RECOGNIZED_METHODS = [
   "OPTIONS",
   "TRACE",
   "CONNECT",
+  "QUERY",
 ] as const;
 
 /**

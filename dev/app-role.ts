@@ -17,6 +17,19 @@ const GRANTS = `DO $$ BEGIN
 END $$`;
 
 /**
+ * The settings of the migrating role in this database (sql/0016: the project's timeouts), for
+ * the app role too: they are set per role, and requests run as this one.
+ */
+const MIGRATOR_SETTINGS = `DO $$ DECLARE setting text; BEGIN
+  FOR setting IN SELECT unnest(s.setconfig) FROM pg_db_role_setting s JOIN pg_database d ON d.oid = s.setdatabase
+    WHERE d.datname = current_database() AND s.setrole = (SELECT oid FROM pg_roles WHERE rolname = current_user)
+  LOOP
+    EXECUTE format('ALTER ROLE ${APP_ROLE} IN DATABASE %I SET %I = %L', current_database(),
+      split_part(setting, '=', 1), substr(setting, strpos(setting, '=') + 1));
+  END LOOP;
+END $$`;
+
+/**
  * Creates the role (once per server: roles are cluster-wide) and grants it the app's rights in
  * the backend's database. `password` is for PostgreSQL servers that require one.
  */
@@ -29,7 +42,7 @@ export async function prepareAppRole(backend: SqlBackend, password?: string): Pr
   // answer "tuple concurrently updated" to one of them: that one tries again.
   for (let attempt = 1; ; attempt++) {
     try {
-      await backend.exec(`${create};\n${GRANTS}`);
+      await backend.exec(`${create};\n${GRANTS};\n${MIGRATOR_SETTINGS}`);
       return;
     } catch (error) {
       if (attempt >= 5 || !/concurrently/.test(String((error as Error).message))) throw error;

@@ -1,7 +1,7 @@
 // `npm run migrate`: applies sql/ to DATABASE_URL (a postgres:// URL, e.g. a Neon connection
 // string with sslmode=require), as the release migrator does, or, when it is unset, to the
 // embedded PGlite data folder (PGLITE_DATA_DIR, default .data/pglite), which it locks first.
-import { LOCK_TIMEOUT } from "../edge/migrate/migrate.ts";
+import { BESIDE_OTHER_TABLES_SETTING, LOCK_TIMEOUT } from "../edge/migrate/migrate.ts";
 import { migrateAndReport, migrateDatabaseUrl } from "../edge/migrate/run.ts";
 import { parseCommandLine } from "./cli.ts";
 import { pgliteDataDir } from "./data-dir.ts";
@@ -15,7 +15,9 @@ database in PGLITE_DATA_DIR (default .data/pglite; refused while npm start holds
 On Neon use the direct (non-pooled) host with sslmode=require: see docs/local-stack.md.
 Two runs at once are safe: each migration is applied once, under a lock. A statement waits at
 most ${LOCK_TIMEOUT} for a lock, then the migration is retried (up to 60 times), so traffic never
-queues behind it; no-transaction files (CREATE INDEX CONCURRENTLY) run statement by statement.`;
+queues behind it; no-transaction files (CREATE INDEX CONCURRENTLY) run statement by statement.
+A schema that already holds tables this project did not make is refused, unless
+${BESIDE_OTHER_TABLES_SETTING}=true.`;
 
 parseCommandLine(USAGE, {});
 

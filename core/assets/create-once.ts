@@ -1,11 +1,18 @@
-// POST /v1/assets with an Idempotency-Key: one statement claims the key and inserts the asset
-// (see sql/0008_asset_idempotency_keys.sql). The asset is inserted only from the claim, so a
-// key already claimed creates nothing; the second branch then answers the stored first answer.
+// POST /v1/assets with an Idempotency-Key: one statement claims the caller's key and inserts the
+// asset (see sql/0008_asset_idempotency_keys.sql; keys are the caller's since sql/0014). The
+// asset is inserted only from the claim, so a key already claimed creates nothing; the second
+// branch then answers the stored first answer.
 // Both branches read one snapshot: a first use of the key committed while this statement waited
 // on the key's index entry is not seen here, and is read in a second round trip (a read).
 import type { Sql } from "../ports/sql.ts";
 import type { Asset, AssetFields } from "./model.ts";
 import { toAsset } from "./repository.ts";
+
+/** Whose key it is: the tenant and the token's `sub`. */
+interface Caller {
+  tenantId: string;
+  subject: string;
+}
 
 interface Idempotency {
   key: string;
@@ -18,14 +25,25 @@ export type CreateOnceResult =
   /** The key already names a request with another body; nothing was written. */
   | { outcome: "key_reused" };
 
+// The caller's key row, or one stored before keys had callers (subject '', sql/0014: every
+// caller's of the tenant until it expires): a live one first, then the caller's own.
+const callersKey = (columns: string, tenant: string, subject: string, key: string) => `
+  SELECT ${columns} FROM asset_idempotency_keys
+   WHERE tenant_id = ${tenant} AND subject_id IN (${subject}, '') AND idempotency_key = ${key}
+   ORDER BY expires_at > now() DESC, subject_id DESC LIMIT 1`;
+
 const CREATE_ONCE = `
   WITH fresh AS (SELECT replace(gen_random_uuid()::text, '-', '') AS etag, now() AS at),
   claimed AS (
     INSERT INTO asset_idempotency_keys
-      (tenant_id, idempotency_key, request_fingerprint, asset_id, name, material, etag, updated_at, expires_at)
-    SELECT $1, $5, $6, $2, $3, $4, fresh.etag, fresh.at, fresh.at + make_interval(secs => $7::int) FROM fresh
+      (tenant_id, subject_id, idempotency_key, request_fingerprint, asset_id, name, material, etag, updated_at, expires_at)
+    SELECT $1, $8, $5, $6, $2, $3, $4, fresh.etag, fresh.at, fresh.at + make_interval(secs => $7::int) FROM fresh
+     WHERE NOT EXISTS (
+       SELECT 1 FROM asset_idempotency_keys
+        WHERE tenant_id = $1 AND subject_id = '' AND idempotency_key = $5 AND expires_at > now()
+     )
     -- An expired key is claimed anew, as if it had never been used.
-    ON CONFLICT (tenant_id, idempotency_key) DO UPDATE SET
+    ON CONFLICT (tenant_id, subject_id, idempotency_key) DO UPDATE SET
       request_fingerprint = EXCLUDED.request_fingerprint, asset_id = EXCLUDED.asset_id,
       name = EXCLUDED.name, material = EXCLUDED.material, etag = EXCLUDED.etag,
       updated_at = EXCLUDED.updated_at, created_at = EXCLUDED.updated_at, expires_at = EXCLUDED.expires_at
@@ -39,27 +57,29 @@ const CREATE_ONCE = `
   )
   SELECT inserted.*, $6 AS request_fingerprint, true AS created FROM inserted
   UNION ALL
-  SELECT asset_id, name, material, 'draft', etag, updated_at, request_fingerprint, false
-    FROM asset_idempotency_keys
-   WHERE tenant_id = $1 AND idempotency_key = $5 AND NOT EXISTS (SELECT 1 FROM claimed)`;
+  SELECT * FROM (${callersKey("asset_id, name, material, 'draft', etag, updated_at, request_fingerprint, false", "$1", "$8", "$5")}) AS stored
+   WHERE NOT EXISTS (SELECT 1 FROM claimed)`;
 
-const BY_KEY = `
-  SELECT asset_id AS id, name, material, 'draft' AS status, etag, updated_at, request_fingerprint
-    FROM asset_idempotency_keys WHERE tenant_id = $1 AND idempotency_key = $2`;
+const BY_KEY = callersKey(
+  "asset_id AS id, name, material, 'draft' AS status, etag, updated_at, request_fingerprint",
+  "$1",
+  "$2",
+  "$3",
+);
 
-/** Creates the asset `id`, or answers the creation its Idempotency-Key already names. */
+/** Creates the asset `id`, or answers the creation the caller's Idempotency-Key already names. */
 export async function createAssetOnce(
   sql: Sql,
-  tenantId: string,
+  { tenantId, subject }: Caller,
   id: string,
   fields: AssetFields,
   { key, fingerprint, ttlSeconds }: Idempotency,
 ): Promise<CreateOnceResult> {
-  const params = [tenantId, id, fields.name, fields.material, key, fingerprint, String(ttlSeconds)];
+  const params = [tenantId, id, fields.name, fields.material, key, fingerprint, String(ttlSeconds), subject];
   const [row] = await sql.query(CREATE_ONCE, params);
   if (row?.created === true) return { outcome: "created", asset: toAsset(row) };
   // Only when a concurrent first use of the key committed after this statement's snapshot.
-  const stored = row ?? (await sql.query(BY_KEY, [tenantId, key]))[0];
+  const stored = row ?? (await sql.query(BY_KEY, [tenantId, subject, key]))[0];
   if (!stored) throw new Error("the asset insert was skipped for a key that no request holds");
   if (stored.request_fingerprint !== fingerprint) return { outcome: "key_reused" };
   return { outcome: "replayed", asset: toAsset(stored) };

@@ -100,7 +100,8 @@ export function assetRoutes({ settings }: Pick<AppDeps, "settings">) {
       if (!asset) throw new Error("a freshly generated asset id already exists");
       return answerAsset(c, asset, 201);
     }
-    const result = await createAssetOnce(c.var.sql, tenantOf(c), crypto.randomUUID(), fields, idempotency);
+    const caller = { tenantId: tenantOf(c), subject: c.get("principal").userId };
+    const result = await createAssetOnce(c.var.sql, caller, crypto.randomUUID(), fields, idempotency);
     if (result.outcome === "key_reused") throw keyReused();
     return answerAsset(c, result.asset, 201, replayHeaders(result.outcome === "replayed"));
   });

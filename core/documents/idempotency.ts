@@ -1,5 +1,6 @@
-// Idempotency-Key (IETF httpapi draft): the key names one logical request of a tenant; the
-// fingerprint tells a retry of that request (same body) from a reuse of its key (other body).
+// Idempotency-Key (IETF httpapi draft): the key names one logical request of a caller (its tenant
+// and subject, as the draft scopes keys to the client that sent them); the fingerprint tells a
+// retry of that request (same body) from a reuse of its key (other body).
 import { ProblemError } from "../http/problem.ts";
 import { sha256Hex } from "../lib/sha256.ts";
 import type { Sql } from "../ports/sql.ts";

@@ -16,6 +16,8 @@ export interface Document {
 
 interface NewDocument {
   tenantId: string;
+  /** Who creates it (the token's `sub`): an Idempotency-Key is this caller's own. */
+  subject: string;
   contractId: string;
   title: string | null;
   /** Both or neither: the key and the fingerprint of the request it names, for `ttlSeconds`. */
@@ -33,21 +35,29 @@ const COLUMNS = "id, tenant_id, doc_number, contract_id, title, created_at, requ
 // given up by the trigger, which then numbers a new document.
 const KEY_LIVE = "documents_key_live(idempotency_expires_at, created_at)";
 
-// The trigger skips the insert (allocating nothing) when the tenant already has the key; the
+// The caller's key (in the parameters named), or one stored before keys had callers
+// (sql/0014: '', every caller's of the tenant until it expires); the caller's own first.
+const callersKey = (columns: string, tenant: string, subject: string, key: string) => `
+SELECT ${columns} FROM documents
+WHERE tenant_id = ${tenant} AND idempotency_subject IN (${subject}, '') AND idempotency_key = ${key} AND ${KEY_LIVE}
+ORDER BY idempotency_subject DESC LIMIT 1`;
+
+// The trigger skips the insert (allocating nothing) when the caller already has the key; the
 // second branch then answers the stored document. Both branches read one snapshot, so a first
 // use of the key committed while this statement waited for the tenant's lock is not seen here.
 const CREATE = `
 WITH inserted AS (
-  INSERT INTO documents (tenant_id, contract_id, title, idempotency_key, request_fingerprint, idempotency_expires_at)
-  VALUES ($1, $2, $3, $4, $5, CASE WHEN $4::text IS NULL THEN NULL ELSE now() + make_interval(secs => $6::int) END)
+  INSERT INTO documents
+    (tenant_id, idempotency_subject, contract_id, title, idempotency_key, request_fingerprint, idempotency_expires_at)
+  VALUES ($1, $7, $2, $3, $4, $5, CASE WHEN $4::text IS NULL THEN NULL ELSE now() + make_interval(secs => $6::int) END)
   RETURNING ${COLUMNS}, true AS created
 )
 SELECT * FROM inserted
 UNION ALL
-SELECT ${COLUMNS}, false FROM documents
-WHERE tenant_id = $1 AND idempotency_key = $4 AND ${KEY_LIVE} AND NOT EXISTS (SELECT 1 FROM inserted)`;
+SELECT * FROM (${callersKey(`${COLUMNS}, false`, "$1", "$7", "$4")}) AS stored
+WHERE NOT EXISTS (SELECT 1 FROM inserted)`;
 
-const BY_KEY = `SELECT ${COLUMNS} FROM documents WHERE tenant_id = $1 AND idempotency_key = $2 AND ${KEY_LIVE}`;
+const BY_KEY = callersKey(COLUMNS, "$1", "$2", "$3");
 
 const BY_NUMBER = `SELECT ${COLUMNS} FROM documents WHERE tenant_id = $1 AND doc_number = $2`;
 
@@ -81,12 +91,13 @@ SELECT count(*)::int AS expired FROM cleared`;
 /** Creates the document, or answers the one its Idempotency-Key already names. */
 export async function createDocument(sql: Sql, input: NewDocument): Promise<CreateResult> {
   const { key, fingerprint, ttlSeconds } = input.idempotency ?? { key: null, fingerprint: null, ttlSeconds: null };
-  const params = [input.tenantId, input.contractId, input.title, key, fingerprint, ttlSeconds && String(ttlSeconds)];
+  const ttl = ttlSeconds && String(ttlSeconds);
+  const params = [input.tenantId, input.contractId, input.title, key, fingerprint, ttl, input.subject];
   const [row] = await sql.query(CREATE, params);
   if (row?.created === true) return { outcome: "created", document: toDocument(row) };
   if (key === null) throw new Error("the document insert returned no row");
   // Only when a concurrent first use of the key committed after this statement's snapshot.
-  const stored = row ?? (await sql.query(BY_KEY, [input.tenantId, key]))[0];
+  const stored = row ?? (await sql.query(BY_KEY, [input.tenantId, input.subject, key]))[0];
   if (!stored) throw new Error("the insert was skipped for a key that no document holds");
   if (stored.request_fingerprint !== fingerprint) return { outcome: "key_reused" };
   return { outcome: "replayed", document: toDocument(stored) };

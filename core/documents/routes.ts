@@ -29,8 +29,14 @@ export function documentRoutes({ settings }: Pick<AppDeps, "settings">) {
       const title = body.title ?? null;
       // The key lifetime is read per request: on Fastly the settings are bound on an instance's first request.
       const idempotency = await idempotencyOf(key, [body.contractId, title], settings.idempotencyKeyTtlSeconds);
-      const { tenantId } = c.get("principal");
-      const result = await createDocument(c.var.sql, { tenantId, contractId: body.contractId, title, idempotency });
+      const { tenantId, userId: subject } = c.get("principal");
+      const result = await createDocument(c.var.sql, {
+        tenantId,
+        subject,
+        contractId: body.contractId,
+        title,
+        idempotency,
+      });
       if (result.outcome === "key_reused") throw keyReused();
       return created(c, result.document, result.outcome === "replayed");
     })

@@ -53,7 +53,7 @@ interface DrainOptions {
 }
 
 /** A page's deletes in flight at once: Workers queue an invocation's calls beyond six anyway. */
-const KV_CONCURRENCY = 6;
+export const KV_CONCURRENCY = 6;
 /**
  * Workers KV takes at most one write a second to a key: the cursor is saved that often while a
  * drain runs, and where it ends. A drain that fails replays at most that much (deletes only).

@@ -91,9 +91,10 @@ export function normalizeTarget(input: { provider: string; externalAccountId: st
 /**
  * The target named by the last two path segments, decoded here rather than by the router: a
  * malformed escape is a 400 instead of being taken literally, and `%2F` may appear in an id.
+ * One trailing slash names the same path (docs/API.md), so it ends no segment.
  */
 export function readTarget(c: Context): LinkTarget {
-  const segments = new URL(c.req.url).pathname.split("/");
+  const segments = new URL(c.req.url).pathname.replace(/(?<=.)\/$/, "").split("/");
   const [provider = "", externalAccountId = ""] = segments.slice(-2).map(decodeSegment);
   return normalizeTarget({ provider, externalAccountId });
 }

@@ -7,6 +7,7 @@ import { createInvocationBudget } from "../background/invocation-budget.ts";
 import { silentLogger } from "../log.ts";
 import { DEFAULT_LINK_CACHE_TTL_SECONDS } from "../settings/settings.ts";
 import { createLinkCache } from "./cache.ts";
+import { KV_CONCURRENCY } from "./drain.ts";
 import { linkKey, tenantKeyPrefix } from "./keys.ts";
 import type { Link } from "./link.ts";
 import { DEFAULT_RESYNC_BATCH_SIZE, parseResyncPosition, type ResyncCounts, resyncLinkCache } from "./resync.ts";
@@ -59,11 +60,44 @@ describeOnBackends("POST /v1/admin/links/resync", (harness) => {
     expect(await cacheKeys(kv, tenantId)).toHaveLength(BULK);
   });
 
+  it("has at most KV_CONCURRENCY store calls in flight, as the drain does", async () => {
+    const { sql, kv } = harness();
+    const tenantId = "bounded";
+    await sql.query(
+      `INSERT INTO linked_external_accounts (tenant_id, provider, external_account_id, user_id)
+       SELECT '${tenantId}', 'bulk', 'b-' || n, 'u-' || n FROM generate_series(1, ${BULK}) AS n`,
+    );
+    let inFlight = 0;
+    let most = 0;
+    const counted =
+      <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
+      async (...args: A) => {
+        most = Math.max(most, ++inFlight);
+        await new Promise((resolve) => setTimeout(resolve, 1)); // long enough for the others to start
+        try {
+          return await call(...args);
+        } finally {
+          inFlight--;
+        }
+      };
+    const slow = {
+      get: counted(kv.get.bind(kv)),
+      put: counted(kv.put.bind(kv)),
+      delete: counted(kv.delete.bind(kv)),
+      list: counted(kv.list.bind(kv)),
+    };
+    for (let round = 0; round < 2; round++) {
+      const cache = createLinkCache(slow, { tenantId, ttlSeconds: 300, logger: silentLogger });
+      expect(await resyncLinkCache(sql, cache)).toMatchObject({ failed: 0, next: null });
+    }
+    expect(most).toBe(KV_CONCURRENCY);
+  });
+
   it("goes on from `after`, and refuses one no answer gave with 422", async () => {
     const fromTable = await harness().request("/v1/admin/links/resync?after=db:0", { method: "POST", as: admin });
     expect(fromTable.status).toBe(200);
     expect(await fromTable.json()).toMatchObject({ failed: 0, next: null });
-    for (const after of ["db:x", "elsewhere", "db:01"]) {
+    for (const after of ["db:x", "elsewhere", "db:01", "db:9223372036854775808", "db:9999999999999999999"]) {
       const refused = await harness().request(`/v1/admin/links/resync?after=${after}`, { method: "POST", as: admin });
       await expectProblem(refused, 422, "validation_failed");
     }

@@ -1,11 +1,15 @@
 // Makes one tenant's KV cache entries agree with its links in Postgres, in bounded batches: one KV list page or one keyset
-// page of the table at a time, each checked with one SQL round trip and parallel KV calls. A call does what the
-// invocation's budget (invocation-budget.ts: Workers allow 1,000 KV operations) and time allow, and answers where it
-// stopped: `next`, from which the following call goes on, until `next` is null.
+// page of the table at a time, each checked with one SQL round trip and KV calls a few at a time, as the drain makes
+// them (drain.ts): each call's deadline starts when it is issued, so one queued behind the platform's connection
+// limit would time out though it lands. A call does what the invocation's budget (invocation-budget.ts: Workers
+// allow 1,000 KV operations) and time allow, and answers where it stopped: `next`, from which the following call
+// goes on, until `next` is null.
 import * as v from "valibot";
 import { createInvocationBudget, type InvocationBudget } from "../background/invocation-budget.ts";
+import { mapBounded } from "../lib/map-bounded.ts";
 import type { Sql } from "../ports/sql.ts";
 import type { LinkCache } from "./cache.ts";
+import { KV_CONCURRENCY } from "./drain.ts";
 import { linkKey, targetText } from "./keys.ts";
 import { type Link, sameLink } from "./link.ts";
 import { findLinks, pageLinks } from "./repository.ts";
@@ -20,7 +24,7 @@ export interface ResyncCounts {
   removed: number;
   /** Entries that already agreed with Postgres. */
   unchanged: number;
-  /** KV calls that failed or timed out; a later resync retries them. */
+  /** KV writes (puts and deletes) that failed or timed out; a later resync retries them. */
   failed: number;
 }
 
@@ -35,10 +39,13 @@ type ResyncPosition = { phase: "cache"; cursor?: string } | { phase: "links"; af
 // Opaque to clients; a KV store's own cursor is opaque text of its own.
 const POSITION = /^(?:kv:(.{0,2048})|db:(0|[1-9][0-9]{0,18}))$/s;
 
+/** The largest id a `db:` position may name: the table's ids are Postgres bigints. */
+const MAX_BIGINT = 2n ** 63n - 1n;
+
 export function parseResyncPosition(text: string): ResyncPosition | undefined {
   const match = text.match(POSITION);
   if (!match) return undefined;
-  if (match[2] !== undefined) return { phase: "links", after: match[2] };
+  if (match[2] !== undefined) return BigInt(match[2]) <= MAX_BIGINT ? { phase: "links", after: match[2] } : undefined;
   return match[1] ? { phase: "cache", cursor: match[1] } : { phase: "cache" };
 }
 
@@ -85,10 +92,14 @@ export async function resyncLinkCache(sql: Sql, cache: LinkCache, options: Resyn
   while (at) {
     const size = pageSizeWithin(budget, batchSize);
     if (size === 0) return { ...counts, next: positionText(at) };
-    at =
+    const next: ResyncPosition | undefined | "unlisted" =
       at.phase === "cache"
         ? await removeOrphans(metered, cache, at.cursor, size, counts)
         : await writeLinks(metered, cache, at.after, size, now, counts);
+    // Without the listing the cache cannot be checked: the call stops where it is, and its `next`
+    // asks the following one to list it again. Nothing was written, so nothing `failed`.
+    if (next === "unlisted") return { ...counts, next: positionText(at) };
+    at = next;
   }
   return { ...counts, next: null };
 }
@@ -100,14 +111,11 @@ async function removeOrphans(
   cursor: string | undefined,
   size: number,
   counts: ResyncCounts,
-): Promise<ResyncPosition> {
+): Promise<ResyncPosition | "unlisted"> {
   const page = await cache.listEntries(cursor, size);
-  if (!page.ok) {
-    counts.failed++; // without the cursor the listing cannot go on; the next resync will
-    return { phase: "links", after: "0" };
-  }
-  const doomed = await orphans(sql, cache, page.value.keys, counts);
-  for (const deleted of await Promise.all(doomed.map((key) => cache.deleteEntry(key)))) {
+  if (!page.ok) return "unlisted";
+  const doomed = await orphans(sql, cache, page.value.keys);
+  for (const deleted of await mapBounded(doomed, KV_CONCURRENCY, (key) => cache.deleteEntry(key))) {
     if (deleted) counts.removed++;
     else counts.failed++;
   }
@@ -116,22 +124,22 @@ async function removeOrphans(
     : { phase: "cache", cursor: page.value.cursor };
 }
 
-/** The keys among `keys` to delete: unreadable, misfiled, or naming a link Postgres lacks. */
-async function orphans(sql: Sql, cache: LinkCache, keys: string[], counts: ResyncCounts): Promise<string[]> {
+/**
+ * The keys among `keys` to delete: unreadable (a failed read included: the entry is a copy, and
+ * a miss is never a wrong answer), misfiled, or naming a link Postgres lacks.
+ */
+async function orphans(sql: Sql, cache: LinkCache, keys: string[]): Promise<string[]> {
   const doomed: string[] = [];
   const filed: { key: string; link: Link }[] = [];
-  await Promise.all(
-    keys.map(async (key) => {
-      const read = await cache.readEntry(key);
-      if (read.state === "failed") counts.failed++;
-      else if (read.state === "unreadable") doomed.push(key);
-      // An entry under a key its own tenant and link do not hash to is corrupt: never served, removed.
-      else if (read.state === "present") {
-        if (await cache.isFiled(key, read.entry)) filed.push({ key, link: read.entry.link });
-        else doomed.push(key);
-      }
-    }),
-  );
+  await mapBounded(keys, KV_CONCURRENCY, async (key) => {
+    const read = await cache.readEntry(key);
+    if (read.state === "failed" || read.state === "unreadable") doomed.push(key);
+    // An entry under a key its own tenant and link do not hash to is corrupt: never served, removed.
+    else if (read.state === "present") {
+      if (await cache.isFiled(key, read.entry)) filed.push({ key, link: read.entry.link });
+      else doomed.push(key);
+    }
+  });
   const live = new Set(
     (
       await findLinks(
@@ -155,18 +163,16 @@ async function writeLinks(
 ): Promise<ResyncPosition | undefined> {
   const readAt = now(); // before the read, as the staleness bound requires
   const page = await pageLinks(sql, cache.tenantId, after, size);
-  await Promise.all(
-    page.links.map(async (link) => {
-      const key = await linkKey(cache.tenantId, link);
-      const read = await cache.readEntry(key);
-      if (read.state === "present" && cache.isFresh(read.entry) && sameLink(read.entry.link, link)) {
-        counts.unchanged++;
-      } else if (await cache.writeEntry(key, link, readAt)) {
-        counts.written++;
-      } else {
-        counts.failed++;
-      }
-    }),
-  );
+  await mapBounded(page.links, KV_CONCURRENCY, async (link) => {
+    const key = await linkKey(cache.tenantId, link);
+    const read = await cache.readEntry(key);
+    if (read.state === "present" && cache.isFresh(read.entry) && sameLink(read.entry.link, link)) {
+      counts.unchanged++;
+    } else if (await cache.writeEntry(key, link, readAt)) {
+      counts.written++;
+    } else {
+      counts.failed++;
+    }
+  });
   return page.next === undefined ? undefined : { phase: "links", after: page.next };
 }

@@ -66,11 +66,23 @@ describeOnBackends(
       expect(await found.json()).toEqual(link);
     });
 
-    it("still resyncs what it can when listing fails, and says so", async () => {
+    it("a listing that fails ends the call where it is: next lists again, and no write failed", async () => {
       kv.behaviour.list = "throw";
       const response = await harness().request("/v1/admin/links/resync", { method: "POST", as: admin });
       expect(response.status).toBe(200);
-      expect(((await response.json()) as { failed: number }).failed).toBeGreaterThanOrEqual(1);
+      expect(await response.json()).toEqual({ written: 0, removed: 0, unchanged: 0, failed: 0, next: "kv:" });
+    });
+
+    it("counts as failed the writes that failed, not the reads", async () => {
+      const owner = { sub: fresh("owner") };
+      const path = linkPath("github", fresh("resync-put-fails"));
+      expect((await harness().request(path, { method: "PUT", as: owner })).status).toBe(201);
+      kv.behaviour.get = "throw";
+      const readsFail = await harness().request("/v1/admin/links/resync", { method: "POST", as: admin });
+      expect(await readsFail.json()).toMatchObject({ failed: 0, next: null });
+      kv.behaviour.put = "throw"; // the reads failing too: every entry is written again
+      const writesFail = await harness().request("/v1/admin/links/resync", { method: "POST", as: admin });
+      expect(((await writesFail.json()) as { failed: number }).failed).toBeGreaterThanOrEqual(1);
     });
   },
   { kv, logger, env: { LINK_CACHE_TTL_SECONDS: String(TTL_SECONDS) } },

@@ -25,6 +25,17 @@ describeOnBackends("links API", (harness) => {
   const get = (path: string, as: TokenClaims) => harness().request(path, { as });
   const del = (path: string, as: TokenClaims) => harness().request(path, { method: "DELETE", as });
 
+  it("one trailing slash names the same link, as docs/API.md says of every path", async () => {
+    const id = fresh("slash");
+    const created = await put(`/v1/links/github/${id}/`, alice);
+    expect(created.status).toBe(201);
+    expect(created.headers.get("location")).toBe(`/v1/links/github/${id}`);
+    expect((await get(`/v1/links/github/${id}/`, alice)).status).toBe(200);
+    expect((await get(`/v1/links/github/${id}`, alice)).status).toBe(200);
+    expect((await del(`/v1/links/github/${id}/`, alice)).status).toBe(204);
+    expect(await linkRows(harness().sql, { provider: "github", externalAccountId: id })).toEqual([]);
+  });
+
   it("links an account: 201, Location, the link, one normalized row, a KV entry", async () => {
     const id = fresh("acc");
     const response = await put(linkPath(" GitHub ", ` ${id}\t`), alice, { displayName: "Octo Cat" });

@@ -5,15 +5,16 @@ import { ProblemError, problemResponse } from "../http/problem.ts";
 import type { Logger } from "../log.ts";
 import { SettingsError } from "./error.ts";
 
-/** 500 `misconfigured` naming the setting (never its value), logged; other errors are rethrown. */
+/**
+ * 500 `misconfigured` naming only the setting: why it is unusable (a login refusal, a conflict
+ * with another setting) goes to the log line, for the operator, not to whoever sent the request.
+ * Other errors are rethrown.
+ */
 export function misconfiguredResponse(error: unknown, logger: Logger): Response {
   if (!(error instanceof SettingsError)) throw error;
   logger.log("error", "misconfigured", { setting: error.setting, error: error.message });
-  return problemResponse(
-    new ProblemError(500, "misconfigured", `The service is misconfigured: ${error.message}.`, {
-      setting: error.setting,
-    }),
-  );
+  const detail = `The service is misconfigured: see ${error.setting} in its log.`;
+  return problemResponse(new ProblemError(500, "misconfigured", detail, { setting: error.setting }));
 }
 
 /** What a runtime with a start-up step prints before it exits: one line, no stack trace. */

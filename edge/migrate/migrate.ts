@@ -33,7 +33,15 @@ function errorField(error: unknown, field: "code" | "constraint"): unknown {
   return typeof error === "object" && error !== null ? (error as Record<string, unknown>)[field] : undefined;
 }
 
+/**
+ * The setting that lets the migrations go into a schema that already holds tables the project did
+ * not make (`true`); by default such a schema is refused, with one line.
+ */
+export const BESIDE_OTHER_TABLES_SETTING = "MIGRATE_BESIDE_OTHER_TABLES";
+
 interface MigrateOptions {
+  /** Migrate beside tables the project did not make (default: the setting, else refused). */
+  besideOtherTables?: boolean;
   /** Attempts per file when a lock was not granted within LOCK_TIMEOUT (default 60). */
   attempts?: number;
   /** Pause before attempt n (default 250 ms × n, at most 3 s). */
@@ -53,6 +61,8 @@ export async function migrate(
   dir: string = DEFAULT_MIGRATIONS_DIR,
   options: MigrateOptions = {},
 ): Promise<string[]> {
+  const besideOtherTables = options.besideOtherTables ?? process.env[BESIDE_OTHER_TABLES_SETTING] === "true";
+  if (!besideOtherTables) await refuseOtherTables(backend);
   // Under the lock: two first-time migrators racing on CREATE TABLE IF NOT EXISTS can both try.
   await backend.exec(
     `BEGIN; ${LOCK}; CREATE TABLE IF NOT EXISTS schema_migrations ` +
@@ -69,6 +79,32 @@ export async function migrate(
     options.onApplied?.(name);
   }
   return applied;
+}
+
+// Tables, views and the like of the schema the migrations go to, when they have never run there.
+const OTHER_TABLES = `
+  SELECT current_database(), current_schema(), array_to_string((array_agg(relname ORDER BY relname))[1:5], ', '), count(*)
+    FROM pg_class
+   WHERE relnamespace = to_regnamespace(current_schema()) AND relkind IN ('r', 'p', 'v', 'm', 'f')
+  HAVING count(*) > 0 AND NOT bool_or(relname = 'schema_migrations')`;
+
+/**
+ * A schema the project never migrated that holds tables already is someone else's (a database
+ * named by mistake, `postgres` itself): refused, rather than mixing the project's tables into it.
+ */
+async function refuseOtherTables(backend: MigrationSession): Promise<void> {
+  const [found] = (await backend.query({ query: OTHER_TABLES, params: [] })).rows;
+  if (!found) return;
+  const [database, schema, names, count] = found;
+  throw new OtherTablesError(
+    `schema ${schema} of database ${database} already holds ${count} tables this project did not make ` +
+      `(${names}${Number(count) > 5 ? ", …" : ""}): give DATABASE_URL a database of its own (or set ${BESIDE_OTHER_TABLES_SETTING}=true to migrate beside them)`,
+  );
+}
+
+/** The schema holds tables the project did not make; nothing was changed. */
+export class OtherTablesError extends Error {
+  override name = "OtherTablesError";
 }
 
 /** The migration file names in `dir`, in the order they apply. */

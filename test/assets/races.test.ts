@@ -125,6 +125,59 @@ describeWithPostgres("assets races [postgres]", () => {
     }
   });
 
+  it("two callers of one tenant sending the same key at once: each gets its own asset, never 422 nor the other's", async () => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const tid = freshId("idem");
+      const callers = ["alice", "bob"];
+      const sent = Array.from({ length: CONCURRENCY }, (_, i) => callers[i % 2]!);
+      const responses = await Promise.all(
+        sent.map((sub) =>
+          h().request("/v1/assets", {
+            method: "POST",
+            as: { tid, sub },
+            body: { name: `Chair of ${sub}`, material: "oak" },
+            headers: { "idempotency-key": "order-7" },
+          }),
+        ),
+      );
+      expect(statusCounts(responses)).toEqual({ 201: CONCURRENCY });
+      const bodies = (await Promise.all(responses.map((r) => r.json()))) as { id: string; name: string }[];
+      for (const sub of callers) {
+        const own = bodies.filter((_, i) => sent[i] === sub);
+        expect(new Set(own.map((body) => body.id)).size).toBe(1);
+        expect(own[0]!.name).toBe(`Chair of ${sub}`);
+      }
+      const rows = await h().sql.query("SELECT name FROM assets WHERE tenant_id = $1 ORDER BY name", [tid]);
+      expect(rows).toEqual([{ name: "Chair of alice" }, { name: "Chair of bob" }]);
+    }
+  });
+
+  it("a key stored before keys had callers is the tenant's, as it was, until it expires", async () => {
+    const tid = freshId("legacy");
+    const post = (sub: string, name: string) =>
+      h().request("/v1/assets", {
+        method: "POST",
+        as: { tid, sub },
+        body: { name, material: "oak" },
+        headers: { "idempotency-key": "legacy" },
+      });
+    const first = await post("alice", "Chair");
+    expect(first.status).toBe(201);
+    // As the release before callers stored it: no subject.
+    await h().sql.query("UPDATE asset_idempotency_keys SET subject_id = '' WHERE tenant_id = $1", [tid]);
+    const replayed = await post("bob", "Chair");
+    expect(replayed.status).toBe(201);
+    expect(replayed.headers.get("idempotent-replayed")).toBe("true");
+    expect((await post("bob", "Table")).status).toBe(422);
+
+    await h().sql.query("UPDATE asset_idempotency_keys SET expires_at = now() WHERE tenant_id = $1", [tid]);
+    const fresh = await post("bob", "Table");
+    expect(fresh.status).toBe(201);
+    expect(fresh.headers.get("idempotent-replayed")).toBeNull();
+    const rows = await h().sql.query("SELECT name FROM assets WHERE tenant_id = $1 ORDER BY name", [tid]);
+    expect(rows).toEqual([{ name: "Chair" }, { name: "Table" }]);
+  });
+
   it("PATCH, approve and DELETE racing on one ETag: exactly one wins, the others 412 (or 404 after a delete)", async () => {
     for (let round = 0; round < 5; round++) {
       const { id, etag } = await createAsset(h());

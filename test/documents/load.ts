@@ -11,6 +11,8 @@ export const SPREAD_LOAD = { tenants: 5, perTenant: 200 } as const;
 
 export interface CreateRequest {
   tenantId: string;
+  /** The token's `sub`; the default user's when absent. */
+  subject?: string;
   contractId: string;
   title?: string;
   idempotencyKey?: string;
@@ -35,10 +37,10 @@ export function interleaved(tenants: readonly string[], perTenant: number): Crea
 
 /** Sends every request at once (tokens signed beforehand) and waits for all answers. */
 export async function createAll(harness: Harness, requests: readonly CreateRequest[]): Promise<CreateAnswer[]> {
-  const tokens = await signTokens(requests.map((r) => r.tenantId));
+  const tokens = await signTokens(requests);
   return Promise.all(
     requests.map(async (request) => {
-      const headers: Record<string, string> = { authorization: tokens.get(request.tenantId)! };
+      const headers: Record<string, string> = { authorization: tokens.get(callerOf(request))! };
       if (request.idempotencyKey) headers["idempotency-key"] = request.idempotencyKey;
       const body =
         request.title === undefined
@@ -77,8 +79,13 @@ export function statusCounts(answers: readonly { status: number }[]): Record<num
   return counts;
 }
 
-async function signTokens(tenants: readonly string[]): Promise<Map<string, string>> {
-  const unique = [...new Set(tenants)];
-  const signed = await Promise.all(unique.map(async (tid) => (await bearer({ tid })).authorization));
-  return new Map(unique.map((tid, i) => [tid, signed[i]!]));
+const callerOf = ({ tenantId, subject }: CreateRequest) => JSON.stringify([tenantId, subject]);
+
+/** One token per caller (tenant and subject), keyed by callerOf. */
+async function signTokens(requests: readonly CreateRequest[]): Promise<Map<string, string>> {
+  const callers = new Map(requests.map((request) => [callerOf(request), request]));
+  const signed = await Promise.all(
+    [...callers.values()].map(async ({ tenantId: tid, subject: sub }) => (await bearer({ tid, sub })).authorization),
+  );
+  return new Map([...callers.keys()].map((caller, i) => [caller, signed[i]!]));
 }

@@ -84,6 +84,51 @@ describeWithPostgres("documents under concurrency [postgres]", () => {
     }
   });
 
+  it("two callers of one tenant sending the same key at once: each gets its own document, never 422 nor the other's", async () => {
+    for (let round = 0; round < 5; round++) {
+      const [tenantId] = newTenants(1);
+      const callers = ["alice", "bob"];
+      const requests = Array.from({ length: 10 }, () =>
+        callers.map((subject) => ({
+          tenantId: tenantId!,
+          subject,
+          contractId: `C-${subject}`,
+          idempotencyKey: "order-7",
+        })),
+      ).flat();
+      const answers = await createAll(harness, requests);
+
+      expect(statusCounts(answers)).toEqual({ 201: 20 });
+      expect(answers.filter((answer) => !answer.replayed)).toHaveLength(2);
+      for (const subject of callers) {
+        const own = answers.filter((answer) => answer.request.subject === subject);
+        expect(new Set(own.map((answer) => JSON.stringify(answer.body))).size).toBe(1);
+        expect(own[0]!.body.contractId).toBe(`C-${subject}`);
+      }
+      expect(await storedNumbers(tenantId!)).toEqual(oneTo(2));
+    }
+  });
+
+  it("a key stored before keys had callers is the tenant's, as it was, until it expires", async () => {
+    const [tenantId] = newTenants(1);
+    await harness.sql.query(
+      `INSERT INTO documents (tenant_id, contract_id, idempotency_key, request_fingerprint, idempotency_expires_at)
+       VALUES ($1, 'C-1', 'legacy', $2, now() + interval '1 hour')`,
+      [tenantId, await requestFingerprint(["C-1", null])],
+    );
+    const retry = { tenantId: tenantId!, contractId: "C-1", idempotencyKey: "legacy" };
+    const [replayed, reused] = await createAll(harness, [
+      { ...retry, subject: "alice" },
+      { ...retry, subject: "bob", contractId: "C-2" },
+    ]);
+    expect(replayed).toMatchObject({ status: 201, replayed: true, body: { docNumber: 1 } });
+    expect(reused).toMatchObject({ status: 422, body: { code: "idempotency_key_reused" } });
+
+    await harness.sql.query("UPDATE documents SET idempotency_expires_at = now() WHERE tenant_id = $1", [tenantId]);
+    const [fresh] = await createAll(harness, [{ ...retry, subject: "bob", contractId: "C-2" }]);
+    expect(fresh).toMatchObject({ status: 201, replayed: false, body: { docNumber: 2, contractId: "C-2" } });
+  });
+
   it("20 concurrent reuses of an expired key: one new document, the others replay it, no gap", async () => {
     for (let round = 0; round < 5; round++) {
       const [tenantId] = newTenants(1);

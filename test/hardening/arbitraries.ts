@@ -58,6 +58,10 @@ const NASTY = [
   "é".repeat(257),
   "Ⅻ",
   "\u212A",
+  // Huge: far past every field's limit, and past what a query or path segment usually holds.
+  "a".repeat(20_000),
+  "€".repeat(5_000),
+  "😀".repeat(3_000),
 ];
 
 /** Text of every kind: any code point (NUL, controls, lone surrogates), graphemes, near the limits. */
@@ -200,6 +204,16 @@ const query = (parameters: Record<string, fc.Arbitrary<string>>) =>
       return present.length === 0 ? "" : `?${present.join("&")}`;
     });
 
+/** Numbers at the edges of what JSON (2^53) and Postgres' bigint (2^63) hold, and past them. */
+export const EDGE_NUMBERS = [
+  "9007199254740991",
+  "9007199254740992", // 2^53
+  "9223372036854775807", // 2^63 - 1: Postgres' largest bigint
+  "9223372036854775808", // 2^63
+  "9223372036854775809",
+  "18446744073709551616", // 2^64
+];
+
 const numberText = fc.oneof(
   fc.constantFrom(
     "1",
@@ -210,9 +224,12 @@ const numberText = fc.oneof(
     "1e3",
     "007",
     "0x10",
-    "9007199254740991",
+    ...EDGE_NUMBERS,
     "9007199254740993",
     "99999999999999999999",
+    "9".repeat(400),
+    "",
+    "１", // a full-width digit
     " 1",
     "+1",
   ),
@@ -231,6 +248,31 @@ const provider = fc.constantFrom(
   "-gh",
   "g h",
   "GITHUB",
+);
+
+/** Every cursor shape and edge, for every query parameter of every route (not left to chance). */
+export const EDGE_QUERY_VALUES = [
+  ...EDGE_NUMBERS,
+  ...EDGE_NUMBERS.map((number) => `db:${number}`),
+  "",
+  "kv:",
+  `kv:${"x".repeat(2_049)}`,
+  "a".repeat(20_000),
+  "é",
+  "😀",
+  "１",
+];
+
+/**
+ * `after` of every list: a number (documents), a provider (the caller's links), or a resync's
+ * `kv:`/`db:` position, each also past what its column holds.
+ */
+const cursorText = fc.oneof(
+  numberText,
+  provider,
+  fc.oneof(numberText, fc.constantFrom("00", "-0", "1 ")).map((number) => `db:${number}`),
+  fc.oneof(hostileText, fc.constantFrom("", "x".repeat(2_049), "é".repeat(2_048))).map((text) => `kv:${text}`),
+  fc.constantFrom("db:", "kv", "DB:1", "db:1\n", "kv:\u0000"),
 );
 
 const auth: fc.Arbitrary<HostileRequest["auth"]> = fc.oneof(
@@ -258,7 +300,7 @@ const headers = (mediaType: string) =>
       "if-match": etagHeader,
       "if-none-match": etagHeader,
       "idempotency-key": fc.oneof(
-        fc.constantFrom("key-1", "key-2", "k".repeat(255), "k".repeat(256), " ", "a b", "é"),
+        fc.constantFrom("key-1", "key-2", "k".repeat(255), "k".repeat(256), " ", "a b", "é", "", "k".repeat(20_000)),
         headerText(300),
       ),
       "x-request-id": headerText(),
@@ -322,7 +364,7 @@ const PARAMETER_VALUES: Record<string, fc.Arbitrary<string>> = {
   id: fc.oneof(fc.constant(SEEDED_ASSET), validAssetId),
   docNumber: numberText,
   consistency: fc.oneof(fc.constantFrom("strong", "eventual", "STRONG"), hostileText),
-  after: numberText,
+  after: cursorText,
   limit: numberText,
 };
 
@@ -330,11 +372,35 @@ const valuesOf = (name: string, example: string) =>
   PARAMETER_VALUES[name] ?? fc.oneof(fc.constant(example), hostileText);
 
 /**
- * Hostile requests aimed at one route of the table (test/support/routes.ts): its method mostly,
- * its path with random parameters and query values, random headers, and a random body of its
- * JSON fields (or CSV, when its example sends CSV).
+ * Ways a client may spell a path: as is (mostly), with one trailing slash (the same path, as
+ * docs/API.md says), two, a doubled slash inside, or its last slash percent-encoded.
  */
-export function hostileRequestsFor(route: Route): fc.Arbitrary<HostileRequest> {
+const pathSpelling = fc.oneof(
+  { weight: 6, arbitrary: fc.constant((path: string) => path) },
+  fc.constantFrom(
+    (path: string) => `${path}/`,
+    (path: string) => `${path}//`,
+    (path: string) => path.replace(/\/(?=[^/]*$)/, "//"),
+    (path: string) => path.replace(/\/(?=[^/]*$)/, "%2F"),
+    (path: string) => path.replace(/^\/v1\//, "/v1//"),
+  ),
+);
+
+interface PathOptions {
+  /** Query parameters the served document names for the operation, beyond the example's. */
+  queryNames?: readonly string[];
+  /** Whether the path may be spelt other ways (pathSpelling); as the route spells it otherwise. */
+  respell?: boolean;
+}
+
+/**
+ * Hostile requests aimed at one route of the table (test/support/routes.ts): its method mostly,
+ * its path with random parameters and query values (those of its example and of the served
+ * document), spelt in odd ways, random headers, and a random body of its JSON fields (or CSV,
+ * when its example sends CSV).
+ */
+export function hostileRequestsFor(route: Route, options: PathOptions = {}): fc.Arbitrary<HostileRequest> {
+  const { queryNames = [], respell = true } = options;
   const url = new URL(route.example.path, "http://localhost");
   const exampleSegments = url.pathname.split("/");
   const segments = route.pattern
@@ -342,10 +408,12 @@ export function hostileRequestsFor(route: Route): fc.Arbitrary<HostileRequest> {
     .map((part, i) =>
       part.startsWith(":") ? segment(valuesOf(part.slice(1), exampleSegments[i]!)) : fc.constant(part),
     );
-  const parameters = Object.fromEntries(
-    [...url.searchParams].map(([name, example]) => [name, valuesOf(name, example)]),
-  );
-  const path = fc.tuple(fc.tuple(...segments), query(parameters)).map(([parts, q]) => `${parts.join("/")}${q}`);
+  const examples = new Map([...queryNames.map((name) => [name, ""] as const), ...url.searchParams]);
+  const parameters = Object.fromEntries([...examples].map(([name, example]) => [name, valuesOf(name, example)]));
+  const spelling = respell ? pathSpelling : fc.constant((path: string) => path);
+  const path = fc
+    .tuple(fc.tuple(...segments), query(parameters), spelling)
+    .map(([parts, q, spell]) => `${spell(parts.join("/"))}${q}`);
   const mediaType = new Headers(route.example.headers).get("content-type") ?? "application/json";
   const base = requests({ methods: [route.method], path, fields: bodyFieldsOf(route), mediaType });
   if (mediaType !== "text/csv") return base;

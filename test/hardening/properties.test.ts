@@ -12,10 +12,11 @@ import { createMemoryKv } from "../../edge/kv/memory.ts";
 import { type OpenApi, violations } from "../conformance/openapi-check.ts";
 import { cacheKeys } from "../links/support.ts";
 import { buildRequest, type Harness, startHarness } from "../support/harness.ts";
-import { RFC_9110_METHODS, routes } from "../support/routes.ts";
+import { RFC_9110_METHODS, type Route, routes } from "../support/routes.ts";
 import {
   CURRENT_ETAG,
   CURRENT_OPAQUE,
+  EDGE_QUERY_VALUES,
   elsewhere,
   type HostileRequest,
   hostileRequestsFor,
@@ -107,15 +108,67 @@ async function sendAndCheck(hostile: HostileRequest): Promise<void> {
   expect(await kvContents(kv), `${context}: a rejected request changed the KV cache`).toEqual(cacheBefore);
 }
 
+/** The query parameters the served document names for `route`'s operation (cursors included). */
+function queryNamesOf(route: Route): string[] {
+  const template = route.pattern.replace(/:([^/]+)/g, "{$1}");
+  const operation = document.paths[template]?.[route.method.toLowerCase()] as
+    | { parameters?: { name: string; in: string }[] }
+    | undefined;
+  return (operation?.parameters ?? []).filter((parameter) => parameter.in === "query").map(({ name }) => name);
+}
+
 // Every route of the table (so a new route is fuzzed the day it lands), and paths no route serves.
-const targets: Array<[string, fc.Arbitrary<HostileRequest>]> = [
-  ...routes.map((route) => [route.key, hostileRequestsFor(route)] as [string, fc.Arbitrary<HostileRequest>]),
-  ["anywhere else", elsewhere],
+// Made once the served document is read: it names each operation's query parameters.
+const targets: ReadonlyArray<readonly [string, () => fc.Arbitrary<HostileRequest>]> = [
+  ...routes.map((route) => [route.key, () => hostileRequestsFor(route, { queryNames: queryNamesOf(route) })] as const),
+  ["anywhere else", () => elsewhere] as const,
 ];
 
 describe.each(targets)("hostile requests to %s", (_, requests) => {
   it("never answer 5xx, always answer errors as problem+json with a known code, and write nothing when rejected", async () => {
-    await fc.assert(fc.asyncProperty(requests, sendAndCheck), { numRuns: RUNS_PER_ROUTE });
+    await fc.assert(fc.asyncProperty(requests(), sendAndCheck), { numRuns: RUNS_PER_ROUTE });
+  }, 180_000);
+});
+
+describe("every query parameter the document names, at the edges of every cursor and number", () => {
+  it("is answered as the document says, never 5xx, and a refused one writes nothing", async () => {
+    const admin = { claims: { sub: "ops", tid: "acme", role: "admin" as const } };
+    for (const route of routes) {
+      for (const name of queryNamesOf(route)) {
+        const { pathname } = new URL(route.example.path, "http://localhost");
+        for (const value of EDGE_QUERY_VALUES) {
+          const path = `${pathname}?${name}=${encodeURIComponent(value)}`;
+          await sendAndCheck({ method: route.method, path, headers: {}, auth: admin });
+        }
+      }
+    }
+  }, 180_000);
+});
+
+/** A read's status and problem code: what must not change with a trailing slash. */
+async function readAnswer(path: string, hostile: HostileRequest): Promise<string> {
+  const response = await harness.app.fetch(await toRequest({ ...hostile, path }, await seededEtag()));
+  const text = await response.text();
+  const code = response.headers.get("content-type") === PROBLEM_CONTENT_TYPE && text ? JSON.parse(text).code : "";
+  return `${response.status} ${code}`;
+}
+
+const reads = routes.filter((route) => route.method === "GET");
+
+describe.each(reads.map((route) => [route.key, route] as const))("%s, with one trailing slash", (_, route) => {
+  it("is answered as the same path without it (docs/API.md)", async () => {
+    const requests = hostileRequestsFor(route, { queryNames: queryNamesOf(route), respell: false })
+      .filter((hostile) => hostile.method === "GET" || hostile.method === "HEAD")
+      .filter((hostile) => !new URL(hostile.path, "http://localhost").pathname.endsWith("/"));
+    await fc.assert(
+      fc.asyncProperty(requests, async (hostile) => {
+        const [pathname, query = ""] = hostile.path.split(/(?=\?)/);
+        const plain = await readAnswer(hostile.path, hostile);
+        const slashed = await readAnswer(`${pathname}/${query}`, hostile);
+        expect(slashed, `${hostile.method} ${pathname}/${query}`).toBe(plain);
+      }),
+      { numRuns: RUNS_PER_ROUTE },
+    );
   }, 180_000);
 });
 

@@ -14,8 +14,19 @@ interface RouteCase {
   example: RequestOptions & { path: string };
 }
 
-/** RFC 9110's methods and PATCH: 405 where a path does not serve them; any other token is 501. */
-export const RFC_9110_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "CONNECT"];
+/** RFC 9110's methods, PATCH and QUERY (RFC 10008): 405 where a path does not serve them; any other token is 501. */
+export const RFC_9110_METHODS = [
+  "GET",
+  "HEAD",
+  "POST",
+  "PUT",
+  "PATCH",
+  "DELETE",
+  "OPTIONS",
+  "TRACE",
+  "CONNECT",
+  "QUERY",
+];
 
 /** Keyed `METHOD /pattern`, the pattern as Hono registers it (and as request logs name it). */
 export const ROUTES: Record<string, RouteCase> = {

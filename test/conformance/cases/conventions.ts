@@ -27,7 +27,8 @@ export function conventionCases(call: Call, runtime: RuntimeName, baseUrl: () =>
     // fetch cannot send either. CONNECT reaches the API only on Node, whose server is the API's
     // own: workerd's front end answers it 500 ("Incoming CONNECT on a worker not supported") after
     // seconds, Deno's holds it open as a tunnel, as production's edges do not pass it on either.
-    const methods = runtime === "node" ? ["TRACE", "CONNECT"] : ["TRACE"];
+    // QUERY (RFC 10008) is a standard method the API serves nowhere: 405 like TRACE, not 501.
+    const methods = runtime === "node" ? ["TRACE", "CONNECT", "QUERY"] : ["TRACE", "QUERY"];
     it(`${methods.join(" and ")} on every documented path: 405 with the path's Allow, never 501`, async () => {
       const document = (await call("GET", "/openapi.json", { as: null })).json as OpenApi;
       const authorization = (await bearer({ tid: freshTenant() })).authorization;
@@ -52,6 +53,16 @@ export function conventionCases(call: Call, runtime: RuntimeName, baseUrl: () =>
         expect(JSON.parse(answer.body)).toMatchObject({ code: "method_not_allowed" });
       });
     }
+
+    it("one trailing slash names the same path; an empty segment names nothing (404)", async () => {
+      const as = { sub: "alice", tid: freshTenant() };
+      const id = unique("slash");
+      expectStatus(await call("PUT", `/v1/links/github/${id}/`, { as }), 201);
+      expectStatus(await call("GET", `/v1/links/github/${id}/`, { as }), 200);
+      for (const path of [`/v1/links/github/${id}//`, `/v1/links/github//${id}`, "/healthz//", "/v1//me/links"]) {
+        expectProblem(await call("GET", path, { as }), 404, "not_found");
+      }
+    });
 
     it("a method no route implements: 501 not_implemented, before authentication", async () => {
       expectProblem(await call("PROPFIND", "/healthz", { as: null }), 501, "not_implemented");
