@@ -1,4 +1,4 @@
-// The README's settings table says what the settings schema says: every setting a deployed entry
+// docs/settings.md's table says what the settings schema says: every setting a deployed entry
 // reads is listed, nothing else is, and each default is the one its schema takes when it is unset.
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -35,7 +35,7 @@ function settingsTable(markdown: string): Row[] {
   return table
     .filter((line) => line.startsWith("| `"))
     .map((line) => {
-      const [names = "", , fallback = ""] = line.slice(1, -1).split("|");
+      const [names = "", fallback = ""] = line.slice(1, -1).split("|");
       return {
         names: [...names.matchAll(/`(\w+)`/g)].map((m) => m[1]!),
         defaults: fallback
@@ -67,8 +67,8 @@ function tableMismatches(rows: readonly Row[], schema: Record<string, string | u
   return [...missing, ...unknown, ...wrongDefaults];
 }
 
-describe("the README's settings table", () => {
-  const rows = settingsTable(readFileSync(join(ROOT, "README.md"), "utf8"));
+describe("the settings table of docs/settings.md", () => {
+  const rows = settingsTable(readFileSync(join(ROOT, "docs/settings.md"), "utf8"));
 
   it("lists every setting of the schemas, nothing else, each with the default its schema takes", () => {
     expect(rows.length).toBeGreaterThan(15);
@@ -84,10 +84,10 @@ describe("the README's settings table", () => {
     const table = [
       "## Settings",
       "",
-      "| name | meaning | default |",
+      "| name | default | what |",
       "| --- | --- | --- |",
-      "| `A` / `B` | two | `x` / 5 (`npm start`: 6) |",
-      "| `C` | gone | none |",
+      "| `A` / `B` | `x` / 5 (`npm start`: 6) | two |",
+      "| `C` | none | gone |",
       "",
       "After.",
     ].join("\n");
