@@ -56,11 +56,10 @@ export async function measureEndpointOverhead(adminUrl: string, rounds = DEFAULT
   const databaseUrl = url.toString();
   await runStatement(adminUrl, `CREATE DATABASE ${name}`);
   try {
-    await runStatement(
+    const stack = await startLocalStack({
       databaseUrl,
-      "CREATE TABLE overhead (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, v text)",
-    );
-    const stack = await startLocalStack({ databaseUrl });
+      ownerSql: "CREATE TABLE overhead (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, v text)",
+    });
     const direct = new pg.Client({ connectionString: databaseUrl });
     await direct.connect();
     try {
