@@ -7,7 +7,6 @@ import type { InvocationLimits } from "../core/background/invocation-budget.ts";
 import { createLinkSync, type LinkSync } from "../core/links/sync.ts";
 import type { KvCache } from "../core/ports/kv.ts";
 import type { Settings } from "../core/settings/settings.ts";
-import { type BoundParts, lateBound } from "./late-bound.ts";
 import { neonSqlFromSettings } from "./neon/neon-sql.ts";
 import type { RuntimeName } from "./runtimes.ts";
 
@@ -20,11 +19,7 @@ export interface RuntimeStores {
 export interface RuntimeParts {
   /** Its name in edge/runtimes.ts, which `/healthz` reports. */
   runtime: RuntimeName;
-  /**
-   * The stores, or how to read them where that can only happen later (Fastly: while a request
-   * runs). Read at once, an unusable setting throws a SettingsError from `createDeployment`.
-   */
-  stores: RuntimeStores | (() => Promise<RuntimeStores>);
+  stores: RuntimeStores;
   /** How the Neon driver's requests leave (Fastly: through the `neon` backend). */
   sql?: Parameters<typeof neonSqlFromSettings>[1];
   /** How AUTH_JWKS_URL is fetched, when not with the global `fetch`. */
@@ -37,38 +32,13 @@ export interface Deployment {
   app: App;
   /** The drain of the link change feed, as the runtime's scheduler triggers it. */
   linkSync: Pick<LinkSync, "drain" | "runFor" | "drainIfDue" | "intervalMs">;
-  /**
-   * Resolves once the stores are read and everything is bound (at once when they were given);
-   * rejects with what failed, and reads them again on the next call.
-   */
-  ready(): Promise<void>;
 }
 
+/** The app and its drain over the runtime's stores; an unusable setting throws a SettingsError. */
 export function createDeployment(parts: RuntimeParts): Deployment {
-  const { stores } = parts;
-  if (typeof stores !== "function") {
-    const bound = bindStores(parts, stores);
-    return { app: appOver(parts, bound), linkSync: bound.linkSync, ready: () => Promise.resolve() };
-  }
-  // Built now over stand-ins (Fastly's snapshot keeps the app, its routes and router), bound
-  // once the stores are read.
-  const late = lateBound();
-  let reading: Promise<void> | undefined;
-  const ready = () =>
-    (reading ??= stores()
-      .then((read) => late.bind(bindStores(parts, read)))
-      .catch((error: unknown) => {
-        reading = undefined;
-        throw error;
-      }));
-  return { app: appOver(parts, late.parts), linkSync: late.parts.linkSync, ready };
-}
-
-function bindStores(parts: RuntimeParts, { settings, kv }: RuntimeStores): BoundParts {
+  const { settings, kv } = parts.stores;
   const sql = neonSqlFromSettings(settings, parts.sql);
-  return { sql, kv, settings, linkSync: createLinkSync({ sql, kv, settings }, { limits: parts.limits }) };
-}
-
-function appOver(parts: RuntimeParts, bound: BoundParts): App {
-  return createApp({ ...bound, runtime: parts.runtime, jwksFetch: parts.jwksFetch });
+  const linkSync = createLinkSync({ sql, kv, settings }, { limits: parts.limits });
+  const app = createApp({ sql, kv, settings, runtime: parts.runtime, jwksFetch: parts.jwksFetch });
+  return { app, linkSync };
 }
