@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appWithoutDatabase } from "../app-without-database.ts";
 import { type FastlyHost, startFastlyHost } from "../fastly-host/host.ts";
 import { localServerConfig } from "../launchers/fastly.ts";
-import { ensureFastlyWasm } from "./fastly.ts";
+import { ensureFastlyWasm, minifiedInput } from "./fastly.ts";
 
 /** Fastly's published limit on a Compute package (the wasm and what is packed with it). */
 const COMPUTE_PACKAGE_LIMIT_BYTES = 100 * 1024 * 1024;
@@ -27,6 +27,11 @@ describe("the Fastly build", () => {
     const bytes = (await stat(wasmPath)).size;
     console.log(`bin/main.wasm: ${(bytes / 1e6).toFixed(2)} MB (Fastly's package limit: 100 MiB)`);
     expect(bytes).toBeLessThanOrEqual(COMPUTE_PACKAGE_LIMIT_BYTES);
+  });
+
+  it("bundles no code compiled from strings: no `new Function`, no `eval`", async () => {
+    const { text } = await minifiedInput();
+    expect(text).not.toMatch(/\bnew Function\b|\beval\s*\(/);
   });
 
   it("serves the same OpenAPI document as the app on any other runtime", async () => {

@@ -87,7 +87,8 @@ async function buildFastlyWasm(hash?: string, target: WasmTarget = SERVICE_WASM)
   const input = join(ROOT, "bin", `.input-${process.pid}.js`);
   const cli = join(ROOT, "node_modules", ".bin", "js-compute-runtime");
   try {
-    const metafile = await minifiedInput(target.entry, input);
+    const { text, metafile } = await minifiedInput(target.entry);
+    await writeFile(input, text);
     const engine = await optimizedEngine(ROOT);
     await promisify(execFile)(cli, ["--engine-wasm", engine, input, partial], {
       cwd: ROOT,
@@ -113,10 +114,11 @@ async function buildFastlyWasm(hash?: string, target: WasmTarget = SERVICE_WASM)
 }
 
 /** The service as one minified ES module; `fastly:*` stays for js-compute to provide. */
-async function minifiedInput(entry: string, outfile: string): Promise<Metafile> {
+export async function minifiedInput(entry = SERVICE_WASM.entry): Promise<{ text: string; metafile: Metafile }> {
   const result = await build({
     entryPoints: [entry],
-    outfile,
+    outfile: "service.js",
+    write: false,
     bundle: true,
     format: "esm",
     platform: "neutral",
@@ -128,7 +130,7 @@ async function minifiedInput(entry: string, outfile: string): Promise<Metafile> 
     metafile: true,
     logLevel: "silent",
   });
-  return result.metafile;
+  return { text: result.outputFiles[0]!.text, metafile: result.metafile };
 }
 
 /** Minified bytes per npm package (or per folder of this project). */
