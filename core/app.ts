@@ -1,9 +1,5 @@
-import type { Context, MiddlewareHandler } from "hono";
-// Every router of the app is Hono's PatternRouter (hono/tiny): the presets differ only in the
-// router, and for this route table any of them matches in microseconds, while the default
-// preset's two routers cost about 0.25 MB of Fastly's wasm, whose snapshot holds every line of code.
+import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { methodNotAllowed } from "hono/method-not-allowed";
-import { Hono } from "hono/tiny";
 import { createBackground } from "./background/runner.ts";
 import { CAPABILITIES } from "./capabilities.ts";
 import type { AppDeps, AppEnv, RouteDeps } from "./deps.ts";
@@ -25,8 +21,7 @@ export type { AppDeps, AppEnv } from "./deps.ts";
 /** The whole API as one Web-standard handler: `createApp(deps).fetch(request)`. */
 export function createApp(deps: AppDeps) {
   const logger = deps.logger ?? consoleLogger;
-  // Made on first use, not here: an app built ahead of its settings (a snapshot taken at build
-  // time) reads them only once a request runs.
+  // Made on the first request under /v1: an app that never sees a token never prepares its keys.
   let authenticate: Authenticate | undefined;
   const routeDeps: RouteDeps = {
     ...deps,
@@ -90,8 +85,7 @@ export const RECOGNIZED_METHODS = [
 /**
  * A path the routes know, asked with a method none of them serves: Hono's 404 becomes 405 with
  * `Allow` computed from the route table (HEAD wherever GET is), as the contract's problem. Hono's
- * middleware is made and run on the first 404, not with the app: an app built ahead of its
- * requests (a snapshot taken at build time) holds none of its code. Run from here rather than
+ * middleware is made on the first 404, when every route is registered. Run from here rather than
  * registered, it matches the request's whole path against `app`'s routes, where every route is.
  */
 function allowFromRoutes(app: Hono<AppEnv>): MiddlewareHandler<AppEnv> {

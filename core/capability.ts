@@ -1,4 +1,4 @@
-import type { Hono } from "hono/tiny";
+import type { Hono } from "hono";
 import type { Schema } from "hono/types";
 import type * as v from "valibot";
 import type { BackgroundJob } from "./background/job.ts";

@@ -16,41 +16,14 @@ const healthz = async (fetch: (request: Request) => Response | Promise<Response>
   (await fetch(new Request("http://edge.test/healthz"))).json();
 
 describe("createDeployment", () => {
-  it("serves the runtime's name from stores read at once", async () => {
-    const { app, background, ready } = createDeployment({ runtime: "node", stores: stores() });
-    await ready();
+  it("serves the runtime's name and runs its background at the settings' interval", async () => {
+    const { app, background } = createDeployment({ runtime: "node", stores: stores() });
     expect(await healthz(app.fetch)).toEqual({ status: "ok", runtime: "node" });
     expect(background.intervalMs).toBe(parseSettings(raw).linkSyncIntervalSeconds * 1000);
   });
 
-  it("throws a SettingsError at once when stores given at once lack a setting", () => {
+  it("throws a SettingsError when the stores lack a setting", () => {
     const { DATABASE_URL: _, ...withoutDatabase } = raw;
     expect(() => createDeployment({ runtime: "node", stores: stores(withoutDatabase) })).toThrow(SettingsError);
-  });
-
-  it("builds the app before stores read later, and binds them once ready", async () => {
-    let reads = 0;
-    const { app, background, ready } = createDeployment({
-      runtime: "fastly",
-      stores: async () => {
-        reads++;
-        return stores();
-      },
-    });
-    expect(app.routes.length).toBeGreaterThan(0);
-    expect(() => background.intervalMs).toThrow(/not read yet/);
-    await ready();
-    await ready();
-    expect(reads).toBe(1);
-    expect(await healthz(app.fetch)).toEqual({ status: "ok", runtime: "fastly" });
-    expect(background.intervalMs).toBe(parseSettings(raw).linkSyncIntervalSeconds * 1000);
-  });
-
-  it("reads stores read later again after a failed read", async () => {
-    const { DATABASE_URL: _, ...withoutDatabase } = raw;
-    const envs = [withoutDatabase, raw];
-    const { ready } = createDeployment({ runtime: "fastly", stores: async () => stores(envs.shift()) });
-    await expect(ready()).rejects.toThrow(SettingsError);
-    await expect(ready()).resolves.toBeUndefined();
   });
 });

@@ -9,7 +9,6 @@ import { createBackground } from "../core/background/runner.ts";
 import type { KvCache } from "../core/ports/kv.ts";
 import type { RateLimiter } from "../core/ports/rate-limit.ts";
 import type { Settings } from "../core/settings/settings.ts";
-import { type BoundParts, lateBound } from "./late-bound.ts";
 import { neonSqlFromSettings } from "./neon/neon-sql.ts";
 import type { RuntimeName } from "./runtimes.ts";
 
@@ -22,11 +21,7 @@ export interface RuntimeStores {
 export interface RuntimeParts {
   /** Its name in edge/runtimes.ts, which `/healthz` reports. */
   runtime: RuntimeName;
-  /**
-   * The stores, or how to read them where that can only happen later (Fastly: while a request
-   * runs). Read at once, an unusable setting throws a SettingsError from `createDeployment`.
-   */
-  stores: RuntimeStores | (() => Promise<RuntimeStores>);
+  stores: RuntimeStores;
   /** How the Neon driver's requests leave (Fastly: through the `neon` backend). */
   sql?: Parameters<typeof neonSqlFromSettings>[1];
   /** How AUTH_JWKS_URL is fetched, when not with the global `fetch`. */
@@ -41,38 +36,21 @@ export interface Deployment {
   app: App;
   /** The capabilities' background jobs, as the runtime's scheduler triggers them. */
   background: Pick<Background, "run" | "runFor" | "runIfDue" | "intervalMs">;
-  /**
-   * Resolves once the stores are read and everything is bound (at once when they were given);
-   * rejects with what failed, and reads them again on the next call.
-   */
-  ready(): Promise<void>;
 }
 
+/** The app and its drain over the runtime's stores; an unusable setting throws a SettingsError. */
 export function createDeployment(parts: RuntimeParts): Deployment {
-  const { stores } = parts;
-  if (typeof stores !== "function") {
-    const bound = bindStores(parts, stores);
-    return { app: appOver(parts, bound), background: bound.background, ready: () => Promise.resolve() };
-  }
-  // Built now over stand-ins (Fastly's snapshot keeps the app, its routes and router), bound
-  // once the stores are read.
-  const late = lateBound();
-  let reading: Promise<void> | undefined;
-  const ready = () =>
-    (reading ??= stores()
-      .then((read) => late.bind(bindStores(parts, read)))
-      .catch((error: unknown) => {
-        reading = undefined;
-        throw error;
-      }));
-  return { app: appOver(parts, late.parts), background: late.parts.background, ready };
-}
-
-function bindStores(parts: RuntimeParts, { settings, kv }: RuntimeStores): BoundParts {
+  const { settings, kv } = parts.stores;
   const sql = neonSqlFromSettings(settings, parts.sql);
-  return { sql, kv, settings, background: createBackground({ sql, kv, settings }, { limits: parts.limits }) };
-}
-
-function appOver(parts: RuntimeParts, bound: BoundParts): App {
-  return createApp({ ...bound, runtime: parts.runtime, jwksFetch: parts.jwksFetch, rateLimiter: parts.rateLimiter });
+  const background = createBackground({ sql, kv, settings }, { limits: parts.limits });
+  const app = createApp({
+    sql,
+    kv,
+    settings,
+    background,
+    runtime: parts.runtime,
+    jwksFetch: parts.jwksFetch,
+    rateLimiter: parts.rateLimiter,
+  });
+  return { app, background };
 }

@@ -2,7 +2,7 @@
 // Every write is one SQL statement (see repository.ts); every request that can be refused from
 // its headers, path or body alone is refused before the database is asked anything.
 import type { Context } from "hono";
-import { Hono } from "hono/tiny";
+import { Hono } from "hono";
 import * as v from "valibot";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import {

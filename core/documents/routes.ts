@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import { Hono } from "hono/tiny";
+import { Hono } from "hono";
 import * as v from "valibot";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { readJson, validate } from "../http/body.ts";
@@ -27,7 +27,6 @@ export function documentRoutes({ settings }: Pick<AppDeps, "settings">) {
       const key = parseIdempotencyKey(c.req.header(IDEMPOTENCY_KEY_HEADER));
       const body = await readJson(c.req.raw, NewDocumentSchema);
       const title = body.title ?? null;
-      // The key lifetime is read per request: on Fastly the settings are bound on an instance's first request.
       const idempotency = await idempotencyOf(key, [body.contractId, title], settings.idempotencyKeyTtlSeconds);
       const { tenantId, userId: subject } = c.get("principal");
       const result = await createDocument(c.var.sql, {

@@ -1,4 +1,4 @@
-import { Hono } from "hono/tiny";
+import { Hono } from "hono";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { ProblemError, problemResponse } from "../http/problem.ts";
 import { recentReadiness } from "./readiness.ts";

@@ -38,8 +38,7 @@ const untimed = <T>(work: () => Promise<T>) => work();
 /**
  * Puts each request's ports into its context, and with SERVER_TIMING=on measures them there:
  * time in the database, in the KV store and in token verification, beside Hono's `total`, as
- * `Server-Timing` on every response, with the runtime's name. Read per request, because an app
- * may be built before its settings are known (a snapshot taken at build time).
+ * `Server-Timing` on every response, with the runtime's name.
  */
 export function serverTiming(deps: AppDeps): MiddlewareHandler<AppEnv> {
   const measure = timing({ totalDescription: DESCRIPTIONS.total });

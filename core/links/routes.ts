@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import { Hono } from "hono/tiny";
+import { Hono } from "hono";
 import type { AppEnv, RouteDeps } from "../deps.ts";
 import { readJson, validate } from "../http/body.ts";
 import { notFound, ProblemError } from "../http/problem.ts";
@@ -30,8 +30,7 @@ const conflictDetails: Record<LinkConflictCode, string> = {
 
 /** The link routes of docs/API.md. Postgres decides every outcome; KV only serves reads. */
 export function linkRoutes(deps: RouteDeps) {
-  // Read per request, never here: Fastly builds the app before any setting can be read.
-  const limits = () => deps.settings.linkLimits;
+  const limits = deps.settings.linkLimits;
   const { background } = deps;
   // Looked up on every call, not captured: a test that fakes the clock moves it for us too.
   const now = () => Date.now();
@@ -47,7 +46,7 @@ export function linkRoutes(deps: RouteDeps) {
   const app = new Hono<AppEnv>()
     .put("/links/:provider/:externalAccountId", async (c) => {
       const target = readTarget(c);
-      requireAllowedProvider(limits(), target.provider);
+      requireAllowedProvider(limits, target.provider);
       const body = await readJson(c.req.raw, LinkBodySchema, { whenEmpty: {} });
       const readAt = now();
       const principal = c.get("principal");
@@ -57,7 +56,7 @@ export function linkRoutes(deps: RouteDeps) {
         userId: principal.userId,
         displayName: body.displayName ?? null,
         replaceDisplayName: body.displayName !== undefined,
-        maxLinksPerUser: limits().maxPerUser,
+        maxLinksPerUser: limits.maxPerUser,
       });
       if (result.outcome === "conflict") throw new ProblemError(409, result.code, conflictDetails[result.code]);
       // After the commit, and only as a copy: a failed write leaves a miss, never a wrong answer.

@@ -5,6 +5,7 @@
 // URL, under a key derived from the URL and holding it, so a copy fetched for an earlier setting
 // is never used. Best-effort like every KV use: a failing store reads as "nothing stored".
 import { createLocalJWKSet, type JSONWebKeySet, type JWTVerifyGetKey } from "jose";
+import * as v from "valibot";
 import { withDeadline } from "../lib/deadline.ts";
 import { parseJsonOrUndefined } from "../lib/json.ts";
 import { sha256Hex } from "../lib/sha256.ts";
@@ -45,18 +46,13 @@ export interface KeySetStoreOptions {
   now?: () => number;
 }
 
-interface StoredEntry {
-  url: string;
-  fetchedAt: number;
-  jwks: JSONWebKeySet;
-}
-
-// Only the envelope is checked here: jose's createLocalJWKSet refuses what is not a JWKS. (No
-// valibot schema: its object and array validators cost Fastly's wasm a 64 KiB snapshot page.)
-const isStoredEntry = (entry: unknown): entry is StoredEntry => {
-  const { url, fetchedAt, jwks } = (entry ?? {}) as Partial<StoredEntry>;
-  return typeof url === "string" && Number.isFinite(fetchedAt) && typeof jwks === "object" && jwks !== null;
-};
+// Only the envelope is checked here: jose's createLocalJWKSet refuses what is not a JWKS.
+const StoredEntry = v.object({
+  url: v.string(),
+  fetchedAt: v.pipe(v.number(), v.finite()),
+  jwks: v.custom<JSONWebKeySet>((jwks) => typeof jwks === "object" && jwks !== null),
+});
+const isStoredEntry = (entry: unknown): entry is v.InferOutput<typeof StoredEntry> => v.is(StoredEntry, entry);
 
 export function kvKeySetStore(kv: KvCache, options: KeySetStoreOptions): KeySetStore {
   const { url, freshMs, lifetimeMs, readEveryMs, timeoutMs, logger, now = () => Date.now() } = options;

@@ -1,10 +1,7 @@
 // `npm run build:fastly`: compiles the service into bin/main.wasm with @fastly/js-compute (offline).
-// The input is first bundled and minified with esbuild: js-compute snapshots the engine after it
-// has parsed the script, and every byte of source costs about 15-20 bytes of wasm (what each part
-// costs: docs/benchmarks.md, "The wasm's size"). So the OpenAPI document is made here and embedded
-// as bytes (embedded-openapi.ts), csv-parse (only CSV imports need it) and Hono's methodNotAllowed
-// (only a 404 needs it) are kept as text and compiled on first use (compiled-on-first-use.ts), the
-// engine is size-optimized and the snapshotted service pruned by wasm-opt (wasm-opt.ts).
+// The service is bundled as it is written, by esbuild, minified (js-compute snapshots the engine
+// after it has parsed the script, so a smaller script is a smaller wasm); the engine is
+// size-optimized and the snapshotted service pruned by wasm-opt (wasm-opt.ts).
 // Launchers call `ensureFastlyWasm()`, which builds only when the sources changed since the last
 // build (a hash of them is kept beside the wasm), so a fresh clone builds on first use.
 import { execFile } from "node:child_process";
@@ -13,15 +10,14 @@ import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/p
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { build, type Metafile, type Plugin } from "esbuild";
-import { compiledOnFirstUse, type DeferredPackage } from "./compiled-on-first-use.ts";
-import { embeddedOpenApi, openApiJson } from "./embedded-openapi.ts";
+import { build, type Metafile } from "esbuild";
 import { dropUnreachableCode, optimizedEngine } from "./wasm-opt.ts";
 import { wasmSections } from "./wasm-sections.ts";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const LOCK_PATH = join(ROOT, "bin", ".build-lock");
-const SOURCE_FILES = ["package-lock.json", "dev/app-without-database.ts"];
+// Files every wasm may import besides its folders: the service's wiring and the lock of its packages.
+const SOURCE_FILES = ["package-lock.json", "edge/deployment.ts", "edge/runtimes.ts"];
 const STALE_LOCK_MS = 5 * 60_000;
 
 /** One wasm this project compiles: its entry, where it goes, and the folders it is built from. */
@@ -29,8 +25,6 @@ interface WasmTarget {
   entry: string;
   wasmPath: string;
   sourceDirs: string[];
-  /** Serves the OpenAPI document made at build time instead of generating it. */
-  embedsOpenApi?: boolean;
 }
 
 /** The service: core, the Fastly entry, the KV stores and the Neon port. */
@@ -38,7 +32,6 @@ const SERVICE_WASM: WasmTarget = {
   entry: join(ROOT, "edge", "fastly", "index.ts"),
   wasmPath: join(ROOT, "bin", "main.wasm"),
   sourceDirs: ["core", "edge/fastly", "edge/kv", "edge/neon", "dev/build"],
-  embedsOpenApi: true,
 };
 
 /** The benchmark's bare KV get (dev/kv-baseline/): never deployed. */
@@ -61,18 +54,6 @@ export const FRESH_PROBE_WASM: WasmTarget = {
   wasmPath: join(ROOT, "bin", "fresh-probe.wasm"),
   sourceDirs: ["dev/fastly-host/reuse-probe", "dev/build"],
 };
-
-/** Packages only some requests need: compiled on first use (compiled-on-first-use.ts). */
-export const DEFERRED_PACKAGES: readonly DeferredPackage[] = [
-  { specifier: "csv-parse/browser/esm/sync", functions: ["parse"] },
-  // Only a 404 needs it (core/app.ts). It reads the request's route matches, which Hono keys by a
-  // Symbol: the module that makes it is shared, the rest (its router, Hono's route helper) deferred.
-  {
-    specifier: "hono/method-not-allowed",
-    functions: ["methodNotAllowed"],
-    shared: [join(ROOT, "node_modules", "hono", "dist", "request", "constants.js")],
-  },
-];
 
 const stampPath = (target: WasmTarget) => `${target.wasmPath}.sources-sha256`;
 
@@ -104,12 +85,10 @@ async function buildFastlyWasm(hash?: string, target: WasmTarget = SERVICE_WASM)
   // Written aside and renamed, so no reader ever sees half a wasm.
   const partial = join(ROOT, "bin", `.main-${process.pid}.wasm`);
   const input = join(ROOT, "bin", `.input-${process.pid}.js`);
-  const openApi = join("bin", `.openapi-${process.pid}.json`); // relative: js-compute reads it in ROOT
   const cli = join(ROOT, "node_modules", ".bin", "js-compute-runtime");
   try {
-    if (target.embedsOpenApi) await writeFile(join(ROOT, openApi), await openApiJson());
-    const plugins = target.embedsOpenApi ? [embeddedOpenApi(openApi), compiledOnFirstUse(DEFERRED_PACKAGES)] : [];
-    const metafile = await minifiedInput(target.entry, input, plugins);
+    const { text, metafile } = await minifiedInput(target.entry);
+    await writeFile(input, text);
     const engine = await optimizedEngine(ROOT);
     await promisify(execFile)(cli, ["--engine-wasm", engine, input, partial], {
       cwd: ROOT,
@@ -131,16 +110,15 @@ async function buildFastlyWasm(hash?: string, target: WasmTarget = SERVICE_WASM)
   } finally {
     await rm(partial, { force: true });
     await rm(input, { force: true });
-    await rm(join(ROOT, openApi), { force: true });
   }
 }
 
 /** The service as one minified ES module; `fastly:*` stays for js-compute to provide. */
-async function minifiedInput(entry: string, outfile: string, plugins: Plugin[]): Promise<Metafile> {
+export async function minifiedInput(entry = SERVICE_WASM.entry): Promise<{ text: string; metafile: Metafile }> {
   const result = await build({
     entryPoints: [entry],
-    plugins,
-    outfile,
+    outfile: "service.js",
+    write: false,
     bundle: true,
     format: "esm",
     platform: "neutral",
@@ -152,7 +130,7 @@ async function minifiedInput(entry: string, outfile: string, plugins: Plugin[]):
     metafile: true,
     logLevel: "silent",
   });
-  return result.metafile;
+  return { text: result.outputFiles[0]!.text, metafile: result.metafile };
 }
 
 /** Minified bytes per npm package (or per folder of this project). */

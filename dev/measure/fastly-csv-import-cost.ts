@@ -1,7 +1,6 @@
 // `npx tsx dev/measure/fastly-csv-import-cost.ts [--requests N] [--rows N]`: what a CSV import costs in the
-// Fastly test host, csv-parse included: the Fastly build compiles csv-parse on its first call in
-// an instance (dev/build/compiled-on-first-use.ts), so a fresh instance pays that on top of the
-// parse. The import holds --rows rows (1,000 by default), all invalid (ids that could never be created), so no
+// Fastly test host, csv-parse included: a fresh instance runs csv-parse's code for the first time
+// on top of the parse. The import holds --rows rows (1,000 by default), all invalid (ids that could never be created), so no
 // database is needed. Printed: the first import of fresh hosts (a new instance, csv-parse not yet
 // compiled), then p50 and this process's CPU time per request once instances are reused.
 import { ensureFastlyWasm } from "../build/fastly.ts";

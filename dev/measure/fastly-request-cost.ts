@@ -7,16 +7,13 @@
 // both cores busy (concurrency 4) latency follows the CPU time: p50 ≈ 4 × CPU per request / 2.
 // No database: the links and the link-sync lease are put straight into the KV store.
 
-import { BACKGROUND_LEASE_KEY } from "../../core/background/runner.ts";
-import type { CacheEntry } from "../../core/links/cache.ts";
-import { linkKey } from "../../core/links/keys.ts";
 import { KV_STORE } from "../../edge/fastly/bindings.ts";
 import { ensureFastlyWasm, KV_BASELINE_WASM } from "../build/fastly.ts";
 import { parseCommandLine } from "../cli.ts";
-import { type FastlyHost, startFastlyHost } from "../fastly-host/host.ts";
+import { startFastlyHost } from "../fastly-host/host.ts";
 import { localServerConfig } from "../launchers/fastly.ts";
 import { median, percentile } from "../support/stats.ts";
-import { signToken, TEST_AUTH_SECRET } from "../support/tokens.ts";
+import { NO_DATABASE_ENV, seedLinkHits } from "./fastly-link-hits.ts";
 
 const USAGE = `Usage: npx tsx dev/measure/fastly-request-cost.ts [--requests N] [--rounds N]
 
@@ -28,18 +25,10 @@ const values = parseCommandLine(USAGE, {
 });
 const requests = Number(values.requests);
 const rounds = Number(values.rounds);
-const LINKS = 16;
-const HOUR_MS = 3_600_000;
-
-const env = {
-  AUTH_SECRET: TEST_AUTH_SECRET,
-  DATABASE_URL: "postgres://u:p@127.0.0.1:9/db",
-  NEON_FETCH_ENDPOINT: "http://127.0.0.1:9/sql",
-};
 const quiet = () => {};
 const service = await startFastlyHost({
   wasmPath: await ensureFastlyWasm(),
-  config: localServerConfig(env),
+  config: localServerConfig(NO_DATABASE_ENV),
   log: quiet,
 });
 const baseline = await startFastlyHost({
@@ -47,13 +36,12 @@ const baseline = await startFastlyHost({
   config: { backends: {}, kvStores: { [KV_STORE]: [] }, configStores: {}, secretStores: {} },
   log: quiet,
 });
-await seed(service);
+const linkHit = await seedLinkHits(service);
 baseline.kv.insert(KV_STORE, "bench-baseline", { body: Buffer.from('{"a":1}'), mode: "overwrite" });
-const authorization = `Bearer ${await signToken({ sub: "measure", tid: "bench", role: "service", expiresIn: "2h" })}`;
 
 const operations = {
   "bare KV get": () => fetch(`${baseline.url}/kv`),
-  "KV hit": (i: number) => fetch(`${service.url}/v1/links/github/hit-${i % LINKS}`, { headers: { authorization } }),
+  "KV hit": linkHit,
 };
 
 for (const concurrency of [1, 4]) {
@@ -76,22 +64,6 @@ for (const concurrency of [1, 4]) {
 const { fresh, reused } = service.served;
 console.log(`the service's requests: ${reused} served by a reused instance, ${fresh} by a fresh one`);
 await Promise.all([service.close(), baseline.close()]);
-
-/** The links the KV-hit requests find, and a sync lease that is not due (no drain reaches the database). */
-async function seed(host: FastlyHost): Promise<void> {
-  const now = Date.now();
-  for (let i = 0; i < LINKS; i++) {
-    const link = { provider: "github", externalAccountId: `hit-${i}`, userId: `user-${i}`, displayName: null };
-    const entry: CacheEntry = {
-      tenantId: "bench",
-      link: { ...link, linkedAt: new Date(now).toISOString() },
-      readAt: now,
-    };
-    const key = await linkKey("bench", link);
-    host.kv.insert(KV_STORE, key, { body: Buffer.from(JSON.stringify(entry)), mode: "overwrite" });
-  }
-  host.kv.insert(KV_STORE, BACKGROUND_LEASE_KEY, { body: Buffer.from(String(now + HOUR_MS)), mode: "overwrite" });
-}
 
 async function phase(send: (i: number) => Promise<Response>, concurrency: number) {
   const latencies: number[] = [];
