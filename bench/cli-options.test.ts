@@ -4,7 +4,7 @@ import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type LocalStack, startLocalStack } from "../dev/stack.ts";
+import { type LocalStack, startLocalStack } from "../dev/local-stack/stack.ts";
 import { createNeonSql } from "../edge/neon/neon-sql.ts";
 import { runScript } from "./lib/run-script.ts";
 

@@ -14,7 +14,6 @@ import pg from "pg";
 import { DEFAULT_MAX_LINKS_PER_USER } from "../core/links/link-settings.ts";
 import { linkAccount, unlinkAccount } from "../core/links/repository.ts";
 import type { Sql } from "../core/ports/sql.ts";
-import { runStatement } from "../dev/run-statement.ts";
 import {
   FIRST_TENANT_MIGRATION,
   LINK_BEFORE_TENANTS,
@@ -22,6 +21,7 @@ import {
   UNLINK_BEFORE_TENANTS,
 } from "../dev/support/links-before-tenants.ts";
 import { poolSql } from "../dev/support/pool-sql.ts";
+import { runStatement } from "../dev/support/run-statement.ts";
 import { createScratchSchema, LOCAL_POSTGRES_URL, serverVersion } from "../dev/support/scratch-schema.ts";
 import { percentile } from "../dev/support/stats.ts";
 import { DEFAULT_MIGRATIONS_DIR, migrate, migrationFiles } from "../edge/migrate/migrate.ts";

@@ -1,6 +1,6 @@
 -- The timeouts of 0004 (statement 5 s, lock wait 4 s) and 0010 (idle in a transaction 5 s) are
 -- the project's own: they apply to its role's sessions in this database (the role that migrates,
--- which is the app's on Neon; the local stack gives its app role the same, dev/app-role.ts), never
+-- which is the app's on Neon; the local stack gives its app role the same, dev/local-stack/app-role.ts), never
 -- to the other clients of a database it shares. The database-wide ones 0004 and 0010 set are
 -- reset where they are still as those set them; a value someone set since is theirs, and stays.
 DO $$

@@ -268,7 +268,7 @@ describe("the checks themselves", () => {
 
   it("catch an edge file reaching into dev/", () => {
     const file = join(ROOT, "edge", "deno", "index.ts");
-    expect(target(file, "../../dev/stack.ts")).toBe("dev/stack.ts");
+    expect(target(file, "../../dev/local-stack/stack.ts")).toBe("dev/local-stack/stack.ts");
     expect(edgeBare("fastly:kv-store")).toBe(true);
     expect(edgeBare("miniflare")).toBe(false);
   });
@@ -276,7 +276,7 @@ describe("the checks themselves", () => {
   it("reject an import against the direction, one example per rule", () => {
     const refused = (path: string, specifier: string) => againstTheDirection(path, [specifier]);
     expect(refused("core/app.ts", "../edge/kv/memory.ts")).toEqual(["imports edge/kv/memory.ts"]);
-    expect(refused("edge/deno/index.ts", "../../dev/stack.ts")).toEqual(["imports dev/stack.ts"]);
+    expect(refused("edge/deno/index.ts", "../../dev/local-stack/stack.ts")).toEqual(["imports dev/local-stack/stack.ts"]);
     expect(refused("dev/measure/startup.ts", "../../test/support/harness.ts")).toEqual([
       "imports test/support/harness.ts",
     ]);
@@ -284,7 +284,7 @@ describe("the checks themselves", () => {
     expect(refused("test/links/race.test.ts", "../../bench/lib/cli.ts")).toEqual(["imports bench/lib/cli.ts"]);
     expect(refused("bench/drain.ts", "../test/links/support.ts")).toEqual(["imports test/links/support.ts"]);
     expect(refused("bench/race.test.ts", "../test/support/harness.ts")).toEqual(["imports test/support/harness.ts"]);
-    expect(refused("dev/stack.ts", "../vitest.config.ts")).toEqual(["imports vitest.config.ts"]);
+    expect(refused("dev/local-stack/stack.ts", "../../vitest.config.ts")).toEqual(["imports vitest.config.ts"]);
     expect(refused("core/links/routes.test.ts", "../../bench/lib/cli.ts")).toEqual(["imports bench/lib/cli.ts"]);
   });
 
@@ -313,6 +313,6 @@ describe("the checks themselves", () => {
     expect(allowed("bench/drain.ts", "../dev/support/tokens.ts")).toEqual([]);
     expect(allowed("core/links/routes.test.ts", "../../test/support/harness.ts")).toEqual([]);
     expect(allowed("vitest.config.ts", "./test/projects.ts")).toEqual([]);
-    expect(allowed("dev/stack.ts", "pg")).toEqual([]);
+    expect(allowed("dev/local-stack/stack.ts", "pg")).toEqual([]);
   });
 });

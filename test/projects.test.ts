@@ -30,7 +30,7 @@ describe("vitest projects", () => {
       expect.arrayContaining([
         "core/assets/routes.test.ts",
         "edge/kv/workers-kv.test.ts",
-        "dev/deno/deno-tests.test.ts",
+        "dev/support/deno-tests.test.ts",
       ]),
     );
     expect(projects.fastly).toEqual(

@@ -1,7 +1,7 @@
 // The route table (test/support/routes.ts) is the app's route list: a route added to the app
 // without an entry fails here, and with it every cross-cutting suite covers the route.
 import { describe, expect, it } from "vitest";
-import { appWithoutDatabase } from "../dev/app-without-database.ts";
+import { appWithoutDatabase } from "../dev/support/app-without-database.ts";
 import { appRouteKeys, parametersOf, ROUTES, routes } from "./support/routes.ts";
 
 const app = appWithoutDatabase();

@@ -19,7 +19,7 @@ const SCHEMA_DEFAULTS: Record<string, string | undefined> = Object.assign(
 /** Settings that name a path, read where they are used rather than through a schema. */
 const PATH_SETTINGS: Record<string, string> = {
   DENO_KV_PATH: "edge/deno/index.ts",
-  PGLITE_DATA_DIR: "dev/data-dir.ts",
+  PGLITE_DATA_DIR: "dev/local-stack/data-dir.ts",
 };
 
 interface Row {

@@ -5,7 +5,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ParseArgsConfig } from "node:util";
-import { parseCommandLine } from "../../dev/cli.ts";
+import { parseCommandLine } from "../../dev/support/command-line.ts";
 
 /** Committed: docs/benchmarks.md points at the results and the command that made them. */
 export const DEFAULT_RESULTS_DIR = fileURLToPath(new URL("../../docs/results", import.meta.url));

@@ -43,7 +43,7 @@ export interface SigningOptions {
   roleClaim: string;
 }
 
-/** The JWS algorithm the deployments accept for this kind of key (core/tokens/keys.ts). */
+/** The JWS algorithm the deployments accept for this kind of key (core/tokens/verifier.ts). */
 function algorithmFor(pem: string, keyFile: string): string {
   let key: ReturnType<typeof createPrivateKey>;
   try {

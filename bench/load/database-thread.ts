@@ -2,7 +2,7 @@
 // the database behind it (PGlite runs its WebAssembly synchronously). In the main thread it would
 // share an event loop with the node runtime, which runs in-process, and with no other runtime.
 import { parentPort, workerData } from "node:worker_threads";
-import { startLocalStack } from "../../dev/stack.ts";
+import { startLocalStack } from "../../dev/local-stack/stack.ts";
 import { serve } from "../lib/ts-worker.ts";
 
 export type DatabaseRequest =

@@ -4,7 +4,7 @@
 // the reason, not dropped.
 import type { RuntimeName } from "../../dev/launchers/index.ts";
 import { launchRuntime, type RunningRuntime } from "../../dev/launchers/index.ts";
-import { isPostgresUrl } from "../../dev/stack.ts";
+import { isPostgresUrl } from "../../dev/local-stack/stack.ts";
 import { createScratchSchema, serverVersion } from "../../dev/support/scratch-schema.ts";
 import { channel, startTsWorker } from "../lib/ts-worker.ts";
 import type { DatabaseRequest } from "./database-thread.ts";
@@ -103,14 +103,14 @@ export async function launchRuntimes(
 }
 
 /**
- * Starts each runtime's bare KV get (dev/kv-baseline/) into `running`; returns its URL per
+ * Starts each runtime's bare KV get (dev/measure/kv-baseline/) into `running`; returns its URL per
  * runtime, or why it could not start.
  */
 export async function launchKvBaselines(
   names: readonly RuntimeName[],
   running: RunningRuntime[],
 ): Promise<Map<RuntimeName, string | Error>> {
-  const { launchKvBaseline } = await import("../../dev/kv-baseline/launch.ts");
+  const { launchKvBaseline } = await import("../../dev/measure/kv-baseline/launch.ts");
   const urls = new Map<RuntimeName, string | Error>();
   for (const name of names) {
     try {

@@ -4,7 +4,7 @@
 // plain connections (`pool`).
 import pg from "pg";
 import type { Sql } from "../../core/ports/sql.ts";
-import { isPostgresUrl, type LocalStack, startLocalStack } from "../../dev/stack.ts";
+import { isPostgresUrl, type LocalStack, startLocalStack } from "../../dev/local-stack/stack.ts";
 import { createScratchSchema, LOCAL_POSTGRES_URL, serverVersion } from "../../dev/support/scratch-schema.ts";
 import { createNeonSql } from "../../edge/neon/neon-sql.ts";
 

@@ -3,7 +3,7 @@ import { createMemoryKv } from "../../edge/kv/memory.ts";
 import type { Logger } from "../log.ts";
 import type { KvCache } from "../ports/kv.ts";
 import { createLinkCache, decodeEntry } from "./cache.ts";
-import { linkKey } from "./keys.ts";
+import { linkKey } from "./kv-keys.ts";
 import type { Link } from "./link.ts";
 
 const TTL_SECONDS = 300;

@@ -14,7 +14,7 @@ import { withDeadline } from "../lib/deadline.ts";
 import { parseJsonOrUndefined } from "../lib/json.ts";
 import { errorMessage, type Logger } from "../log.ts";
 import { DEFAULT_KV_TIMEOUT_MS, type KvCache, type KvListPage, MIN_KV_TTL_SECONDS } from "../ports/kv.ts";
-import { linkKey, tenantKeyPrefix } from "./keys.ts";
+import { linkKey, tenantKeyPrefix } from "./kv-keys.ts";
 import { type Link, type LinkTarget, sameTarget } from "./link.ts";
 
 interface LinkCacheOptions {

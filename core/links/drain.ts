@@ -18,7 +18,7 @@ import { DEFAULT_KV_TIMEOUT_MS, KV_GET_MANY_MAX, type KvCache } from "../ports/k
 import type { Sql } from "../ports/sql.ts";
 import { decodeEntry } from "./cache.ts";
 import { FEED_START, type LinkChange, readChanges } from "./changes.ts";
-import { linkKey } from "./keys.ts";
+import { linkKey } from "./kv-keys.ts";
 import { sameLink } from "./link.ts";
 import { findLinksAcrossTenants } from "./repository.ts";
 

@@ -8,7 +8,7 @@ import { silentLogger } from "../log.ts";
 import { DEFAULT_LINK_CACHE_TTL_SECONDS } from "../settings/settings.ts";
 import { createLinkCache } from "./cache.ts";
 import { KV_CONCURRENCY } from "./drain.ts";
-import { linkKey, tenantKeyPrefix } from "./keys.ts";
+import { linkKey, tenantKeyPrefix } from "./kv-keys.ts";
 import type { Link } from "./link.ts";
 import { DEFAULT_RESYNC_BATCH_SIZE, parseResyncPosition, type ResyncCounts, resyncLinkCache } from "./resync.ts";
 

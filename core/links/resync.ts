@@ -10,7 +10,7 @@ import { mapBounded } from "../lib/map-bounded.ts";
 import type { Sql } from "../ports/sql.ts";
 import type { LinkCache } from "./cache.ts";
 import { KV_CONCURRENCY } from "./drain.ts";
-import { linkKey, targetText } from "./keys.ts";
+import { linkKey, targetText } from "./kv-keys.ts";
 import { type Link, sameLink } from "./link.ts";
 import { findLinks, pageLinks } from "./repository.ts";
 

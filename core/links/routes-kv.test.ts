@@ -8,7 +8,7 @@ import { cachedEntry, linkPath, linkRows } from "../../test/links/support.ts";
 import { describeOnBackends } from "../../test/support/harness.ts";
 import { expectProblem } from "../../test/support/problems.ts";
 import type { Logger } from "../log.ts";
-import { linkKey } from "./keys.ts";
+import { linkKey } from "./kv-keys.ts";
 import type { Link } from "./link.ts";
 
 const TTL_SECONDS = 120;

@@ -3,7 +3,7 @@ import type { TokenClaims } from "../../dev/support/tokens.ts";
 import { cachedEntry, cacheKeys, linkPath, linkRows } from "../../test/links/support.ts";
 import { describeOnBackends } from "../../test/support/harness.ts";
 import { expectProblem } from "../../test/support/problems.ts";
-import { linkKey } from "./keys.ts";
+import { linkKey } from "./kv-keys.ts";
 import type { Link } from "./link.ts";
 
 const service: TokenClaims = { sub: "billing", role: "service" };

@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
-import { appWithoutDatabase } from "../../dev/app-without-database.ts";
+import { appWithoutDatabase } from "../../dev/support/app-without-database.ts";
 import { CAPABILITIES } from "../capabilities.ts";
 import { describedOperations, openApiDocument, openApiPath, routeKey, servedRoutes } from "./document.ts";
 

@@ -2,9 +2,9 @@ import * as v from "valibot";
 import { ProblemError } from "../http/problem.ts";
 import { maxCodePoints } from "../http/validation.ts";
 import { type Background, KeysUnavailableError } from "./jwks-cache.ts";
-import { type TokenKeyOptions, tokenVerifier } from "./keys.ts";
 import type { AuthSettings } from "./settings.ts";
 import { rememberVerifiedTokens } from "./verified-tokens.ts";
+import { type TokenKeyOptions, tokenVerifier } from "./verifier.ts";
 
 export type Role = "user" | "service" | "admin";
 

@@ -3,7 +3,7 @@
 import { exportJWK, generateKeyPair, type JWK } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createMemoryKv } from "../../edge/kv/memory.ts";
-import { LINK_KEY_PREFIX } from "../links/keys.ts";
+import { LINK_KEY_PREFIX } from "../links/kv-keys.ts";
 import { silentLogger } from "../log.ts";
 import { aroundEachKvCall } from "../ports/around-each-call.ts";
 import { type KvCache, MIN_KV_TTL_SECONDS } from "../ports/kv.ts";

@@ -6,7 +6,7 @@
 // entry lives at most `maxAgeMs`, well below how long a fetched JWKS is fresh (10 minutes by default).
 import type { JWTPayload } from "jose";
 import { RecentMap } from "../lib/recent-map.ts";
-import type { VerifyToken } from "./keys.ts";
+import type { VerifyToken } from "./verifier.ts";
 
 export interface VerifiedTokenOptions {
   /** Tokens remembered at once; the oldest is forgotten first (default 512). */

@@ -1,8 +1,8 @@
 import { stat } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { appWithoutDatabase } from "../app-without-database.ts";
 import { type FastlyHost, startFastlyHost } from "../fastly-host/host.ts";
 import { localServerConfig } from "../launchers/fastly.ts";
+import { appWithoutDatabase } from "../support/app-without-database.ts";
 import { ensureFastlyWasm, minifiedInput } from "./fastly.ts";
 
 /** Fastly's published limit on a Compute package (the wasm and what is packed with it). */

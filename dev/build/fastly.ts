@@ -34,11 +34,11 @@ const SERVICE_WASM: WasmTarget = {
   sourceDirs: ["core", "edge/fastly", "edge/kv", "edge/neon", "dev/build"],
 };
 
-/** The benchmark's bare KV get (dev/kv-baseline/): never deployed. */
+/** The benchmark's bare KV get (dev/measure/kv-baseline/): never deployed. */
 export const KV_BASELINE_WASM: WasmTarget = {
   entry: join(ROOT, "dev", "kv-baseline", "fastly.ts"),
   wasmPath: join(ROOT, "bin", "kv-baseline.wasm"),
-  sourceDirs: ["dev/kv-baseline", "edge/kv", "edge/fastly", "core/ports", "dev/build"],
+  sourceDirs: ["dev/measure/kv-baseline", "edge/kv", "edge/fastly", "core/ports", "dev/build"],
 };
 
 /** The test host's probe of reusable sandboxes (dev/fastly-host/reuse-probe/): never deployed. */

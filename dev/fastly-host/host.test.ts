@@ -7,9 +7,9 @@ import {
   startIdentityProvider,
 } from "../../test/conformance/identity-provider.ts";
 import { ensureFastlyWasm } from "../build/fastly.ts";
-import { freePort } from "../free-port.ts";
 import { localServerConfig } from "../launchers/fastly.ts";
-import { type LocalStack, startLocalStack } from "../stack.ts";
+import { type LocalStack, startLocalStack } from "../local-stack/stack.ts";
+import { freePort } from "../support/free-port.ts";
 import { bearer, TEST_AUTH_SECRET } from "../support/tokens.ts";
 import { type FastlyHost, startFastlyHost } from "./host.ts";
 import type { LocalServerConfig } from "./manifest.ts";

@@ -6,7 +6,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stringify } from "smol-toml";
-import { freePort } from "../free-port.ts";
+import { freePort } from "../support/free-port.ts";
 import type { LocalServerConfig } from "./manifest.ts";
 
 const READY_TIMEOUT_MS = 60_000;

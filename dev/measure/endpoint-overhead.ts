@@ -9,9 +9,9 @@ import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { createNeonSql } from "../../edge/neon/neon-sql.ts";
-import { parseCommandLine } from "../cli.ts";
-import { runStatement } from "../run-statement.ts";
-import { startLocalStack } from "../stack.ts";
+import { startLocalStack } from "../local-stack/stack.ts";
+import { parseCommandLine } from "../support/command-line.ts";
+import { runStatement } from "../support/run-statement.ts";
 import { LOCAL_POSTGRES_URL } from "../support/scratch-schema.ts";
 import { median, percentile, range } from "../support/stats.ts";
 

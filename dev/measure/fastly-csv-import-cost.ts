@@ -4,9 +4,9 @@
 // database is needed. Printed: the first import of fresh hosts (a new instance, csv-parse not yet
 // compiled), then p50 and this process's CPU time per request once instances are reused.
 import { ensureFastlyWasm } from "../build/fastly.ts";
-import { parseCommandLine } from "../cli.ts";
 import { type FastlyHost, startFastlyHost } from "../fastly-host/host.ts";
 import { localServerConfig } from "../launchers/fastly.ts";
+import { parseCommandLine } from "../support/command-line.ts";
 import { median } from "../support/stats.ts";
 import { signToken, TEST_AUTH_SECRET } from "../support/tokens.ts";
 

@@ -6,9 +6,9 @@
 import { stat } from "node:fs/promises";
 import { relative } from "node:path";
 import { ensureFastlyWasm } from "../build/fastly.ts";
-import { parseCommandLine } from "../cli.ts";
 import { startFastlyHost } from "../fastly-host/host.ts";
 import { localServerConfig } from "../launchers/fastly.ts";
+import { parseCommandLine } from "../support/command-line.ts";
 import { median } from "../support/stats.ts";
 import { NO_DATABASE_ENV, seedLinkHits } from "./fastly-link-hits.ts";
 

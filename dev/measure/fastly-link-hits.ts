@@ -3,7 +3,7 @@
 
 import { BACKGROUND_LEASE_KEY } from "../../core/background/runner.ts";
 import type { CacheEntry } from "../../core/links/cache.ts";
-import { linkKey } from "../../core/links/keys.ts";
+import { linkKey } from "../../core/links/kv-keys.ts";
 import { KV_STORE } from "../../edge/fastly/bindings.ts";
 import type { FastlyHost } from "../fastly-host/host.ts";
 import { signToken, TEST_AUTH_SECRET } from "../support/tokens.ts";

@@ -9,9 +9,9 @@
 
 import { KV_STORE } from "../../edge/fastly/bindings.ts";
 import { ensureFastlyWasm, KV_BASELINE_WASM } from "../build/fastly.ts";
-import { parseCommandLine } from "../cli.ts";
 import { startFastlyHost } from "../fastly-host/host.ts";
 import { localServerConfig } from "../launchers/fastly.ts";
+import { parseCommandLine } from "../support/command-line.ts";
 import { median, percentile } from "../support/stats.ts";
 import { NO_DATABASE_ENV, seedLinkHits } from "./fastly-link-hits.ts";
 

@@ -5,7 +5,7 @@
 // reach, so every lookup is counted and none refused. Printed: the p50 of
 // every lookup and the median of the blocks' means, each app's, and the difference.
 import { createMemoryRateLimiter } from "../../edge/rate-limit/memory.ts";
-import { parseCommandLine } from "../cli.ts";
+import { parseCommandLine } from "../support/command-line.ts";
 import { type KvHitCost, kvHitApp, kvHitsInTurns, serveApps, servedApart } from "./kv-hit.ts";
 
 const USAGE = `Usage: npx tsx dev/measure/rate-limit-cost.ts [--requests N] [--blocks N] [--http]

@@ -2,7 +2,7 @@
 // costs a request, in process: the same KV-hit link lookup sent to two apps, one with the setting
 // off and one with it on, in blocks that take turns (dev/measure/kv-hit.ts). Printed: microseconds
 // per request of each, as the median of the blocks. The port's timing wrapper is what is measured.
-import { parseCommandLine } from "../cli.ts";
+import { parseCommandLine } from "../support/command-line.ts";
 import { kvHitApp, kvHitsInTurns } from "./kv-hit.ts";
 
 const USAGE = `Usage: npx tsx dev/measure/server-timing-cost.ts [--requests N] [--blocks N]

@@ -5,7 +5,7 @@ import { gzipSync } from "node:zlib";
 import { RUNTIME_NAMES } from "../../edge/runtimes.ts";
 import { bundleWorker } from "../build/cloudflare.ts";
 import { launchRuntime } from "../launchers/index.ts";
-import { startLocalStack } from "../stack.ts";
+import { startLocalStack } from "../local-stack/stack.ts";
 import { median } from "../support/stats.ts";
 import { TEST_AUTH_SECRET } from "../support/tokens.ts";
 

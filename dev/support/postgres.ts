@@ -4,7 +4,7 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { describe, it } from "vitest";
-import { runStatement } from "../run-statement.ts";
+import { runStatement } from "./run-statement.ts";
 import { LOCAL_POSTGRES_URL } from "./scratch-schema.ts";
 
 /** Whether PostgreSQL answers within a second (connect + SELECT 1). */

@@ -4,7 +4,7 @@
 // the triggers they create) resolve their tables there.
 import { randomBytes } from "node:crypto";
 import pg from "pg";
-import { runStatement } from "../run-statement.ts";
+import { runStatement } from "./run-statement.ts";
 
 /** The local PostgreSQL the tests, the measurements and `npm run race` use unless told otherwise. */
 export const LOCAL_POSTGRES_URL = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";

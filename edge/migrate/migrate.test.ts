@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPgliteBackend } from "../../dev/neon/pglite-backend.ts";
+import { createPgliteBackend } from "../../dev/local-stack/neon-endpoint/pglite-backend.ts";
 import { createTestDatabase, describeWithPostgres, type TestDatabase } from "../../dev/support/postgres.ts";
 import { MigrationError, type MigrationSession, migrate, plainStatements } from "./migrate.ts";
 import { postgresMigrationSession } from "./postgres.ts";

@@ -4,8 +4,8 @@ import { neon } from "@neondatabase/serverless";
 import { withDeadline } from "../../core/lib/deadline.ts";
 import type { Row, Sql, SqlStatement, TransactionOptions } from "../../core/ports/sql.ts";
 import { type Settings, SettingsError } from "../../core/settings/settings.ts";
+import { asHttpUrl, routeNeonRequests } from "./endpoints.ts";
 import { redactor, toPortError } from "./port-errors.ts";
-import { asHttpUrl, routeNeonRequests } from "./routes.ts";
 
 interface NeonSqlOptions {
   databaseUrl: string;

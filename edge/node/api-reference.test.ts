@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { appWithoutDatabase } from "../../dev/app-without-database.ts";
+import { appWithoutDatabase } from "../../dev/support/app-without-database.ts";
 import { API_REFERENCE_SCRIPT_PATH, withApiReference } from "./api-reference.ts";
 import { listen, type RunningServer } from "./server.ts";
 

@@ -1,4 +1,4 @@
-// Runs under `deno test --unstable-kv` only (dev/deno/deno-tests.ts): real Deno KV, in memory.
+// Runs under `deno test --unstable-kv` only (dev/support/deno-tests.ts): real Deno KV, in memory.
 import assert from "node:assert/strict";
 import { createDenoKvRateLimiter, type DenoKvCounters, type DenoKvU64 } from "./deno-kv.ts";
 

@@ -1,7 +1,7 @@
 // The checker the conformance suite runs on every answer must catch what it is there to catch.
 
 import { describe, expect, it } from "vitest";
-import { appWithoutDatabase } from "../../dev/app-without-database.ts";
+import { appWithoutDatabase } from "../../dev/support/app-without-database.ts";
 import { type Exchange, type OpenApi, violations } from "./openapi-check.ts";
 
 const app = appWithoutDatabase();

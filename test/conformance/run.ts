@@ -2,10 +2,10 @@
 // conformance suite against it over HTTP.
 import { afterAll, beforeAll, describe } from "vitest";
 import type { RawSettings } from "../../core/settings/settings.ts";
-import { freePort } from "../../dev/free-port.ts";
 import type { RuntimeName } from "../../dev/launchers/index.ts";
 import { launchRuntime, type RunningRuntime } from "../../dev/launchers/index.ts";
-import { type LocalStack, startLocalStack } from "../../dev/stack.ts";
+import { type LocalStack, startLocalStack } from "../../dev/local-stack/stack.ts";
+import { freePort } from "../../dev/support/free-port.ts";
 import { TEST_AUTH_SECRET } from "../../dev/support/tokens.ts";
 import { identityProviderCases } from "./cases/identity-provider.ts";
 import { CONFORMANCE_LINK_LIMITS } from "./cases/links.ts";

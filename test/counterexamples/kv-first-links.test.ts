@@ -2,7 +2,7 @@
 // several users "own" one account (so the race is real and this load exposes it), ours lets
 // exactly one (so the quiet result of our race test means something).
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { linkKey } from "../../core/links/keys.ts";
+import { linkKey } from "../../core/links/kv-keys.ts";
 import { describeWithPostgres } from "../../dev/support/postgres.ts";
 import { TEST_AUTH_SECRET } from "../../dev/support/tokens.ts";
 import { createMemoryKv } from "../../edge/kv/memory.ts";

@@ -7,7 +7,7 @@
 // all answer 201, and the last write silently wins. An edge KV store makes it worse: writes take
 // up to a minute to reach other locations. core/links/ lets Postgres' unique index decide instead.
 import { Hono } from "hono";
-import { linkKey } from "../../core/links/keys.ts";
+import { linkKey } from "../../core/links/kv-keys.ts";
 import { normalizeTarget } from "../../core/links/link.ts";
 import type { KvCache } from "../../core/ports/kv.ts";
 import { createAuthenticator } from "../../core/tokens/auth.ts";

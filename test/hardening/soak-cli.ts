@@ -1,7 +1,7 @@
 // The long soak: `tsx test/hardening/soak-cli.ts [--seconds 300] [--concurrency 16] [--seed 1]`.
 // Runs against a fresh database on the PostgreSQL of TEST_POSTGRES_URL (default the local one),
 // through a loopback endpoint only; prints the report and exits 1 when a promise broke.
-import { parseCommandLine } from "../../dev/cli.ts";
+import { parseCommandLine } from "../../dev/support/command-line.ts";
 
 const MAX_SECONDS = 3_600;
 const MAX_CONCURRENCY = 64;

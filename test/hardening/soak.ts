@@ -4,7 +4,7 @@
 // invariants are then checked against the database itself: no duplicate owners, every link
 // creation matched by its unlinks, gapless document numbers, no lost asset update, idempotent
 // replays answering the original, and the KV cache equal to Postgres after a resync.
-import { linkKey } from "../../core/links/keys.ts";
+import { linkKey } from "../../core/links/kv-keys.ts";
 import type { KvCache } from "../../core/ports/kv.ts";
 import type { Sql } from "../../core/ports/sql.ts";
 import { cachedEntry, cacheKeys } from "../links/support.ts";

@@ -4,7 +4,7 @@
 // a minute of its start, before its first Deno.cron run: it must drain from the start.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchRuntime, type RunningRuntime, type RuntimeName } from "../../dev/launchers/index.ts";
-import { type LocalStack, startLocalStack } from "../../dev/stack.ts";
+import { type LocalStack, startLocalStack } from "../../dev/local-stack/stack.ts";
 import { type Edge, renameStaleness, unlinkStaleness } from "../../dev/support/cross-edge.ts";
 import { createTestDatabase, describeWithPostgres, type TestDatabase } from "../../dev/support/postgres.ts";
 import { TEST_AUTH_SECRET } from "../../dev/support/tokens.ts";

@@ -2,7 +2,7 @@
 // horizon (and every deployment's invalidation) for longer than the timeout.
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { createPgBackend } from "../../dev/neon/pg-backend.ts";
+import { createPgBackend } from "../../dev/local-stack/neon-endpoint/pg-backend.ts";
 import { createTestDatabase, describeWithPostgres, type TestDatabase } from "../../dev/support/postgres.ts";
 import { migrate } from "../../edge/migrate/migrate.ts";
 

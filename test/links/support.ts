@@ -1,6 +1,6 @@
 // Shared helpers of the link suites: paths, and what Postgres and the KV store hold.
 import { type CacheEntry, decodeEntry } from "../../core/links/cache.ts";
-import { LINK_KEY_PREFIX, linkKey, tenantKeyPrefix } from "../../core/links/keys.ts";
+import { LINK_KEY_PREFIX, linkKey, tenantKeyPrefix } from "../../core/links/kv-keys.ts";
 import type { LinkTarget } from "../../core/links/link.ts";
 import type { KvCache } from "../../core/ports/kv.ts";
 import type { Row, Sql } from "../../core/ports/sql.ts";

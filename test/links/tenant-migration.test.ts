@@ -4,8 +4,8 @@ import { copyFile, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { SqlBackend } from "../../dev/neon/backend.ts";
-import { createPgliteBackend } from "../../dev/neon/pglite-backend.ts";
+import type { SqlBackend } from "../../dev/local-stack/neon-endpoint/backend.ts";
+import { createPgliteBackend } from "../../dev/local-stack/neon-endpoint/pglite-backend.ts";
 import { DEFAULT_MIGRATIONS_DIR, migrate, migrationFiles } from "../../edge/migrate/migrate.ts";
 
 const BEFORE_TENANTS = "0006_link_tenants.sql";

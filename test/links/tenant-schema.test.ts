@@ -9,8 +9,8 @@ import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { linkAccount } from "../../core/links/repository.ts";
-import type { SqlBackend } from "../../dev/neon/backend.ts";
-import { createPgBackend } from "../../dev/neon/pg-backend.ts";
+import type { SqlBackend } from "../../dev/local-stack/neon-endpoint/backend.ts";
+import { createPgBackend } from "../../dev/local-stack/neon-endpoint/pg-backend.ts";
 import {
   FIRST_TENANT_MIGRATION,
   LINK_BEFORE_TENANTS,

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPgliteBackend } from "../../dev/neon/pglite-backend.ts";
+import { createPgliteBackend } from "../../dev/local-stack/neon-endpoint/pglite-backend.ts";
 import { createTestDatabase, describeWithPostgres, type TestDatabase } from "../../dev/support/postgres.ts";
 import { signToken } from "../../dev/support/tokens.ts";
 import { npmStartServerPid, startServer } from "./processes.ts";

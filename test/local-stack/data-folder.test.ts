@@ -7,7 +7,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DataFolderLockedError, lockDataFolder } from "../../dev/data-lock.ts";
+import { DataFolderLockedError, lockDataFolder } from "../../dev/local-stack/data-lock.ts";
 import { runScript, startServer, watch } from "./processes.ts";
 
 let root: string;
@@ -52,13 +52,13 @@ describe("the data folder lock", () => {
     const folder = join(root, "served");
     const first = await startServer({ PGLITE_DATA_DIR: folder });
     try {
-      const second = runScript("dev/start.ts", ["--port", "0"], { PGLITE_DATA_DIR: folder });
+      const second = runScript("dev/local-stack/start.ts", ["--port", "0"], { PGLITE_DATA_DIR: folder });
       const secondRun = watch(second);
       expect(await secondRun.exited).toBe(1);
       expect(secondRun.output()).toContain(`in use by process ${first.child.pid}`);
       expect(secondRun.output()).not.toContain("listening on");
 
-      const migrate = runScript("dev/migrate-cli.ts", [], { PGLITE_DATA_DIR: folder });
+      const migrate = runScript("dev/local-stack/migrate-cli.ts", [], { PGLITE_DATA_DIR: folder });
       const migrateRun = watch(migrate);
       expect(await migrateRun.exited).toBe(1);
       expect(migrateRun.output()).toContain(`in use by process ${first.child.pid}`);
@@ -71,7 +71,7 @@ describe("the data folder lock", () => {
     expect(first.output()).toContain("SIGTERM: stopping");
     expect(existsSync(`${folder}.lock`)).toBe(false);
     expect(controlFileState(folder)).toBe(DB_SHUTDOWNED); // closed cleanly, not left "interrupted"
-    const again = watch(runScript("dev/migrate-cli.ts", [], { PGLITE_DATA_DIR: folder }));
+    const again = watch(runScript("dev/local-stack/migrate-cli.ts", [], { PGLITE_DATA_DIR: folder }));
     expect(await again.exited).toBe(0);
     expect(again.output()).toContain("Nothing to apply");
   }, 90_000);
@@ -81,7 +81,7 @@ describe("the data folder lock", () => {
     try {
       const port = new URL(first.url).port;
       const folder = join(root, "port-b");
-      const second = watch(runScript("dev/start.ts", ["--port", port], { PGLITE_DATA_DIR: folder }));
+      const second = watch(runScript("dev/local-stack/start.ts", ["--port", port], { PGLITE_DATA_DIR: folder }));
       expect(await second.exited).toBe(1);
       expect(second.output()).toContain(`Port ${port} on 127.0.0.1 is already in use`);
       expect(existsSync(folder)).toBe(false); // nothing was created, let alone opened
@@ -92,7 +92,12 @@ describe("the data folder lock", () => {
   }, 90_000);
 
   it("prints usage and exits 0 on --help, doing nothing", async () => {
-    for (const script of ["dev/start.ts", "dev/migrate-cli.ts", "dev/reset.ts", "test/hardening/soak-cli.ts"]) {
+    for (const script of [
+      "dev/local-stack/start.ts",
+      "dev/local-stack/migrate-cli.ts",
+      "dev/local-stack/reset.ts",
+      "test/hardening/soak-cli.ts",
+    ]) {
       const folder = join(root, "help");
       const run = watch(runScript(script, ["--help"], { PGLITE_DATA_DIR: folder }));
       expect(await run.exited, script).toBe(0);
@@ -106,17 +111,17 @@ describe("the data folder lock", () => {
     await mkdir(folder, { recursive: true });
     await writeFile(join(folder, "PG_VERSION"), "18");
     const lock = await lockDataFolder(folder);
-    const refused = watch(runScript("dev/reset.ts", [], { PGLITE_DATA_DIR: folder }));
+    const refused = watch(runScript("dev/local-stack/reset.ts", [], { PGLITE_DATA_DIR: folder }));
     expect(await refused.exited).toBe(1);
     expect(refused.output()).toContain(`in use by process ${process.pid}`);
     expect(existsSync(join(folder, "PG_VERSION"))).toBe(true);
     lock.release();
-    const reset = watch(runScript("dev/reset.ts", [], { PGLITE_DATA_DIR: folder }));
+    const reset = watch(runScript("dev/local-stack/reset.ts", [], { PGLITE_DATA_DIR: folder }));
     expect(await reset.exited).toBe(0);
     expect(reset.output()).toContain(`Deleted ${folder}`);
     expect(existsSync(folder)).toBe(false);
     expect(existsSync(`${folder}.lock`)).toBe(false);
-    const again = watch(runScript("dev/reset.ts", [], { PGLITE_DATA_DIR: folder }));
+    const again = watch(runScript("dev/local-stack/reset.ts", [], { PGLITE_DATA_DIR: folder }));
     expect(await again.exited).toBe(0);
     expect(again.output()).toContain(`Nothing to delete: ${folder} does not exist`);
     expect(again.output()).not.toContain("Deleted");

@@ -16,7 +16,9 @@ describeWithPostgres("npm run migrate, twice at once [postgres]", () => {
   afterAll(() => database?.drop());
 
   it("applies each migration once and both runs succeed", async () => {
-    const runs = [0, 1].map(() => watch(runScript("dev/migrate-cli.ts", [], { DATABASE_URL: database.url })));
+    const runs = [0, 1].map(() =>
+      watch(runScript("dev/local-stack/migrate-cli.ts", [], { DATABASE_URL: database.url })),
+    );
     const codes = await Promise.all(runs.map((run) => run.exited));
     expect(codes, runs.map((run) => run.output()).join("\n---\n")).toEqual([0, 0]);
     const files = await migrationFiles(DEFAULT_MIGRATIONS_DIR);

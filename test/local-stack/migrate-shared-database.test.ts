@@ -7,10 +7,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import type { SqlBackend } from "../../dev/neon/backend.ts";
-import { createPgBackend } from "../../dev/neon/pg-backend.ts";
-import { runStatement } from "../../dev/run-statement.ts";
+import type { SqlBackend } from "../../dev/local-stack/neon-endpoint/backend.ts";
+import { createPgBackend } from "../../dev/local-stack/neon-endpoint/pg-backend.ts";
 import { createTestDatabase, describeWithPostgres, type TestDatabase } from "../../dev/support/postgres.ts";
+import { runStatement } from "../../dev/support/run-statement.ts";
 import { LOCAL_POSTGRES_URL } from "../../dev/support/scratch-schema.ts";
 import {
   BESIDE_OTHER_TABLES_SETTING,

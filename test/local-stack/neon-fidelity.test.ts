@@ -8,7 +8,7 @@ import { request as httpRequest } from "node:http";
 import { type NeonQueryFunction, neon } from "@neondatabase/serverless";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type LocalStack, type LocalStackOptions, startLocalStack } from "../../dev/stack.ts";
+import { type LocalStack, type LocalStackOptions, startLocalStack } from "../../dev/local-stack/stack.ts";
 import { createTestDatabase, describeWithPostgres, type TestDatabase } from "../../dev/support/postgres.ts";
 import { neonFailure, routeNeonDriver } from "../support/neon-driver.ts";
 import { startTcpProxy, type TcpProxy } from "./tcp-proxy.ts";

@@ -72,7 +72,7 @@ export async function startServer(
   const startArgs = ["--port", "0", ...args];
   const child = options.asNpmStart
     ? spawnFromRoot("npm", ["start", "--", ...startArgs], env, true)
-    : runScript("dev/start.ts", startArgs, env);
+    : runScript("dev/local-stack/start.ts", startArgs, env);
   const { output, exited } = watch(child);
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => {

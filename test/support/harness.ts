@@ -4,7 +4,7 @@ import { type Logger, silentLogger } from "../../core/log.ts";
 import type { KvCache } from "../../core/ports/kv.ts";
 import type { Sql } from "../../core/ports/sql.ts";
 import { parseSettings } from "../../core/settings/settings.ts";
-import { type LocalStack, startLocalStack } from "../../dev/stack.ts";
+import { type LocalStack, startLocalStack } from "../../dev/local-stack/stack.ts";
 import { createTestDatabase, describeWithPostgres } from "../../dev/support/postgres.ts";
 import { bearer, TEST_AUTH_SECRET, type TokenClaims } from "../../dev/support/tokens.ts";
 import { createMemoryKv } from "../../edge/kv/memory.ts";

@@ -1,7 +1,7 @@
 // The Neon driver (@neondatabase/serverless) used directly, as any Neon client would: for the
 // tests that hold the local endpoint to what the driver expects of Neon's proxy.
 import { NeonDbError } from "@neondatabase/serverless";
-import { routeNeonRequests } from "../../edge/neon/routes.ts";
+import { routeNeonRequests } from "../../edge/neon/endpoints.ts";
 
 /** Routes the driver's requests for `databaseUrl` to `endpoint`; answers `databaseUrl`, for `neon()`. */
 export function routeNeonDriver(databaseUrl: string, endpoint: string): string {

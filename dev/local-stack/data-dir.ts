@@ -3,7 +3,7 @@
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
-const DEFAULT_DATA_DIR = fileURLToPath(new URL("../.data/pglite", import.meta.url));
+const DEFAULT_DATA_DIR = fileURLToPath(new URL("../../.data/pglite", import.meta.url));
 
 export function pgliteDataDir(env: NodeJS.ProcessEnv = process.env): string {
   return env.PGLITE_DATA_DIR ? resolve(env.PGLITE_DATA_DIR) : DEFAULT_DATA_DIR;

@@ -3,17 +3,17 @@
 // the API on the chosen runtime, or on each of a list (ports N, N+1, …). Prints the URLs and
 // development tokens; Ctrl-C / SIGTERM stop everything: in-flight requests are answered, then the
 // database is closed cleanly.
-import { listenAddress } from "../core/server/listen-address.ts";
-import { misconfiguredLine } from "../core/settings/misconfigured.ts";
-import { SettingsError } from "../core/settings/settings.ts";
-import { parseCommandLine, portOption } from "./cli.ts";
+import { listenAddress } from "../../core/server/listen-address.ts";
+import { misconfiguredLine } from "../../core/settings/misconfigured.ts";
+import { SettingsError } from "../../core/settings/settings.ts";
+import type { RunningRuntime } from "../launchers/index.ts";
+import { parseCommandLine, portOption } from "../support/command-line.ts";
 import { pgliteDataDir } from "./data-dir.ts";
 import { devSecretForStart, mintDevToken, refuseUnusableSettings } from "./dev-auth.ts";
-import type { RunningRuntime } from "./launchers/index.ts";
 import { closeRuntimes, launchRuntimes, parseRuntimeList } from "./multi-runtime.ts";
-import { assertPortFree } from "./ports.ts";
 import { isPostgresUrl, startLocalStack } from "./stack.ts";
 import { signalListenerSnapshot, stopOnSignals } from "./stop-signals.ts";
+import { assertPortFree } from "./tcp-ports.ts";
 
 const USAGE = `Usage: npm start [-- options]
 

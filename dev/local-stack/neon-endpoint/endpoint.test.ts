@@ -3,8 +3,8 @@
 
 import { type NeonQueryFunction, neon } from "@neondatabase/serverless";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { neonFailure, routeNeonDriver } from "../../test/support/neon-driver.ts";
-import { createTestDatabase, describeWithPostgres } from "../support/postgres.ts";
+import { neonFailure, routeNeonDriver } from "../../../test/support/neon-driver.ts";
+import { createTestDatabase, describeWithPostgres } from "../../support/postgres.ts";
 import type { SqlBackend } from "./backend.ts";
 import { type NeonEndpoint, startNeonEndpoint } from "./endpoint.ts";
 import { createPgBackend } from "./pg-backend.ts";

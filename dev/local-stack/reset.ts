@@ -2,7 +2,7 @@
 // next `npm start` begins empty. Refuses while a process holds the folder, naming it.
 import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
-import { parseCommandLine } from "./cli.ts";
+import { parseCommandLine } from "../support/command-line.ts";
 import { pgliteDataDir } from "./data-dir.ts";
 import { DataFolderLockedError, lockDataFolder } from "./data-lock.ts";
 

@@ -1,14 +1,14 @@
 // `npm start -- --runtime cloudflare,fastly`: several runtimes side by side over one database, one
 // port each, the way several CDNs serve one API over one Neon database. Each keeps its own KV cache
 // and drains the shared link change feed into it.
-import type { RawSettings } from "../core/settings/settings.ts";
+import type { RawSettings } from "../../core/settings/settings.ts";
 import {
   isRuntimeName,
   launchRuntime,
   type RunningRuntime,
   type RuntimeName,
   runtimeNames,
-} from "./launchers/index.ts";
+} from "../launchers/index.ts";
 
 /** The runtimes of a comma-separated list, each once, in order; an error names what is wrong. */
 export function parseRuntimeList(text: string): RuntimeName[] {

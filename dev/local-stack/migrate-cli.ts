@@ -1,12 +1,12 @@
 // `npm run migrate`: applies sql/ to DATABASE_URL (a postgres:// URL, e.g. a Neon connection
 // string with sslmode=require), as the release migrator does, or, when it is unset, to the
 // embedded PGlite data folder (PGLITE_DATA_DIR, default .data/pglite), which it locks first.
-import { BESIDE_OTHER_TABLES_SETTING, LOCK_TIMEOUT } from "../edge/migrate/migrate.ts";
-import { migrateAndReport, migrateDatabaseUrl } from "../edge/migrate/run.ts";
-import { parseCommandLine } from "./cli.ts";
+import { BESIDE_OTHER_TABLES_SETTING, LOCK_TIMEOUT } from "../../edge/migrate/migrate.ts";
+import { migrateAndReport, migrateDatabaseUrl } from "../../edge/migrate/run.ts";
+import { parseCommandLine } from "../support/command-line.ts";
 import { pgliteDataDir } from "./data-dir.ts";
 import { lockDataFolder } from "./data-lock.ts";
-import { createPgliteBackend } from "./neon/pglite-backend.ts";
+import { createPgliteBackend } from "./neon-endpoint/pglite-backend.ts";
 
 const USAGE = `Usage: npm run migrate [-- --help]
 

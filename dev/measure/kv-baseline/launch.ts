@@ -3,10 +3,10 @@
 
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
-import { KV_STORE } from "../../edge/fastly/bindings.ts";
-import { createMemoryKv } from "../../edge/kv/memory.ts";
-import { listen } from "../../edge/node/server.ts";
-import type { RuntimeName } from "../../edge/runtimes.ts";
+import { KV_STORE } from "../../../edge/fastly/bindings.ts";
+import { createMemoryKv } from "../../../edge/kv/memory.ts";
+import { listen } from "../../../edge/node/server.ts";
+import type { RuntimeName } from "../../../edge/runtimes.ts";
 import { kvBaselineHandler } from "./handler.ts";
 
 interface RunningBaseline {
@@ -22,7 +22,7 @@ const baselines: Record<RuntimeName, () => Promise<RunningBaseline>> = {
   async cloudflare() {
     const [{ Miniflare }, { workerCompatibility }] = await Promise.all([
       import("miniflare"),
-      import("../launchers/cloudflare.ts"),
+      import("../../launchers/cloudflare.ts"),
     ]);
     const bundled = await build({
       entryPoints: [here("./workers.ts")],
@@ -47,15 +47,15 @@ const baselines: Record<RuntimeName, () => Promise<RunningBaseline>> = {
     return { url: url.origin, close: () => mf.dispose() };
   },
   async deno() {
-    const { spawnDenoServer } = await import("../launchers/deno.ts");
+    const { spawnDenoServer } = await import("../../launchers/deno.ts");
     const env: Record<string, string> = {};
     for (const [name, value] of Object.entries(process.env)) if (value !== undefined) env[name] = value;
-    return spawnDenoServer(["run", "--allow-net=127.0.0.1", "--unstable-kv", "dev/kv-baseline/deno.ts"], env);
+    return spawnDenoServer(["run", "--allow-net=127.0.0.1", "--unstable-kv", "dev/measure/kv-baseline/deno.ts"], env);
   },
   async fastly() {
     const [{ ensureFastlyWasm, KV_BASELINE_WASM }, { startFastlyHost }] = await Promise.all([
-      import("../build/fastly.ts"),
-      import("../fastly-host/host.ts"),
+      import("../../build/fastly.ts"),
+      import("../../fastly-host/host.ts"),
     ]);
     const wasmPath = await ensureFastlyWasm(KV_BASELINE_WASM);
     const config = { backends: {}, kvStores: { [KV_STORE]: [] }, configStores: {}, secretStores: {} };

@@ -1,7 +1,7 @@
 // The benchmark's baseline: a runtime serving one request that does nothing but one get from its
 // KV store (through the same KvCache adapter the app uses) and answers. The app's KV-hit latency
 // over this one is what the app itself adds. Nothing here ships; `npm run bench` starts it.
-import type { KvCache } from "../../core/ports/kv.ts";
+import type { KvCache } from "../../../core/ports/kv.ts";
 
 export const BASELINE_PATH = "/kv";
 const KEY = "bench-baseline";

@@ -1,9 +1,9 @@
 // The app for what needs only its routes, its OpenAPI document and its headers: the build of the
 // Fastly service (which embeds the document) and tests. Any statement fails loudly.
-import { type App, createApp } from "../core/app.ts";
-import { silentLogger } from "../core/log.ts";
-import { parseSettings } from "../core/settings/settings.ts";
-import { createMemoryKv } from "../edge/kv/memory.ts";
+import { type App, createApp } from "../../core/app.ts";
+import { silentLogger } from "../../core/log.ts";
+import { parseSettings } from "../../core/settings/settings.ts";
+import { createMemoryKv } from "../../edge/kv/memory.ts";
 
 const noDatabase = () => Promise.reject(new Error("no database here"));
 // Never signs or verifies anything: no request of these reaches a route that needs a token.

@@ -1,6 +1,6 @@
 // The pg backend on its own: what the endpoint tests cannot see (pool bounds, connection reuse).
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { createTestDatabase, describeWithPostgres, type TestDatabase } from "../support/postgres.ts";
+import { createTestDatabase, describeWithPostgres, type TestDatabase } from "../../support/postgres.ts";
 import { PostgresError, type SqlBackend } from "./backend.ts";
 import { createPgBackend } from "./pg-backend.ts";
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningRuntime } from "./launchers/index.ts";
+import type { RunningRuntime } from "../launchers/index.ts";
+import { bearer, TEST_AUTH_SECRET } from "../support/tokens.ts";
 import { closeRuntimes, launchRuntimes, parseRuntimeList } from "./multi-runtime.ts";
 import { type LocalStack, startLocalStack } from "./stack.ts";
-import { bearer, TEST_AUTH_SECRET } from "./support/tokens.ts";
 
 describe("--runtime lists", () => {
   it("takes one runtime or several, each once, in order", () => {

@@ -3,9 +3,9 @@ import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createAuthenticator } from "../core/tokens/auth.ts";
-import { parseAuthSettings } from "../core/tokens/settings.ts";
-import { ROOT } from "./build/fastly.ts";
+import { createAuthenticator } from "../../core/tokens/auth.ts";
+import { parseAuthSettings } from "../../core/tokens/settings.ts";
+import { ROOT } from "../build/fastly.ts";
 import { devSecretForStart, devSecretForTokens, mintDevToken } from "./dev-auth.ts";
 
 const SECRET = "a-development-secret-of-32-bytes-or-more";

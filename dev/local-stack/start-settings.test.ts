@@ -3,7 +3,7 @@
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ROOT } from "./build/fastly.ts";
+import { ROOT } from "../build/fastly.ts";
 
 const SECRET = "a-development-secret-of-32-bytes-or-more";
 

@@ -1,5 +1,5 @@
 // The bare KV get in Deno, on Deno KV, announcing its address as edge/deno/index.ts does.
-import { createDenoKv, type DenoKv } from "../../edge/kv/deno-kv.ts";
+import { createDenoKv, type DenoKv } from "../../../edge/kv/deno-kv.ts";
 import { kvBaselineHandler } from "./handler.ts";
 
 interface DenoGlobal {

@@ -7,11 +7,11 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { SignJWT } from "jose";
-import { misconfiguredLine } from "../core/settings/misconfigured.ts";
-import { parseSettings, type RawSettings, SettingsError } from "../core/settings/settings.ts";
-import { DEFAULT_ROLE_CLAIM, DEFAULT_TENANT_CLAIM } from "../core/tokens/settings.ts";
+import { misconfiguredLine } from "../../core/settings/misconfigured.ts";
+import { parseSettings, type RawSettings, SettingsError } from "../../core/settings/settings.ts";
+import { DEFAULT_ROLE_CLAIM, DEFAULT_TENANT_CLAIM } from "../../core/tokens/settings.ts";
 
-const DEV_SECRET_PATH = fileURLToPath(new URL("../.data/dev-auth-secret", import.meta.url));
+const DEV_SECRET_PATH = fileURLToPath(new URL("../../.data/dev-auth-secret", import.meta.url));
 
 interface DevSecret {
   secret: string;

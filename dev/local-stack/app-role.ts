@@ -2,7 +2,7 @@
 // SQL sent to the local endpoint cannot reach server files or programs, as on Neon where the app
 // connects as a role without superuser rights.
 import { createHash } from "node:crypto";
-import type { SqlBackend } from "./neon/backend.ts";
+import type { SqlBackend } from "./neon-endpoint/backend.ts";
 
 export const APP_ROLE = "edge_app";
 

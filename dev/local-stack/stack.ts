@@ -1,11 +1,11 @@
 import { randomBytes } from "node:crypto";
-import { migrate } from "../edge/migrate/migrate.ts";
+import { migrate } from "../../edge/migrate/migrate.ts";
 import { APP_ROLE, appRolePassword, prepareAppRole } from "./app-role.ts";
 import { type DataLock, lockDataFolder } from "./data-lock.ts";
-import type { SqlBackend } from "./neon/backend.ts";
-import { type NeonEndpoint, startNeonEndpoint } from "./neon/endpoint.ts";
-import { createPgBackend } from "./neon/pg-backend.ts";
-import { createPgliteBackend } from "./neon/pglite-backend.ts";
+import type { SqlBackend } from "./neon-endpoint/backend.ts";
+import { type NeonEndpoint, startNeonEndpoint } from "./neon-endpoint/endpoint.ts";
+import { createPgBackend } from "./neon-endpoint/pg-backend.ts";
+import { createPgliteBackend } from "./neon-endpoint/pglite-backend.ts";
 
 export interface LocalStackOptions {
   /** A postgres:// URL selects the real PostgreSQL; otherwise embedded PGlite. */

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
-import { linkKey, tenantKeyPrefix } from "./keys.ts";
+import { linkKey, tenantKeyPrefix } from "./kv-keys.ts";
 import { normalizeTarget } from "./link.ts";
 
 const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
