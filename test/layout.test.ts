@@ -276,7 +276,9 @@ describe("the checks themselves", () => {
   it("reject an import against the direction, one example per rule", () => {
     const refused = (path: string, specifier: string) => againstTheDirection(path, [specifier]);
     expect(refused("core/app.ts", "../edge/kv/memory.ts")).toEqual(["imports edge/kv/memory.ts"]);
-    expect(refused("edge/deno/index.ts", "../../dev/local-stack/stack.ts")).toEqual(["imports dev/local-stack/stack.ts"]);
+    expect(refused("edge/deno/index.ts", "../../dev/local-stack/stack.ts")).toEqual([
+      "imports dev/local-stack/stack.ts",
+    ]);
     expect(refused("dev/measure/startup.ts", "../../test/support/harness.ts")).toEqual([
       "imports test/support/harness.ts",
     ]);
