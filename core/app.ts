@@ -6,6 +6,7 @@ import { methodNotAllowed } from "hono/method-not-allowed";
 import { Hono } from "hono/tiny";
 import { CAPABILITIES } from "./capabilities.ts";
 import type { AppDeps, AppEnv } from "./deps.ts";
+import { crossOrigin, methodsOfRoutes } from "./http/cors.ts";
 import { methodNotAllowedProblem, ProblemError, problemResponse } from "./http/problem.ts";
 import { requestLogging } from "./http/request-id.ts";
 import { serverTiming } from "./http/server-timing.ts";
@@ -33,6 +34,13 @@ export function createApp(deps: AppDeps) {
   // First: its total covers everything the app does with a request, the log line included.
   app.use(serverTiming(deps));
   app.use(requestLogging(logger));
+  // Before the token check: a browser's preflight carries no token.
+  app.use(
+    crossOrigin(
+      deps,
+      methodsOfRoutes(() => app.routes),
+    ),
+  );
   app.use(recognizedMethodsOnly);
   app.use(allowFromRoutes(app));
   // The public capabilities (the probes) answer at the root, without a token.

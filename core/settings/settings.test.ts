@@ -23,6 +23,7 @@ describe("parseSettings", () => {
       databaseUrl: undefined,
       neonFetchEndpoint: undefined,
       serverTiming: false,
+      corsOrigins: [],
     });
   });
 

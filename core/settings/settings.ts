@@ -20,6 +20,8 @@ export interface Settings {
   neonFetchEndpoint: string | undefined;
   /** Whether every response carries `Server-Timing` (SERVER_TIMING=on). */
   serverTiming: boolean;
+  /** CORS_ORIGINS: the browser origins answered with CORS headers, exactly as a browser sends them. */
+  corsOrigins: readonly string[];
 }
 
 export type RawSettings = Record<string, string | undefined>;
@@ -34,6 +36,7 @@ export const SETTING_NAMES = [
   ...LINK_LIMIT_SETTING_NAMES,
   "SERVER_TIMING",
   "IDEMPOTENCY_KEY_TTL_SECONDS",
+  "CORS_ORIGINS",
 ] as const;
 
 export type SettingName = (typeof SETTING_NAMES)[number];
@@ -62,6 +65,7 @@ export function parseSettings(raw: RawSettings): Settings {
     databaseUrl: parseDatabaseUrl(raw.DATABASE_URL),
     neonFetchEndpoint: parseHttpUrl("NEON_FETCH_ENDPOINT", raw.NEON_FETCH_ENDPOINT),
     serverTiming: parseOnOff("SERVER_TIMING", raw.SERVER_TIMING),
+    corsOrigins: parseOrigins("CORS_ORIGINS", raw.CORS_ORIGINS),
   };
 }
 
@@ -123,6 +127,26 @@ function parseOnOff(setting: string, value: string | undefined): boolean {
   if (value === undefined || value === "" || value === "off") return false;
   if (value === "on") return true;
   throw new SettingsError(setting, 'must be "on" or "off"');
+}
+
+/**
+ * Comma-separated origins (`https://app.example.com`), compared as a browser sends them: scheme,
+ * host and port only, no path, no wildcard. None by default.
+ */
+function parseOrigins(setting: string, value: string | undefined): readonly string[] {
+  const origins = (value ?? "")
+    .split(",")
+    .map((origin) => origin.trim())
+    .filter((origin) => origin !== "");
+  for (const origin of origins) {
+    if (!/^https?:\/\//.test(origin) || !parsesAsUrl(origin) || new URL(origin).origin !== origin) {
+      throw new SettingsError(
+        setting,
+        "must be origins such as https://app.example.com (scheme, host, port), comma-separated",
+      );
+    }
+  }
+  return origins;
 }
 
 const nonEmpty = (value: string | undefined) => (value === undefined || value === "" ? undefined : value);

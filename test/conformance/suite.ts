@@ -4,6 +4,7 @@ import type { RuntimeName } from "../../dev/launchers/index.ts";
 import { assetCases } from "./cases/assets.ts";
 import { basicCases } from "./cases/basics.ts";
 import { conventionCases } from "./cases/conventions.ts";
+import { corsCases, corsOffCases } from "./cases/cors.ts";
 import { documentCases } from "./cases/documents.ts";
 import { linkCases } from "./cases/links.ts";
 import { loginRefusedCases } from "./cases/login-refused.ts";
@@ -24,6 +25,7 @@ export function conformanceSuite(runtime: RuntimeName, baseUrl: () => string): v
   documentCases(call);
   openApiCases(call);
   serverTimingCases(call, runtime);
+  corsCases(call, baseUrl);
 }
 
 /** Registers the cases of a server whose database cannot be reached. */
@@ -31,6 +33,7 @@ export function unavailableSuite(runtime: RuntimeName, baseUrl: () => string): v
   const call = httpClient(baseUrl, conformsToServedDocument(baseUrl));
   unavailableCases(call, runtime);
   serverTimingOffCases(call);
+  corsOffCases(call);
 }
 
 /** Registers the cases of a server whose database refuses its login. */

@@ -1,0 +1,96 @@
+// CORS for the browser origins CORS_ORIGINS lists (exact match): Hono's `cors`, asked only for a
+// listed origin, so an origin not listed gets no CORS header at all (Hono would still expose
+// headers and answer every OPTIONS). Bearer tokens only: no credentials mode.
+import type { MiddlewareHandler } from "hono";
+import { cors } from "hono/cors";
+import { TrieRouter } from "hono/router/trie-router";
+import type { RouterRoute } from "hono/types";
+import type { AppDeps, AppEnv } from "../deps.ts";
+
+/** The request headers the contract uses: a preflight allows exactly these. */
+export const CORS_REQUEST_HEADERS = [
+  "Authorization",
+  "Content-Type",
+  "If-Match",
+  "If-None-Match",
+  "Idempotency-Key",
+  "X-Request-Id",
+] as const;
+
+/** The response headers a page needs for conditional writes, retries and tracing. */
+export const CORS_EXPOSED_HEADERS = [
+  "ETag",
+  "Location",
+  "Retry-After",
+  "Idempotent-Replayed",
+  "X-Link-Source",
+  "X-Request-Id",
+  "Server-Timing",
+  "RateLimit",
+  "RateLimit-Policy",
+] as const;
+
+/** How long a browser may keep a preflight's answer (Chromium caps it at 2 hours). */
+export const CORS_MAX_AGE_SECONDS = 600;
+
+/** The methods a path serves, in the route table (HEAD wherever GET is); none for an unknown path. */
+export type MethodsOfPath = (path: string) => readonly string[];
+
+/**
+ * Answers a listed origin's preflight before anything else runs (the token check included) and
+ * marks its answers; every answer varies on Origin once any origin is listed. Read per request:
+ * an app may be built before its settings are known (a snapshot taken at build time).
+ */
+export function crossOrigin(deps: Pick<AppDeps, "settings">, methodsOf: MethodsOfPath): MiddlewareHandler<AppEnv> {
+  const listed = cors({
+    // Only ever asked for an origin already found in CORS_ORIGINS.
+    origin: (origin) => origin,
+    allowMethods: (_origin, c) => [...methodsOf(c.req.path)],
+    allowHeaders: [...CORS_REQUEST_HEADERS],
+    exposeHeaders: [...CORS_EXPOSED_HEADERS],
+    maxAge: CORS_MAX_AGE_SECONDS,
+  });
+  return async (c, next) => {
+    const origins = deps.settings.corsOrigins;
+    if (origins.length === 0) return next();
+    const origin = c.req.header("origin");
+    if (origin !== undefined && origins.includes(origin) && !isOtherOptions(c.req.raw, methodsOf)) {
+      return listed(c, next);
+    }
+    await next();
+    c.header("Vary", "Origin", { append: true });
+  };
+}
+
+/**
+ * An OPTIONS that is no preflight (or asks about a path that serves nothing) goes the way every
+ * request does (401, 404, 405 and their problems): Hono's `cors` would answer any OPTIONS with 204.
+ */
+function isOtherOptions(request: Request, methodsOf: MethodsOfPath): boolean {
+  if (request.method !== "OPTIONS") return false;
+  if (!request.headers.has("access-control-request-method")) return true;
+  return methodsOf(new URL(request.url).pathname).length === 0;
+}
+
+/** The methods of each path of `routes()`, matched as the app matches them; built on first use. */
+export function methodsOfRoutes(routes: () => readonly RouterRoute[]): MethodsOfPath {
+  let router: TrieRouter<string[]> | undefined;
+  return (path) => {
+    router ??= methodRouter(routes());
+    return [...new Set(router.match("ALL", path)[0].flatMap(([methods]) => methods))];
+  };
+}
+
+function methodRouter(routes: readonly RouterRoute[]): TrieRouter<string[]> {
+  const methodsByPath = new Map<string, Set<string>>();
+  for (const { method, path } of routes) {
+    if (method === "ALL" || method === "HEAD") continue;
+    const methods = methodsByPath.get(path) ?? new Set<string>();
+    methods.add(method);
+    if (method === "GET") methods.add("HEAD");
+    methodsByPath.set(path, methods);
+  }
+  const router = new TrieRouter<string[]>();
+  for (const [path, methods] of methodsByPath) router.add("ALL", path, [...methods]);
+  return router;
+}
