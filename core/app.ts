@@ -59,7 +59,7 @@ export function createApp(deps: AppDeps) {
   // Every other capability: under /v1, after the token check (core/capabilities.ts lists them).
   for (const capability of CAPABILITIES) if (!capability.public) app.route("/v1", capability.routes(routeDeps));
 
-  app.notFound(() => problemResponse(new ProblemError(404, "not_found", "No such route.")));
+  app.notFound((c) => problemResponse(new ProblemError(404, "not_found", notFoundDetail(c.req.path))));
   app.onError((error, c) => answerError(error, c, logger));
   return app;
 }
@@ -101,6 +101,13 @@ function allowFromRoutes(app: Hono<AppEnv>): MiddlewareHandler<AppEnv> {
     await answer405(c, async () => {});
   };
 }
+
+/** The interactive reference is served in front of the app, by one server only: elsewhere /docs says where it is. */
+const notFoundDetail = (path: string) =>
+  /^\/docs(\/|$)/.test(path)
+    ? "The interactive API reference is not served here: a server started with API_DOCS=on serves it at /docs " +
+      "(npm start does); the OpenAPI document is at /openapi.json."
+    : "No such route.";
 
 /** In RFC 9110's order (GET, HEAD, POST…), whatever order the routes were registered in. */
 const inOrder = (methods: readonly string[]) =>

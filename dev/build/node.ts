@@ -7,6 +7,7 @@ import { cp, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build, type Plugin } from "esbuild";
+import { installedScalarScript, SCALAR_SCRIPT_NAME } from "../../edge/node/api-reference.ts";
 
 const SOURCE_ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const ENTRIES = { index: "edge/node/index.ts", migrate: "dev/migrate-release.ts" };
@@ -33,6 +34,9 @@ export async function buildNodeRelease(outdir = DEFAULT_OUTDIR): Promise<NodeRel
     logLevel: "silent",
     plugins: [withoutPglite],
   });
+  // /docs (API_DOCS=on) serves Scalar's one browser bundle from beside the server: the package
+  // that ships it is a development dependency, absent from a production install.
+  await cp(installedScalarScript(), join(outdir, SCALAR_SCRIPT_NAME));
   const sql = join(outdir, "..", "sql");
   await rm(sql, { recursive: true, force: true });
   await cp(join(SOURCE_ROOT, "sql"), sql, { recursive: true });

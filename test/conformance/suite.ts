@@ -1,6 +1,7 @@
 // The conformance suite: every route and status of docs/API.md, over HTTP, against a server
 // already running. Every runtime runs exactly these cases; a runtime that differs fails.
 import type { RuntimeName } from "../../dev/launchers/index.ts";
+import { apiReferenceCases } from "./cases/api-reference.ts";
 import { assetCases } from "./cases/assets.ts";
 import { basicCases } from "./cases/basics.ts";
 import { conventionCases } from "./cases/conventions.ts";
@@ -26,6 +27,7 @@ export function conformanceSuite(runtime: RuntimeName, baseUrl: () => string): v
   openApiCases(call);
   serverTimingCases(call, runtime);
   corsCases(call, baseUrl);
+  apiReferenceCases(call);
 }
 
 /** Registers the cases of a server whose database cannot be reached. */
