@@ -6,7 +6,7 @@ import { methodNotAllowed } from "hono/method-not-allowed";
 import { Hono } from "hono/tiny";
 import { CAPABILITIES } from "./capabilities.ts";
 import type { AppDeps, AppEnv } from "./deps.ts";
-import { crossOrigin, methodsOfRoutes } from "./http/cors.ts";
+import { crossOrigin, methodsOfRouter } from "./http/cors.ts";
 import { methodNotAllowedProblem, ProblemError, problemResponse } from "./http/problem.ts";
 import { requestLogging } from "./http/request-id.ts";
 import { serverTiming } from "./http/server-timing.ts";
@@ -35,12 +35,7 @@ export function createApp(deps: AppDeps) {
   app.use(serverTiming(deps));
   app.use(requestLogging(logger));
   // Before the token check: a browser's preflight carries no token.
-  app.use(
-    crossOrigin(
-      deps,
-      methodsOfRoutes(() => app.routes),
-    ),
-  );
+  app.use(crossOrigin(deps, methodsOfRouter(app.router, RECOGNIZED_METHODS)));
   app.use(recognizedMethodsOnly);
   app.use(allowFromRoutes(app));
   // The public capabilities (the probes) answer at the root, without a token.
@@ -105,8 +100,7 @@ function allowFromRoutes(app: Hono<AppEnv>): MiddlewareHandler<AppEnv> {
 /** The interactive reference is served in front of the app, by one server only: elsewhere /docs says where it is. */
 const notFoundDetail = (path: string) =>
   /^\/docs(\/|$)/.test(path)
-    ? "The interactive API reference is not served here: a server started with API_DOCS=on serves it at /docs " +
-      "(npm start does); the OpenAPI document is at /openapi.json."
+    ? "Not served here: a server with API_DOCS=on (npm start) serves the API reference at /docs; the document is /openapi.json."
     : "No such route.";
 
 /** In RFC 9110's order (GET, HEAD, POST…), whatever order the routes were registered in. */

@@ -3,7 +3,7 @@
 // headers and answer every OPTIONS). Bearer tokens only: no credentials mode.
 import type { MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
-import { TrieRouter } from "hono/router/trie-router";
+import type { Router } from "hono/router";
 import type { RouterRoute } from "hono/types";
 import type { AppDeps, AppEnv } from "../deps.ts";
 
@@ -42,19 +42,22 @@ export type MethodsOfPath = (path: string) => readonly string[];
  * an app may be built before its settings are known (a snapshot taken at build time).
  */
 export function crossOrigin(deps: Pick<AppDeps, "settings">, methodsOf: MethodsOfPath): MiddlewareHandler<AppEnv> {
-  const listed = cors({
-    // Only ever asked for an origin already found in CORS_ORIGINS.
-    origin: (origin) => origin,
-    allowMethods: (_origin, c) => [...methodsOf(c.req.path)],
-    allowHeaders: [...CORS_REQUEST_HEADERS],
-    exposeHeaders: [...CORS_EXPOSED_HEADERS],
-    maxAge: CORS_MAX_AGE_SECONDS,
-  });
+  // Made on the first listed origin's request, not with the app: an app built ahead of its
+  // requests (a snapshot taken at build time) then holds none of Hono's cors code.
+  let listed: ReturnType<typeof cors> | undefined;
   return async (c, next) => {
     const origins = deps.settings.corsOrigins;
     if (origins.length === 0) return next();
     const origin = c.req.header("origin");
-    if (origin !== undefined && origins.includes(origin) && !isOtherOptions(c.req.raw, methodsOf)) {
+    if (origins.includes(origin as string) && !isOtherOptions(c.req.raw, methodsOf)) {
+      listed ??= cors({
+        // Only ever asked for an origin already found in CORS_ORIGINS.
+        origin: (origin) => origin,
+        allowMethods: (_origin, c) => methodsOf(c.req.path) as string[],
+        allowHeaders: CORS_REQUEST_HEADERS as unknown as string[],
+        exposeHeaders: CORS_EXPOSED_HEADERS as unknown as string[],
+        maxAge: CORS_MAX_AGE_SECONDS,
+      });
       return listed(c, next);
     }
     await next();
@@ -67,30 +70,19 @@ export function crossOrigin(deps: Pick<AppDeps, "settings">, methodsOf: MethodsO
  * request does (401, 404, 405 and their problems): Hono's `cors` would answer any OPTIONS with 204.
  */
 function isOtherOptions(request: Request, methodsOf: MethodsOfPath): boolean {
-  if (request.method !== "OPTIONS") return false;
-  if (!request.headers.has("access-control-request-method")) return true;
-  return methodsOf(new URL(request.url).pathname).length === 0;
+  return (
+    request.method === "OPTIONS" &&
+    (!request.headers.has("access-control-request-method") || methodsOf(new URL(request.url).pathname).length === 0)
+  );
 }
 
-/** The methods of each path of `routes()`, matched as the app matches them; built on first use. */
-export function methodsOfRoutes(routes: () => readonly RouterRoute[]): MethodsOfPath {
-  let router: TrieRouter<string[]> | undefined;
-  return (path) => {
-    router ??= methodRouter(routes());
-    return [...new Set(router.match("ALL", path)[0].flatMap(([methods]) => methods))];
-  };
-}
-
-function methodRouter(routes: readonly RouterRoute[]): TrieRouter<string[]> {
-  const methodsByPath = new Map<string, Set<string>>();
-  for (const { method, path } of routes) {
-    if (method === "ALL" || method === "HEAD") continue;
-    const methods = methodsByPath.get(path) ?? new Set<string>();
-    methods.add(method);
-    if (method === "GET") methods.add("HEAD");
-    methodsByPath.set(path, methods);
-  }
-  const router = new TrieRouter<string[]>();
-  for (const [path, methods] of methodsByPath) router.add("ALL", path, [...methods]);
-  return router;
+/**
+ * The methods `router` (an app's own) serves at a path, among `methods`: those with a route of
+ * their own there, not only middleware; HEAD wherever GET is. Asked of the app's router, so a
+ * path matches as its requests do, and no second router is built.
+ */
+export function methodsOfRouter(router: Router<[unknown, RouterRoute]>, methods: readonly string[]): MethodsOfPath {
+  const serves = (method: string, path: string) =>
+    router.match(method, path)[0].some(([[, route]]) => route.method === method);
+  return (path) => methods.filter((method) => serves(method === "HEAD" ? "GET" : method, path));
 }

@@ -140,10 +140,7 @@ function parseOrigins(setting: string, value: string | undefined): readonly stri
     .filter((origin) => origin !== "");
   for (const origin of origins) {
     if (!/^https?:\/\//.test(origin) || !parsesAsUrl(origin) || new URL(origin).origin !== origin) {
-      throw new SettingsError(
-        setting,
-        "must be origins such as https://app.example.com (scheme, host, port), comma-separated",
-      );
+      throw new SettingsError(setting, "must be origins such as https://app.example.com, comma-separated");
     }
   }
   return origins;

@@ -67,6 +67,8 @@ export const DEFERRED_PACKAGES: readonly DeferredPackage[] = [
   { specifier: "csv-parse/browser/esm/sync", functions: ["parse"] },
   // Only a 404 needs it (core/app.ts). It reads the request's route matches, which Hono keys by a
   // Symbol: the module that makes it is shared, the rest (its router, Hono's route helper) deferred.
+  // Only a listed origin's request needs it (core/http/cors.ts, CORS_ORIGINS).
+  { specifier: "hono/cors", functions: ["cors"] },
   {
     specifier: "hono/method-not-allowed",
     functions: ["methodNotAllowed"],
