@@ -3,6 +3,7 @@ import { methodNotAllowed } from "hono/method-not-allowed";
 import { createBackground } from "./background/runner.ts";
 import { CAPABILITIES } from "./capabilities.ts";
 import type { AppDeps, AppEnv, RouteDeps } from "./deps.ts";
+import { crossOrigin, methodsOfRouter } from "./http/cors.ts";
 import { emptySegmentsNameNothing } from "./http/path.ts";
 import { methodNotAllowedProblem, ProblemError, problemResponse } from "./http/problem.ts";
 import { rateLimits } from "./http/rate-limit.ts";
@@ -35,6 +36,8 @@ export function createApp(deps: AppDeps) {
   // First: its total covers everything the app does with a request, the log line included.
   app.use(serverTiming(deps));
   app.use(requestLogging(logger));
+  // Before the token check: a browser's preflight carries no token.
+  app.use(crossOrigin(deps, methodsOfRouter(app.router, RECOGNIZED_METHODS)));
   app.use(recognizedMethodsOnly);
   app.use(emptySegmentsNameNothing);
   app.use(allowFromRoutes(app));
@@ -57,7 +60,7 @@ export function createApp(deps: AppDeps) {
   // Every other capability: under /v1, after the token check (core/capabilities.ts lists them).
   for (const capability of CAPABILITIES) if (!capability.public) app.route("/v1", capability.routes(routeDeps));
 
-  app.notFound(() => problemResponse(new ProblemError(404, "not_found", "No such route.")));
+  app.notFound((c) => problemResponse(new ProblemError(404, "not_found", notFoundDetail(c.req.path))));
   app.onError((error, c) => answerError(error, c, logger));
   return app;
 }
@@ -99,6 +102,12 @@ function allowFromRoutes(app: Hono<AppEnv>): MiddlewareHandler<AppEnv> {
     await answer405(c, async () => {});
   };
 }
+
+/** The interactive reference is served in front of the app, by one server only: elsewhere /docs says where it is. */
+const notFoundDetail = (path: string) =>
+  /^\/docs(\/|$)/.test(path)
+    ? "Not served here: a server with API_DOCS=on (npm start) serves the API reference at /docs; the document is /openapi.json."
+    : "No such route.";
 
 /** In RFC 9110's order (GET, HEAD, POST…), whatever order the routes were registered in. */
 const inOrder = (methods: readonly string[]) =>

@@ -6,6 +6,7 @@ import { cp, rm } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { installedScalarScript, SCALAR_SCRIPT_NAME } from "../../edge/node/api-reference.ts";
 
 const SOURCE_ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const ENTRIES = { index: "edge/node/index.ts", migrate: "edge/migrate/index.ts" };
@@ -31,6 +32,9 @@ export async function buildNodeRelease(outdir = DEFAULT_OUTDIR): Promise<NodeRel
     target: "node20",
     logLevel: "silent",
   });
+  // /docs (API_DOCS=on) serves Scalar's one browser bundle from beside the server: the package
+  // that ships it is a development dependency, absent from a production install.
+  await cp(installedScalarScript(), join(outdir, SCALAR_SCRIPT_NAME));
   const sql = resolve(outdir, "..", "..", "sql");
   if (sql !== resolve(SOURCE_ROOT, "sql")) {
     await rm(sql, { recursive: true, force: true });

@@ -104,15 +104,18 @@ servers = await launchRuntimes(runtimes, env, port).catch(async (error: Error) =
   process.exit(1);
 });
 
+const token = (sub: string, role: string) =>
+  devSecret ? mintDevToken({ sub, tid: "dev", role, ttl: "12h" }, devSecret.secret, process.env) : undefined;
+const userToken = await token("dev-user", "user");
 for (const server of servers) {
   console.log(`API (${server.runtime}) listening on ${server.url}`);
-  if (server.runtime === "node" && env.API_DOCS !== "off") console.log(`API reference: ${server.url}/docs`);
+  // The token in the fragment fills in the page's bearer scheme; a fragment never reaches a server.
+  if (server.runtime === "node" && env.API_DOCS !== "off")
+    console.log(`API reference: ${server.url}/docs${userToken ? `#token=${userToken}` : ""}`);
 }
 console.log(`OpenAPI document: ${servers[0]!.url}/openapi.json`);
-if (devSecret) {
-  const token = (sub: string, role: string) =>
-    mintDevToken({ sub, tid: "dev", role, ttl: "12h" }, devSecret.secret, process.env);
-  console.log(`Development token (user "dev-user", tenant "dev"): ${await token("dev-user", "user")}`);
+if (userToken) {
+  console.log(`Development token (user "dev-user", tenant "dev"): ${userToken}`);
   console.log(`Admin token: ${await token("dev-admin", "admin")}`);
   console.log("More: npm run token -- --sub USER --tid TENANT [--role admin]");
 } else {

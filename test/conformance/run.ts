@@ -7,6 +7,7 @@ import { launchRuntime, type RunningRuntime } from "../../dev/launchers/index.ts
 import { type LocalStack, startLocalStack } from "../../dev/local-stack/stack.ts";
 import { freePort } from "../../dev/support/free-port.ts";
 import { TEST_AUTH_SECRET } from "../../dev/support/tokens.ts";
+import { CONFORMANCE_CORS_SETTINGS } from "./cases/cors.ts";
 import { identityProviderCases } from "./cases/identity-provider.ts";
 import { CONFORMANCE_LINK_LIMITS } from "./cases/links.ts";
 import { OUTAGE_CACHE_SECONDS, providerOutageCases } from "./cases/provider-outage.ts";
@@ -29,6 +30,7 @@ export function runConformance(runtime: RuntimeName): void {
       return {
         ...stack.settings,
         ...CONFORMANCE_LINK_LIMITS,
+        ...CONFORMANCE_CORS_SETTINGS,
         // On, as under `npm start`: the cases check its header on every runtime.
         SERVER_TIMING: "on",
       };

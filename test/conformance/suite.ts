@@ -1,9 +1,11 @@
 // The conformance suite: every route and status of docs/API.md, over HTTP, against a server
 // already running. Every runtime runs exactly these cases; a runtime that differs fails.
 import type { RuntimeName } from "../../dev/launchers/index.ts";
+import { apiReferenceCases } from "./cases/api-reference.ts";
 import { assetCases } from "./cases/assets.ts";
 import { basicCases } from "./cases/basics.ts";
 import { conventionCases } from "./cases/conventions.ts";
+import { corsCases, corsOffCases } from "./cases/cors.ts";
 import { documentCases } from "./cases/documents.ts";
 import { linkCases } from "./cases/links.ts";
 import { loginRefusedCases } from "./cases/login-refused.ts";
@@ -24,6 +26,8 @@ export function conformanceSuite(runtime: RuntimeName, baseUrl: () => string): v
   documentCases(call);
   openApiCases(call);
   serverTimingCases(call, runtime);
+  corsCases(call, baseUrl);
+  apiReferenceCases(call);
 }
 
 /** Registers the cases of a server whose database cannot be reached. */
@@ -31,6 +35,7 @@ export function unavailableSuite(runtime: RuntimeName, baseUrl: () => string): v
   const call = httpClient(baseUrl, conformsToServedDocument(baseUrl));
   unavailableCases(call, runtime);
   serverTimingOffCases(call);
+  corsOffCases(call);
 }
 
 /** Registers the cases of a server whose database refuses its login. */

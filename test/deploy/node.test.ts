@@ -1,7 +1,7 @@
 // The Node release as deployed: the built server and migrator run by plain `node` from a folder
 // holding only them, the migrations and the production dependencies (`npm ci --omit=dev`), as
 // the guide's image does; configured only through the environment.
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -93,6 +93,25 @@ describe("node dist/node/index.js", () => {
       const exit = await runToExit("node", [bundle], { AUTH_SECRET: TEST_AUTH_SECRET, ...endpoint.env, ...env });
       expectOneMisconfiguredLine(exit, setting, [env.HOST!]);
     });
+  });
+
+  it("API_DOCS=on serves /docs and Scalar's bundle copied beside the server, with no Scalar package installed", async () => {
+    expect(existsSync(join(releaseDir, "node_modules", "@scalar"))).toBe(false);
+    const server = await startServerProcess("node", [bundle], {
+      AUTH_SECRET: TEST_AUTH_SECRET,
+      ...endpoint.env,
+      HOST: "127.0.0.1",
+      PORT: "0",
+      API_DOCS: "on",
+    });
+    try {
+      expect((await fetch(`${server.localUrl}/docs`)).status).toBe(200);
+      const script = await fetch(`${server.localUrl}/docs/scalar.js`);
+      expect(script.status).toBe(200);
+      expect(await script.text()).toContain("createApiReference");
+    } finally {
+      await server.stop();
+    }
   });
 
   it.each(["server", "migrate"] as const)("the %s imports nothing but the package's runtime dependencies", (file) => {

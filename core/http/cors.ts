@@ -1,0 +1,88 @@
+// CORS for the browser origins CORS_ORIGINS lists (exact match): Hono's `cors`, asked only for a
+// listed origin, so an origin not listed gets no CORS header at all (Hono would still expose
+// headers and answer every OPTIONS). Bearer tokens only: no credentials mode.
+import type { MiddlewareHandler } from "hono";
+import { cors } from "hono/cors";
+import type { Router } from "hono/router";
+import type { RouterRoute } from "hono/types";
+import type { AppDeps, AppEnv } from "../deps.ts";
+
+/** The request headers the contract uses: a preflight allows exactly these. */
+export const CORS_REQUEST_HEADERS = [
+  "Authorization",
+  "Content-Type",
+  "If-Match",
+  "If-None-Match",
+  "Idempotency-Key",
+  "X-Request-Id",
+] as const;
+
+/** The response headers a page needs for conditional writes, retries and tracing. */
+export const CORS_EXPOSED_HEADERS = [
+  "ETag",
+  "Location",
+  "Retry-After",
+  "Idempotent-Replayed",
+  "X-Link-Source",
+  "X-Request-Id",
+  "Server-Timing",
+  "RateLimit",
+  "RateLimit-Policy",
+] as const;
+
+/** How long a browser may keep a preflight's answer (Chromium caps it at 2 hours). */
+export const CORS_MAX_AGE_SECONDS = 600;
+
+/** The methods a path serves, in the route table (HEAD wherever GET is); none for an unknown path. */
+export type MethodsOfPath = (path: string) => readonly string[];
+
+/**
+ * Answers a listed origin's preflight before anything else runs (the token check included) and
+ * marks its answers; every answer varies on Origin once any origin is listed. Read per request:
+ * an app may be built before its settings are known (a snapshot taken at build time).
+ */
+export function crossOrigin(deps: Pick<AppDeps, "settings">, methodsOf: MethodsOfPath): MiddlewareHandler<AppEnv> {
+  // Made on the first listed origin's request, not with the app: an app built ahead of its
+  // requests (a snapshot taken at build time) then holds none of Hono's cors code.
+  let listed: ReturnType<typeof cors> | undefined;
+  return async (c, next) => {
+    const origins = deps.settings.corsOrigins;
+    if (origins.length === 0) return next();
+    const origin = c.req.header("origin");
+    if (origins.includes(origin as string) && !isOtherOptions(c.req.raw, methodsOf)) {
+      listed ??= cors({
+        // Only ever asked for an origin already found in CORS_ORIGINS.
+        origin: (origin) => origin,
+        allowMethods: (_origin, c) => methodsOf(c.req.path) as string[],
+        allowHeaders: CORS_REQUEST_HEADERS as unknown as string[],
+        exposeHeaders: CORS_EXPOSED_HEADERS as unknown as string[],
+        maxAge: CORS_MAX_AGE_SECONDS,
+      });
+      return listed(c, next);
+    }
+    await next();
+    c.header("Vary", "Origin", { append: true });
+  };
+}
+
+/**
+ * An OPTIONS that is no preflight (or asks about a path that serves nothing) goes the way every
+ * request does (401, 404, 405 and their problems): Hono's `cors` would answer any OPTIONS with 204.
+ */
+function isOtherOptions(request: Request, methodsOf: MethodsOfPath): boolean {
+  return (
+    request.method === "OPTIONS" &&
+    (!request.headers.has("access-control-request-method") || methodsOf(new URL(request.url).pathname).length === 0)
+  );
+}
+
+/**
+ * The methods `router` (an app's own) serves at a path, among `methods`: those with a route of
+ * their own there, not only middleware; HEAD wherever GET is. Asked of the app's router, so a
+ * path matches as its requests do, and no second router is built.
+ */
+export function methodsOfRouter(router: Router<[unknown, RouterRoute]>, methods: readonly string[]): MethodsOfPath {
+  const serves = (method: string, path: string) =>
+    router.match(method, path)[0].some(([[, route]]) => route.method === method);
+  return (path) => methods.filter((method) => serves(method === "HEAD" ? "GET" : method, path));
+}
