@@ -38,26 +38,22 @@ export type MethodsOfPath = (path: string) => readonly string[];
 
 /**
  * Answers a listed origin's preflight before anything else runs (the token check included) and
- * marks its answers; every answer varies on Origin once any origin is listed. Read per request:
- * an app may be built before its settings are known (a snapshot taken at build time).
+ * marks its answers; every answer varies on Origin once any origin is listed.
  */
 export function crossOrigin(deps: Pick<AppDeps, "settings">, methodsOf: MethodsOfPath): MiddlewareHandler<AppEnv> {
-  // Made on the first listed origin's request, not with the app: an app built ahead of its
-  // requests (a snapshot taken at build time) then holds none of Hono's cors code.
-  let listed: ReturnType<typeof cors> | undefined;
+  const origins = deps.settings.corsOrigins;
+  const listed = cors({
+    // Only ever asked for an origin already found in CORS_ORIGINS.
+    origin: (origin) => origin,
+    allowMethods: (_origin, c) => methodsOf(c.req.path) as string[],
+    allowHeaders: CORS_REQUEST_HEADERS as unknown as string[],
+    exposeHeaders: CORS_EXPOSED_HEADERS as unknown as string[],
+    maxAge: CORS_MAX_AGE_SECONDS,
+  });
   return async (c, next) => {
-    const origins = deps.settings.corsOrigins;
     if (origins.length === 0) return next();
     const origin = c.req.header("origin");
-    if (origins.includes(origin as string) && !isOtherOptions(c.req.raw, methodsOf)) {
-      listed ??= cors({
-        // Only ever asked for an origin already found in CORS_ORIGINS.
-        origin: (origin) => origin,
-        allowMethods: (_origin, c) => methodsOf(c.req.path) as string[],
-        allowHeaders: CORS_REQUEST_HEADERS as unknown as string[],
-        exposeHeaders: CORS_EXPOSED_HEADERS as unknown as string[],
-        maxAge: CORS_MAX_AGE_SECONDS,
-      });
+    if (origin !== undefined && origins.includes(origin) && !isOtherOptions(c.req.raw, methodsOf)) {
       return listed(c, next);
     }
     await next();
