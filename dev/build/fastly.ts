@@ -36,7 +36,7 @@ const SERVICE_WASM: WasmTarget = {
 
 /** The benchmark's bare KV get (dev/measure/kv-baseline/): never deployed. */
 export const KV_BASELINE_WASM: WasmTarget = {
-  entry: join(ROOT, "dev", "kv-baseline", "fastly.ts"),
+  entry: join(ROOT, "dev", "measure", "kv-baseline", "fastly.ts"),
   wasmPath: join(ROOT, "bin", "kv-baseline.wasm"),
   sourceDirs: ["dev/measure/kv-baseline", "edge/kv", "edge/fastly", "core/ports", "dev/build"],
 };

@@ -61,11 +61,15 @@ describe("development tokens", () => {
 describe("npm run token", () => {
   const run = (args: string[], env: Record<string, string> = {}) => {
     const { AUTH_SECRET: _drop, ...parent } = process.env;
-    return spawnSync(join(ROOT, "node_modules", ".bin", "tsx"), [join(ROOT, "dev", "token.ts"), ...args], {
-      cwd: ROOT,
-      env: { ...parent, ...env },
-      encoding: "utf8",
-    });
+    return spawnSync(
+      join(ROOT, "node_modules", ".bin", "tsx"),
+      [join(ROOT, "dev", "local-stack", "token.ts"), ...args],
+      {
+        cwd: ROOT,
+        env: { ...parent, ...env },
+        encoding: "utf8",
+      },
+    );
   };
 
   it("--help prints usage and exits 0", () => {

@@ -11,7 +11,7 @@ function start(env: Record<string, string>) {
   const parent = Object.fromEntries(
     Object.entries(process.env).filter(([name]) => !/^(AUTH_|DATABASE_URL|NEON_)/.test(name)),
   );
-  return spawnSync(join(ROOT, "node_modules", ".bin", "tsx"), [join(ROOT, "dev", "start.ts")], {
+  return spawnSync(join(ROOT, "node_modules", ".bin", "tsx"), [join(ROOT, "dev", "local-stack", "start.ts")], {
     cwd: ROOT,
     env: { ...parent, PORT: "0", ...env },
     encoding: "utf8",

@@ -209,15 +209,24 @@ class BuildInProgress extends Error {
 
 const LOCK_NOT_AVAILABLE = "55P03";
 
-/** `apply()`, again after a pause while a lock was refused; any other failure names the file. */
+/**
+ * What another session's concurrent work makes a statement fail with, to be tried again: a lock
+ * refused, an index still being built, or a catalog row another session changed at the same moment
+ * (a concurrent index build ending while this one drops it: PostgreSQL's "tuple concurrently updated").
+ */
+const isTransient = (error: unknown) =>
+  errorField(error, "code") === LOCK_NOT_AVAILABLE ||
+  error instanceof BuildInProgress ||
+  (error instanceof Error && error.message === "tuple concurrently updated");
+
+/** `apply()`, again after a pause while another session was in the way; any other failure names the file. */
 async function withRetries(name: string, options: MigrateOptions, apply: () => Promise<boolean>): Promise<boolean> {
   const { attempts = 60, backoffMs = (attempt: number) => Math.min(250 * attempt, 3_000) } = options;
   for (let attempt = 1; ; attempt++) {
     try {
       return await apply();
     } catch (error) {
-      const refused = errorField(error, "code") === LOCK_NOT_AVAILABLE || error instanceof BuildInProgress;
-      if (!refused || attempt >= attempts)
+      if (!isTransient(error) || attempt >= attempts)
         throw error instanceof MigrationError ? error : new MigrationError(name, error);
       await new Promise((resolve) => setTimeout(resolve, backoffMs(attempt)));
     }
