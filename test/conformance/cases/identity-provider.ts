@@ -38,7 +38,10 @@ export function identityProviderCases(call: Call, runtime: RuntimeName, provider
 
     const refused: Record<string, () => Promise<string>> = {
       "another issuer": () => provider().bearer({ alg: "RS256", iss: "https://someone-else.test/" }),
-      "another audience": () => provider().bearer({ alg: "RS256", aud: "another-api" }),
+      "another API's admin token (same issuer, another audience)": () =>
+        provider().bearer({ alg: "RS256", aud: "another-api", role: "admin" }),
+      "an ID token of another client (its client id in aud)": () =>
+        provider().bearer({ alg: "RS256", aud: "spa-client-id", claims: { nonce: "n", azp: "spa-client-id" } }),
       "a tenant in tid instead of the provider's claim": () =>
         provider().bearer({ alg: "RS256", claims: { "https://idp.test/org": undefined, tid: "acme" } }),
       "HS256 with the development secret (no AUTH_SECRET is set)": () =>
