@@ -28,6 +28,8 @@ export interface TokenRequest {
   claims?: Record<string, unknown>;
   /** Signed with the key `rotate()` publishes (ES256), not the one of `alg`. */
   rotated?: boolean;
+  /** Its exp, in seconds since the epoch (default an hour from now). */
+  exp?: number;
 }
 
 export type Availability = "up" | "failing" | "hanging";
@@ -81,6 +83,7 @@ export async function startIdentityProvider(): Promise<IdentityProvider> {
       aud = PROVIDER_SETTINGS.AUTH_AUDIENCE,
       claims = {},
       rotated = false,
+      exp,
     }) {
       const pair = rotated ? next : pairs.find((candidate) => candidate.alg === alg)!;
       const payload = {
@@ -96,7 +99,7 @@ export async function startIdentityProvider(): Promise<IdentityProvider> {
         .setIssuer(iss)
         .setAudience(aud)
         .setIssuedAt()
-        .setExpirationTime("1h")
+        .setExpirationTime(exp ?? "1h")
         .sign(pair.privateKey);
       return `Bearer ${token}`;
     },

@@ -36,27 +36,57 @@ export function identityProviderCases(call: Call, runtime: RuntimeName, provider
       expectProblem(await call("POST", "/v1/admin/links/resync", { as: user }), 403, "forbidden");
     });
 
-    const refused: Record<string, () => Promise<string>> = {
-      "another issuer": () => provider().bearer({ alg: "RS256", iss: "https://someone-else.test/" }),
-      "another API's admin token (same issuer, another audience)": () =>
-        provider().bearer({ alg: "RS256", aud: "another-api", role: "admin" }),
-      "an ID token of another client (its client id in aud)": () =>
-        provider().bearer({ alg: "RS256", aud: "spa-client-id", claims: { nonce: "n", azp: "spa-client-id" } }),
-      "a tenant in tid instead of the provider's claim": () =>
-        provider().bearer({ alg: "RS256", claims: { "https://idp.test/org": undefined, tid: "acme" } }),
-      "HS256 with the development secret (no AUTH_SECRET is set)": () =>
-        hs256({ tid: "acme" }, new TextEncoder().encode(TEST_AUTH_SECRET)),
-      "HS256 keyed with the provider's public key": () =>
-        hs256({ "https://idp.test/org": "acme" }, new TextEncoder().encode(JSON.stringify(provider().publicJwks[0]))),
-      "HS256 keyed with the provider's whole JWKS": () =>
-        hs256(
-          { "https://idp.test/org": "acme" },
-          new TextEncoder().encode(JSON.stringify({ keys: provider().publicJwks })),
-        ),
-    };
-    for (const [reason, token] of Object.entries(refused)) {
-      it(`${reason}: 401 unauthorized`, async () => {
-        expectProblem(await call("GET", "/v1/me/links", { as: await token() }), 401, "unauthorized");
+    // Each refused token, and the reason its challenge gives (RFC 6750's error_description).
+    const refused: Array<[string, () => Promise<string>, string]> = [
+      ["another issuer", () => provider().bearer({ alg: "RS256", iss: "https://someone-else.test/" }), "wrong issuer"],
+      [
+        "another API's admin token (same issuer, another audience)",
+        () => provider().bearer({ alg: "RS256", aud: "another-api", role: "admin" }),
+        "wrong audience",
+      ],
+      [
+        "an ID token of another client (its client id in aud)",
+        () => provider().bearer({ alg: "RS256", aud: "spa-client-id", claims: { nonce: "n", azp: "spa-client-id" } }),
+        "wrong audience",
+      ],
+      [
+        "an expired token",
+        () => provider().bearer({ alg: "ES256", exp: Math.floor(Date.now() / 1000) - 3600 }),
+        "expired",
+      ],
+      [
+        "a tenant in tid instead of the provider's claim",
+        () => provider().bearer({ alg: "RS256", claims: { "https://idp.test/org": undefined, tid: "acme" } }),
+        "invalid sub, tenant or role claim",
+      ],
+      [
+        "HS256 with the development secret (no AUTH_SECRET is set)",
+        () => hs256({ tid: "acme" }, new TextEncoder().encode(TEST_AUTH_SECRET)),
+        "algorithm not accepted",
+      ],
+      [
+        "HS256 keyed with the provider's public key",
+        () =>
+          hs256({ "https://idp.test/org": "acme" }, new TextEncoder().encode(JSON.stringify(provider().publicJwks[0]))),
+        "algorithm not accepted",
+      ],
+      [
+        "HS256 keyed with the provider's whole JWKS",
+        () =>
+          hs256(
+            { "https://idp.test/org": "acme" },
+            new TextEncoder().encode(JSON.stringify({ keys: provider().publicJwks })),
+          ),
+        "algorithm not accepted",
+      ],
+    ];
+    for (const [label, token, reason] of refused) {
+      it(`${label}: 401 unauthorized, its challenge saying "${reason}"`, async () => {
+        const answer = await call("GET", "/v1/me/links", { as: await token() });
+        expectProblem(answer, 401, "unauthorized");
+        expect(answer.headers.get("www-authenticate")).toBe(
+          `Bearer realm="api", error="invalid_token", error_description="${reason}"`,
+        );
       });
     }
 
