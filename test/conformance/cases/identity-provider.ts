@@ -5,13 +5,32 @@ import { describe, expect, it } from "vitest";
 import type { RuntimeName } from "../../../dev/launchers/index.ts";
 import { TEST_AUTH_SECRET } from "../../../dev/support/tokens.ts";
 import { type Call, expectProblem, expectStatus, freshTenant } from "../client.ts";
-import { type IdentityProvider, PROVIDER_ALGORITHMS } from "../identity-provider.ts";
+import { type IdentityProvider, type KeySetPlanter, PROVIDER_ALGORITHMS } from "../identity-provider.ts";
 
 const hs256 = async (claims: Record<string, unknown>, key: Uint8Array) =>
   `Bearer ${await new SignJWT(claims).setProtectedHeader({ alg: "HS256" }).setSubject("alice").setExpirationTime("1h").sign(key)}`;
 
-export function identityProviderCases(call: Call, runtime: RuntimeName, provider: () => IdentityProvider) {
+export function identityProviderCases(
+  call: Call,
+  runtime: RuntimeName,
+  provider: () => IdentityProvider,
+  planter: () => KeySetPlanter,
+) {
   describe("sign-in with the identity provider's keys", () => {
+    // First: the store holds the planted set, and no instance has fetched the provider's yet.
+    it("a key set planted in the KV store signs nothing while the provider answers, even under the provider's own kid", async () => {
+      const admin = { alg: "ES256", role: "admin" } as const;
+      const own = await call("POST", "/v1/admin/links/resync", { as: await planter().bearer(admin) });
+      expectProblem(own, 401, "unauthorized");
+      expect(own.headers.get("www-authenticate")).toContain('error_description="unknown key"');
+      const posing = await call("POST", "/v1/admin/links/resync", {
+        as: await planter().bearer({ ...admin, posing: true }),
+      });
+      expectProblem(posing, 401, "unauthorized");
+      expect(posing.headers.get("www-authenticate")).toContain('error_description="bad signature"');
+      expectStatus(await call("POST", "/v1/admin/links/resync", { as: await provider().bearer(admin) }), 200);
+    });
+
     for (const alg of PROVIDER_ALGORITHMS) {
       it(`a ${alg} token from the provider is accepted, its tenant taken from the provider's claim`, async () => {
         const org = freshTenant();
