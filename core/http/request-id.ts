@@ -6,6 +6,8 @@ import type { Logger } from "../log.ts";
 // `.` or `:` (`req-42.abc:DEF_9`, as tracers write them) would be replaced, and one with `=`
 // echoed; and the log line is this middleware's either way.
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+// A refused token's reason, as the answer's Bearer challenge gave it (core/tokens/refusal.ts).
+const REFUSAL = /error_description="([^"]*)"/;
 
 /** Echoes a sane `X-Request-Id` (or makes one) and logs one line per request. */
 export function requestLogging(logger: Logger): MiddlewareHandler<AppEnv> {
@@ -16,12 +18,14 @@ export function requestLogging(logger: Logger): MiddlewareHandler<AppEnv> {
     c.set("requestId", requestId);
     await next();
     c.res.headers.set("x-request-id", requestId);
+    const refusal = c.res.headers.get("www-authenticate")?.match(REFUSAL)?.[1];
     logger.log("info", "request", {
       requestId,
       method: c.req.method,
       route: c.req.routePath,
       status: c.res.status,
       durationMs: Math.round((performance.now() - started) * 10) / 10,
+      ...(refusal === undefined ? {} : { tokenRefused: refusal }),
     });
   };
 }

@@ -2,6 +2,7 @@ import * as v from "valibot";
 import { ProblemError } from "../http/problem.ts";
 import { maxCodePoints } from "../http/validation.ts";
 import { type Background, KeysUnavailableError } from "./jwks-cache.ts";
+import { refusalOf, type TokenRefusal } from "./refusal.ts";
 import type { AuthSettings } from "./settings.ts";
 import { rememberVerifiedTokens } from "./verified-tokens.ts";
 import { type TokenKeyOptions, tokenVerifier } from "./verifier.ts";
@@ -24,18 +25,25 @@ const ClaimsSchema = v.object({
 
 const BEARER = /^Bearer[ ]+([A-Za-z0-9._~+/=-]+)[ ]*$/i;
 
-// RFC 6750 §3.1: a request without a bearer token gets no error code; a refused token gets invalid_token.
-const unauthorized = (detail: string, error?: "invalid_token") =>
+// RFC 6750 §3.1: a request without a bearer token gets no error code, only the challenge.
+const tokenRequired = () =>
   new ProblemError(
     401,
     "unauthorized",
-    detail,
+    "A Bearer token is required.",
     {},
-    {
-      "www-authenticate": error
-        ? `Bearer realm="api", error="${error}", error_description="${detail}"`
-        : 'Bearer realm="api"',
-    },
+    { "www-authenticate": 'Bearer realm="api"' },
+  );
+
+// A refused token gets invalid_token, and why in fixed words (refusal.ts): the request's log line
+// carries the same challenge.
+const tokenRefused = (reason: TokenRefusal) =>
+  new ProblemError(
+    401,
+    "unauthorized",
+    `The token is refused: ${reason}.`,
+    {},
+    { "www-authenticate": `Bearer realm="api", error="invalid_token", error_description="${reason}"` },
   );
 
 // The provider's keys could not be fetched: the token may be fine, so this is no 401.
@@ -49,7 +57,7 @@ const keysUnavailable = () =>
   );
 
 /**
- * Returns a verifier bound to the configured keys (see token-keys.ts); other algorithms, `alg: none`
+ * Returns a verifier bound to the configured keys (see verifier.ts); other algorithms, `alg: none`
  * included, are refused. The tenant and role are read from the claims the settings name.
  */
 export function createAuthenticator(settings: AuthSettings, options: TokenKeyOptions = {}) {
@@ -63,18 +71,18 @@ export function createAuthenticator(settings: AuthSettings, options: TokenKeyOpt
   /** `background` keeps a key set refresh alive past the answer, where the platform needs it. */
   return async function authenticate(authorization: string | undefined, background?: Background): Promise<Principal> {
     const token = authorization?.match(BEARER)?.[1];
-    if (!token) throw unauthorized("A Bearer token is required.");
+    if (!token) throw tokenRequired();
     let payload: unknown;
     try {
       payload = await verify(token, background);
     } catch (error) {
       if (error instanceof KeysUnavailableError) throw keysUnavailable();
-      throw unauthorized("The token is invalid or expired.", "invalid_token");
+      throw tokenRefused(refusalOf(error));
     }
     const known = principals.get(payload as object);
     if (known) return known;
     const claims = v.safeParse(ClaimsSchema, standardClaims(payload as Record<string, unknown>, settings));
-    if (!claims.success) throw unauthorized("The token lacks valid sub/tid/role claims.", "invalid_token");
+    if (!claims.success) throw tokenRefused("invalid sub, tenant or role claim");
     const principal = Object.freeze({
       userId: claims.output.sub,
       tenantId: claims.output.tid,

@@ -2,7 +2,7 @@
 // kept through failures for the stale-if-error bound, one fetch at a time, retried with backoff.
 import { exportJWK, generateKeyPair, type JWK } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
-import { type Background, cachedRemoteKeySet, KeysUnavailableError } from "./jwks-cache.ts";
+import { type Background, cachedRemoteKeySet, FIRST_RETRY_MS, KeysUnavailableError } from "./jwks-cache.ts";
 
 const URL = "https://idp.example/jwks";
 const FRESH_MS = 600_000;
@@ -121,6 +121,23 @@ describe("the JWKS cache", () => {
     await settle();
     expect(idp.state.fetches).toBe(3);
     expect(await keyFor("rotated")).toBeDefined();
+  });
+
+  it("a rotated key whose refetch failed is fetched again after the retry delay, not only once the set is stale", async () => {
+    const { idp, keyFor, clock } = setUp();
+    await keyFor("current");
+    idp.state.keys = [current.jwk, rotated.jwk];
+    idp.state.mode = "failing";
+    clock.at += 60_000;
+    await unavailable(keyFor("rotated"));
+    // Within the retry delay the provider is not asked again.
+    clock.at += FIRST_RETRY_MS - 1;
+    await unavailable(keyFor("rotated"));
+    expect(idp.state.fetches).toBe(2);
+    idp.state.mode = "up";
+    clock.at += 1;
+    expect(await keyFor("rotated")).toBeDefined();
+    expect(idp.state.fetches).toBe(3);
   });
 
   it("gives the stale set up after the stale-if-error bound", async () => {

@@ -2,10 +2,13 @@
 // its copy is stale and, when that fails, drops the keys it had: a provider outage became ours.
 // Here the last good set keeps verifying for a bounded while (RFC 5861's stale-if-error), a stale
 // set is refreshed behind the request that noticed, one refresh at a time, and a failed refresh
-// is retried with a growing delay rather than by every request. An instance that starts with
-// nothing in memory first takes the set an earlier one stored (stored-key-set.ts), so one started
-// during an outage still verifies what the others do. jose still reads the set and picks the key
-// (createLocalJWKSet): only the keeping is this file's.
+// is retried with a growing delay rather than by every request. The set an earlier instance
+// stored (stored-key-set.ts) is taken only when this instance's own fetch failed or is late: the
+// KV store is written by more than this service (other Workers or services bound to it, whoever
+// holds its API token), so what it holds is never trusted as fresh, only as the provider's last
+// word while the provider cannot be asked. An instance started during an outage still verifies
+// what the others do; while the provider answers, only its answer counts. jose still reads the
+// set and picks the key (createLocalJWKSet): only the keeping is this file's.
 import { createLocalJWKSet, errors, type JSONWebKeySet, type JWTVerifyGetKey } from "jose";
 import { withDeadline } from "../lib/deadline.ts";
 import type { KeySet, KeySetStore } from "./stored-key-set.ts";
@@ -31,6 +34,8 @@ export interface KeySetCacheOptions {
   timeoutMs?: number;
   /** Where the last good set outlives this instance; absent, it lives in memory only. */
   store?: KeySetStore;
+  /** How long a request with no usable set waits for the provider before taking the stored set (default 1 s). */
+  storeAfterMs?: number;
   now?: () => number;
 }
 
@@ -45,6 +50,9 @@ const DEFAULT_TIMEOUT_MS = 5_000;
 export const FIRST_RETRY_MS = 1_000;
 const LONGEST_RETRY_MS = 60_000;
 
+/** A set in memory; `fromStore`: read from the KV store, so refreshed whenever a retry is due. */
+type LoadedKeySet = KeySet & { fromStore?: boolean };
+
 export function cachedRemoteKeySet(options: KeySetCacheOptions): CachedKeySet {
   const {
     freshMs,
@@ -52,9 +60,10 @@ export function cachedRemoteKeySet(options: KeySetCacheOptions): CachedKeySet {
     cooldownMs,
     store,
     timeoutMs = DEFAULT_TIMEOUT_MS,
+    storeAfterMs = FIRST_RETRY_MS,
     now = () => Date.now(),
   } = options;
-  let loaded: KeySet | undefined;
+  let loaded: LoadedKeySet | undefined;
   let refreshing: { done: Promise<boolean>; startedAt: number } | undefined;
   let failures = 0;
   let retryAt = 0;
@@ -98,23 +107,30 @@ export function cachedRemoteKeySet(options: KeySetCacheOptions): CachedKeySet {
   };
 
   async function usableKeys(at: number, background: Background | undefined): Promise<JWTVerifyGetKey> {
-    // Only an instance with nothing usable in memory looks at the store (a fresh one, mostly).
-    if (store && !usable(loaded, at) && (refreshing || at >= retryAt)) {
-      const copy = await store.read(at);
-      // Never over a set as new or newer: the store may lag behind this instance's own fetch.
-      if (copy && !(loaded && loaded.fetchedAt >= copy.fetchedAt)) loaded = copy;
-    }
     if (loaded && usable(loaded, at)) {
-      if (at - loaded.fetchedAt > freshMs && at >= retryAt) {
+      if ((loaded.fromStore || at - loaded.fetchedAt > freshMs) && at >= retryAt) {
         const done = refresh(at, background);
         background?.(done);
       }
       return loaded.keys;
     }
-    // Nothing that may verify: wait for the provider, unless it failed moments ago.
-    if (!refreshing && at < retryAt) throw unavailable();
-    if (!(await refresh(at, background))) throw unavailable();
-    return loaded!.keys;
+    // Nothing that may verify: ask the provider, unless it failed moments ago.
+    const fetching = refreshing || at >= retryAt ? refresh(at, background) : undefined;
+    if (fetching && (await settledWithin(fetching, storeAfterMs))) return loaded!.keys;
+    // The provider failed or is late: the set an earlier instance stored may verify meanwhile.
+    const copy = await storedCopy(at);
+    if (copy) return copy.keys;
+    if (fetching && (await fetching)) return loaded!.keys;
+    throw unavailable();
+  }
+
+  async function storedCopy(at: number): Promise<KeySet | undefined> {
+    const copy = await store?.read(at);
+    // The provider may have answered meanwhile: its set wins over any copy.
+    if (loaded && usable(loaded, at) && !loaded.fromStore) return loaded;
+    if (!copy || !usable(copy, at)) return undefined;
+    loaded = { ...copy, fromStore: true };
+    return loaded;
   }
 
   return async (header, token, background) => {
@@ -124,14 +140,27 @@ export function cachedRemoteKeySet(options: KeySetCacheOptions): CachedKeySet {
       return await keys(header, token);
     } catch (error) {
       if (!(error instanceof errors.JWKSNoMatchingKey)) throw error;
-      // A key the set lacks: rotated in at the provider, or never its. While the provider cannot
-      // be asked, nothing tells the two apart.
-      if (!refreshing && failures > 0) throw unavailable();
-      if (!refreshing && at - fetchedAt < cooldownMs) throw error;
+      // A key the set lacks: rotated in at the provider, or never its. Only the provider tells
+      // the two apart: it is asked again, unless it was asked moments ago.
+      if (!refreshing && failures > 0 && at < retryAt) throw unavailable();
+      if (!refreshing && failures === 0 && at - fetchedAt < cooldownMs) throw error;
       if (!(await refresh(at, background))) throw unavailable();
       return loaded!.keys(header, token);
     }
   };
+}
+
+/** Whether `work` resolved true within `ms` (false: it resolved false, or not yet). */
+async function settledWithin(work: Promise<boolean>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 const unavailable = () => new KeysUnavailableError("the JWKS cannot be fetched and no cached copy holds the key");

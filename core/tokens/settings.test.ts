@@ -4,6 +4,7 @@ import { parseAuthSettings } from "./settings.ts";
 
 const SECRET = "s".repeat(32);
 const ISSUER = "https://idp.example/";
+const AUDIENCE = "edge-api";
 const PUBLIC_JWKS = JSON.stringify({ keys: [{ kty: "EC", crv: "P-256", x: "x", y: "y", kid: "1" }] });
 
 function refusal(raw: Record<string, string>): SettingsError {
@@ -36,16 +37,31 @@ describe("auth settings", () => {
 
   it.each([
     ["AUTH_SECRET", { AUTH_SECRET: "too-short" }],
-    ["AUTH_JWKS", { AUTH_JWKS: "{not json", AUTH_ISSUER: ISSUER }],
-    ["AUTH_JWKS", { AUTH_JWKS: '{"keys": []}', AUTH_ISSUER: ISSUER }],
-    ["AUTH_JWKS", { AUTH_JWKS: '{"keys": [{"kty": "oct", "k": "c2VjcmV0"}]}', AUTH_ISSUER: ISSUER }],
-    ["AUTH_JWKS", { AUTH_JWKS: '{"keys": [{"kty": "EC", "d": "private-part"}]}', AUTH_ISSUER: ISSUER }],
-    ["AUTH_JWKS", { AUTH_JWKS: PUBLIC_JWKS, AUTH_JWKS_URL: "https://idp/jwks", AUTH_ISSUER: ISSUER }],
-    ["AUTH_JWKS_URL", { AUTH_JWKS_URL: "not a url", AUTH_ISSUER: ISSUER }],
-    ["AUTH_JWKS_URL", { AUTH_JWKS_URL: "http://idp.example/jwks", AUTH_ISSUER: ISSUER }],
-    ["AUTH_ISSUER", { AUTH_JWKS: PUBLIC_JWKS }],
-    ["AUTH_ISSUER", { AUTH_JWKS_URL: "https://idp.example/jwks" }],
-    ["AUTH_SECRET", { AUTH_JWKS_URL: "https://idp.example/jwks", AUTH_ISSUER: ISSUER, AUTH_SECRET: SECRET }],
+    ["AUTH_JWKS", { AUTH_JWKS: "{not json", AUTH_ISSUER: ISSUER, AUTH_AUDIENCE: AUDIENCE }],
+    ["AUTH_JWKS", { AUTH_JWKS: '{"keys": []}', AUTH_ISSUER: ISSUER, AUTH_AUDIENCE: AUDIENCE }],
+    [
+      "AUTH_JWKS",
+      { AUTH_JWKS: '{"keys": [{"kty": "oct", "k": "c2VjcmV0"}]}', AUTH_ISSUER: ISSUER, AUTH_AUDIENCE: AUDIENCE },
+    ],
+    [
+      "AUTH_JWKS",
+      { AUTH_JWKS: '{"keys": [{"kty": "EC", "d": "private-part"}]}', AUTH_ISSUER: ISSUER, AUTH_AUDIENCE: AUDIENCE },
+    ],
+    [
+      "AUTH_JWKS",
+      { AUTH_JWKS: PUBLIC_JWKS, AUTH_JWKS_URL: "https://idp/jwks", AUTH_ISSUER: ISSUER, AUTH_AUDIENCE: AUDIENCE },
+    ],
+    ["AUTH_JWKS_URL", { AUTH_JWKS_URL: "not a url", AUTH_ISSUER: ISSUER, AUTH_AUDIENCE: AUDIENCE }],
+    ["AUTH_JWKS_URL", { AUTH_JWKS_URL: "http://idp.example/jwks", AUTH_ISSUER: ISSUER, AUTH_AUDIENCE: AUDIENCE }],
+    ["AUTH_ISSUER", { AUTH_JWKS: PUBLIC_JWKS, AUTH_AUDIENCE: AUDIENCE }],
+    ["AUTH_ISSUER", { AUTH_JWKS_URL: "https://idp.example/jwks", AUTH_AUDIENCE: AUDIENCE }],
+    ["AUTH_AUDIENCE", { AUTH_JWKS: PUBLIC_JWKS, AUTH_ISSUER: ISSUER }],
+    ["AUTH_AUDIENCE", { AUTH_JWKS_URL: "https://idp.example/jwks", AUTH_ISSUER: ISSUER }],
+    ["AUTH_AUDIENCE", { AUTH_JWKS_URL: "https://idp.example/jwks", AUTH_ISSUER: ISSUER, AUTH_AUDIENCE: " , " }],
+    [
+      "AUTH_SECRET",
+      { AUTH_JWKS_URL: "https://idp.example/jwks", AUTH_ISSUER: ISSUER, AUTH_AUDIENCE: AUDIENCE, AUTH_SECRET: SECRET },
+    ],
     ["AUTH_JWKS_CACHE_SECONDS", { AUTH_SECRET: SECRET, AUTH_JWKS_CACHE_SECONDS: "0" }],
     ["AUTH_JWKS_CACHE_SECONDS", { AUTH_SECRET: SECRET, AUTH_JWKS_CACHE_SECONDS: "ten" }],
     ["AUTH_JWKS_STALE_IF_ERROR_SECONDS", { AUTH_SECRET: SECRET, AUTH_JWKS_STALE_IF_ERROR_SECONDS: "-1" }],
@@ -61,9 +77,10 @@ describe("auth settings", () => {
   });
 
   it("allows plain http for a JWKS on this machine only", () => {
-    expect(parseAuthSettings({ AUTH_JWKS_URL: "http://127.0.0.1:9/jwks", AUTH_ISSUER: ISSUER }).jwksUrl).toBe(
-      "http://127.0.0.1:9/jwks",
-    );
+    expect(
+      parseAuthSettings({ AUTH_JWKS_URL: "http://127.0.0.1:9/jwks", AUTH_ISSUER: ISSUER, AUTH_AUDIENCE: AUDIENCE })
+        .jwksUrl,
+    ).toBe("http://127.0.0.1:9/jwks");
   });
 
   it("defaults the key set's lifetimes and the clock leeway", () => {

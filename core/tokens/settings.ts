@@ -21,6 +21,7 @@ export interface AuthSettings {
   jwksUrl: string | undefined;
   /** Required with a JWKS: a provider's keys sign for many issuers' tenants only when unchecked. */
   issuer: string | undefined;
+  /** Required with a JWKS: a provider signs for many APIs and clients, this one among them. */
   audience: string[] | undefined;
   tenantClaim: string;
   roleClaim: string;
@@ -112,6 +113,14 @@ function checkedTogether(values: {
   }
   if (usesProvider && issuer === undefined) {
     throw new SettingsError("AUTH_ISSUER", "is not set: with a JWKS it must name the iss your identity provider signs");
+  }
+  // RFC 8725 §3.9: a provider signs for every API and client it serves; without the audience, a
+  // token meant for any of them (an ID token, another API's admin) would be taken for this one's.
+  if (usesProvider && values.AUTH_AUDIENCE === undefined) {
+    throw new SettingsError(
+      "AUTH_AUDIENCE",
+      "is not set: with a JWKS it must name the aud your provider puts in this API's tokens",
+    );
   }
   return {
     secret,

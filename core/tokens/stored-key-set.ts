@@ -3,7 +3,9 @@
 // without this copy, one started while the identity provider was down answered 503 even for
 // tokens whose key every older instance still held. Written only from a successful fetch of the
 // URL, under a key derived from the URL and holding it, so a copy fetched for an earlier setting
-// is never used. Best-effort like every KV use: a failing store reads as "nothing stored".
+// is never used. Read only when this instance's own fetch failed or is late (jwks-cache.ts): the
+// store is writable by more than this service, so a copy is never taken as fresh. Best-effort
+// like every KV use: a failing store reads as "nothing stored".
 import { createLocalJWKSet, type JSONWebKeySet, type JWTVerifyGetKey } from "jose";
 import * as v from "valibot";
 import { withDeadline } from "../lib/deadline.ts";

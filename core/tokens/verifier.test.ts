@@ -21,13 +21,14 @@ beforeAll(async () => {
 
 const jwks = (...algs: Alg[]) => JSON.stringify({ keys: algs.map((alg) => keys[alg].jwk) });
 const ISSUER = "https://idp.example/";
-/** A JWKS setting with the issuer it requires. */
-const provider = (...algs: Alg[]) => ({ AUTH_JWKS: jwks(...algs), AUTH_ISSUER: ISSUER });
+const AUDIENCE = "edge-api";
+/** A JWKS setting with the issuer and audience it requires. */
+const provider = (...algs: Alg[]) => ({ AUTH_JWKS: jwks(...algs), AUTH_ISSUER: ISSUER, AUTH_AUDIENCE: AUDIENCE });
 
 function sign(
   alg: Alg,
   claims: Record<string, unknown> = { tid: "acme" },
-  { iss = ISSUER, aud }: { iss?: string; aud?: string } = {},
+  { iss = ISSUER, aud = AUDIENCE }: { iss?: string; aud?: string | null } = {},
 ) {
   let jwt = new SignJWT(claims)
     .setProtectedHeader({ alg, kid: `${alg}-1` })
@@ -86,7 +87,14 @@ describe("tokens from an identity provider (AUTH_JWKS)", () => {
     expect((await authenticate(await sign("ES256", { tid: "acme" }, { aud: "api" }))).tenantId).toBe("acme");
     await refused(authenticate(await sign("ES256", { tid: "acme" }, { iss: "https://evil.example/", aud: "api" })));
     await refused(authenticate(await sign("ES256", { tid: "acme" }, { aud: "someone-else" })));
-    await refused(authenticate(await sign("ES256", { tid: "acme" })));
+    await refused(authenticate(await sign("ES256", { tid: "acme" }, { aud: null })));
+  });
+
+  it("refuses a token of the same issuer meant for another API or client: another API's admin, an ID token", async () => {
+    const authenticate = createAuthenticator(parseAuthSettings(provider("ES256")));
+    expect((await authenticate(await sign("ES256", { tid: "acme" }))).tenantId).toBe("acme");
+    await refused(authenticate(await sign("ES256", { tid: "acme", role: "admin" }, { aud: "billing-api" })));
+    await refused(authenticate(await sign("ES256", { tid: "acme", nonce: "n" }, { aud: "spa-client-id" })));
   });
 
   it("reads the tenant and role from the claims AUTH_TENANT_CLAIM and AUTH_ROLE_CLAIM name", async () => {
@@ -122,10 +130,13 @@ describe("tokens checked against AUTH_JWKS_URL", () => {
   it("fetches the set once, reuses it, and refetches it for an unknown kid (a rotated key)", async () => {
     served = [keys.RS256.jwk];
     asked.length = 0;
-    const authenticate = createAuthenticator(parseAuthSettings({ AUTH_JWKS_URL: JWKS_URL, AUTH_ISSUER: ISSUER }), {
-      fetch: provider,
-      cooldownMs: 0,
-    });
+    const authenticate = createAuthenticator(
+      parseAuthSettings({ AUTH_JWKS_URL: JWKS_URL, AUTH_ISSUER: ISSUER, AUTH_AUDIENCE: AUDIENCE }),
+      {
+        fetch: provider,
+        cooldownMs: 0,
+      },
+    );
     await authenticate(await sign("RS256"));
     await authenticate(await sign("RS256"));
     expect(asked).toEqual([JWKS_URL]);
@@ -139,9 +150,12 @@ describe("tokens checked against AUTH_JWKS_URL", () => {
     ["answers 500", async () => new Response("oops", { status: 500 })],
     ["answers something that is not a JWKS", async () => Response.json({ keys: "none" })],
   ])("answers 503 keys_unavailable, not 401, when the provider %s", async (_label, broken) => {
-    const authenticate = createAuthenticator(parseAuthSettings({ AUTH_JWKS_URL: JWKS_URL, AUTH_ISSUER: ISSUER }), {
-      fetch: broken as typeof fetch,
-    });
+    const authenticate = createAuthenticator(
+      parseAuthSettings({ AUTH_JWKS_URL: JWKS_URL, AUTH_ISSUER: ISSUER, AUTH_AUDIENCE: AUDIENCE }),
+      {
+        fetch: broken as typeof fetch,
+      },
+    );
     const error = await authenticate(await sign("RS256")).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ProblemError);
     expect((error as ProblemError).toProblem()).toMatchObject({ status: 503, code: "keys_unavailable" });
@@ -151,10 +165,13 @@ describe("tokens checked against AUTH_JWKS_URL", () => {
   it("does not refetch for every unknown kid: at most once per cooldown", async () => {
     served = [keys.RS256.jwk];
     asked.length = 0;
-    const authenticate = createAuthenticator(parseAuthSettings({ AUTH_JWKS_URL: JWKS_URL, AUTH_ISSUER: ISSUER }), {
-      fetch: provider,
-      cooldownMs: 60_000,
-    });
+    const authenticate = createAuthenticator(
+      parseAuthSettings({ AUTH_JWKS_URL: JWKS_URL, AUTH_ISSUER: ISSUER, AUTH_AUDIENCE: AUDIENCE }),
+      {
+        fetch: provider,
+        cooldownMs: 60_000,
+      },
+    );
     await authenticate(await sign("RS256"));
     await refused(authenticate(await sign("EdDSA")));
     await refused(authenticate(await sign("EdDSA")));
@@ -167,7 +184,12 @@ describe("tokens checked against AUTH_JWKS_URL", () => {
     let at = Date.now();
     const flaky: typeof fetch = async (input) => (down ? new Response("down", { status: 502 }) : provider(input));
     const authenticate = createAuthenticator(
-      parseAuthSettings({ AUTH_JWKS_URL: JWKS_URL, AUTH_ISSUER: ISSUER, AUTH_JWKS_CACHE_SECONDS: "60" }),
+      parseAuthSettings({
+        AUTH_JWKS_URL: JWKS_URL,
+        AUTH_ISSUER: ISSUER,
+        AUTH_AUDIENCE: AUDIENCE,
+        AUTH_JWKS_CACHE_SECONDS: "60",
+      }),
       { fetch: flaky, now: () => at },
     );
     await authenticate(await sign("RS256"));
@@ -185,7 +207,7 @@ describe("tokens checked against AUTH_JWKS_URL", () => {
     let down = false;
     const flaky: typeof fetch = async (input) => (down ? new Response("down", { status: 502 }) : provider(input));
     const kv = createMemoryKv();
-    const settings = parseAuthSettings({ AUTH_JWKS_URL: JWKS_URL, AUTH_ISSUER: ISSUER });
+    const settings = parseAuthSettings({ AUTH_JWKS_URL: JWKS_URL, AUTH_ISSUER: ISSUER, AUTH_AUDIENCE: AUDIENCE });
     const writes: Promise<unknown>[] = [];
     await createAuthenticator(settings, { fetch: flaky, kv })(await sign("RS256"), (work) => writes.push(work));
     await Promise.all(writes);

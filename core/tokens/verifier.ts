@@ -6,6 +6,7 @@ import { createLocalJWKSet, type JWTPayload, type JWTVerifyGetKey, jwtVerify } f
 import { type Logger, silentLogger } from "../log.ts";
 import { DEFAULT_KV_TIMEOUT_MS, type KvCache } from "../ports/kv.ts";
 import { type Background, type CachedKeySet, cachedRemoteKeySet, FIRST_RETRY_MS } from "./jwks-cache.ts";
+import { TokenRefusedError } from "./refusal.ts";
 import type { AuthSettings } from "./settings.ts";
 import { kvKeySetStore } from "./stored-key-set.ts";
 
@@ -50,15 +51,18 @@ export function tokenVerifier(settings: AuthSettings, options: TokenKeyOptions =
 
   return async (token, background) => {
     const keyFor: JWTVerifyGetKey = (header, jwt) => {
-      if (header.typ !== undefined && !ACCEPTED_TYPES.has(header.typ.toLowerCase())) throw new Error("typ");
+      if (header.typ !== undefined && !ACCEPTED_TYPES.has(header.typ.toLowerCase())) {
+        throw new TokenRefusedError("wrong type");
+      }
       if (header.alg === "HS256" && secret) return secret();
       if (keySet && PUBLIC_KEY_ALGORITHMS.includes(header.alg ?? "")) return keySet(header, jwt, background);
-      throw new Error("no key for this algorithm");
+      throw new TokenRefusedError("algorithm not accepted");
     };
     const at = now();
     const { payload } = await jwtVerify(token, keyFor, { ...verifyOptions, currentDate: new Date(at) });
     // jose checks iat only against a maximum age; a token issued in the future is refused here.
-    if (typeof payload.iat === "number" && payload.iat > at / 1000 + leeway) throw new Error("iat in the future");
+    if (typeof payload.iat === "number" && payload.iat > at / 1000 + leeway)
+      throw new TokenRefusedError("not yet valid");
     return payload;
   };
 }

@@ -7,8 +7,10 @@ import { parse } from "smol-toml";
 import { DEFAULT_RATE_LIMITS, parseRateLimits, type RateLimitName } from "../../core/http/rate-limit-settings.ts";
 import { type RawSettings, SETTING_NAMES } from "../../core/settings/settings.ts";
 import { WORKERS_SETTING_NAMES } from "../../edge/cloudflare/settings.ts";
+import { createWorkersKv, type WorkersKvNamespace } from "../../edge/kv/workers-kv.ts";
 import { WORKERS_RATE_LIMIT_BINDINGS } from "../../edge/rate-limit/workers.ts";
 import { bundleWorker } from "../build/cloudflare.ts";
+import { type KvEntries, plantKvEntries } from "./planted-kv.ts";
 
 const WRANGLER_TOML = fileURLToPath(new URL("../../wrangler.toml", import.meta.url));
 
@@ -22,7 +24,10 @@ export async function workerCompatibility(): Promise<{ date: string; flags: stri
   return { date, flags };
 }
 
-export async function startCloudflareRuntime(env: RawSettings, { port = 0 }: { port?: number } = {}) {
+export async function startCloudflareRuntime(
+  env: RawSettings,
+  { port = 0, kvEntries }: { port?: number; kvEntries?: KvEntries } = {},
+) {
   const [bundle, compatibility] = await Promise.all([bundleWorker(), workerCompatibility()]);
   const bindings: Record<string, string> = {};
   // Settings are the worker's vars/secrets; every other variable stays out of the isolate.
@@ -42,6 +47,10 @@ export async function startCloudflareRuntime(env: RawSettings, { port = 0 }: { p
   });
   try {
     const url = await mf.ready;
+    if (kvEntries) {
+      const links = (await mf.getKVNamespace("LINKS")) as unknown as WorkersKvNamespace;
+      await plantKvEntries(createWorkersKv(links), kvEntries);
+    }
     const stopCron = await fireCronTriggers(mf);
     return {
       url: url.origin,

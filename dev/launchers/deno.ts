@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import type { RawSettings } from "../../core/settings/settings.ts";
 import { kvPathFlags } from "../../edge/deno/kv-path.ts";
 import { DENO_ENV_NAMES, DRIVER_ENV_NAMES } from "../../edge/deno/settings.ts";
+import type { KvEntries } from "./planted-kv.ts";
 
 export const PROJECT_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 export const DENO_BIN = fileURLToPath(new URL("../../node_modules/.bin/deno", import.meta.url));
@@ -51,7 +52,10 @@ export const denoRunArgs = (kvFlags: string[] = []) => [
   "edge/deno/index.ts",
 ];
 
-export function startDenoRuntime(env: RawSettings, { port = 0, log }: { port?: number; log?: DenoLog } = {}) {
+export async function startDenoRuntime(
+  env: RawSettings,
+  { port = 0, log, kvEntries }: { port?: number; log?: DenoLog; kvEntries?: KvEntries } = {},
+) {
   const childEnv: Record<string, string> = {};
   for (const [name, value] of Object.entries(process.env)) {
     // Settings come from `env` only, never leak in from the parent's environment.
@@ -64,8 +68,40 @@ export function startDenoRuntime(env: RawSettings, { port = 0, log }: { port?: n
   childEnv.PORT = String(port);
   // The entry listens on every interface by default (a container); a local run stays on this machine.
   childEnv.HOST = "127.0.0.1";
-  childEnv.DENO_KV_PATH ??= ":memory:";
-  return spawnDenoServer(denoRunArgs(kvPathFlags(childEnv.DENO_KV_PATH)), childEnv, log);
+  const planted = kvEntries && childEnv.DENO_KV_PATH === undefined ? await plantedKvFile(kvEntries) : undefined;
+  childEnv.DENO_KV_PATH ??= planted?.path ?? ":memory:";
+  const server = await spawnDenoServer(denoRunArgs(kvPathFlags(childEnv.DENO_KV_PATH)), childEnv, log).catch(
+    async (error: unknown) => {
+      planted?.remove();
+      throw error;
+    },
+  );
+  return {
+    ...server,
+    async close() {
+      await server.close();
+      planted?.remove();
+    },
+  };
+}
+
+/** A KV file of its own holding `entries`, written by Deno through the server's adapter. */
+async function plantedKvFile(entries: KvEntries) {
+  const dir = mkdtempSync(join(tmpdir(), "deno-kv-"));
+  const path = join(dir, "kv.sqlite");
+  const args = ["run", "--unstable-kv", `--allow-read=${path}`, `--allow-write=${path}`];
+  const child = spawn(
+    DENO_BIN,
+    [...args, "--allow-env=PLANTED_KV_PATH,PLANTED_KV_ENTRIES", "dev/launchers/plant-deno-kv.ts"],
+    {
+      cwd: PROJECT_ROOT,
+      env: { ...process.env, PLANTED_KV_PATH: path, PLANTED_KV_ENTRIES: JSON.stringify(entries), NO_COLOR: "1" },
+      stdio: ["ignore", "inherit", "inherit"],
+    },
+  );
+  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+  if (code !== 0) throw new Error(`planting the deno runtime's KV entries failed (exit ${code})`);
+  return { path, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 /** Runs `deno <args>` and resolves with the URL of the first `{"event":"listening"}` line it prints. */

@@ -8,10 +8,12 @@ import {
   CONFIG_KEYS,
   CONFIG_STORE,
   JWKS_BACKEND,
+  KV_STORE,
   NEON_BACKEND,
   SECRET_KEYS,
   SECRET_STORE,
 } from "../../edge/fastly/bindings.ts";
+import { fastlyKey } from "../../edge/kv/fastly-keys.ts";
 import { ensureFastlyWasm, ROOT } from "../build/fastly.ts";
 import { startFastlyHost } from "../fastly-host/host.ts";
 import {
@@ -21,12 +23,19 @@ import {
   readLocalServer,
 } from "../fastly-host/manifest.ts";
 import { startViceroy } from "../fastly-host/viceroy.ts";
+import type { KvEntries } from "./planted-kv.ts";
 
 const MANIFEST_PATH = join(ROOT, "fastly.toml");
 
-export async function startFastlyRuntime(env: RawSettings, { port = 8787 }: { port?: number } = {}) {
+export async function startFastlyRuntime(
+  env: RawSettings,
+  { port = 8787, kvEntries = {} }: { port?: number; kvEntries?: KvEntries } = {},
+) {
   const wasmPath = await ensureFastlyWasm();
   const config = localServerConfig(env);
+  // Seeded as the KV adapter (edge/kv/fastly-kv.ts) names its keys.
+  const seeds = Object.entries(kvEntries).map(([key, data]) => ({ key: fastlyKey(key), data }));
+  config.kvStores[KV_STORE] = [...(config.kvStores[KV_STORE] ?? []), ...seeds];
   const viceroy = await findExecutable("viceroy");
   if (viceroy) return startViceroy({ executable: viceroy, wasmPath, config, port });
   const host = await startFastlyHost({ wasmPath, config, port });

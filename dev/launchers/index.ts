@@ -2,6 +2,7 @@ import type { RawSettings } from "../../core/settings/settings.ts";
 import { isRuntimeName, RUNTIME_NAMES, type RuntimeName } from "../../edge/runtimes.ts";
 import type { DenoLog } from "./deno.ts";
 import { startNodeRuntime } from "./node.ts";
+import type { KvEntries } from "./planted-kv.ts";
 
 export { isRuntimeName, type RuntimeName };
 
@@ -20,6 +21,8 @@ interface LaunchOptions {
    * workerd's output goes through Miniflare.
    */
   log?: DenoLog;
+  /** Entries the runtime's KV store holds before its first request (planted-kv.ts). */
+  kvEntries?: KvEntries;
 }
 
 type RuntimeLauncher = (

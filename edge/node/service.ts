@@ -1,6 +1,7 @@
 // The Node service, as the production entry and `npm start` run it: settings → ports → the core
 // app on Node's HTTP server, an in-process memory cache kept in step with the link change feed by
 // a timer running the background jobs, and /docs when API_DOCS=on.
+import type { KvCache } from "../../core/ports/kv.ts";
 import { parseSettings, type RawSettings } from "../../core/settings/settings.ts";
 import { createDeployment } from "../deployment.ts";
 import { createMemoryKv } from "../kv/memory.ts";
@@ -9,9 +10,16 @@ import { withApiReference } from "./api-reference.ts";
 import { type ListenOptions, listen, type RunningServer } from "./server.ts";
 import { readNodeSettings } from "./settings.ts";
 
-/** Throws a SettingsError naming the first unusable setting before anything listens. */
-export async function startNodeService(env: RawSettings, listenOptions: ListenOptions): Promise<RunningServer> {
-  const stores = { settings: parseSettings(env), kv: createMemoryKv() };
+/**
+ * Throws a SettingsError naming the first unusable setting before anything listens. `kv`: the
+ * process's cache (a test may hand one holding entries already).
+ */
+export async function startNodeService(
+  env: RawSettings,
+  listenOptions: ListenOptions,
+  kv: KvCache = createMemoryKv(),
+): Promise<RunningServer> {
+  const stores = { settings: parseSettings(env), kv };
   const { maxConnections, apiDocs } = readNodeSettings(env);
   const { app, background } = createDeployment({ runtime: "node", stores, rateLimiter: createMemoryRateLimiter() });
   const fetch = apiDocs ? withApiReference(app.fetch) : app.fetch;

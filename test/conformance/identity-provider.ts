@@ -4,6 +4,8 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { exportJWK, generateKeyPair, type JWK, SignJWT } from "jose";
+import { keySetKey } from "../../core/tokens/stored-key-set.ts";
+import type { KvEntries } from "../../dev/launchers/planted-kv.ts";
 
 export const PROVIDER_ALGORITHMS = ["RS256", "ES256", "EdDSA"] as const;
 export type ProviderAlgorithm = (typeof PROVIDER_ALGORITHMS)[number];
@@ -28,6 +30,8 @@ export interface TokenRequest {
   claims?: Record<string, unknown>;
   /** Signed with the key `rotate()` publishes (ES256), not the one of `alg`. */
   rotated?: boolean;
+  /** Its exp, in seconds since the epoch (default an hour from now). */
+  exp?: number;
 }
 
 export type Availability = "up" | "failing" | "hanging";
@@ -72,33 +76,9 @@ export async function startIdentityProvider(): Promise<IdentityProvider> {
   return {
     jwksUrl: `http://127.0.0.1:${port}/.well-known/jwks.json`,
     publicJwks,
-    async bearer({
-      alg,
-      sub = "alice",
-      org = "acme",
-      role,
-      iss = PROVIDER_SETTINGS.AUTH_ISSUER,
-      aud = PROVIDER_SETTINGS.AUTH_AUDIENCE,
-      claims = {},
-      rotated = false,
-    }) {
-      const pair = rotated ? next : pairs.find((candidate) => candidate.alg === alg)!;
-      const payload = {
-        [PROVIDER_SETTINGS.AUTH_TENANT_CLAIM]: org,
-        ...(role ? { [PROVIDER_SETTINGS.AUTH_ROLE_CLAIM]: role } : {}),
-        // Every token its own text: the server remembers a verified text, and would not look its key up again.
-        jti: crypto.randomUUID(),
-        ...claims,
-      };
-      const token = await new SignJWT(payload)
-        .setProtectedHeader({ alg: pair.alg, kid: pair.jwk.kid, typ: "JWT" })
-        .setSubject(sub)
-        .setIssuer(iss)
-        .setAudience(aud)
-        .setIssuedAt()
-        .setExpirationTime("1h")
-        .sign(pair.privateKey);
-      return `Bearer ${token}`;
+    bearer: (request) => {
+      const pair = request.rotated ? next : pairs.find((candidate) => candidate.alg === request.alg)!;
+      return signedBearer(pair, request);
     },
     fetches: () => fetches,
     setAvailability: (wanted) => {
@@ -113,5 +93,54 @@ export async function startIdentityProvider(): Promise<IdentityProvider> {
         // A hanging answer's socket would keep close() waiting for ever.
         server.closeAllConnections();
       }),
+  };
+}
+
+/** `Bearer <token>` signed with `pair`, carrying what `request` asks as this provider puts it. */
+async function signedBearer(
+  pair: { alg: string; privateKey: CryptoKey; jwk: JWK },
+  {
+    sub = "alice",
+    org = "acme",
+    role,
+    iss = PROVIDER_SETTINGS.AUTH_ISSUER,
+    aud = PROVIDER_SETTINGS.AUTH_AUDIENCE,
+    claims = {},
+    exp,
+  }: TokenRequest,
+) {
+  const payload = {
+    [PROVIDER_SETTINGS.AUTH_TENANT_CLAIM]: org,
+    ...(role ? { [PROVIDER_SETTINGS.AUTH_ROLE_CLAIM]: role } : {}),
+    // Every token its own text: the server remembers a verified text, and would not look its key up again.
+    jti: crypto.randomUUID(),
+    ...claims,
+  };
+  const token = await new SignJWT(payload)
+    .setProtectedHeader({ alg: pair.alg, kid: pair.jwk.kid, typ: "JWT" })
+    .setSubject(sub)
+    .setIssuer(iss)
+    .setAudience(aud)
+    .setIssuedAt()
+    .setExpirationTime(exp ?? "1h")
+    .sign(pair.privateKey);
+  return `Bearer ${token}`;
+}
+
+/**
+ * Someone who can write the deployment's KV store but holds none of the provider's keys: its own
+ * key set, stored where and as the service stores the provider's (core/tokens/stored-key-set.ts),
+ * freshly "fetched", under a kid of its own and under the provider's own ES256 kid.
+ */
+export type KeySetPlanter = Awaited<ReturnType<typeof keySetPlanter>>;
+
+export async function keySetPlanter(jwksUrl: string) {
+  const own = await keyPair("ES256", "planted-key");
+  const posing = { ...own, jwk: { ...own.jwk, kid: "ES256-key" } };
+  const entry = { url: jwksUrl, fetchedAt: Date.now(), jwks: { keys: [own.jwk, posing.jwk] } };
+  return {
+    kvEntries: { [await keySetKey(jwksUrl)]: JSON.stringify(entry) } as KvEntries,
+    /** A token this key set verifies; `posing`: under the provider's own kid. */
+    bearer: (request: TokenRequest & { posing?: boolean }) => signedBearer(request.posing ? posing : own, request),
   };
 }

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe } from "vitest";
 import type { RawSettings } from "../../core/settings/settings.ts";
 import type { RuntimeName } from "../../dev/launchers/index.ts";
 import { launchRuntime, type RunningRuntime } from "../../dev/launchers/index.ts";
+import type { KvEntries } from "../../dev/launchers/planted-kv.ts";
 import { type LocalStack, startLocalStack } from "../../dev/local-stack/stack.ts";
 import { freePort } from "../../dev/support/free-port.ts";
 import { TEST_AUTH_SECRET } from "../../dev/support/tokens.ts";
@@ -13,7 +14,13 @@ import { CONFORMANCE_LINK_LIMITS } from "./cases/links.ts";
 import { OUTAGE_CACHE_SECONDS, providerOutageCases } from "./cases/provider-outage.ts";
 import { RATE_LIMITED_SETTINGS, rateLimitCases } from "./cases/rate-limits.ts";
 import { httpClient } from "./client.ts";
-import { type IdentityProvider, PROVIDER_SETTINGS, startIdentityProvider } from "./identity-provider.ts";
+import {
+  type IdentityProvider,
+  type KeySetPlanter,
+  keySetPlanter,
+  PROVIDER_SETTINGS,
+  startIdentityProvider,
+} from "./identity-provider.ts";
 import { conformsToServedDocument } from "./openapi-check.ts";
 import { conformanceSuite, loginRefusedSuite, unavailableSuite } from "./suite.ts";
 
@@ -65,8 +72,13 @@ export function runConformance(runtime: RuntimeName): void {
   });
 
   describe(`conformance [${runtime}], signed in by an identity provider`, () => {
-    const { server, provider } = serveWithProvider(runtime);
-    identityProviderCases(httpClient(server), runtime, provider);
+    // Its KV store starts out holding a key set someone else planted: the cases show it signs nothing.
+    let planter: KeySetPlanter | undefined;
+    const { server, provider } = serveWithProvider(runtime, {}, async (jwksUrl) => {
+      planter = await keySetPlanter(jwksUrl);
+      return planter.kvEntries;
+    });
+    identityProviderCases(httpClient(server), runtime, provider, () => planter!);
   });
 
   describe(`conformance [${runtime}], the identity provider down`, () => {
@@ -77,8 +89,15 @@ export function runConformance(runtime: RuntimeName): void {
   });
 }
 
-/** `runtime` trusting only a provider's keys (fetched from its JWKS URL), over its own database. */
-function serveWithProvider(runtime: RuntimeName, settings: RawSettings = {}) {
+/**
+ * `runtime` trusting only a provider's keys (fetched from its JWKS URL), over its own database;
+ * `planted`: what its KV store holds before the first request.
+ */
+function serveWithProvider(
+  runtime: RuntimeName,
+  settings: RawSettings = {},
+  planted?: (jwksUrl: string) => Promise<KvEntries>,
+) {
   let stack: LocalStack | undefined;
   let provider: IdentityProvider | undefined;
   // No AUTH_SECRET: only the provider's keys are trusted.
@@ -94,6 +113,7 @@ function serveWithProvider(runtime: RuntimeName, settings: RawSettings = {}) {
       };
     },
     {},
+    () => (planted ? planted(provider!.jwksUrl) : Promise.resolve(undefined)),
   );
   afterAll(async () => {
     await Promise.all([stack?.close(), provider?.close()]);
@@ -106,10 +126,12 @@ function serve(
   runtime: RuntimeName,
   database: () => Promise<RawSettings>,
   auth: RawSettings = { AUTH_SECRET: TEST_AUTH_SECRET },
+  kvEntries: () => Promise<KvEntries | undefined> = async () => undefined,
 ): () => string {
   let running: RunningRuntime | undefined;
   beforeAll(async () => {
-    running = await launchRuntime(runtime, { ...auth, ...(await database()) }, { port: 0 });
+    const settings = { ...auth, ...(await database()) };
+    running = await launchRuntime(runtime, settings, { port: 0, kvEntries: await kvEntries() });
   }, STARTUP_TIMEOUT_MS);
   afterAll(async () => {
     await running?.close();

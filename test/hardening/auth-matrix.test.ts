@@ -9,13 +9,14 @@ import { linkRows } from "../links/support.ts";
 import { type Harness, type RequestOptions, startHarness } from "../support/harness.ts";
 import { expectProblem } from "../support/problems.ts";
 import { routes } from "../support/routes.ts";
-import { type DatabaseSnapshot, snapshotter } from "./support.ts";
+import { collectingLogger, type DatabaseSnapshot, snapshotter } from "./support.ts";
 
 let harness: Harness;
 let snapshot: () => Promise<DatabaseSnapshot>;
+const logger = collectingLogger();
 
 beforeAll(async () => {
-  harness = await startHarness({ backend: "pglite" });
+  harness = await startHarness({ backend: "pglite", logger });
   snapshot = await snapshotter(harness.sql);
 });
 
@@ -35,35 +36,84 @@ const tamper = async (change: Record<string, unknown>) => {
   return `${header}.${base64url.encode(JSON.stringify({ ...ALICE, exp: now() + 3600, ...change }))}.${signature}`;
 };
 
-/** Authorization header values that must all be refused. */
-const badCredentials: Array<[string, () => Promise<string>]> = [
-  ["no token at all", async () => ""],
-  ["a Basic scheme", async () => `Basic ${btoa("alice:password")}`],
-  ["a bare token without scheme", async () => signToken(ALICE)],
-  ["garbage", async () => "Bearer not.a.jwt"],
-  ["a token expired beyond the 60 s leeway", async () => `Bearer ${await signed({ ...ALICE, exp: now() - 120 })}`],
-  ["a token without exp", async () => `Bearer ${await signed(ALICE)}`],
-  ["a token not valid yet", async () => `Bearer ${await signed({ ...ALICE, nbf: now() + 600, exp: now() + 3600 })}`],
-  ["a non-numeric exp", async () => `Bearer ${await signed({ ...ALICE, exp: "tomorrow" })}`],
-  ["another key", async () => `Bearer ${await signToken(ALICE, "a-different-secret-of-at-least-32-bytes")}`],
-  ["alg none", async () => `Bearer ${new UnsecuredJWT(ALICE).setExpirationTime("1h").encode()}`],
+/** Authorization header values that must all be refused, and the reason the challenge gives (none: no Bearer token). */
+const badCredentials: Array<[string, () => Promise<string>, string | undefined]> = [
+  ["no token at all", async () => "", undefined],
+  ["a Basic scheme", async () => `Basic ${btoa("alice:password")}`, undefined],
+  ["a bare token without scheme", async () => signToken(ALICE), undefined],
+  ["garbage", async () => "Bearer not.a.jwt", "malformed"],
+  [
+    "a token expired beyond the 60 s leeway",
+    async () => `Bearer ${await signed({ ...ALICE, exp: now() - 120 })}`,
+    "expired",
+  ],
+  ["a token without exp", async () => `Bearer ${await signed(ALICE)}`, "missing exp"],
+  [
+    "a token not valid yet",
+    async () => `Bearer ${await signed({ ...ALICE, nbf: now() + 600, exp: now() + 3600 })}`,
+    "not yet valid",
+  ],
+  ["a non-numeric exp", async () => `Bearer ${await signed({ ...ALICE, exp: "tomorrow" })}`, "malformed"],
+  [
+    "another key",
+    async () => `Bearer ${await signToken(ALICE, "a-different-secret-of-at-least-32-bytes")}`,
+    "bad signature",
+  ],
+  [
+    "alg none",
+    async () => `Bearer ${new UnsecuredJWT(ALICE).setExpirationTime("1h").encode()}`,
+    "algorithm not accepted",
+  ],
   [
     "alg none with a signature",
     async () => `Bearer ${new UnsecuredJWT(ALICE).encode()}${(await signToken(ALICE)).split(".")[2]}`,
+    "algorithm not accepted",
   ],
-  ["HS512 with the right key", async () => `Bearer ${await signed(ALICE, "HS512")}`],
-  ["HS384 with the right key", async () => `Bearer ${await signed(ALICE, "HS384")}`],
-  ["RS256", async () => `Bearer ${await signed(ALICE, "RS256", (await generateKeyPair("RS256")).privateKey)}`],
-  ["a tampered tenant", async () => `Bearer ${await tamper({ tid: "rival" })}`],
-  ["a tampered role", async () => `Bearer ${await tamper({ role: "admin" })}`],
-  ["a flipped signature", async () => `Bearer ${(await signToken(ALICE)).slice(0, -2)}AA`],
-  ["a missing sub", async () => `Bearer ${await signed({ tid: "acme" })}`],
-  ["an empty sub", async () => `Bearer ${await signed({ sub: "", tid: "acme" })}`],
-  ["a numeric sub", async () => `Bearer ${await signed({ sub: 42, tid: "acme" })}`],
-  ["an over-long sub", async () => `Bearer ${await signed({ sub: "a".repeat(129), tid: "acme" })}`],
-  ["a missing tid", async () => `Bearer ${await signed({ sub: "alice" })}`],
-  ["a tid that is a path", async () => `Bearer ${await signed({ sub: "alice", tid: "../rival" })}`],
-  ["an unknown role", async () => `Bearer ${await signed({ ...ALICE, role: "root" })}`],
+  ["HS512 with the right key", async () => `Bearer ${await signed(ALICE, "HS512")}`, "algorithm not accepted"],
+  ["HS384 with the right key", async () => `Bearer ${await signed(ALICE, "HS384")}`, "algorithm not accepted"],
+  [
+    "RS256",
+    async () => `Bearer ${await signed(ALICE, "RS256", (await generateKeyPair("RS256")).privateKey)}`,
+    "algorithm not accepted",
+  ],
+  ["a tampered tenant", async () => `Bearer ${await tamper({ tid: "rival" })}`, "bad signature"],
+  ["a tampered role", async () => `Bearer ${await tamper({ role: "admin" })}`, "bad signature"],
+  ["a flipped signature", async () => `Bearer ${(await signToken(ALICE)).slice(0, -2)}AA`, "bad signature"],
+  [
+    "a missing sub",
+    async () => `Bearer ${await signed({ tid: "acme", exp: now() + 3600 })}`,
+    "invalid sub, tenant or role claim",
+  ],
+  [
+    "an empty sub",
+    async () => `Bearer ${await signed({ sub: "", tid: "acme", exp: now() + 3600 })}`,
+    "invalid sub, tenant or role claim",
+  ],
+  [
+    "a numeric sub",
+    async () => `Bearer ${await signed({ sub: 42, tid: "acme", exp: now() + 3600 })}`,
+    "invalid sub, tenant or role claim",
+  ],
+  [
+    "an over-long sub",
+    async () => `Bearer ${await signed({ sub: "a".repeat(129), tid: "acme", exp: now() + 3600 })}`,
+    "invalid sub, tenant or role claim",
+  ],
+  [
+    "a missing tid",
+    async () => `Bearer ${await signed({ sub: "alice", exp: now() + 3600 })}`,
+    "invalid sub, tenant or role claim",
+  ],
+  [
+    "a tid that is a path",
+    async () => `Bearer ${await signed({ sub: "alice", tid: "../rival", exp: now() + 3600 })}`,
+    "invalid sub, tenant or role claim",
+  ],
+  [
+    "an unknown role",
+    async () => `Bearer ${await signed({ ...ALICE, role: "root", exp: now() + 3600 })}`,
+    "invalid sub, tenant or role claim",
+  ],
 ];
 
 /** Every route that wants a token (from the route table), and a path no route serves. */
@@ -72,15 +122,23 @@ const guarded: Array<RequestOptions & { path: string }> = [
   { path: "/v1/no-such-route" },
 ];
 
-describe.each(badCredentials)("with %s", (_, credentials) => {
-  it("every route that wants a token answers 401 unauthorized with a challenge, and nothing is written", async () => {
+describe.each(badCredentials)("with %s", (_, credentials, reason) => {
+  const challenge = reason
+    ? `Bearer realm="api", error="invalid_token", error_description="${reason}"`
+    : 'Bearer realm="api"';
+  it(`every route that wants a token answers 401 unauthorized with the challenge ${challenge}, and nothing is written`, async () => {
     const authorization = await credentials();
     const before = await snapshot();
     for (const { path, ...options } of guarded) {
       const headers = { ...(options.headers as Record<string, string>), ...(authorization ? { authorization } : {}) };
       const response = await harness.request(path, { ...options, as: null, headers });
       await expectProblem(response, 401, "unauthorized");
-      expect(response.headers.get("www-authenticate")).toMatch(/^Bearer /);
+      expect(response.headers.get("www-authenticate")).toBe(challenge);
+      // The request's log line gives the operator the same reason, and nothing of the token.
+      const line = logger.lines.findLast((entry) => entry.event === "request");
+      expect(line?.fields.requestId).toBe(response.headers.get("x-request-id"));
+      expect(line?.fields.tokenRefused).toBe(reason);
+      if (authorization) expect(line?.text).not.toContain(authorization.slice(-16));
     }
     expect(await snapshot()).toEqual(before);
   });
