@@ -1,5 +1,5 @@
 import type { Capability } from "../capability.ts";
-import { operations, schemas } from "./openapi.ts";
+import { schemas } from "./answers.ts";
 import { assetRoutes } from "./routes.ts";
 
-export const assets: Capability = { tag: "assets", routes: assetRoutes, operations, schemas };
+export const assets: Capability = { tag: "assets", routes: assetRoutes, schemas };

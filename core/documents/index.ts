@@ -1,5 +1,4 @@
 import type { Capability } from "../capability.ts";
-import { operations, schemas } from "./openapi.ts";
-import { documentRoutes } from "./routes.ts";
+import { documentRoutes, schemas } from "./routes.ts";
 
-export const documents: Capability = { tag: "documents", routes: documentRoutes, operations, schemas };
+export const documents: Capability = { tag: "documents", routes: documentRoutes, schemas };

@@ -1,11 +1,37 @@
-import { Hono } from "hono/tiny";
-import type { AppDeps, AppEnv } from "../deps.ts";
+import * as v from "valibot";
+import { route } from "../capability.ts";
+import type { AppDeps } from "../deps.ts";
 import { ProblemError, problemResponse } from "../http/problem.ts";
 
-export function healthRoutes({ runtime }: AppDeps) {
-  const app = new Hono<AppEnv>()
-    .get("/healthz", (c) => c.json({ status: "ok", runtime }))
-    .get("/readyz", async (c) => {
+export const schemas = {
+  Health: v.strictObject({ status: v.literal("ok"), runtime: v.string() }),
+  Ready: v.strictObject({ status: v.literal("ready"), runtime: v.string() }),
+};
+
+export const healthRoutes = ({ runtime }: AppDeps) => [
+  route({
+    method: "GET",
+    path: "/healthz",
+    access: "public",
+    summary: "Liveness: the service answers.",
+    responses: { 200: { description: "Alive.", body: schemas.Health } },
+    problems: {},
+    handler: (c) => c.json({ status: "ok", runtime }),
+  }),
+  route({
+    method: "GET",
+    path: "/readyz",
+    access: "public",
+    summary: "Readiness: Postgres answers.",
+    responses: {
+      200: { description: "Ready.", body: schemas.Ready },
+      503: {
+        description: "Postgres cannot be reached.",
+        headers: { "retry-after": { description: "Seconds.", required: true } },
+      },
+    },
+    problems: { 503: ["database_unavailable"] },
+    handler: async (c) => {
       try {
         await c.var.sql.query("SELECT 1 AS ok");
         return c.json({ status: "ready", runtime });
@@ -15,6 +41,6 @@ export function healthRoutes({ runtime }: AppDeps) {
         const problem = new ProblemError(503, "database_unavailable", "The database cannot be reached.", { runtime });
         return problemResponse(problem, { "retry-after": "5" });
       }
-    });
-  return app;
-}
+    },
+  }),
+];

@@ -1,5 +1,4 @@
 import type { Capability } from "../capability.ts";
-import { operations, schemas } from "./openapi.ts";
-import { linkRoutes } from "./routes.ts";
+import { linkRoutes, schemas } from "./routes.ts";
 
-export const links: Capability = { tag: "links", routes: linkRoutes, operations, schemas };
+export const links: Capability = { tag: "links", routes: linkRoutes, schemas };
