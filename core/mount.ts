@@ -47,6 +47,7 @@ export function mountCapabilities(
   for (const [path, served] of byPath(routes)) {
     for (const route of served) {
       requireServedWhereItsAccessSays(route);
+      for (const { body } of Object.values(route.responses)) if (body) describedBy(body);
       const handlers = [describeRoute(operation(route, route.tag, describedBy)), ...handlersOf(route)];
       app.on(route.method, path, ...(handlers as [MiddlewareHandler<AppEnv>]));
     }

@@ -13,8 +13,23 @@ export type NameOf = (schema: v.GenericSchema) => string;
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
-/** The operation of a route; its query's parameters come from its validator (core/app.ts). */
+const OPERATION_FIELDS = ["operationId", "summary", "tags", "security", "parameters", "requestBody", "responses"];
+
+/**
+ * The operation of a route, as describeRoute takes it; its query's parameters come from its
+ * validator (core/mount.ts). Made when the document is first asked for, not with the app: an app
+ * is built at every start, the document seldom.
+ */
 export function operation(route: Route, tag: string, nameOf: NameOf): DescribeRouteOptions {
+  let made: DescribeRouteOptions | undefined;
+  const field = (name: string) => ({
+    enumerable: true,
+    get: () => (made ??= operationOf(route, tag, nameOf))[name as "tags"],
+  });
+  return Object.defineProperties({}, Object.fromEntries(OPERATION_FIELDS.map((name) => [name, field(name)])));
+}
+
+function operationOf(route: Route, tag: string, nameOf: NameOf): DescribeRouteOptions {
   return {
     operationId: operationId(route),
     summary: route.summary,
