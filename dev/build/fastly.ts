@@ -10,10 +10,12 @@
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { build, type Metafile, type Plugin } from "esbuild";
+import { UNUSED_SCHEMA_LIBRARIES } from "./cloudflare.ts";
 import { compiledOnFirstUse, type DeferredPackage } from "./compiled-on-first-use.ts";
 import { embeddedOpenApi, openApiJson } from "./embedded-openapi.ts";
 import { dropUnreachableCode, optimizedEngine } from "./wasm-opt.ts";
@@ -103,7 +105,8 @@ async function buildFastlyWasm(hash?: string, target: WasmTarget = SERVICE_WASM)
   await mkdir(join(ROOT, "bin"), { recursive: true });
   // Written aside and renamed, so no reader ever sees half a wasm.
   const partial = join(ROOT, "bin", `.main-${process.pid}.wasm`);
-  const input = join(ROOT, "bin", `.input-${process.pid}.js`);
+  // Outside the project: js-compute bundles it again, and must not find the unused schema libraries.
+  const input = join(tmpdir(), `edge-race-free-input-${process.pid}.js`);
   const openApi = join("bin", `.openapi-${process.pid}.json`); // relative: js-compute reads it in ROOT
   const cli = join(ROOT, "node_modules", ".bin", "js-compute-runtime");
   try {
@@ -146,7 +149,7 @@ async function minifiedInput(entry: string, outfile: string, plugins: Plugin[]):
     platform: "neutral",
     mainFields: ["module", "main"],
     target: "es2022",
-    external: ["fastly:*"],
+    external: ["fastly:*", ...UNUSED_SCHEMA_LIBRARIES],
     // Mangled names are safe here: errors name themselves (`name = "…"`), nothing reads a class name.
     minify: true,
     metafile: true,
