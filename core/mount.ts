@@ -9,9 +9,9 @@ import type { AppDeps, AppEnv } from "./deps.ts";
 import { readBodyText, readJson, requireMediaType, validate } from "./http/body.ts";
 import { methodNotAllowedProblem, ProblemError } from "./http/problem.ts";
 import { validationFailed } from "./http/validation.ts";
+import { operation } from "./openapi/describe.ts";
 import { namedSchemas, nameOf } from "./openapi/document.ts";
 import { conversion } from "./openapi/json-schema.ts";
-import { operation } from "./openapi/operation.ts";
 import type { BodySpec } from "./openapi/operations.ts";
 
 /**
@@ -42,13 +42,13 @@ export function mountCapabilities(
   capabilities: readonly Capability[],
   deps: AppDeps,
 ): readonly DeclaredRoute[] {
-  const describedBy = nameOf(namedSchemas(capabilities));
+  const nameOfSchema = nameOf(namedSchemas(capabilities));
   const routes = capabilities.flatMap(({ tag, routes }) => routes(deps).map((route) => ({ ...route, tag })));
   for (const [path, served] of byPath(routes)) {
     for (const route of served) {
       requireServedWhereItsAccessSays(route);
-      for (const { body } of Object.values(route.responses)) if (body) describedBy(body);
-      const handlers = [describeRoute(operation(route, route.tag, describedBy)), ...handlersOf(route)];
+      for (const { body } of Object.values(route.responses)) if (body) nameOfSchema(body);
+      const handlers = [describeRoute(operation(route, route.tag, nameOfSchema)), ...handlersOf(route)];
       app.on(route.method, path, ...(handlers as [MiddlewareHandler<AppEnv>]));
     }
     // Right after the path's own methods: a later route whose pattern matches this path too

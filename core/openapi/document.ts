@@ -7,8 +7,8 @@ import { type GenerateSpecOptions, generateSpecs } from "hono-openapi";
 import type * as v from "valibot";
 import type { Capability } from "../capability.ts";
 import type { AppEnv } from "../deps.ts";
+import type { NameOf } from "./describe.ts";
 import { jsonSchemaOf } from "./json-schema.ts";
-import type { NameOf } from "./operation.ts";
 import { ProblemSchema } from "./schemas.ts";
 
 /** `components.schemas`: the shared Problem, then each capability's own, by name. */

@@ -19,7 +19,13 @@ export function openApi(app: Hono<AppEnv>, capabilities: readonly Capability[]):
         summary: "This document.",
         responses: { 200: { description: "The OpenAPI 3.1 document of this API.", body: OpenApiDocumentSchema } },
         problems: {},
-        handler: async (c) => c.json(await (document ??= openApiDocument(app, [...capabilities, self]))),
+        handler: async (c) => {
+          document ??= openApiDocument(app, [...capabilities, self]).catch((error) => {
+            document = undefined; // the next request tries again
+            throw error;
+          });
+          return c.json(await document);
+        },
       }),
     ],
   };
