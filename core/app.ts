@@ -1,16 +1,16 @@
 import { type Context, Hono, type MiddlewareHandler } from "hono";
-import { methodNotAllowed } from "hono/method-not-allowed";
 import { createBackground } from "./background/runner.ts";
 import { CAPABILITIES } from "./capabilities.ts";
 import type { AppDeps, AppEnv, RouteDeps } from "./deps.ts";
 import { crossOrigin, methodsOfRouter } from "./http/cors.ts";
 import { emptySegmentsNameNothing } from "./http/path.ts";
-import { methodNotAllowedProblem, ProblemError, problemResponse } from "./http/problem.ts";
+import { ProblemError, problemResponse } from "./http/problem.ts";
 import { rateLimits } from "./http/rate-limit.ts";
 import { requestLogging } from "./http/request-id.ts";
 import { serverTiming } from "./http/server-timing.ts";
 import { consoleLogger, errorMessage, type Logger } from "./log.ts";
-import { openApiDocument } from "./openapi/document.ts";
+import { type DeclaredRoute, mountCapabilities, RECOGNIZED_METHODS } from "./mount.ts";
+import { openApi } from "./openapi/index.ts";
 import { DatabaseOutcomeUnknownError, DatabaseUnavailableError } from "./ports/sql.ts";
 import { SettingsError } from "./settings/error.ts";
 import { misconfiguredResponse } from "./settings/misconfigured.ts";
@@ -29,8 +29,7 @@ export function createApp(deps: AppDeps) {
     logger,
     background: deps.background ?? createBackground({ ...deps, logger }),
   };
-  // Not strict: one trailing slash is the same path (docs/API.md), to the routes and to the 405's
-  // Allow, which is looked up in a router of its own.
+  // Not strict: one trailing slash is the same path (docs/API.md), to the routes and their 405s.
   const app = new Hono<AppEnv>({ strict: false });
 
   // First: its total covers everything the app does with a request, the log line included.
@@ -40,16 +39,10 @@ export function createApp(deps: AppDeps) {
   app.use(crossOrigin(deps, methodsOfRouter(app.router, RECOGNIZED_METHODS)));
   app.use(recognizedMethodsOnly);
   app.use(emptySegmentsNameNothing);
-  app.use(allowFromRoutes(app));
-  // The public capabilities (the probes) answer at the root, without a token.
-  for (const capability of CAPABILITIES) if (capability.public) app.route("/", capability.routes(routeDeps));
-  // Generated from the route table on first request, when every route is registered.
-  let document: ReturnType<typeof openApiDocument> | undefined;
-  app.get("/openapi.json", (c) => c.json((document ??= openApiDocument(app.routes))));
-
   // Counted once the caller is known; in the token check's middleware, as another would cost
   // every request a step of Hono's chain.
   const limit = deps.rateLimiter && rateLimits(deps.rateLimiter, () => deps.settings.rateLimits);
+  // Every route but the public ones (the probes, the document) is under /v1, behind the token check.
   app.use("/v1/*", async (c, next) => {
     authenticate ??= createAuthenticator(deps.settings.auth, { fetch: deps.jwksFetch, kv: deps.kv, logger });
     const verify = authenticate;
@@ -57,8 +50,9 @@ export function createApp(deps: AppDeps) {
     c.set("principal", await c.var.timeAuth(() => verify(c.req.header("authorization"), background)));
     await (limit ? limit(c, next) : next());
   });
-  // Every other capability: under /v1, after the token check (core/capabilities.ts lists them).
-  for (const capability of CAPABILITIES) if (!capability.public) app.route("/v1", capability.routes(routeDeps));
+  // Every capability (core/capabilities.ts lists them), then the document of them all.
+  const routes = mountCapabilities(app, [...CAPABILITIES, openApi(app, CAPABILITIES)], routeDeps);
+  declared.set(app, routes);
 
   app.notFound((c) => problemResponse(new ProblemError(404, "not_found", notFoundDetail(c.req.path))));
   app.onError((error, c) => answerError(error, c, logger));
@@ -67,51 +61,16 @@ export function createApp(deps: AppDeps) {
 
 export type App = ReturnType<typeof createApp>;
 
-/**
- * The methods RFC 9110 defines, PATCH (RFC 5789) and QUERY (RFC 10008): on a path that does not
- * serve one, 405 with `Allow` (TRACE, CONNECT and QUERY included: the API knows them and serves
- * them nowhere). Any other method token (PROPFIND, BREW…) no route implements: 501 (RFC 9110 §15.6.2).
- */
-export const RECOGNIZED_METHODS = [
-  "GET",
-  "HEAD",
-  "POST",
-  "PUT",
-  "PATCH",
-  "DELETE",
-  "OPTIONS",
-  "TRACE",
-  "CONNECT",
-  "QUERY",
-] as const;
-
-/**
- * A path the routes know, asked with a method none of them serves: Hono's 404 becomes 405 with
- * `Allow` computed from the route table (HEAD wherever GET is), as the contract's problem. Hono's
- * middleware is made on the first 404, when every route is registered. Run from here rather than
- * registered, it matches the request's whole path against `app`'s routes, where every route is.
- */
-function allowFromRoutes(app: Hono<AppEnv>): MiddlewareHandler<AppEnv> {
-  let answer405: MiddlewareHandler<AppEnv> | undefined;
-  const onMethodNotAllowed = (_c: Context, methods: string[]) =>
-    problemResponse(methodNotAllowedProblem(inOrder(methods)));
-  return async (c, next) => {
-    await next();
-    if (c.res.status !== 404 || c.error) return;
-    answer405 ??= methodNotAllowed({ app, onMethodNotAllowed });
-    await answer405(c, async () => {});
-  };
-}
-
 /** The interactive reference is served in front of the app, by one server only: elsewhere /docs says where it is. */
 const notFoundDetail = (path: string) =>
   /^\/docs(\/|$)/.test(path)
     ? "Not served here: a server with API_DOCS=on (npm start) serves the API reference at /docs; the document is /openapi.json."
     : "No such route.";
 
-/** In RFC 9110's order (GET, HEAD, POST…), whatever order the routes were registered in. */
-const inOrder = (methods: readonly string[]) =>
-  (RECOGNIZED_METHODS as readonly string[]).filter((method) => methods.includes(method));
+const declared = new WeakMap<App, readonly DeclaredRoute[]>();
+
+/** The routes `app` serves, as their capabilities declared them. */
+export const routesOf = (app: App): readonly DeclaredRoute[] => declared.get(app) ?? [];
 
 const recognizedMethodsOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (!(RECOGNIZED_METHODS as readonly string[]).includes(c.req.method)) {

@@ -1,29 +1,59 @@
-import type { Hono } from "hono";
-import type { Schema } from "hono/types";
+import type { Context } from "hono";
 import type * as v from "valibot";
 import type { BackgroundJob } from "./background/job.ts";
 import type { AppEnv, RouteDeps } from "./deps.ts";
-import type { Operations } from "./openapi/operations.ts";
+import type { OperationSpec, QuerySchema } from "./openapi/operations.ts";
 
-/** What the OpenAPI document says of a group of routes. */
-export interface ApiDescription {
-  /** The OpenAPI tag its operations are listed under. */
-  tag: string;
-  /** Answered without a token (probes); otherwise behind the token check. */
-  public?: boolean;
-  /** What each route means: one entry per route it serves. */
-  operations: Operations;
-  /** The named schemas of `components.schemas` its operations answer with. */
-  schemas: Record<string, v.GenericSchema>;
+/** Who may call a route: anyone (served at the root), any valid token, or an admin token (others get 403). */
+export type Access = "public" | "token" | "admin";
+
+export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+type Output<Schema> = Schema extends v.GenericSchema ? v.InferOutput<Schema> : undefined;
+
+/** What a handler is given besides its context. */
+export interface RouteInput<Query, Body> {
+  /** The query, already validated. */
+  query: Output<Query>;
+  /** Reads, parses and validates the body (413, 415, 400 or 422), when the handler is ready to. */
+  body: () => Promise<Output<Body>>;
 }
+
+/**
+ * One route, said once: the Hono app serves it (core/app.ts), the OpenAPI document describes it
+ * (core/openapi/) and the tests walk it (test/support/routes.ts), all from this declaration.
+ */
+export interface Route<
+  Query extends QuerySchema | undefined = QuerySchema | undefined,
+  Body extends v.GenericSchema | undefined = v.GenericSchema | undefined,
+> extends OperationSpec<Query, Body> {
+  method: Method;
+  /** As served, Hono's pattern: `/v1/assets/:id`. A public route is outside `/v1`, every other inside. */
+  path: string;
+  access: Access;
+  // A method, so that a route's declaration is a Route whatever its schemas.
+  handler(c: Context<AppEnv>, input: RouteInput<Query, Body>): Response | Promise<Response>;
+}
+
+/** Declares a route, its handler typed by the schemas it names. */
+export const route = <
+  Query extends QuerySchema | undefined = undefined,
+  Body extends v.GenericSchema | undefined = undefined,
+>(
+  declaration: Route<Query, Body>,
+): Route => declaration;
 
 /**
  * One part of the API, all it takes to serve and document it: a folder of core/ exports it from
  * its index.ts, and core/capabilities.ts lists it.
  */
-export interface Capability extends ApiDescription {
-  /** Its routes: mounted at the root when public, otherwise under `/v1`, behind the token check. */
-  routes: (deps: RouteDeps) => Hono<AppEnv, Schema, string>;
+export interface Capability {
+  /** The OpenAPI tag its operations are listed under. */
+  tag: string;
+  /** The named schemas of `components.schemas` its routes answer with. */
+  schemas: Record<string, v.GenericSchema>;
+  /** Its routes, built once per app. */
+  routes: (deps: RouteDeps) => readonly Route[];
   /** Its background jobs (core/background/job.ts), which every deployment runs. */
   jobs?: readonly BackgroundJob[];
 }

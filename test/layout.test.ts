@@ -12,11 +12,13 @@
 //    (index.ts, or server.ts for Node's listener), its settings reader (settings.ts), its bindings
 //    (bindings.ts), and the modules those import; next to them only their tests, type
 //    declarations (*.d.ts) and tsconfig.json.
-// 4. Every .ts file of the repository imports only along core ← edge ← dev ← test, bench: a file
+// 4. A client/ source (the typed client the package exports) imports only client/ files and the
+//    runtime dependencies of package.json, and names no runtime: it runs wherever its user's code does.
+// 5. Every .ts file of the repository imports only along core ← edge ← dev ← test, bench: a file
 //    of core/, edge/ or dev/ imports its own folder and those to its left; test/ and bench/ may
 //    import dev/, edge/ and core/ but never each other (what both need lives in dev/support/);
 //    a root *.ts (a tool's configuration) may import any folder, and no folder imports a root
-//    file. A test is test code: wherever it sits it may import what test/ may, except beside
+//    file; client/ stands apart (tests may import it). A test is test code: wherever it sits it may import what test/ may, except beside
 //    the bench's code, where it keeps to bench/'s side.
 // 5. No file of core/ reaches itself through its imports, type imports included: every part of
 //    core/ can be read, and changed, from its own imports down.
@@ -198,6 +200,18 @@ describe("edge/ ships alone", () => {
   });
 });
 
+describe("client/ ships alone", () => {
+  const files = filesUnder(join(ROOT, "client")).filter(isSource);
+
+  it.each(files.map((file) => [rel(file), file]))("%s imports only client/ and runtime dependencies", (_name, file) => {
+    expect(importViolations(file, ["client"], coreBare)).toEqual([]);
+  });
+
+  it.each(files.map((file) => [rel(file), file]))("%s names no runtime and uses no runtime API", (_name, file) => {
+    expect(runtimeNamesIn(readFileSync(file, "utf8"))).toEqual([]);
+  });
+});
+
 /** Files of `dir` reached from `roots` through relative imports that stay in `dir`. */
 function reachableFrom(roots: string[], dir: string): Set<string> {
   const seen = new Set<string>();
@@ -217,10 +231,11 @@ function reachableFrom(roots: string[], dir: string): Set<string> {
 const LAYERS: Record<string, readonly string[]> = {
   core: ["core"],
   edge: ["core", "edge"],
+  client: ["client"],
   dev: ["core", "edge", "dev"],
-  test: ["core", "edge", "dev", "test"],
+  test: ["core", "edge", "client", "dev", "test"],
   bench: ["core", "edge", "dev", "bench"],
-  "": ["core", "edge", "dev", "test", "bench", ""],
+  "": ["core", "edge", "client", "dev", "test", "bench", ""],
 };
 const layerOf = (path: string) => (path.includes("/") ? path.slice(0, path.indexOf("/")) : "");
 
@@ -288,6 +303,8 @@ describe("the checks themselves", () => {
     expect(refused("bench/race.test.ts", "../test/support/harness.ts")).toEqual(["imports test/support/harness.ts"]);
     expect(refused("dev/local-stack/stack.ts", "../../vitest.config.ts")).toEqual(["imports vitest.config.ts"]);
     expect(refused("core/links/routes.test.ts", "../../bench/lib/cli.ts")).toEqual(["imports bench/lib/cli.ts"]);
+    expect(refused("client/index.ts", "../core/app.ts")).toEqual(["imports core/app.ts"]);
+    expect(refused("core/app.ts", "../client/index.ts")).toEqual(["imports client/index.ts"]);
   });
 
   it("find a circle, a type import closing it included, and nothing where there is none", () => {

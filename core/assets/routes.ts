@@ -2,18 +2,29 @@
 // Every write is one SQL statement (see repository.ts); every request that can be refused from
 // its headers, path or body alone is refused before the database is asked anything.
 import type { Context } from "hono";
-import { Hono } from "hono";
 import * as v from "valibot";
+import { route } from "../capability.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import {
   IDEMPOTENCY_KEY_HEADER,
+  IDEMPOTENT_REPLAYED_HEADER,
   idempotencyOf,
   keyReused,
   parseIdempotencyKey,
   replayHeaders,
 } from "../documents/idempotency.ts";
-import { readBodyText, readJson, requireMediaType, validate } from "../http/body.ts";
-import { methodNotAllowedProblem, notFound, ProblemError } from "../http/problem.ts";
+import { validate } from "../http/body.ts";
+import { notFound, ProblemError } from "../http/problem.ts";
+import { idempotencyKey, json, location, replayed, written } from "../openapi/operations.ts";
+import {
+  assetResponse,
+  conditionalWriteProblems,
+  createdResponse,
+  etag,
+  ifMatch,
+  ifNoneMatch,
+  schemas,
+} from "./answers.ts";
 import { createAssetOnce } from "./create-once.ts";
 import { parseImport } from "./csv-import.ts";
 import { formatEtag } from "./etag.ts";
@@ -31,7 +42,6 @@ import {
 
 type Ctx = Context<AppEnv>;
 
-const MERGE_PATCH = "application/merge-patch+json";
 const NewIdSchema = v.object({ id: AssetIdSchema });
 
 const tenantOf = (c: Ctx) => c.get("principal").tenantId;
@@ -45,11 +55,11 @@ function existingId(c: Ctx): string {
   return id;
 }
 
-const location = (id: string) => `/v1/assets/${encodeURIComponent(id)}`;
+const assetLocation = (id: string) => `/v1/assets/${encodeURIComponent(id)}`;
 
 function answerAsset(c: Ctx, asset: Asset, status: 200 | 201 = 200, extra: Record<string, string> = {}) {
   const headers: Record<string, string> = { ...extra, etag: formatEtag(asset.etag) };
-  if (status === 201) headers.location = location(asset.id);
+  if (status === 201) headers.location = assetLocation(asset.id);
   return c.json(representation(asset), status, headers);
 }
 
@@ -70,87 +80,164 @@ function answerWrite(c: Ctx, result: WriteResult) {
   throw refusals[result.outcome]();
 }
 
-export function assetRoutes({ settings }: Pick<AppDeps, "settings">) {
-  const app = new Hono<AppEnv>();
+const assetPath = { id: { description: "The asset's id.", schema: AssetIdSchema } };
+const conditional = { "if-match": ifMatch, "if-none-match": ifNoneMatch };
+const ifMatchRequired = { "if-match": { ...ifMatch, required: true } };
 
-  app.post("/assets/import", async (c) => {
-    requireMediaType(c.req.raw, ["text/csv"]);
-    const { rows } = parseImport(await readBodyText(c.req.raw));
-    const valid = rows.flatMap((row) => ("valid" in row ? [row.valid] : []));
-    const outcomes = await importRows(c.var.sql, tenantOf(c), valid);
-    const results = rows.map((row) =>
-      "valid" in row
-        ? { line: row.valid.line, id: row.valid.id, ...outcomes.get(row.valid.line)! }
-        : { line: row.invalid.line, id: row.invalid.id, outcome: "invalid" as const, errors: row.invalid.errors },
-    );
-    return c.json({ results });
-  });
-  // Before the `:id` routes, which would take `import` for an asset id (and whose methods the
-  // Allow computed from the route table would list for this path too).
-  app.all("/assets/import", () => {
-    throw methodNotAllowedProblem(["POST"]);
-  });
-
-  app.post("/assets", async (c) => {
-    const key = parseIdempotencyKey(c.req.header(IDEMPOTENCY_KEY_HEADER));
-    const fields = await readJson(c.req.raw, AssetFieldsSchema);
-    const idempotency = await idempotencyOf(key, [fields.name, fields.material], settings.idempotencyKeyTtlSeconds);
-    if (!idempotency) {
-      const asset = await insertAsset(c.var.sql, tenantOf(c), crypto.randomUUID(), fields);
-      if (!asset) throw new Error("a freshly generated asset id already exists");
-      return answerAsset(c, asset, 201);
-    }
-    const caller = { tenantId: tenantOf(c), subject: c.get("principal").userId };
-    const result = await createAssetOnce(c.var.sql, caller, crypto.randomUUID(), fields, idempotency);
-    if (result.outcome === "key_reused") throw keyReused();
-    return answerAsset(c, result.asset, 201, replayHeaders(result.outcome === "replayed"));
-  });
-
-  app.get("/assets/:id", async (c) => {
-    const id = existingId(c);
-    const preconditions = readPreconditions(c.req.raw.headers);
-    const asset = await findAsset(c.var.sql, tenantOf(c), id);
-    if (!asset) throw noSuchAsset();
-    const outcome = evaluateRead(preconditions, asset.etag);
-    if (outcome === "precondition_failed") throw refusals.conflict();
-    if (outcome === "not_modified") return c.body(null, 304, { etag: formatEtag(asset.etag) });
-    return answerAsset(c, asset);
-  });
-
-  app.put("/assets/:id", async (c) => {
-    const mode = putMode(readPreconditions(c.req.raw.headers));
-    if (mode.kind === "create") {
-      const { id } = validate(NewIdSchema, { id: c.req.param("id") });
-      const fields = await readJson(c.req.raw, AssetFieldsSchema);
-      const asset = await insertAsset(c.var.sql, tenantOf(c), id, fields);
-      if (!asset) throw new ProblemError(412, "precondition_failed", "An asset with this id already exists.");
-      return answerAsset(c, asset, 201);
-    }
-    const id = existingId(c);
-    const fields = await readJson(c.req.raw, AssetFieldsSchema);
-    return answerWrite(c, await updateAsset(c.var.sql, tenantOf(c), id, mode.condition, fields));
-  });
-
-  app.patch("/assets/:id", async (c) => {
-    const id = existingId(c);
-    const condition = requireIfMatch(readPreconditions(c.req.raw.headers));
-    const patch = await readJson(c.req.raw, AssetPatchSchema, { mediaTypes: [MERGE_PATCH] });
-    return answerWrite(c, await updateAsset(c.var.sql, tenantOf(c), id, condition, patch));
-  });
-
-  app.post("/assets/:id/approve", async (c) => {
-    const id = existingId(c);
-    const condition = requireIfMatch(readPreconditions(c.req.raw.headers));
-    return answerWrite(c, await updateAsset(c.var.sql, tenantOf(c), id, condition, { approve: true }));
-  });
-
-  app.delete("/assets/:id", async (c) => {
-    const id = existingId(c);
-    const condition = requireIfMatch(readPreconditions(c.req.raw.headers));
-    const outcome = await deleteAsset(c.var.sql, tenantOf(c), id, condition);
-    if (outcome !== "deleted") throw refusals[outcome]();
-    return c.body(null, 204);
-  });
-
-  return app;
-}
+export const assetRoutes = ({ settings }: Pick<AppDeps, "settings">) => [
+  // Before the `:id` routes, which would take `import` for an asset id.
+  route({
+    method: "POST",
+    path: "/v1/assets/import",
+    access: "token",
+    summary: "Conditional bulk update from CSV (`id,name,material,source_etag`).",
+    body: { mediaTypes: ["text/csv"], schema: v.string(), description: "RFC 4180 CSV with a header row." },
+    responses: { 200: { description: "One result per row.", body: schemas.ImportResults } },
+    problems: { 413: ["payload_too_large"], 422: ["validation_failed"] },
+    handler: async (c, input) => {
+      const { rows } = parseImport(await input.body());
+      const valid = rows.flatMap((row) => ("valid" in row ? [row.valid] : []));
+      const outcomes = await importRows(c.var.sql, tenantOf(c), valid);
+      const results = rows.map((row) =>
+        "valid" in row
+          ? { line: row.valid.line, id: row.valid.id, ...outcomes.get(row.valid.line)! }
+          : { line: row.invalid.line, id: row.invalid.id, outcome: "invalid" as const, errors: row.invalid.errors },
+      );
+      return c.json({ results });
+    },
+  }),
+  route({
+    method: "POST",
+    path: "/v1/assets",
+    access: "token",
+    summary: "Create an asset.",
+    headers: { [IDEMPOTENCY_KEY_HEADER]: idempotencyKey },
+    body: json(AssetFieldsSchema),
+    responses: {
+      201: {
+        ...createdResponse,
+        description: "Created (or replayed).",
+        headers: { etag, location, [IDEMPOTENT_REPLAYED_HEADER]: replayed },
+      },
+    },
+    problems: { 422: ["idempotency_key_reused"] },
+    handler: async (c, input) => {
+      const key = parseIdempotencyKey(c.req.header(IDEMPOTENCY_KEY_HEADER));
+      const fields = await input.body();
+      const idempotency = await idempotencyOf(key, [fields.name, fields.material], settings.idempotencyKeyTtlSeconds);
+      if (!idempotency) {
+        const created = await insertAsset(c.var.sql, tenantOf(c), crypto.randomUUID(), fields);
+        if (!created) throw new Error("a freshly generated asset id already exists");
+        return answerAsset(c, created, 201);
+      }
+      const caller = { tenantId: tenantOf(c), subject: c.get("principal").userId };
+      const result = await createAssetOnce(c.var.sql, caller, crypto.randomUUID(), fields, idempotency);
+      if (result.outcome === "key_reused") throw keyReused();
+      return answerAsset(c, result.asset, 201, replayHeaders(result.outcome === "replayed"));
+    },
+  }),
+  route({
+    method: "GET",
+    path: "/v1/assets/:id",
+    access: "token",
+    summary: "Read an asset (conditional with If-None-Match / If-Match).",
+    params: assetPath,
+    headers: conditional,
+    responses: {
+      200: assetResponse("The asset."),
+      304: { description: "Not modified.", headers: { etag } },
+    },
+    problems: { 400: ["malformed_request"], 404: ["not_found"], 412: ["precondition_failed"] },
+    handler: async (c) => {
+      const id = existingId(c);
+      const preconditions = readPreconditions(c.req.raw.headers);
+      const found = await findAsset(c.var.sql, tenantOf(c), id);
+      if (!found) throw noSuchAsset();
+      const outcome = evaluateRead(preconditions, found.etag);
+      if (outcome === "precondition_failed") throw refusals.conflict();
+      if (outcome === "not_modified") return c.body(null, 304, { etag: formatEtag(found.etag) });
+      return answerAsset(c, found);
+    },
+  }),
+  route({
+    method: "PUT",
+    path: "/v1/assets/:id",
+    access: "token",
+    summary: "Create with this id (If-None-Match: *) or replace (If-Match).",
+    params: assetPath,
+    headers: conditional,
+    body: json(AssetFieldsSchema),
+    responses: { 200: assetResponse("Replaced."), 201: createdResponse },
+    problems: {
+      404: ["not_found"],
+      409: ["asset_locked"],
+      412: ["precondition_failed"],
+      428: ["precondition_required"],
+    },
+    handler: async (c, input) => {
+      const mode = putMode(readPreconditions(c.req.raw.headers));
+      if (mode.kind === "create") {
+        const { id } = validate(NewIdSchema, { id: c.req.param("id") });
+        const created = await insertAsset(c.var.sql, tenantOf(c), id, await input.body());
+        if (!created) throw new ProblemError(412, "precondition_failed", "An asset with this id already exists.");
+        return answerAsset(c, created, 201);
+      }
+      const id = existingId(c);
+      const fields = await input.body();
+      return answerWrite(c, await updateAsset(c.var.sql, tenantOf(c), id, mode.condition, fields));
+    },
+  }),
+  route({
+    method: "PATCH",
+    path: "/v1/assets/:id",
+    access: "token",
+    summary: "Change name and/or material (JSON merge patch), If-Match required.",
+    params: assetPath,
+    headers: ifMatchRequired,
+    body: { mediaTypes: ["application/json", "application/merge-patch+json"], schema: AssetPatchSchema },
+    responses: { 200: assetResponse("Changed.") },
+    problems: {
+      404: ["not_found"],
+      409: ["asset_locked"],
+      412: ["precondition_failed"],
+      428: ["precondition_required"],
+    },
+    handler: async (c, input) => {
+      const id = existingId(c);
+      const condition = requireIfMatch(readPreconditions(c.req.raw.headers));
+      return answerWrite(c, await updateAsset(c.var.sql, tenantOf(c), id, condition, await input.body()));
+    },
+  }),
+  route({
+    method: "POST",
+    path: "/v1/assets/:id/approve",
+    access: "token",
+    summary: "Approve (locks the asset), If-Match required.",
+    params: assetPath,
+    headers: ifMatchRequired,
+    responses: { 200: assetResponse("Approved.") },
+    problems: conditionalWriteProblems,
+    handler: async (c) => {
+      const id = existingId(c);
+      const condition = requireIfMatch(readPreconditions(c.req.raw.headers));
+      return answerWrite(c, await updateAsset(c.var.sql, tenantOf(c), id, condition, { approve: true }));
+    },
+  }),
+  route({
+    method: "DELETE",
+    path: "/v1/assets/:id",
+    access: "token",
+    summary: "Delete, If-Match required.",
+    params: assetPath,
+    headers: ifMatchRequired,
+    responses: { 204: written("Deleted.") },
+    problems: conditionalWriteProblems,
+    handler: async (c) => {
+      const id = existingId(c);
+      const condition = requireIfMatch(readPreconditions(c.req.raw.headers));
+      const outcome = await deleteAsset(c.var.sql, tenantOf(c), id, condition);
+      if (outcome !== "deleted") throw refusals[outcome]();
+      return c.body(null, 204);
+    },
+  }),
+];

@@ -1,31 +1,71 @@
 import type { Context } from "hono";
-import { Hono } from "hono";
 import * as v from "valibot";
+import { route } from "../capability.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
-import { readJson, validate } from "../http/body.ts";
 import { integerText, pageLimit } from "../http/page.ts";
 import { notFound } from "../http/problem.ts";
 import { maxCodePoints, printable } from "../http/validation.ts";
-import { IDEMPOTENCY_KEY_HEADER, idempotencyOf, keyReused, parseIdempotencyKey, replayHeaders } from "./idempotency.ts";
+import { idempotencyKey, json, location, replayed } from "../openapi/operations.ts";
+import { timestamp } from "../openapi/schemas.ts";
+import {
+  IDEMPOTENCY_KEY_HEADER,
+  IDEMPOTENT_REPLAYED_HEADER,
+  idempotencyOf,
+  keyReused,
+  parseIdempotencyKey,
+  replayHeaders,
+} from "./idempotency.ts";
 import { createDocument, type Document, findDocument, listDocuments } from "./repository.ts";
 
-export const NewDocumentSchema = v.strictObject({
+const NewDocumentSchema = v.strictObject({
   contractId: v.pipe(v.string(), v.minLength(1), maxCodePoints(128), printable("contractId")),
   title: v.optional(v.nullable(v.pipe(v.string(), maxCodePoints(200), printable("title")))),
 });
 
-export const PageQuerySchema = v.object({
+const PageQuerySchema = v.object({
   after: v.optional(integerText(0, Number.MAX_SAFE_INTEGER), "0"),
   limit: pageLimit,
 });
 
-const DOC_NUMBER = /^[1-9][0-9]{0,15}$/;
+/** A path that cannot name a document (0, -1, 1.5, 007, beyond 2^53 - 1) names none: 404. */
+const DocNumberSchema = integerText(1, Number.MAX_SAFE_INTEGER);
 
-export function documentRoutes({ settings }: Pick<AppDeps, "settings">) {
-  const app = new Hono<AppEnv>()
-    .post("/documents", async (c) => {
+const DocumentSchema = v.strictObject({
+  id: v.string(),
+  tenantId: v.string(),
+  docNumber: v.pipe(v.number(), v.integer(), v.minValue(1)),
+  contractId: v.string(),
+  title: v.nullable(v.string()),
+  createdAt: timestamp,
+});
+
+export const schemas = {
+  Document: DocumentSchema,
+  DocumentPage: v.strictObject({
+    items: v.array(DocumentSchema),
+    next: v.nullable(v.pipe(v.number(), v.integer(), v.minValue(1))),
+  }),
+};
+
+export const documentRoutes = ({ settings }: Pick<AppDeps, "settings">) => [
+  route({
+    method: "POST",
+    path: "/v1/documents",
+    access: "token",
+    summary: "Create a document with the tenant's next number.",
+    headers: { [IDEMPOTENCY_KEY_HEADER]: idempotencyKey },
+    body: json(NewDocumentSchema),
+    responses: {
+      201: {
+        description: "Created (or replayed).",
+        body: schemas.Document,
+        headers: { location, [IDEMPOTENT_REPLAYED_HEADER]: replayed },
+      },
+    },
+    problems: { 422: ["idempotency_key_reused"] },
+    handler: async (c, input) => {
       const key = parseIdempotencyKey(c.req.header(IDEMPOTENCY_KEY_HEADER));
-      const body = await readJson(c.req.raw, NewDocumentSchema);
+      const body = await input.body();
       const title = body.title ?? null;
       const idempotency = await idempotencyOf(key, [body.contractId, title], settings.idempotencyKeyTtlSeconds);
       const { tenantId, userId: subject } = c.get("principal");
@@ -38,27 +78,37 @@ export function documentRoutes({ settings }: Pick<AppDeps, "settings">) {
       });
       if (result.outcome === "key_reused") throw keyReused();
       return created(c, result.document, result.outcome === "replayed");
-    })
-    .get("/documents", async (c) => {
-      const { after, limit } = validate(PageQuerySchema, { after: c.req.query("after"), limit: c.req.query("limit") });
-      return c.json(await listDocuments(c.var.sql, c.get("principal").tenantId, after, limit));
-    })
-    .get("/documents/:docNumber", async (c) => {
-      const docNumber = parseDocNumber(c.req.param("docNumber"));
-      const document = docNumber && (await findDocument(c.var.sql, c.get("principal").tenantId, docNumber));
+    },
+  }),
+  route({
+    method: "GET",
+    path: "/v1/documents",
+    access: "token",
+    summary: "The tenant's documents, in number order.",
+    query: PageQuerySchema,
+    responses: { 200: { description: "One page.", body: schemas.DocumentPage } },
+    problems: {},
+    handler: async (c, { query }) =>
+      c.json(await listDocuments(c.var.sql, c.get("principal").tenantId, query.after, query.limit)),
+  }),
+  route({
+    method: "GET",
+    path: "/v1/documents/:docNumber",
+    access: "token",
+    summary: "One document by number.",
+    params: { docNumber: { description: "The document's number.", schema: DocNumberSchema } },
+    responses: { 200: { description: "The document.", body: schemas.Document } },
+    problems: { 404: ["not_found"] },
+    handler: async (c) => {
+      const docNumber = v.safeParse(DocNumberSchema, c.req.param("docNumber"));
+      const document =
+        docNumber.success && (await findDocument(c.var.sql, c.get("principal").tenantId, docNumber.output));
       if (!document) throw notFound("No such document.");
       return c.json(document);
-    });
-  return app;
-}
+    },
+  }),
+];
 
 function created(c: Context<AppEnv>, document: Document, replayed: boolean): Response {
   return c.json(document, 201, { location: `/v1/documents/${document.docNumber}`, ...replayHeaders(replayed) });
-}
-
-/** A path that cannot name a document (0, -1, 1.5, 007, beyond 2^53 - 1) is simply not found. */
-function parseDocNumber(text: string): number | undefined {
-  if (!DOC_NUMBER.test(text)) return undefined;
-  const number = Number(text);
-  return Number.isSafeInteger(number) ? number : undefined;
 }

@@ -1,18 +1,46 @@
-import { Hono } from "hono";
-import type { AppDeps, AppEnv } from "../deps.ts";
+import * as v from "valibot";
+import { route } from "../capability.ts";
+import type { AppDeps } from "../deps.ts";
 import { ProblemError, problemResponse } from "../http/problem.ts";
 import { recentReadiness } from "./readiness.ts";
 
+export const schemas = {
+  Health: v.strictObject({ status: v.literal("ok"), runtime: v.string() }),
+  Ready: v.strictObject({ status: v.literal("ready"), runtime: v.string() }),
+};
+
 export function healthRoutes({ runtime }: AppDeps) {
   const isReady = recentReadiness();
-  const app = new Hono<AppEnv>()
-    .get("/healthz", (c) => c.json({ status: "ok", runtime }))
-    .get("/readyz", async (c) => {
-      if (await isReady(c.var.sql)) return c.json({ status: "ready", runtime });
-      // Any failure means not ready. Probes read the status code; the body is a problem like
-      // every other error, naming the runtime as /healthz does.
-      const problem = new ProblemError(503, "database_unavailable", "The database cannot be reached.", { runtime });
-      return problemResponse(problem, { "retry-after": "5" });
-    });
-  return app;
+  return [
+    route({
+      method: "GET",
+      path: "/healthz",
+      access: "public",
+      summary: "Liveness: the service answers.",
+      responses: { 200: { description: "Alive.", body: schemas.Health } },
+      problems: {},
+      handler: (c) => c.json({ status: "ok", runtime }),
+    }),
+    route({
+      method: "GET",
+      path: "/readyz",
+      access: "public",
+      summary: "Readiness: Postgres answers.",
+      responses: {
+        200: { description: "Ready.", body: schemas.Ready },
+        503: {
+          description: "Postgres cannot be reached.",
+          headers: { "retry-after": { description: "Seconds.", required: true } },
+        },
+      },
+      problems: { 503: ["database_unavailable"] },
+      handler: async (c) => {
+        if (await isReady(c.var.sql)) return c.json({ status: "ready", runtime });
+        // Any failure means not ready. Probes read the status code; the body is a problem like
+        // every other error, naming the runtime as /healthz does.
+        const problem = new ProblemError(503, "database_unavailable", "The database cannot be reached.", { runtime });
+        return problemResponse(problem, { "retry-after": "5" });
+      },
+    }),
+  ];
 }

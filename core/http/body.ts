@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { ProblemError } from "./problem.ts";
+import { validationFailed } from "./validation.ts";
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -108,9 +109,5 @@ export interface FieldError {
 export function validate<S extends v.GenericSchema>(schema: S, data: unknown): v.InferOutput<S> {
   const result = v.safeParse(schema, data);
   if (result.success) return result.output;
-  const errors: FieldError[] = result.issues.map((issue) => ({
-    field: v.getDotPath(issue) ?? "",
-    message: issue.message,
-  }));
-  throw new ProblemError(422, "validation_failed", "The request failed validation.", { errors });
+  throw validationFailed(result.issues);
 }

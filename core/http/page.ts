@@ -7,12 +7,17 @@ export const DEFAULT_PAGE_SIZE = 20;
 /** Keeps every page far below what one answer may hold (Neon's HTTP API answers at most 10 MB). */
 export const MAX_PAGE_SIZE = 100;
 
-/** Query values are text: canonical decimal integers only, within what a JSON number holds exactly. */
+/**
+ * Query values are text: canonical decimal integers only, within what a JSON number holds exactly.
+ * What it reads as (`v.number()` on) is what the OpenAPI document publishes: an integer.
+ */
 export const integerText = (min: number, max: number) =>
   v.pipe(
     v.string(),
     v.regex(/^(0|[1-9][0-9]{0,15})$/, "must be a decimal integer"),
     v.transform(Number),
+    v.number(),
+    v.integer(),
     v.minValue(min),
     v.maxValue(max),
   );

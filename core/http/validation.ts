@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { ProblemError } from "./problem.ts";
 
 // NUL cannot be stored in Postgres text and lone surrogates do not survive UTF-8: either would
 // fail in the database (a 5xx for bad input), so they are refused up front with every other
@@ -27,3 +28,21 @@ export const maxCodePoints = (max: number, message = `must be at most ${max} cha
     v.check((text: string) => text.length <= max || codePointLength(text) <= max, message),
     { maxCodePoints: max },
   );
+
+/** A failed check, as valibot and Standard Schema report it: a message and where. */
+interface Issue {
+  message: string;
+  path?: readonly unknown[];
+}
+
+/** `a.b.0`: the issue's path of keys, or "" where a key is not a name or an index. */
+function fieldOf({ path = [] }: Issue): string {
+  const keys = path.map((item) => (typeof item === "object" && item !== null && "key" in item ? item.key : item));
+  return keys.every((key) => typeof key === "string" || typeof key === "number") ? keys.join(".") : "";
+}
+
+/** 422 `validation_failed`, listing each failing field (body, query or path) and why. */
+export function validationFailed(issues: readonly Issue[]): ProblemError {
+  const errors = issues.map((issue) => ({ field: fieldOf(issue), message: issue.message }));
+  return new ProblemError(422, "validation_failed", "The request failed validation.", { errors });
+}

@@ -1,9 +1,11 @@
 import type { Context } from "hono";
-import { Hono } from "hono";
+import * as v from "valibot";
+import { route } from "../capability.ts";
 import type { AppEnv, RouteDeps } from "../deps.ts";
-import { readJson, validate } from "../http/body.ts";
 import { notFound, ProblemError } from "../http/problem.ts";
 import { type Logger, silentLogger } from "../log.ts";
+import { json, location, type Problems, written } from "../openapi/operations.ts";
+import { timestamp } from "../openapi/schemas.ts";
 import { DEFAULT_KV_TIMEOUT_MS } from "../ports/kv.ts";
 import { createLinkCache } from "./cache.ts";
 import { linkDrainJob } from "./jobs.ts";
@@ -14,6 +16,7 @@ import {
   LookupQuerySchema,
   linkLocation,
   readTarget,
+  TargetSchema,
   UserLinksQuerySchema,
 } from "./link.ts";
 import type { LinkLimits } from "./link-settings.ts";
@@ -27,6 +30,47 @@ const conflictDetails: Record<LinkConflictCode, string> = {
   provider_already_linked: "You already have another account of this provider linked; unlink it first.",
   link_limit_reached: "You already hold as many links as one user may; unlink one first.",
 };
+
+const count = v.pipe(v.number(), v.integer(), v.minValue(0));
+
+const LinkSchema = v.strictObject({
+  provider: v.string(),
+  externalAccountId: v.string(),
+  userId: v.string(),
+  displayName: v.nullable(v.string()),
+  linkedAt: timestamp,
+});
+
+export const schemas = {
+  Link: LinkSchema,
+  LinkPage: v.strictObject({ items: v.array(LinkSchema), next: v.nullable(v.string()) }),
+  ResyncCounts: v.strictObject({
+    written: count,
+    removed: count,
+    unchanged: count,
+    failed: count,
+    next: v.nullable(v.string()),
+  }),
+  LinkSyncReport: v.strictObject({ removed: count, caughtUp: v.boolean() }),
+};
+
+/** The path of one link; read by readTarget, which decodes it itself (a malformed escape is a 400). */
+const target = {
+  path: "/v1/links/:provider/:externalAccountId",
+  params: {
+    provider: {
+      description: "Case-insensitive provider name (`GitHub` = `github`).",
+      schema: TargetSchema.entries.provider,
+    },
+    externalAccountId: {
+      description: "The account's id at the provider, trimmed; percent-encode `/` and other reserved characters.",
+      schema: TargetSchema.entries.externalAccountId,
+    },
+  },
+  access: "token",
+} as const;
+// A malformed percent-escape is a 400; a target that is not a valid name a 422.
+const targetProblems = { 400: ["malformed_request"], 422: ["validation_failed"] } satisfies Problems;
 
 /** The link routes of docs/API.md. Postgres decides every outcome; KV only serves reads. */
 export function linkRoutes(deps: RouteDeps) {
@@ -43,76 +87,143 @@ export function linkRoutes(deps: RouteDeps) {
       now,
     });
 
-  const app = new Hono<AppEnv>()
-    .put("/links/:provider/:externalAccountId", async (c) => {
-      const target = readTarget(c);
-      requireAllowedProvider(limits, target.provider);
-      const body = await readJson(c.req.raw, LinkBodySchema, { whenEmpty: {} });
-      const readAt = now();
-      const principal = c.get("principal");
-      const result = await linkAccount(c.var.sql, {
-        ...target,
-        tenantId: principal.tenantId,
-        userId: principal.userId,
-        displayName: body.displayName ?? null,
-        replaceDisplayName: body.displayName !== undefined,
-        maxLinksPerUser: limits.maxPerUser,
-      });
-      if (result.outcome === "conflict") throw new ProblemError(409, result.code, conflictDetails[result.code]);
-      // After the commit, and only as a copy: a failed write leaves a miss, never a wrong answer.
-      await cacheFor(c).write(result.link, readAt);
-      if (result.outcome === "existing") return c.json(result.link, 200);
-      return c.json(result.link, 201, { location: linkLocation(result.link) });
-    })
-    .get("/links/:provider/:externalAccountId", async (c) => {
-      const target = readTarget(c);
-      const { consistency } = validate(LookupQuerySchema, { consistency: c.req.query("consistency") });
-      const principal = c.get("principal");
-      const cache = cacheFor(c);
-      if (consistency === "eventual") {
-        const cached = await cache.read(target);
-        // Someone else's cached link goes to Postgres too: a user's 404 is never decided by KV,
-        // and is sent without X-Link-Source, so it cannot tell a cached link from an absent one.
-        if (cached && canSee(principal, cached)) return found(c, cached, "kv");
-      }
-      const readAt = now();
-      const link = await findLink(c.var.sql, principal.tenantId, target);
-      // A refused lookup writes nothing, not even a cache copy.
-      if (!link || !canSee(principal, link)) throw notFound("No such link.");
-      // A strong read leaves the cache alone: it answers one client, repair is resync's job.
-      if (consistency === "eventual") await cache.write(link, readAt);
-      return found(c, link, "db");
-    })
-    .delete("/links/:provider/:externalAccountId", async (c) => {
-      const target = readTarget(c);
-      const { tenantId, userId } = c.get("principal");
-      if (!(await unlinkAccount(c.var.sql, tenantId, target, userId))) throw notFound("No such link.");
-      await cacheFor(c).remove(target);
-      return c.body(null, 204);
-    })
-    .get("/me/links", async (c) => {
-      const page = validate(UserLinksQuerySchema, { after: c.req.query("after"), limit: c.req.query("limit") });
-      const { tenantId, userId } = c.get("principal");
-      return c.json(await listUserLinks(c.var.sql, tenantId, userId, page));
-    })
-    .post("/admin/links/resync", async (c) => {
-      requireAdmin(c, "resync");
-      const { after } = validate(ResyncQuerySchema, { after: c.req.query("after") });
-      const budget = background.invocationBudget();
-      const cache = cacheFor(c, budget.meterKv(c.var.kv));
-      return c.json(
-        await resyncLinkCache(c.var.sql, cache, { batchSize: DEFAULT_RESYNC_BATCH_SIZE, now, budget, from: after }),
-      );
-    })
+  return [
+    route({
+      ...target,
+      method: "PUT",
+      summary: "Link an external account to the caller.",
+      body: json(LinkBodySchema, { optional: true }),
+      responses: {
+        200: { description: "Already linked to the caller (idempotent).", body: LinkSchema },
+        201: { description: "Linked.", body: LinkSchema, headers: { location } },
+      },
+      problems: {
+        ...targetProblems,
+        409: ["external_account_already_linked", "provider_already_linked", "link_limit_reached"],
+        422: ["validation_failed", "provider_not_allowed"],
+      },
+      handler: async (c, input) => {
+        const target = readTarget(c);
+        requireAllowedProvider(limits, target.provider);
+        const body = await input.body();
+        const readAt = now();
+        const principal = c.get("principal");
+        const result = await linkAccount(c.var.sql, {
+          ...target,
+          tenantId: principal.tenantId,
+          userId: principal.userId,
+          displayName: body.displayName ?? null,
+          replaceDisplayName: body.displayName !== undefined,
+          maxLinksPerUser: limits.maxPerUser,
+        });
+        if (result.outcome === "conflict") throw new ProblemError(409, result.code, conflictDetails[result.code]);
+        // After the commit, and only as a copy: a failed write leaves a miss, never a wrong answer.
+        await cacheFor(c).write(result.link, readAt);
+        if (result.outcome === "existing") return c.json(result.link, 200);
+        return c.json(result.link, 201, { location: linkLocation(result.link) });
+      },
+    }),
+    route({
+      ...target,
+      method: "GET",
+      summary: "Who owns an external account (a user token sees only its own links).",
+      query: LookupQuerySchema,
+      responses: {
+        200: {
+          description: "The link.",
+          body: LinkSchema,
+          headers: { [LINK_SOURCE_HEADER]: { description: "`kv` or `db`: where it was read.", required: true } },
+        },
+      },
+      problems: { ...targetProblems, 404: ["not_found"] },
+      handler: async (c, { query: { consistency } }) => {
+        const target = readTarget(c);
+        const principal = c.get("principal");
+        const cache = cacheFor(c);
+        if (consistency === "eventual") {
+          const cached = await cache.read(target);
+          // Someone else's cached link goes to Postgres too: a user's 404 is never decided by KV,
+          // and is sent without X-Link-Source, so it cannot tell a cached link from an absent one.
+          if (cached && canSee(principal, cached)) return found(c, cached, "kv");
+        }
+        const readAt = now();
+        const link = await findLink(c.var.sql, principal.tenantId, target);
+        // A refused lookup writes nothing, not even a cache copy.
+        if (!link || !canSee(principal, link)) throw notFound("No such link.");
+        // A strong read leaves the cache alone: it answers one client, repair is resync's job.
+        if (consistency === "eventual") await cache.write(link, readAt);
+        return found(c, link, "db");
+      },
+    }),
+    route({
+      ...target,
+      method: "DELETE",
+      summary: "Unlink (owner only).",
+      responses: { 204: written("Unlinked.") },
+      problems: { ...targetProblems, 404: ["not_found"] },
+      handler: async (c) => {
+        const target = readTarget(c);
+        const { tenantId, userId } = c.get("principal");
+        if (!(await unlinkAccount(c.var.sql, tenantId, target, userId))) throw notFound("No such link.");
+        await cacheFor(c).remove(target);
+        return c.body(null, 204);
+      },
+    }),
+    route({
+      method: "GET",
+      path: "/v1/me/links",
+      access: "token",
+      summary: "The caller's links, in provider order, a page at a time.",
+      query: UserLinksQuerySchema,
+      responses: {
+        200: { description: "One page; `next` is the `after` of the following one.", body: schemas.LinkPage },
+      },
+      problems: {},
+      handler: async (c, { query }) => {
+        const { tenantId, userId } = c.get("principal");
+        return c.json(await listUserLinks(c.var.sql, tenantId, userId, query));
+      },
+    }),
+    route({
+      method: "POST",
+      path: "/v1/admin/links/resync",
+      access: "admin",
+      summary:
+        "Make the KV cache agree with Postgres (admin only), a bounded chunk per call: repeat with `after=next` until `next` is null.",
+      query: ResyncQuerySchema,
+      responses: {
+        200: { description: "What this call did, and where the next one goes on.", body: schemas.ResyncCounts },
+      },
+      problems: {},
+      handler: async (c, { query: { after } }) => {
+        const budget = background.invocationBudget();
+        const cache = cacheFor(c, budget.meterKv(c.var.kv));
+        return c.json(
+          await resyncLinkCache(c.var.sql, cache, { batchSize: DEFAULT_RESYNC_BATCH_SIZE, now, budget, from: after }),
+        );
+      },
+    }),
     // One drain of the change feed, for an outside scheduler. The drain covers the deployment;
     // the answer speaks of the caller's tenant only.
-    .post("/admin/links/sync", async (c) => {
-      requireAdmin(c, "sync");
-      const report = await background.runNow(linkDrainJob);
-      const removed = report.removedByTenant[c.get("principal").tenantId] ?? 0;
-      return c.json({ removed, caughtUp: report.caughtUp && !report.failed });
-    });
-  return app;
+    route({
+      method: "POST",
+      path: "/v1/admin/links/sync",
+      access: "admin",
+      summary: "Drain the link change feed into this deployment's KV cache now (admin only), for an outside scheduler.",
+      responses: {
+        200: {
+          description: "Cache entries of the caller's tenant removed, and whether the feed was drained to its end.",
+          body: schemas.LinkSyncReport,
+        },
+      },
+      problems: {},
+      handler: async (c) => {
+        const report = await background.runNow(linkDrainJob);
+        const removed = report.removedByTenant[c.get("principal").tenantId] ?? 0;
+        return c.json({ removed, caughtUp: report.caughtUp && !report.failed });
+      },
+    }),
+  ];
 }
 
 /** Only new links are judged: links of a provider taken off the list can still be read and unlinked. */
@@ -124,12 +235,6 @@ function requireAllowedProvider({ providers }: LinkLimits, provider: string) {
       "provider_not_allowed",
       `This service links accounts of these providers only: ${accepted}.`,
     );
-  }
-}
-
-function requireAdmin(c: Context<AppEnv>, action: string) {
-  if (c.get("principal").role !== "admin") {
-    throw new ProblemError(403, "forbidden", `Only admin tokens may ${action} the link cache.`);
   }
 }
 

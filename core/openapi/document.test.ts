@@ -1,50 +1,56 @@
 import { Hono } from "hono";
+import * as v from "valibot";
 import { describe, expect, it } from "vitest";
 import { appWithoutDatabase } from "../../dev/support/app-without-database.ts";
+import { routesOf } from "../app.ts";
 import { CAPABILITIES } from "../capabilities.ts";
-import { describedOperations, openApiDocument, openApiPath, routeKey, servedRoutes } from "./document.ts";
+import type { RouteDeps } from "../deps.ts";
+import { mountCapabilities } from "../mount.ts";
+import { openApiDocument } from "./document.ts";
 
 const app = appWithoutDatabase();
+const served = async (on: Pick<Hono, "request"> = app) => (await on.request("/openapi.json")).json();
 
-const documentedOperations = (document: ReturnType<typeof openApiDocument>) =>
+const documentedOperations = (document: { paths: Record<string, object> }) =>
   Object.entries(document.paths).flatMap(([path, item]) =>
     Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`),
   );
 
+/** `/v1/assets/:id` → `/v1/assets/{id}`. */
+const openApiPath = (path: string) => path.replace(/:([A-Za-z0-9_]+)/g, "{$1}");
+
 describe("the OpenAPI document", () => {
-  it("documents every route of the app's route table, and no route it does not serve", () => {
-    const served = servedRoutes(app.routes);
-    expect(served.length).toBeGreaterThan(15);
-    const expected = served.map((route) => `${route.method} ${openApiPath(route.path)}`);
-    expect(documentedOperations(openApiDocument(app.routes)).sort()).toEqual(expected.sort());
-    expect([...describedOperations().keys()].sort()).toEqual(served.map(routeKey).sort());
+  it("documents every route the app declares, and nothing else", async () => {
+    const declared = routesOf(app).map((route) => `${route.method} ${openApiPath(route.path)}`);
+    expect(declared.length).toBeGreaterThan(15);
+    expect(documentedOperations(await served()).sort()).toEqual(declared.sort());
   });
 
-  it("a route added without a description is missing from the document, so the comparison above fails", () => {
-    const extended = new Hono().route("/", app).get("/v1/undocumented", (c) => c.text("x"));
-    const document = openApiDocument(extended.routes);
-    expect(servedRoutes(extended.routes).map(routeKey)).toContain("GET /v1/undocumented");
-    expect(documentedOperations(document)).not.toContain("GET /v1/undocumented");
+  it("leaves out a route put on the app without a declaration", async () => {
+    const extended = new Hono().route("/", app).get("/v1/undeclared", (c) => c.text("x"));
+    const document = await openApiDocument(extended as never, CAPABILITIES);
+    expect(documentedOperations(document)).not.toContain("GET /v1/undeclared");
+    expect(documentedOperations(document)).toContain("GET /v1/me/links");
   });
 
-  it("lists each capability's tag once, and every schema an operation refers to", () => {
-    const document = openApiDocument(app.routes);
-    expect(document.tags.map((tag) => tag.name)).toEqual([
-      ...new Set(CAPABILITIES.map((capability) => capability.tag)),
-    ]);
+  it("lists each capability's tag once, and every schema an operation refers to", async () => {
+    const document = await served();
+    const tags = new Set([...CAPABILITIES.map((capability) => capability.tag), "operations"]);
+    expect(document.tags.map((tag: { name: string }) => tag.name)).toEqual([...tags]);
     const refs = JSON.stringify(document.paths).match(/#\/components\/schemas\/[A-Za-z]+/g) ?? [];
     const named = refs.map((ref) => ref.split("/").pop()!);
     expect(named.length).toBeGreaterThan(15);
     expect(Object.keys(document.components.schemas)).toEqual(expect.arrayContaining([...new Set(named)]));
   });
 
-  it("refuses two capabilities that describe the same route or name the same schema", () => {
-    const [health, links] = CAPABILITIES as [(typeof CAPABILITIES)[number], (typeof CAPABILITIES)[number]];
-    expect(() =>
-      openApiDocument(app.routes, [health, { ...links, operations: health.operations, schemas: {} }]),
-    ).toThrow("two capabilities describe GET /healthz");
-    expect(() => openApiDocument(app.routes, [health, { ...links, operations: {}, schemas: health.schemas }])).toThrow(
+  it("refuses two capabilities that name the same schema, and a response whose schema has no name", () => {
+    const [health] = CAPABILITIES as [(typeof CAPABILITIES)[number]];
+    expect(() => openApiDocument(app, [health, { ...health, tag: "again" }])).toThrow(
       "two capabilities name the schema Health",
+    );
+    const unnamed = { ...health, schemas: {} };
+    expect(() => mountCapabilities(new Hono(), [unnamed], { runtime: "node" } as RouteDeps)).toThrow(
+      "a response body is a schema no capability names",
     );
   });
 
@@ -57,9 +63,27 @@ describe("the OpenAPI document", () => {
     expect(document.paths["/v1/me/links"].get.security).toBeUndefined();
   });
 
-  it("counts characters in code points, as the routes do", () => {
-    const document = openApiDocument(app.routes);
-    const body = document.paths["/v1/documents"]!.post as { requestBody: { content: Record<string, { schema: any }> } };
-    expect(body.requestBody.content["application/json"]!.schema.properties.contractId.maxLength).toBe(128);
+  it("counts characters in code points, as the routes do", async () => {
+    const body = (await served()).paths["/v1/documents"].post.requestBody;
+    expect(body.content["application/json"].schema.properties.contractId.maxLength).toBe(128);
+  });
+
+  it("publishes numbers of paths and queries as integers, their defaults too", async () => {
+    const { paths } = await served();
+    const parameter = (path: string, name: string) =>
+      paths[path].get.parameters.find((p: { name: string }) => p.name === name).schema;
+    expect(parameter("/v1/documents", "limit")).toEqual({ type: "integer", minimum: 1, maximum: 100, default: 20 });
+    expect(parameter("/v1/me/links", "limit")).toEqual({ type: "integer", minimum: 1, maximum: 100, default: 20 });
+    expect(parameter("/v1/documents", "after")).toMatchObject({ type: "integer", minimum: 0, default: 0 });
+    expect(parameter("/v1/documents/{docNumber}", "docNumber")).toMatchObject({ type: "integer", minimum: 1 });
+  });
+
+  it("describes a query's failure as the contract's 422, not the validator's own 400", async () => {
+    const { responses } = (await served()).paths["/v1/documents"].get;
+    expect(Object.keys(responses)).not.toContain("400");
+    expect(responses["422"].content["application/problem+json"].schema.allOf[1].properties.code.enum).toEqual([
+      "validation_failed",
+    ]);
+    expect(v.is(v.object({ openapi: v.literal("3.1.0") }), await served())).toBe(true);
   });
 });

@@ -1,6 +1,6 @@
-// What an operation of the OpenAPI document says: the schemas it reads and answers, its statuses,
-// headers and problem codes. Each capability describes its own routes (core/<capability>/openapi.ts)
-// with these types and the headers several of them share.
+// What a route says of itself for the OpenAPI document: the schemas it reads and answers, its
+// statuses, headers and problem codes. Each route's declaration (core/capability.ts) carries one,
+// with the headers and helpers below that several routes share.
 import * as v from "valibot";
 import { IDEMPOTENCY_KEY } from "../documents/idempotency.ts";
 import type { ProblemCode } from "../http/problem.ts";
@@ -11,30 +11,39 @@ export interface HeaderSpec {
   required?: boolean;
 }
 
-/** `Body`: the names of `components.schemas` a response may refer to. */
-export interface ResponseSpec<Body extends string = string> {
+export interface ResponseSpec {
   description: string;
-  /** A schema of `components.schemas`; none: the response has no body. */
-  body?: Body;
+  /** A schema its capability names (`Capability.schemas`); none: the response has no body. */
+  body?: v.GenericSchema;
   headers?: Record<string, HeaderSpec>;
 }
 
-export interface OperationSpec<Body extends string = string> {
+export interface BodySpec<Schema extends v.GenericSchema = v.GenericSchema> {
+  mediaTypes: string[];
+  schema: Schema;
+  /** An empty body is read as `{}`. */
+  optional?: boolean;
+  description?: string;
+}
+
+/** The problem codes each error status can carry. */
+export type Problems = Partial<Record<number, ProblemCode[]>>;
+
+/** A query: the parameters it reads, as text in and typed out. */
+export type QuerySchema = v.ObjectSchema<v.ObjectEntries, undefined>;
+
+export interface OperationSpec<Query extends QuerySchema | undefined, Body extends v.GenericSchema | undefined> {
   summary: string;
-  path?: Record<string, { description: string; schema: v.GenericSchema }>;
-  query?: v.ObjectSchema<v.ObjectEntries, undefined>;
+  /** Path parameters: documented here, read by the handler (what a path naming nothing answers is the route's call). */
+  params?: Record<string, { description: string; schema: v.GenericSchema }>;
+  /** Validated before the handler runs: 422 `validation_failed` otherwise. */
+  query?: Query;
   headers?: Record<string, HeaderSpec>;
-  body?: { mediaTypes: string[]; schema: v.GenericSchema; optional?: boolean; description?: string };
-  responses: Record<number, ResponseSpec<Body>>;
+  body?: BodySpec<NonNullable<Body>>;
+  responses: Record<number, ResponseSpec>;
   /** The problem codes each error status of this operation can carry (beyond the shared ones). */
-  problems: Partial<Record<number, ProblemCode[]>>;
+  problems: Problems;
 }
-
-/**
- * Operations keyed by the route table's own "METHOD path" (`GET /v1/assets/:id`): a route without
- * an entry (or an entry without a route) fails the document's test, so the two cannot drift apart.
- */
-export type Operations<Body extends string = string> = Record<string, OperationSpec<Body>>;
 
 export const location: HeaderSpec = { description: "Where the new resource is.", schema: v.string(), required: true };
 export const idempotencyKey: HeaderSpec = {
@@ -43,14 +52,10 @@ export const idempotencyKey: HeaderSpec = {
 };
 export const replayed: HeaderSpec = { description: "`true` when this answers an earlier request with the same key." };
 /** A write that answers no body. */
-export const written = (description: string): ResponseSpec<never> => ({ description });
+export const written = (description: string): ResponseSpec => ({ description });
 
 /** A JSON request body read with this schema. */
-export const json = (
-  schema: v.GenericSchema,
-  extra: Omit<NonNullable<OperationSpec["body"]>, "mediaTypes" | "schema"> = {},
-) => ({
-  mediaTypes: ["application/json"],
-  schema,
-  ...extra,
-});
+export const json = <Schema extends v.GenericSchema>(
+  schema: Schema,
+  extra: Omit<BodySpec, "mediaTypes" | "schema"> = {},
+): BodySpec<Schema> => ({ mediaTypes: ["application/json"], schema, ...extra });

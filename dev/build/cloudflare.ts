@@ -10,6 +10,17 @@ import { build } from "esbuild";
 const WORKER_ENTRY = fileURLToPath(new URL("../../edge/cloudflare/index.ts", import.meta.url));
 export const WORKER_OUTFILE = fileURLToPath(new URL("../../dist/cloudflare/worker.js", import.meta.url));
 
+/** Schema libraries the OpenAPI document's converter could load by name, none of which the service uses. */
+export const UNUSED_SCHEMA_LIBRARIES = [
+  "zod",
+  "zod/*",
+  "zod-openapi",
+  "zod-to-json-schema",
+  "effect",
+  "sury",
+  "arktype",
+];
+
 interface WorkerBundle {
   code: string;
   bytes: number;
@@ -27,6 +38,10 @@ export async function bundleWorker(): Promise<WorkerBundle> {
     platform: "browser",
     conditions: ["workerd", "worker", "browser"],
     target: "es2022",
+    // hono-openapi converts schemas through @standard-community/standard-json, which imports each
+    // schema library's converter by name when it meets one of its schemas. This service's are
+    // valibot's; zod, installed here for other packages, would otherwise be bundled (~400 KiB).
+    external: UNUSED_SCHEMA_LIBRARIES,
     minify: true,
     legalComments: "none",
     logLevel: "silent",

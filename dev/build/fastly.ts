@@ -7,10 +7,12 @@
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { build, type Metafile } from "esbuild";
+import { UNUSED_SCHEMA_LIBRARIES } from "./cloudflare.ts";
 import { dropUnreachableCode, optimizedEngine } from "./wasm-opt.ts";
 import { wasmSections } from "./wasm-sections.ts";
 
@@ -84,7 +86,8 @@ async function buildFastlyWasm(hash?: string, target: WasmTarget = SERVICE_WASM)
   await mkdir(join(ROOT, "bin"), { recursive: true });
   // Written aside and renamed, so no reader ever sees half a wasm.
   const partial = join(ROOT, "bin", `.main-${process.pid}.wasm`);
-  const input = join(ROOT, "bin", `.input-${process.pid}.js`);
+  // Outside the project: js-compute bundles it again, and must not find the unused schema libraries.
+  const input = join(tmpdir(), `edge-race-free-input-${process.pid}.js`);
   const cli = join(ROOT, "node_modules", ".bin", "js-compute-runtime");
   try {
     const { text, metafile } = await minifiedInput(target.entry);
@@ -124,7 +127,7 @@ export async function minifiedInput(entry = SERVICE_WASM.entry): Promise<{ text:
     platform: "neutral",
     mainFields: ["module", "main"],
     target: "es2022",
-    external: ["fastly:*"],
+    external: ["fastly:*", ...UNUSED_SCHEMA_LIBRARIES],
     // Mangled names are safe here: errors name themselves (`name = "…"`), nothing reads a class name.
     minify: true,
     metafile: true,

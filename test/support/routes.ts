@@ -1,18 +1,15 @@
-// Every route of the app, once: who may call it and a request that reaches its handler. The
-// cross-cutting suites (auth matrix, injection, logging, properties, soak) walk this table, and
-// test/route-table.test.ts fails while the app has a route the table lacks, or the other way
-// round. Adding a route = one entry here.
+// Every route of the app, as its capability declared it (method, path, who may call it), with a
+// request that reaches its handler. The cross-cutting suites (auth matrix, injection, logging,
+// properties, soak) walk this table; test/route-table.test.ts fails while a declared route has no
+// example here, or an example names no declared route.
 import type { Hono } from "hono";
+import { routesOf } from "../../core/app.ts";
+import type { Access } from "../../core/capability.ts";
+import { appWithoutDatabase } from "../../dev/support/app-without-database.ts";
 import type { RequestOptions } from "./harness.ts";
 
-/** Anyone; any valid token; an admin token (others get 403). */
-type Access = "public" | "token" | "admin";
-
-interface RouteCase {
-  access: Access;
-  /** With a valid token of tenant "acme" (an admin's for admin routes), reaches the handler. */
-  example: RequestOptions & { path: string };
-}
+/** With a valid token of tenant "acme" (an admin's for admin routes), reaches the handler. */
+type Example = RequestOptions & { path: string };
 
 /** RFC 9110's methods, PATCH and QUERY (RFC 10008): 405 where a path does not serve them; any other token is 501. */
 export const RFC_9110_METHODS = [
@@ -28,79 +25,61 @@ export const RFC_9110_METHODS = [
   "QUERY",
 ];
 
-/** Keyed `METHOD /pattern`, the pattern as Hono registers it (and as request logs name it). */
-export const ROUTES: Record<string, RouteCase> = {
-  "GET /healthz": { access: "public", example: { path: "/healthz" } },
-  "GET /readyz": { access: "public", example: { path: "/readyz" } },
-  "GET /openapi.json": { access: "public", example: { path: "/openapi.json" } },
+/** Keyed `METHOD /pattern`, the pattern as declared (and as request logs name it). */
+export const EXAMPLES: Record<string, Example> = {
+  "GET /healthz": { path: "/healthz" },
+  "GET /readyz": { path: "/readyz" },
+  "GET /openapi.json": { path: "/openapi.json" },
   "PUT /v1/links/:provider/:externalAccountId": {
-    access: "token",
-    example: { path: "/v1/links/github/victim", method: "PUT", body: { displayName: "x" } },
+    path: "/v1/links/github/victim",
+    method: "PUT",
+    body: { displayName: "x" },
   },
-  "GET /v1/links/:provider/:externalAccountId": {
-    access: "token",
-    example: { path: "/v1/links/github/victim?consistency=strong" },
-  },
-  "DELETE /v1/links/:provider/:externalAccountId": {
-    access: "token",
-    example: { path: "/v1/links/github/victim", method: "DELETE" },
-  },
-  "GET /v1/me/links": { access: "token", example: { path: "/v1/me/links" } },
-  "POST /v1/admin/links/resync": { access: "admin", example: { path: "/v1/admin/links/resync", method: "POST" } },
-  "POST /v1/admin/links/sync": { access: "admin", example: { path: "/v1/admin/links/sync", method: "POST" } },
-  "POST /v1/assets": {
-    access: "token",
-    example: { path: "/v1/assets", method: "POST", body: { name: "n", material: "m" } },
-  },
-  "GET /v1/assets/:id": { access: "token", example: { path: "/v1/assets/victim" } },
+  "GET /v1/links/:provider/:externalAccountId": { path: "/v1/links/github/victim?consistency=strong" },
+  "DELETE /v1/links/:provider/:externalAccountId": { path: "/v1/links/github/victim", method: "DELETE" },
+  "GET /v1/me/links": { path: "/v1/me/links" },
+  "POST /v1/admin/links/resync": { path: "/v1/admin/links/resync", method: "POST" },
+  "POST /v1/admin/links/sync": { path: "/v1/admin/links/sync", method: "POST" },
+  "POST /v1/assets": { path: "/v1/assets", method: "POST", body: { name: "n", material: "m" } },
+  "GET /v1/assets/:id": { path: "/v1/assets/victim" },
   "PUT /v1/assets/:id": {
-    access: "token",
-    example: {
-      path: "/v1/assets/victim",
-      method: "PUT",
-      headers: { "if-none-match": "*" },
-      body: { name: "n", material: "m" },
-    },
+    path: "/v1/assets/victim",
+    method: "PUT",
+    headers: { "if-none-match": "*" },
+    body: { name: "n", material: "m" },
   },
   "PATCH /v1/assets/:id": {
-    access: "token",
-    example: { path: "/v1/assets/victim", method: "PATCH", headers: { "if-match": "*" }, body: { name: "n" } },
+    path: "/v1/assets/victim",
+    method: "PATCH",
+    headers: { "if-match": "*" },
+    body: { name: "n" },
   },
-  "POST /v1/assets/:id/approve": {
-    access: "token",
-    example: { path: "/v1/assets/victim/approve", method: "POST", headers: { "if-match": "*" } },
-  },
-  "DELETE /v1/assets/:id": {
-    access: "token",
-    example: { path: "/v1/assets/victim", method: "DELETE", headers: { "if-match": "*" } },
-  },
+  "POST /v1/assets/:id/approve": { path: "/v1/assets/victim/approve", method: "POST", headers: { "if-match": "*" } },
+  "DELETE /v1/assets/:id": { path: "/v1/assets/victim", method: "DELETE", headers: { "if-match": "*" } },
   "POST /v1/assets/import": {
-    access: "token",
-    example: {
-      path: "/v1/assets/import",
-      method: "POST",
-      headers: { "content-type": "text/csv" },
-      body: "id,name,material,source_etag\nvictim,a,b,c\n",
-    },
+    path: "/v1/assets/import",
+    method: "POST",
+    headers: { "content-type": "text/csv" },
+    body: "id,name,material,source_etag\nvictim,a,b,c\n",
   },
-  "POST /v1/documents": {
-    access: "token",
-    example: { path: "/v1/documents", method: "POST", body: { contractId: "c", title: "t" } },
-  },
-  "GET /v1/documents": { access: "token", example: { path: "/v1/documents?after=0&limit=10" } },
-  "GET /v1/documents/:docNumber": { access: "token", example: { path: "/v1/documents/1" } },
+  "POST /v1/documents": { path: "/v1/documents", method: "POST", body: { contractId: "c", title: "t" } },
+  "GET /v1/documents": { path: "/v1/documents?after=0&limit=10" },
+  "GET /v1/documents/:docNumber": { path: "/v1/documents/1" },
 };
 
-export interface Route extends RouteCase {
+export interface Route {
   key: string;
   method: string;
   /** Hono's pattern, e.g. /v1/assets/:id */
   pattern: string;
+  access: Access;
+  example: Example;
 }
 
-export const routes: Route[] = Object.entries(ROUTES).map(([key, route]) => {
-  const [method, pattern] = key.split(" ") as [string, string];
-  return { key, method, pattern, ...route };
+/** The routes the app declares; one without an example gets its bare path (route-table.test.ts fails). */
+export const routes: Route[] = routesOf(appWithoutDatabase()).map(({ method, path, access }) => {
+  const key = `${method} ${path}`;
+  return { key, method, pattern: path, access, example: EXAMPLES[key] ?? { path, method } };
 });
 
 /**

@@ -1,0 +1,56 @@
+// What the asset routes answer, and the headers they read and answer, for their declarations (routes.ts).
+import * as v from "valibot";
+import { type HeaderSpec, location, type Problems, type ResponseSpec } from "../openapi/operations.ts";
+import { timestamp } from "../openapi/schemas.ts";
+import { ASSET_ID_PATTERN } from "./model.ts";
+
+export const schemas = {
+  Asset: v.strictObject({
+    id: v.pipe(v.string(), v.regex(ASSET_ID_PATTERN)),
+    name: v.string(),
+    material: v.string(),
+    status: v.picklist(["draft", "approved"]),
+    updatedAt: timestamp,
+  }),
+  ImportResults: v.strictObject({
+    results: v.array(
+      v.strictObject({
+        line: v.pipe(v.number(), v.integer(), v.minValue(1)),
+        id: v.nullable(v.string()),
+        outcome: v.picklist(["updated", "conflict", "not_found", "locked", "invalid"]),
+        /** updated: the new opaque-tag. */
+        etag: v.optional(v.string()),
+        /** invalid: what is wrong with the row. */
+        errors: v.optional(v.array(v.strictObject({ field: v.string(), message: v.string() }))),
+      }),
+    ),
+  }),
+};
+
+export const etag: HeaderSpec = {
+  description: "The asset's strong ETag.",
+  schema: v.pipe(v.string(), v.regex(/^"[\x21\x23-\x7E]+"$/)),
+  required: true,
+};
+/** What a write conditioned on If-Match can refuse with. */
+export const conditionalWriteProblems = {
+  400: ["malformed_request"],
+  404: ["not_found"],
+  409: ["asset_locked"],
+  412: ["precondition_failed"],
+  428: ["precondition_required"],
+} satisfies Problems;
+
+export const ifMatch: HeaderSpec = { description: 'The ETag(s) the asset must have (strong comparison), or "*".' };
+export const ifNoneMatch: HeaderSpec = { description: "ETag(s) the asset must not have; `*` on PUT creates." };
+
+export const assetResponse = (description: string): ResponseSpec => ({
+  description,
+  body: schemas.Asset,
+  headers: { etag },
+});
+export const createdResponse: ResponseSpec = {
+  description: "Created.",
+  body: schemas.Asset,
+  headers: { etag, location },
+};

@@ -1,0 +1,118 @@
+import { Hono } from "hono/tiny";
+import * as v from "valibot";
+import { describe, expect, it } from "vitest";
+import { appWithoutDatabase } from "../dev/support/app-without-database.ts";
+import { bearer, TEST_AUTH_SECRET } from "../dev/support/tokens.ts";
+import { createMemoryKv } from "../edge/kv/memory.ts";
+import { createApp } from "./app.ts";
+import { type Capability, route } from "./capability.ts";
+import type { AppEnv, RouteDeps } from "./deps.ts";
+import { silentLogger } from "./log.ts";
+import { mountCapabilities } from "./mount.ts";
+import { parseSettings } from "./settings/settings.ts";
+
+const refused = () => Promise.reject(new Error("the database is never reached here"));
+const app = createApp({
+  sql: { query: refused, transaction: refused },
+  kv: createMemoryKv(),
+  settings: parseSettings({ AUTH_SECRET: TEST_AUTH_SECRET }),
+  runtime: "node",
+  logger: silentLogger,
+});
+
+const probe = (access: "public" | "token", path: string): Capability => ({
+  tag: "probe",
+  schemas: {},
+  routes: () => [
+    route({
+      method: "GET",
+      path,
+      access,
+      summary: "A probe.",
+      responses: {},
+      problems: {},
+      handler: (c) => c.text(""),
+    }),
+  ],
+});
+
+describe("the declared routes, as served", () => {
+  it("answer a query the validator refuses with the contract's 422, before the handler", async () => {
+    const response = await app.request("/v1/documents?limit=abc&after=-1", { headers: await bearer() });
+    expect(response.status).toBe(422);
+    expect(response.headers.get("content-type")).toBe("application/problem+json");
+    expect(await response.json()).toEqual({
+      type: "urn:problem:validation_failed",
+      title: "Validation failed",
+      status: 422,
+      code: "validation_failed",
+      detail: "The request failed validation.",
+      errors: [
+        { field: "after", message: "must be a decimal integer" },
+        { field: "limit", message: "must be a decimal integer" },
+      ],
+    });
+  });
+
+  it("refuse a caller without the access a route declares, before its query is read", async () => {
+    const response = await app.request("/v1/admin/links/resync?after=nonsense", {
+      method: "POST",
+      headers: await bearer({ role: "service" }),
+    });
+    expect([response.status, (await response.json()).code]).toEqual([403, "forbidden"]);
+  });
+
+  it("answer another method on a path with 405 and the methods its routes declare", async () => {
+    const headers = await bearer();
+    const cases = [
+      ["PUT", "/v1/assets/import", "POST"],
+      ["POST", "/v1/assets/chair", "GET, HEAD, PUT, PATCH, DELETE"],
+      ["OPTIONS", "/healthz", "GET, HEAD"],
+      ["DELETE", "/v1/documents/", "GET, HEAD, POST"],
+    ];
+    for (const [method, path, allow] of cases) {
+      const response = await app.request(path!, { method, headers });
+      expect([method, path, response.status, response.headers.get("allow")]).toEqual([method, path, 405, allow]);
+    }
+  });
+
+  it("refuse a public route under /v1, and a route behind the token check outside it", () => {
+    const mount = (capability: Capability) =>
+      mountCapabilities(new Hono<AppEnv>(), [capability], { runtime: "node" } as RouteDeps);
+    expect(() => mount(probe("public", "/v1/open"))).toThrow("GET /v1/open: a public route is served outside /v1");
+    expect(() => mount(probe("token", "/closed"))).toThrow("GET /closed: a token route is served under /v1");
+    expect(() => mount(probe("token", "/v1/closed"))).not.toThrow();
+  });
+
+  it("give the handler its query as the schema reads it: numbers as numbers, defaults filled", async () => {
+    const seen: unknown[] = [];
+    const paged: Capability = {
+      tag: "probe",
+      schemas: {},
+      routes: () => [
+        route({
+          method: "GET",
+          path: "/paged",
+          access: "public",
+          summary: "A probe.",
+          query: v.object({ limit: v.optional(v.pipe(v.string(), v.transform(Number)), "20") }),
+          responses: {},
+          problems: {},
+          handler: (c, { query }) => {
+            seen.push(query.limit);
+            return c.text("");
+          },
+        }),
+      ],
+    };
+    const served = new Hono<AppEnv>();
+    mountCapabilities(served, [paged], { runtime: "node" } as RouteDeps);
+    await served.request("/paged?limit=7");
+    await served.request("/paged");
+    expect(seen).toEqual([7, 20]);
+  });
+
+  it("are the app's own: appWithoutDatabase serves the same routes", () => {
+    expect(appWithoutDatabase().routes.length).toBe(app.routes.length);
+  });
+});

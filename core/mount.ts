@@ -1,0 +1,114 @@
+// Serves the routes the capabilities declare (core/capability.ts) on the app: each with its
+// description for the OpenAPI document, its access check, its query's validator and its handler;
+// each path with a 405 for the methods it does not serve.
+import type { Context, Hono, MiddlewareHandler } from "hono";
+import { describeRoute, validator } from "hono-openapi";
+import type { Capability, Route } from "./capability.ts";
+import type { AppEnv, RouteDeps } from "./deps.ts";
+import { readBodyText, readJson, requireMediaType, validate } from "./http/body.ts";
+import { methodNotAllowedProblem, ProblemError } from "./http/problem.ts";
+import { validationFailed } from "./http/validation.ts";
+import { operation } from "./openapi/describe.ts";
+import { namedSchemas, nameOf } from "./openapi/document.ts";
+import { conversion } from "./openapi/json-schema.ts";
+import type { BodySpec } from "./openapi/operations.ts";
+
+/**
+ * The methods RFC 9110 defines, PATCH (RFC 5789) and QUERY (RFC 10008): on a path that does not
+ * serve one, 405 with `Allow` (TRACE, CONNECT and QUERY included: the API knows them and serves
+ * them nowhere). Any other method token (PROPFIND, BREW…) no route implements: 501 (RFC 9110 §15.6.2).
+ */
+export const RECOGNIZED_METHODS = [
+  "GET",
+  "HEAD",
+  "POST",
+  "PUT",
+  "PATCH",
+  "DELETE",
+  "OPTIONS",
+  "TRACE",
+  "CONNECT",
+  "QUERY",
+] as const;
+
+/** A route and the tag of the capability that declared it. */
+export interface DeclaredRoute extends Route {
+  tag: string;
+}
+
+/** Mounts every route of `capabilities` on `app`, in their order; returns them. */
+export function mountCapabilities(
+  app: Hono<AppEnv>,
+  capabilities: readonly Capability[],
+  deps: RouteDeps,
+): readonly DeclaredRoute[] {
+  const nameOfSchema = nameOf(namedSchemas(capabilities));
+  const routes = capabilities.flatMap(({ tag, routes }) => routes(deps).map((route) => ({ ...route, tag })));
+  for (const [path, served] of byPath(routes)) {
+    for (const route of served) {
+      requireServedWhereItsAccessSays(route);
+      for (const { body } of Object.values(route.responses)) if (body) nameOfSchema(body);
+      const handlers = [describeRoute(operation(route, route.tag, nameOfSchema)), ...handlersOf(route)];
+      app.on(route.method, path, ...(handlers as [MiddlewareHandler<AppEnv>]));
+    }
+    // Right after the path's own methods: a later route whose pattern matches this path too
+    // (`/v1/assets/:id` for `/v1/assets/import`) never answers it.
+    const allow = inOrder(served.flatMap(({ method }) => (method === "GET" ? ["GET", "HEAD"] : [method])));
+    app.all(path, () => {
+      throw methodNotAllowedProblem(allow);
+    });
+  }
+  return routes;
+}
+
+function handlersOf(route: Route): MiddlewareHandler<AppEnv>[] {
+  const { query, body } = route;
+  return [
+    ...(route.access === "admin" ? [adminOnly] : []),
+    ...(query
+      ? [validator("query", query, refuseInvalid, { options: { ...conversion } }) as MiddlewareHandler<AppEnv>]
+      : []),
+    async (c) => route.handler(c, { query: query && c.req.valid("query" as never), body: () => readBody(c, body) }),
+  ];
+}
+
+/** A public route is served at the root, before any token check; every other under /v1, behind it. */
+function requireServedWhereItsAccessSays({ method, path, access }: Route) {
+  if ((access === "public") === path.startsWith("/v1/")) {
+    throw new Error(`${method} ${path}: a ${access} route is served ${access === "public" ? "outside" : "under"} /v1`);
+  }
+}
+
+function byPath(routes: readonly DeclaredRoute[]): Map<string, DeclaredRoute[]> {
+  const paths = new Map<string, DeclaredRoute[]>();
+  for (const route of routes) paths.set(route.path, [...(paths.get(route.path) ?? []), route]);
+  return paths;
+}
+
+/** In RFC 9110's order (GET, HEAD, POST…), whatever order the routes were declared in. */
+const inOrder = (methods: readonly string[]) =>
+  (RECOGNIZED_METHODS as readonly string[]).filter((method) => methods.includes(method));
+
+const adminOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (c.get("principal").role !== "admin") throw new ProblemError(403, "forbidden", "Only admin tokens may do this.");
+  await next();
+};
+
+/** The validator's hook: the contract's 422 instead of the validator's own answer. */
+function refuseInvalid(result: {
+  success: boolean;
+  error?: readonly { message: string; path?: readonly unknown[] }[];
+}) {
+  if (!result.success) throw validationFailed(result.error ?? []);
+}
+
+/** The declared body, read as the contract says (413, 415, 400, 422). */
+async function readBody(c: Context<AppEnv>, body: BodySpec | undefined) {
+  if (!body) throw new Error(`${c.req.method} ${c.req.routePath} declares no body`);
+  const others = body.mediaTypes.filter((media) => media !== "application/json");
+  if (others.length === body.mediaTypes.length) {
+    requireMediaType(c.req.raw, body.mediaTypes);
+    return validate(body.schema, await readBodyText(c.req.raw));
+  }
+  return readJson(c.req.raw, body.schema, { mediaTypes: others, ...(body.optional ? { whenEmpty: {} } : {}) });
+}
