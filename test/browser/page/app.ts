@@ -1,6 +1,8 @@
-// A web app on an origin of its own runs the README's tour against the API with the browser's
-// fetch, and answers what it saw, step by step, for the test to check.
-import { type ApiAnswer, fetchApi } from "./api.ts";
+// A web app on an origin of its own runs the README's tour against the API through the typed
+// client (client/, openapi-fetch over the browser's fetch), and answers what it saw, step by step,
+// for the test to check.
+import { createClient } from "../../../client/index.ts";
+import { type ApiAnswer, answerOf } from "./api.ts";
 
 export interface TourConfig {
   api: string;
@@ -14,49 +16,56 @@ export interface TourConfig {
 
 export type TourAnswers = Record<string, ApiAnswer>;
 
+const LINK = "/v1/links/{provider}/{externalAccountId}";
+const ASSET = "/v1/assets/{id}";
+const MERGE_PATCH = { "content-type": "application/merge-patch+json" };
+
 async function tour(config: TourConfig): Promise<TourAnswers> {
-  const call = fetchApi(config.api);
-  const { alice, bob } = config;
-  const link = `/v1/links/github/${config.accountId}`;
-  const asset = `/v1/assets/${config.assetId}`;
+  const alice = createClient({ baseUrl: config.api, token: config.alice });
+  const bob = createClient({ baseUrl: config.api, token: config.bob });
+  const link = { path: { provider: "github", externalAccountId: config.accountId } };
+  const asset = { path: { id: config.assetId } };
   const seen: TourAnswers = {};
 
-  seen.linked = await call("PUT", link, { token: alice });
-  seen.linkTaken = await call("PUT", link.replace("github", "GitHub"), { token: bob });
-  seen.linkRead = await call("GET", link, { token: alice });
-  seen.unlinked = await call("DELETE", link, { token: alice });
+  seen.linked = await answerOf(alice.PUT(LINK, { params: link }));
+  seen.linkTaken = await answerOf(bob.PUT(LINK, { params: { path: { ...link.path, provider: "GitHub" } } }));
+  seen.linkRead = await answerOf(alice.GET(LINK, { params: link }));
+  seen.unlinked = await answerOf(alice.DELETE(LINK, { params: link }));
 
-  seen.assetCreated = await call("PUT", asset, {
-    token: alice,
-    headers: { "if-none-match": "*" },
-    json: { name: "Chair", material: "oak" },
-  });
+  seen.assetCreated = await answerOf(
+    alice.PUT(ASSET, {
+      params: { ...asset, header: { "if-none-match": "*" } },
+      body: { name: "Chair", material: "oak" },
+    }),
+  );
   const etag = seen.assetCreated.headers.etag ?? "";
-  seen.assetUnchanged = await call("GET", asset, { token: alice, headers: { "if-none-match": etag } });
-  seen.assetPatched = await call("PATCH", asset, {
-    token: alice,
-    headers: { "if-match": etag },
-    json: { material: "steel" },
-    contentType: "application/merge-patch+json",
-  });
-  seen.assetStale = await call("PATCH", asset, {
-    token: bob,
-    headers: { "if-match": etag },
-    json: { material: "pine" },
-    contentType: "application/merge-patch+json",
-  });
+  seen.assetUnchanged = await answerOf(alice.GET(ASSET, { params: { ...asset, header: { "if-none-match": etag } } }));
+  seen.assetPatched = await answerOf(
+    alice.PATCH(ASSET, {
+      params: { ...asset, header: { "if-match": etag } },
+      body: { material: "steel" },
+      headers: MERGE_PATCH,
+    }),
+  );
+  seen.assetStale = await answerOf(
+    bob.PATCH(ASSET, {
+      params: { ...asset, header: { "if-match": etag } },
+      body: { material: "pine" },
+      headers: MERGE_PATCH,
+    }),
+  );
 
-  const order = { token: alice, headers: { "idempotency-key": config.idempotencyKey }, json: { contractId: "C-7" } };
-  seen.documentCreated = await call("POST", "/v1/documents", order);
-  seen.documentReplayed = await call("POST", "/v1/documents", order);
+  const order = { params: { header: { "idempotency-key": config.idempotencyKey } }, body: { contractId: "C-7" } };
+  seen.documentCreated = await answerOf(alice.POST("/v1/documents", order));
+  seen.documentReplayed = await answerOf(alice.POST("/v1/documents", order));
   return seen;
 }
 
 /** What a page on an origin not listed meets: the browser's refusal, as the page sees it. */
 async function refused(api: string, token: string): Promise<string[]> {
-  const call = fetchApi(api);
+  const client = createClient({ baseUrl: api, token });
   const attempts = [
-    () => call("PUT", "/v1/links/github/refused", { token }), // preflighted
+    () => client.PUT(LINK, { params: { path: { provider: "github", externalAccountId: "refused" } } }), // preflighted
     () => fetch(new URL("/healthz", api)).then((r) => r.text()), // simple: no preflight
   ];
   const outcomes: string[] = [];
