@@ -359,6 +359,12 @@ export interface operations {
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -369,6 +375,12 @@ export interface operations {
             500: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -397,6 +409,12 @@ export interface operations {
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -407,6 +425,12 @@ export interface operations {
             500: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -422,6 +446,12 @@ export interface operations {
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description Seconds. */
                     "retry-after": string;
                     [name: string]: unknown;
@@ -459,6 +489,12 @@ export interface operations {
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -475,6 +511,12 @@ export interface operations {
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -494,6 +536,12 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -511,6 +559,12 @@ export interface operations {
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -530,6 +584,12 @@ export interface operations {
             422: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -549,6 +609,12 @@ export interface operations {
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -570,6 +636,12 @@ export interface operations {
             500: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -589,6 +661,12 @@ export interface operations {
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -634,6 +712,12 @@ export interface operations {
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -648,6 +732,12 @@ export interface operations {
             201: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -664,6 +754,12 @@ export interface operations {
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -683,6 +779,12 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -700,6 +802,12 @@ export interface operations {
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -719,6 +827,12 @@ export interface operations {
             413: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -738,6 +852,12 @@ export interface operations {
             415: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -759,6 +879,12 @@ export interface operations {
             422: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -778,6 +904,12 @@ export interface operations {
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -799,6 +931,12 @@ export interface operations {
             500: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -818,6 +956,12 @@ export interface operations {
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -839,6 +983,12 @@ export interface operations {
             504: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -876,6 +1026,12 @@ export interface operations {
             204: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -888,6 +1044,12 @@ export interface operations {
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -907,6 +1069,12 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -924,6 +1092,12 @@ export interface operations {
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -943,6 +1117,12 @@ export interface operations {
             422: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -962,6 +1142,12 @@ export interface operations {
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -983,6 +1169,12 @@ export interface operations {
             500: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1002,6 +1194,12 @@ export interface operations {
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1023,6 +1221,12 @@ export interface operations {
             504: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1058,6 +1262,12 @@ export interface operations {
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1072,6 +1282,12 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -1089,6 +1305,12 @@ export interface operations {
             422: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1108,6 +1330,12 @@ export interface operations {
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -1129,6 +1357,12 @@ export interface operations {
             500: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1148,6 +1382,12 @@ export interface operations {
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1184,6 +1424,12 @@ export interface operations {
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1198,6 +1444,12 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -1215,6 +1467,12 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1234,6 +1492,12 @@ export interface operations {
             422: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1253,6 +1517,12 @@ export interface operations {
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -1274,6 +1544,12 @@ export interface operations {
             500: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1293,6 +1569,12 @@ export interface operations {
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1314,6 +1596,12 @@ export interface operations {
             504: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1346,6 +1634,12 @@ export interface operations {
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1360,6 +1654,12 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -1377,6 +1677,12 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1396,6 +1702,12 @@ export interface operations {
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -1417,6 +1729,12 @@ export interface operations {
             500: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1436,6 +1754,12 @@ export interface operations {
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1457,6 +1781,12 @@ export interface operations {
             504: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1494,6 +1824,12 @@ export interface operations {
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1508,6 +1844,12 @@ export interface operations {
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1527,6 +1869,12 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -1544,6 +1892,12 @@ export interface operations {
             413: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1563,6 +1917,12 @@ export interface operations {
             415: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1584,6 +1944,12 @@ export interface operations {
             422: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1603,6 +1969,12 @@ export interface operations {
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -1624,6 +1996,12 @@ export interface operations {
             500: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1643,6 +2021,12 @@ export interface operations {
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1664,6 +2048,12 @@ export interface operations {
             504: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1705,6 +2095,12 @@ export interface operations {
             201: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1725,6 +2121,12 @@ export interface operations {
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1744,6 +2146,12 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -1761,6 +2169,12 @@ export interface operations {
             413: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1780,6 +2194,12 @@ export interface operations {
             415: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1801,6 +2221,12 @@ export interface operations {
             422: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1820,6 +2246,12 @@ export interface operations {
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -1841,6 +2273,12 @@ export interface operations {
             500: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1860,6 +2298,12 @@ export interface operations {
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1881,6 +2325,12 @@ export interface operations {
             504: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1920,6 +2370,12 @@ export interface operations {
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1936,6 +2392,12 @@ export interface operations {
             304: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1950,6 +2412,12 @@ export interface operations {
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1969,6 +2437,12 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -1986,6 +2460,12 @@ export interface operations {
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2005,6 +2485,12 @@ export interface operations {
             412: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2024,6 +2510,12 @@ export interface operations {
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -2045,6 +2537,12 @@ export interface operations {
             500: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2064,6 +2562,12 @@ export interface operations {
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2112,6 +2616,12 @@ export interface operations {
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2128,6 +2638,12 @@ export interface operations {
             201: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2146,6 +2662,12 @@ export interface operations {
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2165,6 +2687,12 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -2182,6 +2710,12 @@ export interface operations {
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2201,6 +2735,12 @@ export interface operations {
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2220,6 +2760,12 @@ export interface operations {
             412: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2239,6 +2785,12 @@ export interface operations {
             413: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2258,6 +2810,12 @@ export interface operations {
             415: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2279,6 +2837,12 @@ export interface operations {
             422: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2298,6 +2862,12 @@ export interface operations {
             428: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2317,6 +2887,12 @@ export interface operations {
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -2338,6 +2914,12 @@ export interface operations {
             500: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2357,6 +2939,12 @@ export interface operations {
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2378,6 +2966,12 @@ export interface operations {
             504: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2415,6 +3009,12 @@ export interface operations {
             204: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2427,6 +3027,12 @@ export interface operations {
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2446,6 +3052,12 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -2463,6 +3075,12 @@ export interface operations {
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2482,6 +3100,12 @@ export interface operations {
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2501,6 +3125,12 @@ export interface operations {
             412: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2520,6 +3150,12 @@ export interface operations {
             428: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2539,6 +3175,12 @@ export interface operations {
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -2560,6 +3202,12 @@ export interface operations {
             500: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2579,6 +3227,12 @@ export interface operations {
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2600,6 +3254,12 @@ export interface operations {
             504: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2648,6 +3308,12 @@ export interface operations {
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2664,6 +3330,12 @@ export interface operations {
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2683,6 +3355,12 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -2700,6 +3378,12 @@ export interface operations {
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2719,6 +3403,12 @@ export interface operations {
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2738,6 +3428,12 @@ export interface operations {
             412: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2757,6 +3453,12 @@ export interface operations {
             413: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2776,6 +3478,12 @@ export interface operations {
             415: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2799,6 +3507,12 @@ export interface operations {
             422: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2818,6 +3532,12 @@ export interface operations {
             428: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2837,6 +3557,12 @@ export interface operations {
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -2858,6 +3584,12 @@ export interface operations {
             500: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2877,6 +3609,12 @@ export interface operations {
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2898,6 +3636,12 @@ export interface operations {
             504: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2935,6 +3679,12 @@ export interface operations {
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2951,6 +3701,12 @@ export interface operations {
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2970,6 +3726,12 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -2987,6 +3749,12 @@ export interface operations {
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3006,6 +3774,12 @@ export interface operations {
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3025,6 +3799,12 @@ export interface operations {
             412: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3044,6 +3824,12 @@ export interface operations {
             428: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3063,6 +3849,12 @@ export interface operations {
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -3084,6 +3876,12 @@ export interface operations {
             500: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3103,6 +3901,12 @@ export interface operations {
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3124,6 +3928,12 @@ export interface operations {
             504: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3159,6 +3969,12 @@ export interface operations {
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3173,6 +3989,12 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -3190,6 +4012,12 @@ export interface operations {
             422: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3209,6 +4037,12 @@ export interface operations {
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -3230,6 +4064,12 @@ export interface operations {
             500: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3249,6 +4089,12 @@ export interface operations {
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3292,6 +4138,12 @@ export interface operations {
             201: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3310,6 +4162,12 @@ export interface operations {
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3329,6 +4187,12 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -3346,6 +4210,12 @@ export interface operations {
             413: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3365,6 +4235,12 @@ export interface operations {
             415: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3386,6 +4262,12 @@ export interface operations {
             422: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3405,6 +4287,12 @@ export interface operations {
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -3426,6 +4314,12 @@ export interface operations {
             500: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3445,6 +4339,12 @@ export interface operations {
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3466,6 +4366,12 @@ export interface operations {
             504: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3501,6 +4407,12 @@ export interface operations {
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3515,6 +4427,12 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -3532,6 +4450,12 @@ export interface operations {
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3551,6 +4475,12 @@ export interface operations {
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -3572,6 +4502,12 @@ export interface operations {
             500: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3591,6 +4527,12 @@ export interface operations {
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3625,6 +4567,12 @@ export interface operations {
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3635,6 +4583,12 @@ export interface operations {
             500: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -135,6 +135,13 @@ const rateLimitHeaders = (required: boolean): Record<string, HeaderSpec> => ({
   ratelimit: { description: 'What is left of them: `"caller-writes";r=1199;t=42, …`.', required },
 });
 
+/** Sent on every answer to a browser origin listed in CORS_ORIGINS (core/http/cors.ts), and only there. */
+const CROSS_ORIGIN_HEADERS: Record<string, HeaderSpec> = {
+  "access-control-allow-origin": { description: "The calling origin, when CORS_ORIGINS lists it." },
+  "access-control-expose-headers": { description: "The headers a page of that origin may read." },
+  vary: { description: "`Origin` whenever CORS_ORIGINS lists any origin." },
+};
+
 function responses(route: Route, nameOf: NameOf) {
   const problems: Partial<Record<number, ProblemCode[]>> = { ...sharedProblems(route) };
   for (const [status, codes = []] of Object.entries(route.problems)) {
@@ -145,6 +152,7 @@ function responses(route: Route, nameOf: NameOf) {
     statuses.map((status) => {
       const described = route.responses[status];
       const headers = headerObjects({
+        ...CROSS_ORIGIN_HEADERS,
         ...limitedHeaders(route, status),
         ...sharedHeaders(route, status),
         ...described?.headers,
