@@ -5,10 +5,10 @@ import { appWithoutDatabase } from "../dev/support/app-without-database.ts";
 import { bearer, TEST_AUTH_SECRET } from "../dev/support/tokens.ts";
 import { createMemoryKv } from "../edge/kv/memory.ts";
 import { createApp } from "./app.ts";
-import { type Capability, route } from "./capability.ts";
 import type { AppEnv, RouteDeps } from "./deps.ts";
 import { silentLogger } from "./log.ts";
 import { mountCapabilities } from "./mount.ts";
+import { type Capability, route } from "./route.ts";
 import { parseSettings } from "./settings/settings.ts";
 
 const refused = () => Promise.reject(new Error("the database is never reached here"));

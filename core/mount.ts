@@ -1,9 +1,8 @@
-// Serves the routes the capabilities declare (core/capability.ts) on the app: each with its
+// Serves the routes the capabilities declare (core/route.ts) on the app: each with its
 // description for the OpenAPI document, its access check, its query's validator and its handler;
 // each path with a 405 for the methods it does not serve.
 import type { Context, Hono, MiddlewareHandler } from "hono";
 import { describeRoute, validator } from "hono-openapi";
-import type { Capability, Route } from "./capability.ts";
 import type { AppEnv, RouteDeps } from "./deps.ts";
 import { readBodyText, readJson, requireMediaType, validate } from "./http/body.ts";
 import { methodNotAllowedProblem, ProblemError } from "./http/problem.ts";
@@ -12,6 +11,7 @@ import { operation } from "./openapi/describe.ts";
 import { namedSchemas, nameOf } from "./openapi/document.ts";
 import { conversion } from "./openapi/json-schema.ts";
 import type { BodySpec } from "./openapi/operations.ts";
+import type { Capability, Route } from "./route.ts";
 
 /**
  * The methods RFC 9110 defines, PATCH (RFC 5789) and QUERY (RFC 10008): on a path that does not

@@ -1,4 +1,4 @@
-import type { Capability } from "../capability.ts";
+import type { Capability } from "../route.ts";
 import { schemas } from "./answers.ts";
 import { assetKeyExpiryJob } from "./expiry.ts";
 import { assetRoutes } from "./routes.ts";

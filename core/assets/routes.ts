@@ -3,7 +3,6 @@
 // its headers, path or body alone is refused before the database is asked anything.
 import type { Context } from "hono";
 import * as v from "valibot";
-import { route } from "../capability.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import {
   IDEMPOTENCY_KEY_HEADER,
@@ -16,6 +15,7 @@ import {
 import { validate } from "../http/body.ts";
 import { notFound, ProblemError } from "../http/problem.ts";
 import { idempotencyKey, json, location, replayed, written } from "../openapi/operations.ts";
+import { route } from "../route.ts";
 import {
   assetResponse,
   conditionalWriteProblems,

@@ -1,4 +1,4 @@
-import type { Capability } from "../capability.ts";
+import type { Capability } from "../route.ts";
 import { documentKeyExpiryJob } from "./expiry.ts";
 import { documentRoutes, schemas } from "./routes.ts";
 

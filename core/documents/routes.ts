@@ -1,12 +1,12 @@
 import type { Context } from "hono";
 import * as v from "valibot";
-import { route } from "../capability.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { integerText, pageLimit } from "../http/page.ts";
 import { notFound } from "../http/problem.ts";
 import { maxCodePoints, printable } from "../http/validation.ts";
 import { idempotencyKey, json, location, replayed } from "../openapi/operations.ts";
 import { timestamp } from "../openapi/schemas.ts";
+import { route } from "../route.ts";
 import {
   IDEMPOTENCY_KEY_HEADER,
   IDEMPOTENT_REPLAYED_HEADER,

@@ -1,4 +1,4 @@
-import type { Capability } from "../capability.ts";
+import type { Capability } from "../route.ts";
 import { healthRoutes, schemas } from "./routes.ts";
 
 /** The probes, listed under "operations" with the document itself: what an operator reads. */

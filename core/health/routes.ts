@@ -1,7 +1,7 @@
 import * as v from "valibot";
-import { route } from "../capability.ts";
 import type { AppDeps } from "../deps.ts";
 import { ProblemError, problemResponse } from "../http/problem.ts";
+import { route } from "../route.ts";
 import { recentReadiness } from "./readiness.ts";
 
 export const schemas = {

@@ -1,4 +1,4 @@
-import type { Capability } from "../capability.ts";
+import type { Capability } from "../route.ts";
 import { LINK_JOBS } from "./jobs.ts";
 import { linkRoutes, schemas } from "./routes.ts";
 

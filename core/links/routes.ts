@@ -1,12 +1,12 @@
 import type { Context } from "hono";
 import * as v from "valibot";
-import { route } from "../capability.ts";
 import type { AppEnv, RouteDeps } from "../deps.ts";
 import { notFound, ProblemError } from "../http/problem.ts";
 import { type Logger, silentLogger } from "../log.ts";
 import { json, location, type Problems, written } from "../openapi/operations.ts";
 import { timestamp } from "../openapi/schemas.ts";
 import { DEFAULT_KV_TIMEOUT_MS } from "../ports/kv.ts";
+import { route } from "../route.ts";
 import { createLinkCache } from "./cache.ts";
 import { linkDrainJob } from "./jobs.ts";
 import {

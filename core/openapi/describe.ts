@@ -3,8 +3,8 @@
 import type { DescribeRouteOptions } from "hono-openapi";
 import { resolver } from "hono-openapi";
 import type * as v from "valibot";
-import type { Route } from "../capability.ts";
 import { PROBLEM_CONTENT_TYPE, type ProblemCode, problemTitles } from "../http/problem.ts";
+import type { Route } from "../route.ts";
 import { conversion, jsonSchemaOf } from "./json-schema.ts";
 import type { BodySpec, HeaderSpec, OperationSpec } from "./operations.ts";
 

@@ -5,8 +5,8 @@
 import type { Hono } from "hono/tiny";
 import { type GenerateSpecOptions, generateSpecs } from "hono-openapi";
 import type * as v from "valibot";
-import type { Capability } from "../capability.ts";
 import type { AppEnv } from "../deps.ts";
+import type { Capability } from "../route.ts";
 import type { NameOf } from "./describe.ts";
 import { jsonSchemaOf } from "./json-schema.ts";
 import { ProblemSchema } from "./schemas.ts";

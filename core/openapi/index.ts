@@ -1,6 +1,6 @@
 import type { Hono } from "hono/tiny";
-import { type Capability, route } from "../capability.ts";
 import type { AppEnv } from "../deps.ts";
+import { type Capability, route } from "../route.ts";
 import { openApiDocument } from "./document.ts";
 import { OpenApiDocumentSchema } from "./schemas.ts";
 

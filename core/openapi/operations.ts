@@ -1,5 +1,5 @@
 // What a route says of itself for the OpenAPI document: the schemas it reads and answers, its
-// statuses, headers and problem codes. Each route's declaration (core/capability.ts) carries one,
+// statuses, headers and problem codes. Each route's declaration (core/route.ts) carries one,
 // with the headers and helpers below that several routes share.
 import * as v from "valibot";
 import { IDEMPOTENCY_KEY } from "../documents/idempotency.ts";

@@ -4,7 +4,7 @@
 // example here, or an example names no declared route.
 import type { Hono } from "hono";
 import { routesOf } from "../../core/app.ts";
-import type { Access } from "../../core/capability.ts";
+import type { Access } from "../../core/route.ts";
 import { appWithoutDatabase } from "../../dev/support/app-without-database.ts";
 import type { RequestOptions } from "./harness.ts";
 
