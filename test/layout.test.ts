@@ -299,8 +299,8 @@ describe("the checks themselves", () => {
     ]);
     expect(refused("dev/measure/startup.ts", "../../bench/lib/cli.ts")).toEqual(["imports bench/lib/cli.ts"]);
     expect(refused("test/links/race.test.ts", "../../bench/lib/cli.ts")).toEqual(["imports bench/lib/cli.ts"]);
-    expect(refused("bench/drain.ts", "./links/support.ts")).toEqual(["imports test/links/support.ts"]);
-    expect(refused("bench/race.test.ts", "./support/harness.ts")).toEqual(["imports test/support/harness.ts"]);
+    expect(refused("bench/drain.ts", "../test/links/support.ts")).toEqual(["imports test/links/support.ts"]);
+    expect(refused("bench/race.test.ts", "../test/support/harness.ts")).toEqual(["imports test/support/harness.ts"]);
     expect(refused("dev/local-stack/stack.ts", "../../vitest.config.ts")).toEqual(["imports vitest.config.ts"]);
     expect(refused("core/links/routes.test.ts", "../../bench/lib/cli.ts")).toEqual(["imports bench/lib/cli.ts"]);
     expect(refused("client/index.ts", "../core/app.ts")).toEqual(["imports core/app.ts"]);
