@@ -21,11 +21,10 @@ import {
   UNLINK_BEFORE_TENANTS,
 } from "../dev/support/links-before-tenants.ts";
 import { poolSql } from "../dev/support/pool-sql.ts";
-import { runStatement } from "../dev/support/run-statement.ts";
 import { createScratchSchema, LOCAL_POSTGRES_URL, serverVersion } from "../dev/support/scratch-schema.ts";
 import { percentile } from "../dev/support/stats.ts";
 import { DEFAULT_MIGRATIONS_DIR, migrate, migrationFiles } from "../edge/migrate/migrate.ts";
-import { migrationSession, postgresMigrationSession } from "../edge/migrate/postgres.ts";
+import { postgresMigrationSession } from "../edge/migrate/postgres.ts";
 import {
   benchOptions,
   commandLine,
@@ -146,7 +145,15 @@ function startWriter(sql: Sql, writer: number, release: LinkRelease, stop: () =>
 /** Seeds the links and documents the migration finds, in the starting schema's own shape. */
 async function seed(url: string, links: number, documents: number, tenants: boolean) {
   // Without the app's statement timeout: a million rows take longer than 5 s here.
-  const run = (statement: string) => runStatement(migrationSession(url), statement);
+  const session = postgresMigrationSession(url);
+  try {
+    await seedRows(session.exec, links, documents, tenants);
+  } finally {
+    await session.close();
+  }
+}
+
+async function seedRows(run: (statement: string) => Promise<void>, links: number, documents: number, tenants: boolean) {
   await run(
     tenants
       ? `INSERT INTO linked_external_accounts (tenant_id, provider, external_account_id, user_id)

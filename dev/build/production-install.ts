@@ -1,12 +1,20 @@
 // What a release installs beside its files: package.json's production dependencies only, exactly
-// as the lock file pins them (`npm ci --omit=dev`). Builds here test their output against it.
+// as the lock file pins them (`npm ci --omit=dev --omit=optional`). Builds here test their output against it.
 import { execFile } from "node:child_process";
-import { cp } from "node:fs/promises";
+import { cp, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { ROOT } from "./fastly.ts";
 
-export const PRODUCTION_INSTALL = ["npm", "ci", "--omit=dev", "--ignore-scripts", "--no-audit", "--no-fund"];
+export const PRODUCTION_INSTALL = [
+  "npm",
+  "ci",
+  "--omit=dev",
+  "--omit=optional",
+  "--ignore-scripts",
+  "--no-audit",
+  "--no-fund",
+];
 
 /** Runs the install in `dir`, copying package.json and its lock there first unless `dir` has them. */
 export async function installProductionDependencies(dir: string, { copyManifest = false } = {}): Promise<void> {
@@ -16,4 +24,20 @@ export async function installProductionDependencies(dir: string, { copyManifest 
   const [command, ...args] = PRODUCTION_INSTALL;
   // From npm's cache when it holds the packages (it does after `npm ci` here): no network needed.
   await promisify(execFile)(command!, [...args, "--prefer-offline"], { cwd: dir });
+}
+
+// A package's own package.json, at `name/` or `@scope/name/`, under node_modules at any depth (a
+// package's subfolders may hold package.json files of their own, e.g. {"type": "commonjs"}).
+const PACKAGE_MANIFEST = /^(?:(?:@[^/]+\/)?[^/]+\/node_modules\/)*((?:@[^/]+\/)?[^/]+)\/package\.json$/;
+
+/** The names of the packages a node_modules folder holds, nested ones included. */
+export async function installedPackages(nodeModules: string): Promise<string[]> {
+  const entries = await readdir(nodeModules, { recursive: true });
+  return entries.flatMap((entry) => PACKAGE_MANIFEST.exec(entry.replaceAll("\\", "/"))?.[1] ?? []);
+}
+
+/** A folder's size on disk in MB, as `du -sm` counts it. */
+export async function diskMegabytes(dir: string): Promise<number> {
+  const { stdout } = await promisify(execFile)("du", ["-sm", dir]);
+  return Number.parseInt(stdout, 10);
 }

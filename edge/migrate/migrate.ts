@@ -28,7 +28,7 @@ export interface MigrationSession {
   exec(script: string): Promise<void>;
 }
 
-/** A field of a Postgres error as pg and the local stack throw it (`code` holds the SQLSTATE). */
+/** A field of a Postgres error as the sessions throw it (`code` holds the SQLSTATE). */
 function errorField(error: unknown, field: "code" | "constraint"): unknown {
   return typeof error === "object" && error !== null ? (error as Record<string, unknown>)[field] : undefined;
 }

@@ -17,9 +17,13 @@ export async function migrateAndReport(
     for (const name of applied) console.log(`applied ${name}`);
     return 0;
   } catch (error) {
-    console.error(scrub(`Migration failed: ${error instanceof Error ? error.message : String(error)}`));
-    return 1;
+    return failed(error, scrub);
   }
+}
+
+function failed(error: unknown, scrub: (text: string) => string): number {
+  console.error(scrub(`Migration failed: ${error instanceof Error ? error.message : String(error)}`));
+  return 1;
 }
 
 /** Migrates the PostgreSQL database `databaseUrl` names; the exit code. */
@@ -30,7 +34,12 @@ export async function migrateDatabaseUrl(databaseUrl: string): Promise<number> {
     console.error("Migration failed: DATABASE_URL must be a postgres:// or postgresql:// URL");
     return 1;
   }
-  const session = postgresMigrationSession(databaseUrl);
+  let session: ReturnType<typeof postgresMigrationSession>;
+  try {
+    session = postgresMigrationSession(databaseUrl); // refuses an sslmode it would not verify
+  } catch (error) {
+    return failed(error, scrub);
+  }
   try {
     return await migrateAndReport(session, redact(databaseUrl), scrub);
   } finally {

@@ -16,7 +16,7 @@ describe("deno.json deploy", () => {
     expect(config.runtime.entrypoint.replace(/^\.\//, "")).toBe(RUNTIMES.deno.entry);
     expect(await trackedFiles()).toContain(RUNTIMES.deno.entry);
     // Production dependencies as the lock file pins them: what the service runs with elsewhere.
-    expect(config.install).toMatch(/^npm ci --omit=dev\b/);
+    expect(config.install).toMatch(/^npm ci --omit=dev --omit=optional\b/);
     // Deploy Classic's keys (deployctl's include/exclude) are not read by Deno Deploy any more.
     const { deploy } = JSON.parse(await readFile(join(ROOT, "deno.json"), "utf8"));
     expect(Object.keys(deploy).sort()).toEqual(["install", "runtime"]);

@@ -12,7 +12,10 @@ const readJson = (dir: string) => JSON.parse(readFileSync(join(dir, "package.jso
 
 /** Every installed package of the production tree, by folder. */
 function productionPackageDirs(): string[] {
-  const out = execFileSync("npm", ["ls", "--omit=dev", "--all", "--parseable"], { cwd: ROOT, encoding: "utf8" });
+  const out = execFileSync("npm", ["ls", "--omit=dev", "--omit=optional", "--all", "--parseable"], {
+    cwd: ROOT,
+    encoding: "utf8",
+  });
   return out.split("\n").filter(Boolean).slice(1);
 }
 

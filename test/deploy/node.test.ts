@@ -1,5 +1,5 @@
 // The Node release as deployed: the built server and migrator run by plain `node` from a folder
-// holding only them, the migrations and the production dependencies (`npm ci --omit=dev`), as
+// holding only them, the migrations and the production dependencies (`npm ci --omit=dev --omit=optional`), as
 // the guide's image does; configured only through the environment.
 import { existsSync, readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "../../dev/build/fastly.ts";
 import { buildNodeRelease, type NodeRelease } from "../../dev/build/node.ts";
-import { installProductionDependencies } from "../../dev/build/production-install.ts";
+import { diskMegabytes, installedPackages, installProductionDependencies } from "../../dev/build/production-install.ts";
 import { createTestDatabase, describeWithPostgres, type TestDatabase } from "../../dev/support/postgres.ts";
 import { TEST_AUTH_SECRET } from "../../dev/support/tokens.ts";
 import { expectGracefulStop, heldEndpoint } from "./graceful-stop.ts";
@@ -27,6 +27,19 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => {
   if (releaseDir) await rm(releaseDir, { recursive: true, force: true });
+});
+
+describe("the production install beside the release", () => {
+  it("holds at most 25 packages and 20 MB, no optional peer the service does not import", async () => {
+    const nodeModules = join(releaseDir, "node_modules");
+    const packages = await installedPackages(nodeModules);
+    const megabytes = await diskMegabytes(nodeModules);
+    console.log(`production install: ${packages.length} packages, ${megabytes} MB`);
+    expect(packages).toContain("postgres");
+    expect(packages).not.toContain("typescript");
+    expect(packages.length).toBeLessThanOrEqual(25);
+    expect(megabytes).toBeLessThanOrEqual(20);
+  });
 });
 
 describe("node dist/node/index.js", () => {
@@ -154,13 +167,16 @@ describeWithPostgres("node dist/node/migrate.js", () => {
     expect(again.stdout).toContain("Nothing to apply");
   });
 
-  it("with sslmode=require against a server without TLS: one line, no security warning, no password", async () => {
+  it.each([
+    ["require", /^Migration failed: .*TLS/],
+    ["allow", /^Migration failed: sslmode=allow is not supported/],
+  ])("with sslmode=%s against a server without TLS: one line, no password", async (mode, line) => {
     const url = new URL(database.url);
     url.password = "hunter2-password";
-    url.searchParams.set("sslmode", "require");
+    url.searchParams.set("sslmode", mode);
     const exit = await migrate({ DATABASE_URL: url.toString() });
     expect(exit.code).toBe(1);
-    expect(exit.stderr.trim().split("\n")).toEqual([expect.stringMatching(/^Migration failed: .*SSL/)]);
+    expect(exit.stderr.trim().split("\n")).toEqual([expect.stringMatching(line)]);
     expect(exit.stderr).not.toContain("hunter2-password");
   });
 
