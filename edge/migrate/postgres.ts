@@ -13,13 +13,24 @@ import { LOCK_TIMEOUT, type MigrationSession } from "./migrate.ts";
  */
 export const MIGRATION_SETTINGS: Record<string, string> = { statement_timeout: "0", lock_timeout: LOCK_TIMEOUT };
 
-/** A session that connects on its first statement and keeps that one connection until closed. */
-export function postgresMigrationSession(databaseUrl: string): MigrationSession & { close(): Promise<void> } {
+// postgres.js converts a parameter by the type the server infers for it (JSON.stringify for jsonb,
+// 't'/'f' for boolean, …); the migrator's parameters are already Postgres text, sent as they are.
+const VERBATIM = {
+  to: 25,
+  from: [16, 17, 21, 23, 26, 114, 700, 701, 1082, 1114, 1184, 3802],
+  serialize: String,
+  parse: String,
+};
+
+type Client = ReturnType<typeof postgres>;
+
+function openClient(databaseUrl: string): Client {
   const { url, ssl, options } = databaseConnection(databaseUrl);
-  const sql = postgres(url, {
+  return postgres(url, {
     max: 1,
     ssl,
     connection: { ...(options ? { options } : {}), ...MIGRATION_SETTINGS },
+    types: { verbatim: VERBATIM },
     // One connection for the whole run (no recycling), no statements prepared by name, and no
     // type lookup: the migrator reads every value as text.
     max_lifetime: null,
@@ -27,11 +38,28 @@ export function postgresMigrationSession(databaseUrl: string): MigrationSession 
     fetch_types: false,
     onnotice: () => {},
   });
+}
+
+/** A session that connects on its first statement and keeps that one connection until closed. */
+export function postgresMigrationSession(databaseUrl: string): MigrationSession & { close(): Promise<void> } {
+  let sql = openClient(databaseUrl);
+  // After its connection broke under a statement, a postgres.js client leaves later statements
+  // waiting forever (porsager/postgres#1130): the next statement gets a new client instead.
+  const onFailure = (error: unknown): never => {
+    if (brokeConnection(error)) {
+      void sql.end({ timeout: 0 });
+      sql = openClient(databaseUrl);
+      throw error;
+    }
+    throw Object.assign(error as postgres.PostgresError, {
+      constraint: (error as postgres.PostgresError).constraint_name,
+    });
+  };
   const asText = (value: Buffer | null) => (value === null ? null : value.toString("utf8"));
   return {
     async query({ query, params }) {
       // Raw: every value as the bytes Postgres sent, its text, as the migrator reads from PGlite.
-      const rows = await sql.unsafe(query, params).raw().catch(rethrowAsSessionError);
+      const rows = await sql.unsafe(query, params).raw().catch(onFailure);
       return { rows: rows.map((row) => (row as (Buffer | null)[]).map(asText)) };
     },
     async exec(script) {
@@ -39,16 +67,15 @@ export function postgresMigrationSession(databaseUrl: string): MigrationSession 
         await sql.unsafe(script).simple();
       } catch (error) {
         // A script that failed inside its BEGIN leaves the transaction open and aborted.
-        await sql.unsafe("ROLLBACK").simple();
-        rethrowAsSessionError(error);
+        if (!brokeConnection(error)) await sql.unsafe("ROLLBACK").simple();
+        onFailure(error);
       }
     },
-    close: () => sql.end(),
+    close: () => sql.end({ timeout: 5 }),
   };
 }
 
-/** The error with the fields a MigrationSession's errors carry: `code`, and `constraint` as pg names it. */
-function rethrowAsSessionError(error: unknown): never {
-  if (error instanceof postgres.PostgresError) throw Object.assign(error, { constraint: error.constraint_name });
-  throw error;
+/** A failure of the connection itself (a socket error, or the server ending the session). */
+function brokeConnection(error: unknown): boolean {
+  return !(error instanceof postgres.PostgresError) || error.severity === "FATAL" || error.severity === "PANIC";
 }
