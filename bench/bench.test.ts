@@ -52,7 +52,7 @@ describe("npm run bench (tiny settings, node runtime)", () => {
   });
 
   it("measures every operation on the selected runtime, without errors", () => {
-    expect(result).toMatchObject({ format: "edge-race-free-bench", version: 2 });
+    expect(result).toMatchObject({ format: "edge-race-free-bench", version: 3 });
     expect(result.targets).toEqual([expect.objectContaining({ target: "node", available: true })]);
     expect(result.results.map((r) => r.operation)).toEqual(OPERATIONS);
     for (const summary of result.results) {
@@ -98,7 +98,7 @@ describe("npm run bench (tiny settings, node runtime)", () => {
       max: ratio!.rounds[0]!.ratio,
     });
     expect(run.stdout).toMatch(
-      /node: KV-hit p50 \/ bare KV get p50 per round \(1\): median [\d.]+×, min–max [\d.]+–[\d.]+× \(all samples: [\d.]+ ms over [\d.]+ ms; goal ≤ 1\.5×\)/,
+      /node: KV-hit p50 \/ bare KV get p50 \(goal ≤ 1\.5×\): [\d.]+× \[95 % interval [\d.]+–[\d.]+×\]/,
     );
   });
 

@@ -2,6 +2,7 @@
 // counts, and the seeded bootstrap intervals.
 import { describe, expect, it } from "vitest";
 import { medianInterval, ratioInterval, seededRandom } from "./bootstrap.ts";
+import { type ComparedResult, compareResults, describeChange } from "./compare.ts";
 import { describePercentile, latencyPercentiles, samplesBeyond } from "./percentiles.ts";
 
 describe("percentiles", () => {
@@ -52,5 +53,33 @@ describe("bootstrap", () => {
     );
     expect(doubled.low).toBeGreaterThan(1.8);
     expect(doubled.high).toBeLessThan(2.2);
+  });
+});
+
+describe("compare", () => {
+  const result = (p50s: number[], factor = 1): ComparedResult => ({
+    target: "node",
+    operation: "link",
+    rounds: p50s.map((p50) => ({ p50: p50 * factor, perSecond: 1000 / (p50 * factor) })),
+  });
+  const before = result([4.1, 3.9, 4.0, 4.2, 3.8]);
+
+  it("says no significant difference between two runs of one distribution", () => {
+    const [row] = compareResults([before], [result([4.0, 4.15, 3.85, 4.05, 3.95])]);
+    expect(row!.p50.significant).toBe(false);
+    expect(row!.perSecond.significant).toBe(false);
+    expect(describeChange(row!.p50)).toMatch(/^~ no significant difference \[-[\d.]+ %, \+[\d.]+ %\]$/);
+  });
+
+  it("reports a slowed run's change with an interval that leaves out zero", () => {
+    const [row] = compareResults([before], [result([4.1, 3.9, 4.0, 4.2, 3.8], 1.5)]);
+    expect(row!.p50).toMatchObject({ change: expect.closeTo(0.5, 9), significant: true });
+    expect(row!.p50.interval.low).toBeGreaterThan(0);
+    expect(row!.perSecond.interval.high).toBeLessThan(0);
+    expect(describeChange(row!.p50)).toMatch(/^\+50\.0 % \[\+[\d.]+ %, \+[\d.]+ %\]$/);
+  });
+
+  it("compares only what both runs measured", () => {
+    expect(compareResults([before], [{ ...before, operation: "link-hit" }])).toEqual([]);
   });
 });
