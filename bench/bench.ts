@@ -193,7 +193,8 @@ async function main(): Promise<number> {
   };
   progress(
     `At most ${opts.maxRequests} requests (${reserve} of them held back for the clean-up), ` +
-      `${opts.concurrency} in flight, no phase longer than ${opts.timeLimitMs} ms`,
+      `${opts.ratePerSecond === undefined ? `${opts.concurrency} in flight` : `${opts.ratePerSecond} per second (open model)`}, ` +
+      `no phase longer than ${opts.timeLimitMs} ms`,
   );
   const outcome = await runOnDeployments(run, opts.targets, tokens, budgets);
   await writeRun(outcome, run, command, budgets.run.sent + budgets.cleanup.sent);

@@ -52,6 +52,10 @@ export const loadModel = (opts: RoundSettings) =>
     ? { model: "closed" as const, concurrency: opts.concurrency }
     : { model: "open" as const, ratePerSecond: opts.ratePerSecond };
 
+/** The load model as a chart title says it. */
+export const describeLoad = (opts: RoundSettings) =>
+  opts.ratePerSecond === undefined ? `concurrency ${opts.concurrency}` : `open model at ${opts.ratePerSecond} req/s`;
+
 export async function writeRun(outcome: RunOutcome, opts: RunSettings, command: string, sent: number): Promise<void> {
   const summaries = summarize(outcome.measured, outcome.kvProbe);
   const ratios = latencyRatios(summaries);
