@@ -11,7 +11,7 @@ interface RunJson {
   results: { operation: string; load: unknown; percentiles: { p: number; samples: number }[] }[];
 }
 
-const SMALL = ["--runtimes", "node", "--requests", "20", "--rounds", "5", "--warmup", "3", "--staleness", "0"];
+const SMALL = ["--runtimes", "node", "--requests", "20", "--rounds", "5", "--warmup", "20", "--staleness", "0"];
 const outs: string[] = [];
 
 async function bench(...args: string[]) {
@@ -45,7 +45,8 @@ describe("npm run bench -- --compare, and --rate (node runtime, small)", () => {
 
   beforeAll(async () => {
     const operations = ["--operations", "document-create"];
-    // Two runs of the same code are its odd and its even rounds: taken in turns, they meet the same
+    // Two runs of the same code are its odd and its even rounds (after a warm-up long enough that the
+    // first round is not the slowest by itself): taken in turns, they meet the same
     // load from the machine's other work. Run one after the other on a shared 2-core machine, whole
     // runs differed by half while each run's rounds agreed (docs/benchmarks.md says so).
     const whole = await bench(...operations, "--rounds", "10");
