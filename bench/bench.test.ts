@@ -33,6 +33,14 @@ interface BenchJson {
     max: number;
     rounds: { round: number; p50: number; overP50: number; ratio: number }[];
   }[];
+  ratios: {
+    label: string;
+    numerator: { target: string; operation: string };
+    denominator: { target: string; operation: string };
+    median: number;
+    low: number;
+    high: number;
+  }[];
 }
 
 const OPERATIONS = ["kv-baseline", "link-hit", "link-miss", "link", "asset-patch", "document-create"];
@@ -52,7 +60,7 @@ describe("npm run bench (tiny settings, node runtime)", () => {
   });
 
   it("measures every operation on the selected runtime, without errors", () => {
-    expect(result).toMatchObject({ format: "edge-race-free-bench", version: 2 });
+    expect(result).toMatchObject({ format: "edge-race-free-bench", version: 3 });
     expect(result.targets).toEqual([expect.objectContaining({ target: "node", available: true })]);
     expect(result.results.map((r) => r.operation)).toEqual(OPERATIONS);
     for (const summary of result.results) {
@@ -97,8 +105,19 @@ describe("npm run bench (tiny settings, node runtime)", () => {
       min: ratio!.rounds[0]!.ratio,
       max: ratio!.rounds[0]!.ratio,
     });
+    // One round: its interval is that round's ratio alone.
+    expect(result.ratios).toEqual([
+      {
+        label: "node: KV-hit p50 / bare KV get p50 (goal ≤ 1.5×)",
+        numerator: { target: "node", operation: "link-hit" },
+        denominator: { target: "node", operation: "kv-baseline" },
+        median: ratio!.ratio,
+        low: ratio!.ratio,
+        high: ratio!.ratio,
+      },
+    ]);
     expect(run.stdout).toMatch(
-      /node: KV-hit p50 \/ bare KV get p50 per round \(1\): median [\d.]+×, min–max [\d.]+–[\d.]+× \(all samples: [\d.]+ ms over [\d.]+ ms; goal ≤ 1\.5×\)/,
+      /node: KV-hit p50 \/ bare KV get p50 \(goal ≤ 1\.5×\): [\d.]+× \[95 % interval [\d.]+–[\d.]+×\]/,
     );
   });
 

@@ -12,12 +12,20 @@ import { parseTargets, recordedCommand } from "./load/deployments.ts";
 import { runOnLocalRuntimes } from "./load/local-run.ts";
 import { defaultOperations, type OperationName, operationNames, operations } from "./load/operations.ts";
 import { writeRun } from "./load/results.ts";
+import { compareFiles } from "./stats/compare.ts";
 
 const USAGE = `npm run bench -- [options]
+       npm run bench -- --compare OLD.json NEW.json
+  --compare         per target and operation, the change of the median p50 and req/s between two
+                    runs' bench.json with its 95 % interval; "no significant difference" when the
+                    interval holds zero
   --target NAME=URL  a deployment already running (repeat for several); without any, the bench
                      starts the runtimes here (--runtimes) over a database of its own
   --requests N      requests per target, operation and round (default 200; targets 50)
   --concurrency N   requests in flight at once (default 4: two cores serve client and servers; targets 2)
+  --rate N          the open model instead: N requests per second per target and operation, each
+                    timed from when it was due (a stall counts in every request due meanwhile);
+                    --concurrency then only sets how many PATCH chains run side by side
   --rounds N        measured rounds; the spread between them is reported (default 3)
   --warmup N        unmeasured requests per target and operation first (default 20; targets 5)
   --operations LIST ${operationNames.join(",")}
@@ -56,6 +64,7 @@ function parse() {
     target: { type: "string", multiple: true },
     requests: { type: "string" },
     concurrency: { type: "string" },
+    rate: { type: "string" },
     rounds: { type: "string" },
     warmup: { type: "string" },
     runtimes: { type: "string" },
@@ -87,6 +96,7 @@ function options(values: Values) {
     targets,
     requests: positiveInt("requests", values.requests, defaults.requests),
     concurrency: positiveInt("concurrency", values.concurrency, defaults.concurrency),
+    ratePerSecond: values.rate === undefined ? undefined : positiveInt("rate", values.rate, 0),
     rounds: positiveInt("rounds", values.rounds, 3),
     warmup: positiveInt("warmup", values.warmup, defaults.warmup, 0),
     runtimes: selection<RuntimeName>("runtimes", values.runtimes, runtimeNames),
@@ -153,6 +163,13 @@ function plannedCreates(run: Options, targets: number, oneIdentity: boolean): nu
 }
 
 async function main(): Promise<number> {
+  const compareAt = process.argv.indexOf("--compare");
+  if (compareAt >= 0) {
+    const [before, after] = process.argv.slice(compareAt + 1, compareAt + 3);
+    if (!before || !after) throw new UsageError("--compare needs two files: OLD.json NEW.json");
+    process.stdout.write(await compareFiles(before, after));
+    return 0;
+  }
   const values = parse();
   const opts = options(values);
   const command = recordedCommand(process.argv.slice(2));
@@ -176,7 +193,8 @@ async function main(): Promise<number> {
   };
   progress(
     `At most ${opts.maxRequests} requests (${reserve} of them held back for the clean-up), ` +
-      `${opts.concurrency} in flight, no phase longer than ${opts.timeLimitMs} ms`,
+      `${opts.ratePerSecond === undefined ? `${opts.concurrency} in flight` : `${opts.ratePerSecond} per second (open model)`}, ` +
+      `no phase longer than ${opts.timeLimitMs} ms`,
   );
   const outcome = await runOnDeployments(run, opts.targets, tokens, budgets);
   await writeRun(outcome, run, command, budgets.run.sent + budgets.cleanup.sent);

@@ -33,6 +33,7 @@ interface BenchJson {
     operation: string;
     requests: number;
     errors: number;
+    load: unknown;
     errorKinds: Record<string, number>;
     split: Split | null;
   }[];
@@ -147,7 +148,7 @@ describe("npm run bench against running deployments (node and deno, JWKS sign-in
   });
 
   it("measures every operation on every target, in a versioned report", () => {
-    expect(result).toMatchObject({ format: "edge-race-free-bench", version: 2 });
+    expect(result).toMatchObject({ format: "edge-race-free-bench", version: 3 });
     expect(result.results.map((r) => `${r.target} ${r.operation}`).sort()).toEqual(
       ["node", "deno"].flatMap((target) => OPERATIONS.map((operation) => `${target} ${operation}`)).sort(),
     );
@@ -218,10 +219,11 @@ describe("npm run bench against running deployments (node and deno, JWKS sign-in
     const gone = `gone=http://127.0.0.1:${await freePort()}`; // nothing listens there
     const args = ["--target", `node=${node().url}`, "--target", `deno=${deno().url}`, "--target", gone];
     args.push("--out", out);
-    args.push("--requests", "4", "--rounds", "1", "--warmup", "0", "--staleness", "1");
+    args.push("--requests", "4", "--rounds", "1", "--warmup", "0", "--staleness", "1", "--rate", "20");
     const given = await runScript("bench/bench.ts", args, { BENCH_TOKEN: token });
     expect(given.code, given.stderr).toBe(0);
     expect(given.stderr).toMatch(/Left out with one identity \(--token\): link\b/);
+    expect(given.stderr).toMatch(/20 per second \(open model\)/);
     const report = JSON.parse(await readFile(join(out, "bench.json"), "utf8")) as BenchJson;
     expect(report.targets.map((t) => [t.target, t.available])).toEqual([
       ["node", true],
@@ -230,6 +232,9 @@ describe("npm run bench against running deployments (node and deno, JWKS sign-in
     ]);
     expect(given.stdout).toMatch(/gone unavailable: \/healthz: ECONNREFUSED/);
     const measured = OPERATIONS.filter((operation) => operation !== "link");
+    expect(new Set(report.results.map((r) => JSON.stringify(r.load)))).toEqual(
+      new Set([JSON.stringify({ model: "open", ratePerSecond: 20 })]),
+    );
     expect(report.results.map((r) => [r.target, r.operation, r.errors])).toEqual(
       ["node", "deno"].flatMap((target) => measured.map((operation) => [target, operation, 0])),
     );

@@ -9,7 +9,7 @@ import { type Cleanup, removeWhatWasMade } from "./cleanup.ts";
 import { checkTarget } from "./deployments.ts";
 import { startLoadGenerator } from "./load-generator.ts";
 import type { TargetStatus } from "./report.ts";
-import type { RunOutcome, RunSettings } from "./results.ts";
+import { describeLoad, type RunOutcome, type RunSettings } from "./results.ts";
 import type { Target } from "./rounds.ts";
 import { measureRun } from "./run.ts";
 
@@ -65,7 +65,7 @@ export async function runOnDeployments(
         `tenant ${tenant}: its links and assets were removed (${cleanup.unlinked} unlinked, ${cleanup.assetsDeleted} assets deleted${cleanup.failures.length ? `; not removed: ${cleanup.failures.slice(0, 3).join(", ")}` : ""}); its documents stay (the API deletes none)${tokens.oneIdentity ? ", in the given token's tenant, where its links and assets were too" : ""}`,
       ],
       extra: { tenant },
-      title: `${available.map((t) => t.name).join(", ")}, concurrency ${opts.concurrency}`,
+      title: `${available.map((t) => t.name).join(", ")}, ${describeLoad(opts)}`,
       header: `deployments ${targets.map((t) => `${t.name} (${statuses.find((s) => s.target === t.name)?.runtime ?? "?"})`).join(", ")}, tenant ${tenant}`,
     };
   } finally {

@@ -49,6 +49,7 @@ export function pool(parts: readonly Sample[]): Sample {
       timings: parts.flatMap((part) => part.result.timings),
       wallMs: parts.reduce((sum, part) => sum + part.result.wallMs, 0),
       etags: parts.at(-1)?.result.etags ?? [],
+      late: parts.reduce((sum, part) => sum + (part.result.late ?? 0), 0),
     },
     statements: parts.reduce((sum, part) => sum + part.statements, 0),
   };

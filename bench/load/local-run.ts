@@ -13,7 +13,7 @@ import { closeRuntimes, guardProcess, launchKvBaselines, launchRuntimes, openBen
 import { probeKvOperations } from "./kv-probe.ts";
 import { type LoadGenerator, startLoadGenerator } from "./load-generator.ts";
 import { measureNaiveWrite, naiveWriteNote } from "./naive-write.ts";
-import type { RunOutcome, RunSettings } from "./results.ts";
+import { describeLoad, type RunOutcome, type RunSettings } from "./results.ts";
 import { measureRun } from "./run.ts";
 
 export interface LocalSettings extends RunSettings {
@@ -104,7 +104,7 @@ export async function runOnLocalRuntimes(opts: LocalSettings, budget: RequestBud
         naiveWrite: naive ?? null,
         endpointOverhead: overhead instanceof Error ? overhead.message : (overhead ?? null),
       },
-      title: `${db.description.split(",")[0]}, concurrency ${opts.concurrency}, database round trip ${opts.dbRttMs} ms`,
+      title: `${db.description.split(",")[0]}, ${describeLoad(opts)}, database round trip ${opts.dbRttMs} ms`,
       header: `database: ${db.description}, each round trip held ${opts.dbRttMs} ms`,
     };
   } finally {

@@ -1,14 +1,19 @@
-// One measured phase: `concurrency` lanes send their share of the planned requests back to back;
+// One measured phase, in one of two load models.
+// Closed (the default): `concurrency` lanes send their share of the planned requests back to back;
 // lane k sends requests k, k + concurrency, … (so a PATCH chain stays on one lane). Latency is
-// from just before fetch to the end of the body; nothing new starts after the time limit.
+// from just before fetch to the end of the body.
+// Open (`ratePerSecond`): bench/load/open-phase.ts. Either way nothing new starts after the time limit.
 import { type TimedAnswer, timedAnswer } from "../../dev/support/server-timing.ts";
-import { type Expectation, type PlannedRequest, send } from "./request.ts";
+import { runOpenPhase } from "./open-phase.ts";
+import { type Expectation, type PlannedRequest, type Sent, send } from "./request.ts";
 
 export interface Phase {
   baseUrl: string;
   requests: PlannedRequest[];
   expect: Expectation;
   concurrency: number;
+  /** Set: the open model, requests due at this constant rate whatever the answers' pace. */
+  ratePerSecond?: number;
   timeLimitMs: number;
   /** Current ETags of the chained paths. */
   etags: [string, string][];
@@ -23,26 +28,44 @@ export interface PhaseResult {
   timings: TimedAnswer[];
   wallMs: number;
   etags: [string, string][];
+  /** Open model: requests sent more than a millisecond after they were due (a chain or the client behind). */
+  late?: number;
 }
 
-export async function runPhase(phase: Phase, fetcher: (request: Request) => Promise<Response>): Promise<PhaseResult> {
+export type Fetcher = (request: Request) => Promise<Response>;
+
+/** What a phase collects, whichever model sends its requests. */
+export function phaseRecorder(phase: Phase, fetcher: Fetcher) {
   const etags = new Map(phase.etags);
   const latencies: number[] = [];
   const errors: Record<string, number> = {};
   const timings: TimedAnswer[] = [];
+  return {
+    etags,
+    /** Sends request i; its latency counts from `from` (when it was sent, or when it was due). */
+    async send(i: number, from: number): Promise<Sent> {
+      const sent = await send(fetcher, phase.baseUrl, phase.requests[i]!, phase.expect, etags);
+      const latency = performance.now() - from;
+      latencies.push(latency);
+      const timing = timedAnswer(sent.serverTiming, latency);
+      if (timing) timings.push(timing);
+      if (sent.failure) errors[sent.failure] = (errors[sent.failure] ?? 0) + 1;
+      return sent;
+    },
+    result: (wallMs: number) => ({ latencies, errors, timings, wallMs, etags: [...etags] }),
+  };
+}
+
+export async function runPhase(phase: Phase, fetcher: Fetcher): Promise<PhaseResult> {
+  if (phase.ratePerSecond !== undefined) return runOpenPhase(phase, phaseRecorder(phase, fetcher));
+  const recorder = phaseRecorder(phase, fetcher);
   const started = performance.now();
   const deadline = started + phase.timeLimitMs;
   const lane = async (first: number) => {
     for (let i = first; i < phase.requests.length && performance.now() < deadline; i += phase.concurrency) {
-      const sent = performance.now();
-      const { failure, serverTiming } = await send(fetcher, phase.baseUrl, phase.requests[i]!, phase.expect, etags);
-      const latency = performance.now() - sent;
-      latencies.push(latency);
-      const timing = timedAnswer(serverTiming, latency);
-      if (timing) timings.push(timing);
-      if (failure) errors[failure] = (errors[failure] ?? 0) + 1;
+      await recorder.send(i, performance.now());
     }
   };
   await Promise.all(Array.from({ length: phase.concurrency }, (_, k) => lane(k)));
-  return { latencies, errors, timings, wallMs: performance.now() - started, etags: [...etags] };
+  return recorder.result(performance.now() - started);
 }

@@ -84,7 +84,17 @@ describe("the KV hit over the bare KV get", () => {
     expect(ratio!.max).toBeCloseTo(1.5, 9);
     expect(ratio).toMatchObject({ target: "node", p50: 1.8, overP50: 1.2 });
     expect(ratios.notes).toEqual([
-      "node: KV-hit p50 / bare KV get p50 per round (3): median 1.30×, min–max 1.20–1.50× (all samples: 1.8 ms over 1.2 ms; goal ≤ 1.5×)",
+      "node: KV-hit p50 / bare KV get p50 (goal ≤ 1.5×): 1.30× [95 % interval 1.20–1.50×]",
+    ]);
+    expect(ratios.ratios).toEqual([
+      {
+        label: "node: KV-hit p50 / bare KV get p50 (goal ≤ 1.5×)",
+        numerator: { target: "node", operation: "link-hit" },
+        denominator: { target: "node", operation: "kv-baseline" },
+        median: expect.closeTo(1.3, 9),
+        low: expect.closeTo(1.2, 9),
+        high: expect.closeTo(1.5, 9),
+      },
     ]);
   });
 
@@ -117,7 +127,7 @@ describe("interleaved phases", () => {
     });
     expect(log).toEqual(["b 0-1 200", "a 0-3 200", "b 1-3 200", "a 3-7 200", "b 3-4 200", "a 7-10 200"]);
     expect(a).toEqual({
-      result: { latencies: [3, 4, 3], errors: { late: 3 }, timings: [], wallMs: 15, etags: [["a", "10"]] },
+      result: { latencies: [3, 4, 3], errors: { late: 3 }, timings: [], wallMs: 15, etags: [["a", "10"]], late: 0 },
       statements: 10,
     });
     expect(b!.result.latencies).toEqual([1, 2, 1]);

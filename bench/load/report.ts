@@ -2,9 +2,12 @@
 
 import { median, percentile, range } from "../../dev/support/stats.ts";
 import { fixed, markdownTable, textTable } from "../lib/format.ts";
+import { type Interval, medianInterval } from "../stats/bootstrap.ts";
+import { describePercentile, latencyPercentiles, type Percentile } from "../stats/percentiles.ts";
 import { describeKvCounts, type KvCounts } from "./kv-probe.ts";
 import { type OperationName, operations } from "./operations.ts";
 import type { PhaseResult } from "./phase.ts";
+import { intervalRatios } from "./ratios.ts";
 import { type Split, splitOf } from "./split.ts";
 
 export interface TargetStatus {
@@ -44,6 +47,12 @@ export interface Summary {
   latencyMs: { p50: number; p95: number; p99: number };
   /** p50 of each round, smallest and largest: how much the rounds disagreed. */
   p50Range: { min: number; max: number };
+  /** From the HdrHistogram of every round's samples; thin tails withheld (bench/stats/percentiles.ts). */
+  percentiles: Percentile[];
+  /** 95 % interval of the median of the rounds' p50s. */
+  p50Interval: Interval;
+  /** Open model: requests sent more than a millisecond after they were due. */
+  late: number;
   errors: number;
   errorKinds: Record<string, number>;
   roundTripsPerRequest: number;
@@ -82,6 +91,9 @@ export function summarize(
       perSecond: { median: median(rates), ...range(rates) },
       latencyMs: { p50: percentile(latencies, 50), p95: percentile(latencies, 95), p99: percentile(latencies, 99) },
       p50Range: range(rounds.map((r) => r.p50)),
+      percentiles: latencyPercentiles(latencies),
+      p50Interval: medianInterval(rounds.map((r) => r.p50).filter(Number.isFinite)),
+      late: phases.reduce((sum, m) => sum + (m.result.late ?? 0), 0),
       errors: Object.values(errorKinds).reduce((sum, n) => sum + n, 0),
       errorKinds,
       roundTripsPerRequest: latencies.length
@@ -98,9 +110,10 @@ const HEADER = [
   "target",
   "operation",
   "req/s median (min–max)",
-  "p50 ms (rounds)",
-  "p95 ms",
+  "p50 ms [95 % interval]",
+  "p90 ms",
   "p99 ms",
+  "p99.9 ms",
   "errors",
   "DB round trips/req (goal)",
   "KV ops/req",
@@ -111,15 +124,14 @@ function rows(summaries: readonly Summary[], statuses: readonly TargetStatus[]):
     s.target,
     s.label,
     `${fixed(s.perSecond.median, 0)} (${fixed(s.perSecond.min, 0)}–${fixed(s.perSecond.max, 0)})`,
-    `${fixed(s.latencyMs.p50, 1)} (${fixed(s.p50Range.min, 1)}–${fixed(s.p50Range.max, 1)})`,
-    fixed(s.latencyMs.p95, 1),
-    fixed(s.latencyMs.p99, 1),
+    `${fixed(median(s.rounds.map((r) => r.p50)), 1)} [${fixed(s.p50Interval.low, 1)}–${fixed(s.p50Interval.high, 1)}]`,
+    ...[90, 99, 99.9].map((p) => describePercentile(s.percentiles.find((q) => q.p === p))),
     `${s.errors}/${s.requests}`,
     `${fixed(s.roundTripsPerRequest, 2)} (${s.designRoundTrips})`,
     describeKvCounts(s.kvPerRequest ?? undefined),
   ]);
   for (const status of statuses.filter((s) => !s.available))
-    table.push([status.target, "unavailable (see below)", "", "", "", "", "", "", ""]);
+    table.push([status.target, "unavailable (see below)", ...HEADER.slice(2).map(() => "")]);
   return table;
 }
 
@@ -184,18 +196,11 @@ export function latencyRatios(summaries: readonly Summary[]) {
   });
   const deno = find("deno", "link-hit")?.latencyMs.p50;
   const kvHitOverDeno = targets.filter((target) => target !== "deno").flatMap((target) => ratio(target, deno));
-  const notes = [
-    ...kvHitOverBaseline.map(
-      (r) =>
-        `${r.target}: KV-hit p50 / bare KV get p50 per round (${r.rounds.length}): median ${fixed(r.ratio, 2)}×, ` +
-        `min–max ${fixed(r.min, 2)}–${fixed(r.max, 2)}× (all samples: ${fixed(r.p50, 1)} ms over ${fixed(r.overP50, 1)} ms; goal ≤ 1.5×)`,
-    ),
-    ...kvHitOverDeno.map(
-      (r) =>
-        `${r.target}: KV-hit p50 ${fixed(r.ratio, 2)}× deno's (${fixed(r.p50, 1)} ms vs ${fixed(r.overP50, 1)} ms)`,
-    ),
-  ];
-  return { kvHitOverBaseline, kvHitOverDeno, notes };
+  const ratios = intervalRatios(summaries);
+  const notes = ratios.map(
+    (r) => `${r.label}: ${fixed(r.median, 2)}× [95 % interval ${fixed(r.low, 2)}–${fixed(r.high, 2)}×]`,
+  );
+  return { kvHitOverBaseline, kvHitOverDeno, ratios, notes };
 }
 
 export const benchText = (summaries: readonly Summary[], statuses: readonly TargetStatus[]) =>

@@ -22,7 +22,7 @@ import { stalenessMarkdown, stalenessText } from "./staleness.ts";
 
 /** What bench.json holds, and how: a reader checks `format` and `version` before anything else. */
 export const RESULTS_FORMAT = "edge-race-free-bench";
-export const RESULTS_VERSION = 2;
+export const RESULTS_VERSION = 3;
 
 export interface RunSettings extends RoundSettings {
   staleness: number;
@@ -46,6 +46,16 @@ export interface RunOutcome extends Measurements {
   cleanup?: Cleanup;
 }
 
+/** How the load was offered: a fixed number in flight, or a constant arrival rate. */
+export const loadModel = (opts: RoundSettings) =>
+  opts.ratePerSecond === undefined
+    ? { model: "closed" as const, concurrency: opts.concurrency }
+    : { model: "open" as const, ratePerSecond: opts.ratePerSecond };
+
+/** The load model as a chart title says it. */
+export const describeLoad = (opts: RoundSettings) =>
+  opts.ratePerSecond === undefined ? `concurrency ${opts.concurrency}` : `open model at ${opts.ratePerSecond} req/s`;
+
 export async function writeRun(outcome: RunOutcome, opts: RunSettings, command: string, sent: number): Promise<void> {
   const summaries = summarize(outcome.measured, outcome.kvProbe);
   const ratios = latencyRatios(summaries);
@@ -58,8 +68,30 @@ export async function writeRun(outcome: RunOutcome, opts: RunSettings, command: 
   );
   for (const note of notes) console.log(note);
   const machine = await machineInfo();
-  const { requests, concurrency, rounds, warmup, timeLimitMs, staleness, cold, idleSeconds, maxRequests } = opts;
-  const settings = { requests, concurrency, rounds, warmup, timeLimitMs, staleness, cold, idleSeconds, maxRequests };
+  const {
+    requests,
+    concurrency,
+    ratePerSecond,
+    rounds,
+    warmup,
+    timeLimitMs,
+    staleness,
+    cold,
+    idleSeconds,
+    maxRequests,
+  } = opts;
+  const settings = {
+    requests,
+    concurrency,
+    ratePerSecond: ratePerSecond ?? null,
+    rounds,
+    warmup,
+    timeLimitMs,
+    staleness,
+    cold,
+    idleSeconds,
+    maxRequests,
+  };
   const markdown = [
     `Command: \`${command}\` — ${outcome.header}; ${machine.cpus} × ${machine.cpuModel}, Node ${machine.node}.`,
     "",
@@ -82,7 +114,8 @@ export async function writeRun(outcome: RunOutcome, opts: RunSettings, command: 
     requestsSent: sent,
     targets: outcome.statuses,
     kvProbe: outcome.kvProbe,
-    results: summaries,
+    results: summaries.map((summary) => ({ ...summary, load: loadModel(opts) })),
+    ratios: ratios.ratios,
     kvHitOverBaseline: ratios.kvHitOverBaseline,
     kvHitOverDeno: ratios.kvHitOverDeno,
     staleness: outcome.staleness,

@@ -28,6 +28,8 @@ export interface TargetState {
 export interface RoundSettings {
   requests: number;
   concurrency: number;
+  /** Set: the open model at this many requests per second per target and operation. */
+  ratePerSecond?: number;
   rounds: number;
   warmup: number;
   operations: readonly OperationName[];
@@ -123,6 +125,7 @@ async function plan(
         requests: requests.slice(from, from + granted),
         expect: operations[operation].expect,
         concurrency: session.opts.concurrency,
+        ratePerSecond: session.opts.ratePerSecond,
         timeLimitMs,
         etags: [...context.etags],
       });

@@ -1,0 +1,86 @@
+// `npm run bench -- --compare OLD.json NEW.json`: per target and operation, how the median of the
+// rounds' p50 and throughput moved, with a 95 % interval from resampling each run's rounds; a
+// change whose interval holds zero is "no significant difference", as Go's benchstat says it.
+import { readFile } from "node:fs/promises";
+import { median } from "../../dev/support/stats.ts";
+import { fixed, textTable } from "../lib/format.ts";
+import { type Interval, ratioInterval } from "./bootstrap.ts";
+
+/** What a compare reads of each bench.json result (version 3). */
+export interface ComparedResult {
+  target: string;
+  operation: string;
+  label?: string;
+  rounds: { p50: number; perSecond: number }[];
+}
+
+export interface Change {
+  /** Relative change of the median, new over old minus one, and its interval. */
+  change: number;
+  interval: Interval;
+  significant: boolean;
+}
+
+export interface ComparedRow {
+  target: string;
+  operation: string;
+  p50: Change;
+  perSecond: Change;
+}
+
+export function changeOf(before: readonly number[], after: readonly number[]): Change {
+  const ratio = ratioInterval(after, before);
+  const interval = { low: ratio.low - 1, high: ratio.high - 1 };
+  return {
+    change: median(after) / median(before) - 1,
+    interval,
+    significant: interval.low > 0 || interval.high < 0,
+  };
+}
+
+export function compareResults(before: readonly ComparedResult[], after: readonly ComparedResult[]): ComparedRow[] {
+  return after.flatMap((now) => {
+    const then = before.find((r) => r.target === now.target && r.operation === now.operation);
+    if (!then || then.rounds.length === 0 || now.rounds.length === 0) return [];
+    const figure = (rounds: ComparedResult["rounds"], key: "p50" | "perSecond") =>
+      rounds.map((round) => round[key]).filter(Number.isFinite);
+    return [
+      {
+        target: now.target,
+        operation: now.operation,
+        p50: changeOf(figure(then.rounds, "p50"), figure(now.rounds, "p50")),
+        perSecond: changeOf(figure(then.rounds, "perSecond"), figure(now.rounds, "perSecond")),
+      },
+    ];
+  });
+}
+
+const signed = (value: number) => `${value >= 0 ? "+" : ""}${fixed(value * 100, 1)} %`;
+
+export function describeChange(change: Change): string {
+  if (!change.significant)
+    return `~ no significant difference [${signed(change.interval.low)}, ${signed(change.interval.high)}]`;
+  return `${signed(change.change)} [${signed(change.interval.low)}, ${signed(change.interval.high)}]`;
+}
+
+export function compareText(rows: readonly ComparedRow[]): string {
+  return textTable(
+    ["target", "operation", "p50 change [95 % interval]", "req/s change [95 % interval]"],
+    rows.map((row) => [row.target, row.operation, describeChange(row.p50), describeChange(row.perSecond)]),
+  );
+}
+
+async function readResults(path: string): Promise<ComparedResult[]> {
+  const json = JSON.parse(await readFile(path, "utf8")) as { version?: number; results?: ComparedResult[] };
+  if (!Array.isArray(json.results)) throw new Error(`${path}: not a bench.json (no results)`);
+  return json.results;
+}
+
+/** Reads both runs and returns the table with a line on how to read it. */
+export async function compareFiles(beforePath: string, afterPath: string): Promise<string> {
+  const rows = compareResults(await readResults(beforePath), await readResults(afterPath));
+  return (
+    `${compareText(rows)}\n` +
+    "Change of the median over the rounds, new against old; 95 % interval from resampling each run's rounds.\n"
+  );
+}
