@@ -10,6 +10,8 @@ import { type Split, splitOf } from "./split.ts";
 export interface TargetStatus {
   target: string;
   available: boolean;
+  /** What the target runs on (bench/load/platform.ts): this machine's runtimes, the test host, or a deployment's platform. */
+  platform?: string;
   /** Why it could not run (launcher missing, build failing, …). */
   reason?: string;
   startMs?: number;

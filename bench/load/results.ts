@@ -6,6 +6,7 @@ import type { Cleanup } from "./cleanup.ts";
 import { coldMarkdown, coldText } from "./cold.ts";
 import type { KvCounts } from "./kv-probe.ts";
 import type { OperationName } from "./operations.ts";
+import { platformsNote } from "./platform.ts";
 import {
   benchMarkdown,
   benchText,
@@ -49,7 +50,12 @@ export interface RunOutcome extends Measurements {
 export async function writeRun(outcome: RunOutcome, opts: RunSettings, command: string, sent: number): Promise<void> {
   const summaries = summarize(outcome.measured, outcome.kvProbe);
   const ratios = latencyRatios(summaries);
-  const notes = [...reportNotes(summaries, outcome.statuses), ...ratios.notes, ...outcome.notes];
+  const notes = [
+    platformsNote(outcome.statuses),
+    ...reportNotes(summaries, outcome.statuses),
+    ...ratios.notes,
+    ...outcome.notes,
+  ];
   console.log(
     benchText(summaries, outcome.statuses) +
       splitText(summaries) +
