@@ -5,10 +5,12 @@ import { randomBytes } from "node:crypto";
 import { launchRuntime } from "../../dev/launchers/index.ts";
 import { muteStdout } from "../lib/cli.ts";
 import { secretTokens, type TokenSource } from "../lib/tokens.ts";
+import { type Cleanup, removeWhatWasMade } from "./cleanup.ts";
 import { type CrossCheck, crossCheck } from "./cross-check.ts";
 import { openBenchDatabase } from "./environment.ts";
 import { startLoadGenerator } from "./load-generator.ts";
-import { type OperationContext, type OperationName, operations } from "./operations.ts";
+import { type Made, type OperationContext, type OperationName, operations } from "./operations.ts";
+import type { Target } from "./rounds.ts";
 
 export interface CrossCheckSettings {
   operation: OperationName;
@@ -21,11 +23,17 @@ export interface CrossCheckSettings {
 
 const UNLIMITED = 2 ** 32 - 1;
 
-/** Seeds and plans the link hits as bench/load/rounds.ts does, then runs both clients on them. */
-async function checkTarget(
-  settings: CrossCheckSettings,
-  target: { url: string; tenant: string; tokens: TokenSource; seed?: OperationContext["seed"] },
-): Promise<CrossCheck> {
+interface CheckedTarget {
+  url: string;
+  tenant: string;
+  tokens: TokenSource;
+  seed?: OperationContext["seed"];
+  /** What the setup made there, to be removed after. */
+  made?: Made;
+}
+
+/** Seeds and plans the operation as bench/load/rounds.ts does, then runs both clients on it. */
+async function checkTarget(settings: CrossCheckSettings, target: CheckedTarget): Promise<CrossCheck> {
   const context: OperationContext = {
     owner: "cross-check",
     tag: "cross-check",
@@ -36,7 +44,7 @@ async function checkTarget(
     seed: target.seed,
     call: (planned) => fetch(new URL(planned.path, target.url), { ...planned }),
     etags: new Map(),
-    made: { links: [] },
+    made: target.made ?? { links: [] },
   };
   const operation = operations[settings.operation];
   await operation.setup?.(context);
@@ -80,5 +88,25 @@ export async function crossCheckLocalNode(settings: CrossCheckSettings): Promise
   } finally {
     unmute();
     await db.close();
+  }
+}
+
+/** On a deployment, in a tenant of the run's own; the links its setup made are removed after. */
+export async function crossCheckDeployment(
+  settings: CrossCheckSettings,
+  target: Target,
+  tokens: TokenSource,
+): Promise<{ check: CrossCheck; cleanup: Cleanup }> {
+  const tenant = `bench-${randomBytes(4).toString("hex")}`;
+  const made: Made = { links: [] };
+  try {
+    return { check: await checkTarget(settings, { url: target.url, tenant, tokens, made }), cleanup: await remove() };
+  } catch (error) {
+    await remove();
+    throw error;
+  }
+  function remove() {
+    const state = new Map([[target.name, { etags: new Map<string, string>(), made }]]);
+    return removeWhatWasMade({ state, tokens, tenant }, [target], fetch);
   }
 }

@@ -104,5 +104,5 @@ export function crossCheckText(target: string, check: CrossCheck): string {
     [row("bench", check.bench), row("autocannon", check.autocannon)],
   );
   const verdict = check.agree ? "agree" : "DISAGREE";
-  return `${table}bench / autocannon: req/s ${fixed(check.ratios.perSecond, 3)}×, p50 ${fixed(check.ratios.p50, 3)}× — ${verdict} (bound ±${AGREEMENT * 100} %)\n`;
+  return `${table}\nbench / autocannon: req/s ${fixed(check.ratios.perSecond, 3)}×, p50 ${fixed(check.ratios.p50, 3)}× — ${verdict} (bound ±${AGREEMENT * 100} %)\n`;
 }

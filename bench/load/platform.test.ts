@@ -30,6 +30,7 @@ describe("the targets the bench starts", () => {
     expect(localTarget("fastly")).toEqual({
       target: "fastly-test-host",
       platform: "js-compute wasm on the test host (not Fastly's edge)",
+      billedAs: "Fastly",
     });
     expect(localTarget("deno").target).toBe("deno");
   });

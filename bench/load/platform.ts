@@ -7,13 +7,19 @@ export interface LocalTarget {
   /** The target's name in the tables, the charts and bench.json. */
   target: string;
   platform: string;
+  /** Whose prices its cost is figured at (bench/prices.json); a plain server has none per request. */
+  billedAs?: string;
 }
 
 const LOCAL_TARGETS: Record<RuntimeName, LocalTarget> = {
   node: { target: "node", platform: "Node.js on this machine" },
-  cloudflare: { target: "cloudflare", platform: "workerd (Miniflare) on this machine" },
-  deno: { target: "deno", platform: "Deno on this machine" },
-  fastly: { target: "fastly-test-host", platform: "js-compute wasm on the test host (not Fastly's edge)" },
+  cloudflare: { target: "cloudflare", platform: "workerd (Miniflare) on this machine", billedAs: "Cloudflare" },
+  deno: { target: "deno", platform: "Deno on this machine", billedAs: "Deno Deploy" },
+  fastly: {
+    target: "fastly-test-host",
+    platform: "js-compute wasm on the test host (not Fastly's edge)",
+    billedAs: "Fastly",
+  },
 };
 
 export function localTarget(runtime: RuntimeName): LocalTarget {
