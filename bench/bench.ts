@@ -32,6 +32,7 @@ const USAGE = `npm run bench -- [options]
   --max-requests N  the most requests the run sends, clean-up included (default: none; targets 3000)
   --out DIR         where the results go (default docs/results)
   --prices FILE     the price table for the cost per million operations (default bench/prices.json)
+ The bench beside autocannon on the same target: npm run bench:cross-check -- --help
  The runtimes started here:
   --runtimes LIST   ${runtimeNames.join(",")} (default: all)
   --db-rtt MS       the Neon endpoint holds each round trip this long, as the edge-to-database
