@@ -76,7 +76,12 @@ describe("cost per million operations", () => {
       "bench/prices.json",
     );
     expect(report.perTarget).toEqual([
-      expect.objectContaining({ target: "fastly-test-host", platform: "Fastly", usdPerMillion: null }),
+      expect.objectContaining({
+        target: "fastly-test-host",
+        platform: "test host",
+        pricedAs: "Fastly",
+        usdPerMillion: null,
+      }),
     ]);
     expect(report.prices.map((p) => p.item)).not.toContain("Fastly requests");
     expect(costText(report)).toMatch(/Unconfirmed, shown as n\/a: requests/);

@@ -14,7 +14,10 @@ const NOT_MEASURED: Partial<Record<Meter, string>> = {
 
 export interface TargetCost {
   target: string;
+  /** What the target runs on (the test host is not Fastly's edge)… */
   platform: string;
+  /** …and whose prices it is figured at. */
+  pricedAs: string;
   usdPerMillion: number | null;
   /** Price item → USD per million operations. */
   parts: Record<string, number>;
@@ -93,7 +96,8 @@ export function costReport(
       const billedAs = status.billedAs ?? status.platform ?? "unknown";
       const applying = prices.filter((p) => p.platform === billedAs || p.platform === DATABASE);
       const meters = metersOf(summaries.filter((s) => s.target === status.target));
-      return { target: status.target, platform: billedAs, ...costPerMillion(meters, applying) };
+      const platform = status.platform ?? "unknown";
+      return { target: status.target, platform, pricedAs: billedAs, ...costPerMillion(meters, applying) };
     });
   return {
     table: file,
@@ -105,12 +109,12 @@ export function costReport(
   };
 }
 
-const HEADER = ["target", "billed as", "USD per million operations", "of which"];
+const HEADER = ["target", "priced as", "USD per million operations", "of which"];
 
 function rows(report: CostReport): string[][] {
   return report.perTarget.map((t) => [
     t.target,
-    t.platform,
+    t.pricedAs,
     fixed(t.usdPerMillion, 2),
     Object.entries(t.parts)
       .map(([item, usd]) => `${item} ${fixed(usd, 2)}`)
