@@ -2,6 +2,7 @@
 // the same cache state) or on deployments given by URL, measured side by side in one run:
 // throughput, latency percentiles, errors, where the time went (Server-Timing), cross-edge
 // staleness, cold starts. Writes bench.json, bench.md, bench.svg and bench-split.svg.
+import { relative } from "node:path";
 import type { RuntimeName } from "../dev/launchers/index.ts";
 import { runtimeNames } from "../dev/launchers/index.ts";
 import { benchOptions, positiveInt, progress, runBenchCommand, selection, UsageError } from "./lib/cli.ts";
@@ -11,6 +12,7 @@ import { runOnDeployments } from "./load/deployment-run.ts";
 import { parseTargets, recordedCommand } from "./load/deployments.ts";
 import { runOnLocalRuntimes } from "./load/local-run.ts";
 import { defaultOperations, type OperationName, operationNames, operations } from "./load/operations.ts";
+import { DEFAULT_PRICE_FILE, loadPrices, type Price } from "./load/price-file.ts";
 import { writeRun } from "./load/results.ts";
 import { compareFiles } from "./stats/compare.ts";
 
@@ -37,6 +39,8 @@ const USAGE = `npm run bench -- [options]
   --idle SECONDS    the pause before each of them (default 30)
   --max-requests N  the most requests the run sends, clean-up included (default: none; targets 3000)
   --out DIR         where the results go (default docs/results)
+  --prices FILE     the price table for the cost per million operations (default bench/prices.json)
+ The bench beside autocannon on the same target: npm run bench:cross-check -- --help
  The runtimes started here:
   --runtimes LIST   ${runtimeNames.join(",")} (default: all)
   --db-rtt MS       the Neon endpoint holds each round trip this long, as the edge-to-database
@@ -75,6 +79,7 @@ function parse() {
     cold: { type: "string" },
     idle: { type: "string" },
     "max-requests": { type: "string" },
+    prices: { type: "string" },
     token: { type: "string" },
     "admin-token": { type: "string" },
     "sign-with": { type: "string" },
@@ -88,7 +93,7 @@ function parse() {
 
 type Values = ReturnType<typeof parse>;
 
-function options(values: Values) {
+function options(values: Values, prices: { file: string; table: Price[] }) {
   const targets = parseTargets(values.target ?? []);
   const defaults = targets.length > 0 ? TARGET_DEFAULTS : LOCAL_DEFAULTS;
   const picked = values.operations;
@@ -112,6 +117,7 @@ function options(values: Values) {
     idleSeconds: positiveInt("idle", values.idle, 30, 0),
     maxRequests: positiveInt("max-requests", values["max-requests"], defaults.maxRequests),
     out: values.out,
+    prices,
   };
 }
 
@@ -171,7 +177,9 @@ async function main(): Promise<number> {
     return 0;
   }
   const values = parse();
-  const opts = options(values);
+  const priceFile = values.prices ?? DEFAULT_PRICE_FILE;
+  const table = await loadPrices(priceFile);
+  const opts = options(values, { file: relative(process.cwd(), priceFile), table });
   const command = recordedCommand(process.argv.slice(2));
   if (opts.targets.length === 0) {
     const budget = new RequestBudget(opts.maxRequests);

@@ -17,13 +17,17 @@ export function benchOptions<T extends NonNullable<ParseArgsConfig["options"]>>(
   return parseCommandLine(usage, { ...options, ...OUT_OPTION });
 }
 
-/** Runs a command's `main`: its exit code, or for a usage error the one line and the usage (exit 2). */
+/**
+ * Runs a command's `main`: its exit code; for a usage error the one line and the usage, for an
+ * input file the user edits the one line naming the file and field (exit 2).
+ */
 export async function runBenchCommand(usage: string, main: () => Promise<number> | Promise<void>): Promise<void> {
   try {
     process.exitCode = (await main()) ?? 0;
   } catch (error) {
-    console.error(error instanceof UsageError ? `${error.message}\n\n${usage}` : error);
-    process.exitCode = error instanceof UsageError ? 2 : 1;
+    if (error instanceof InputFileError) console.error(error.message);
+    else console.error(error instanceof UsageError ? `${error.message}\n\n${usage}` : error);
+    process.exitCode = error instanceof UsageError || error instanceof InputFileError ? 2 : 1;
   }
 }
 
@@ -51,6 +55,11 @@ export function selection<T extends string>(name: string, value: string | undefi
 
 export class UsageError extends Error {
   override name = "UsageError";
+}
+
+/** A file the user edits holds what the command cannot use: its message names the file and field. */
+export class InputFileError extends Error {
+  override name = "InputFileError";
 }
 
 /** Writes name → content files into dir; returns their paths. */

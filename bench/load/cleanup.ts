@@ -12,7 +12,7 @@ export interface Cleanup {
 }
 
 export async function removeWhatWasMade(
-  session: Session,
+  session: Pick<Session, "state" | "tokens" | "tenant">,
   targets: readonly Target[],
   send: typeof fetch,
 ): Promise<Cleanup> {

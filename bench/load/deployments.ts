@@ -2,6 +2,7 @@
 // of them before it sends any load. Each answers /healthz with the runtime it runs on, and its
 // Server-Timing says whether the split can be measured there.
 import { commandLine, UsageError } from "../lib/cli.ts";
+import { platformFromHeaders } from "./platform.ts";
 import type { TargetStatus } from "./report.ts";
 import { causeOf } from "./request.ts";
 import type { Target } from "./rounds.ts";
@@ -32,15 +33,20 @@ export function parseTargets(flags: readonly string[]): Target[] {
   return targets;
 }
 
-/** Whether the target answers /healthz, the runtime it names, and whether it sends Server-Timing. */
+/**
+ * Whether the target answers /healthz, the runtime it names, the platform its headers name, and
+ * whether it sends Server-Timing.
+ */
 export async function checkTarget(target: Target, send: typeof fetch): Promise<TargetStatus> {
   try {
     const response = await send(new URL("/healthz", target.url));
     const body = (await response.json().catch(() => ({}))) as { runtime?: unknown };
+    const platform = platformFromHeaders(response.headers);
     if (response.status !== 200)
-      return { target: target.name, available: false, reason: `/healthz: HTTP ${response.status}` };
+      return { target: target.name, platform, available: false, reason: `/healthz: HTTP ${response.status}` };
     return {
       target: target.name,
+      platform,
       available: true,
       runtime: typeof body.runtime === "string" ? body.runtime : undefined,
       serverTiming: response.headers.has("server-timing"),

@@ -8,6 +8,7 @@ import { isPostgresUrl } from "../../dev/local-stack/stack.ts";
 import { createScratchSchema, serverVersion } from "../../dev/support/scratch-schema.ts";
 import { channel, startTsWorker } from "../lib/ts-worker.ts";
 import type { DatabaseRequest } from "./database-thread.ts";
+import { localTarget } from "./platform.ts";
 import type { TargetStatus } from "./report.ts";
 
 export interface BenchDatabase {
@@ -88,13 +89,14 @@ export async function launchRuntimes(
   const statuses: TargetStatus[] = [];
   for (const name of names) {
     const started = performance.now();
+    const named = localTarget(name);
     let status: TargetStatus;
     try {
       running.push(await launchRuntime(name, env, { port: 0, log: "file" }));
-      status = { target: name, available: true, startMs: Math.round(performance.now() - started) };
+      status = { ...named, available: true, startMs: Math.round(performance.now() - started) };
     } catch (error) {
       const reason = (error instanceof Error ? error.message : String(error)).split("\n")[0]!.slice(0, 200);
-      status = { target: name, available: false, reason };
+      status = { ...named, available: false, reason };
     }
     statuses.push(status);
     onStatus(status);

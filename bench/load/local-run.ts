@@ -13,6 +13,7 @@ import { closeRuntimes, guardProcess, launchKvBaselines, launchRuntimes, openBen
 import { probeKvOperations } from "./kv-probe.ts";
 import { type LoadGenerator, startLoadGenerator } from "./load-generator.ts";
 import { measureNaiveWrite, naiveWriteNote } from "./naive-write.ts";
+import { localTarget } from "./platform.ts";
 import { describeLoad, type RunOutcome, type RunSettings } from "./results.ts";
 import { measureRun } from "./run.ts";
 
@@ -72,7 +73,7 @@ export async function runOnLocalRuntimes(opts: LocalSettings, budget: RequestBud
     for (const [runtime, url] of baselines)
       if (url instanceof Error) progress(`${runtime}: bare KV get UNAVAILABLE — ${url.message.split("\n")[0]}`);
     load = startLoadGenerator();
-    const targets = running.map((runtime) => ({ name: runtime.runtime, url: runtime.url }));
+    const targets = running.map((runtime) => ({ name: localTarget(runtime.runtime).target, url: runtime.url }));
     const session = {
       opts,
       tenant: "bench",
@@ -81,7 +82,7 @@ export async function runOnLocalRuntimes(opts: LocalSettings, budget: RequestBud
       load,
       budget,
       state: new Map(),
-      baselines,
+      baselines: new Map([...baselines].map(([runtime, url]) => [localTarget(runtime).target, url])),
     };
     // Every pair at once: on one machine the pairs' few requests do not crowd each other.
     const measured = await measureRun(session, targets, {

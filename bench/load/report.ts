@@ -13,6 +13,10 @@ import { type Split, splitOf } from "./split.ts";
 export interface TargetStatus {
   target: string;
   available: boolean;
+  /** What the target runs on (bench/load/platform.ts): this machine's runtimes, the test host, or a deployment's platform. */
+  platform?: string;
+  /** Whose prices its cost is figured at, when not its platform's (a runtime started here). */
+  billedAs?: string;
   /** Why it could not run (launcher missing, build failing, …). */
   reason?: string;
   startMs?: number;

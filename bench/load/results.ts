@@ -4,8 +4,11 @@ import { machineInfo, progress, writeResults } from "../lib/cli.ts";
 import { latencyChart } from "./chart.ts";
 import type { Cleanup } from "./cleanup.ts";
 import { coldMarkdown, coldText } from "./cold.ts";
+import { costMarkdown, costReport, costText } from "./cost.ts";
 import type { KvCounts } from "./kv-probe.ts";
 import type { OperationName } from "./operations.ts";
+import { platformsNote } from "./platform.ts";
+import type { Price } from "./price-file.ts";
 import {
   benchMarkdown,
   benchText,
@@ -30,6 +33,8 @@ export interface RunSettings extends RoundSettings {
   idleSeconds: number;
   maxRequests: number;
   out: string;
+  /** The price table the cost per million operations is figured from, and its file. */
+  prices: { file: string; table: Price[] };
 }
 
 export interface RunOutcome extends Measurements {
@@ -59,12 +64,19 @@ export const describeLoad = (opts: RoundSettings) =>
 export async function writeRun(outcome: RunOutcome, opts: RunSettings, command: string, sent: number): Promise<void> {
   const summaries = summarize(outcome.measured, outcome.kvProbe);
   const ratios = latencyRatios(summaries);
-  const notes = [...reportNotes(summaries, outcome.statuses), ...ratios.notes, ...outcome.notes];
+  const cost = costReport(summaries, outcome.statuses, opts.prices.table, opts.prices.file);
+  const notes = [
+    platformsNote(outcome.statuses),
+    ...reportNotes(summaries, outcome.statuses),
+    ...ratios.notes,
+    ...outcome.notes,
+  ];
   console.log(
     benchText(summaries, outcome.statuses) +
       splitText(summaries) +
       stalenessText(outcome.staleness) +
-      coldText(outcome.cold),
+      coldText(outcome.cold) +
+      costText(cost),
   );
   for (const note of notes) console.log(note);
   const machine = await machineInfo();
@@ -100,6 +112,7 @@ export async function writeRun(outcome: RunOutcome, opts: RunSettings, command: 
     splitMarkdown(summaries),
     stalenessMarkdown(outcome.staleness),
     coldMarkdown(outcome.cold),
+    costMarkdown(cost),
     ...notes.map((note) => `- ${note}`),
     "",
   ].join("\n");
@@ -121,6 +134,7 @@ export async function writeRun(outcome: RunOutcome, opts: RunSettings, command: 
     staleness: outcome.staleness,
     coldStarts: outcome.cold,
     cleanup: outcome.cleanup ?? null,
+    cost,
     ...outcome.extra,
   };
   const files = await writeResults(opts.out, {

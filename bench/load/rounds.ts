@@ -66,7 +66,7 @@ function targetUrl(session: Session, target: Target, operation: OperationName): 
 }
 
 /** A target's state, made on first use. */
-export function stateOf(session: Session, target: Target): TargetState {
+export function stateOf(session: Pick<Session, "state">, target: Target): TargetState {
   let state = session.state.get(target.name);
   if (!state) session.state.set(target.name, (state = { etags: new Map(), made: { links: [] } }));
   return state;

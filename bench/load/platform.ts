@@ -1,0 +1,52 @@
+// What each target is, in words a reader of the results can quote: the runtimes started here run
+// on this machine, and the Fastly one is js-compute's wasm on the project's own test host
+// (dev/fastly-host/), not Fastly's edge; a deployment is named from its answers' headers.
+import type { RuntimeName } from "../../dev/launchers/index.ts";
+
+export interface LocalTarget {
+  /** The target's name in the tables, the charts and bench.json. */
+  target: string;
+  platform: string;
+  /** Whose prices its cost is figured at (bench/prices.json); a plain server has none per request. */
+  billedAs?: string;
+}
+
+const LOCAL_TARGETS: Record<RuntimeName, LocalTarget> = {
+  node: { target: "node", platform: "Node.js on this machine" },
+  cloudflare: { target: "cloudflare", platform: "workerd (Miniflare) on this machine", billedAs: "Cloudflare" },
+  deno: { target: "deno", platform: "Deno on this machine", billedAs: "Deno Deploy" },
+  fastly: {
+    target: "fastly-test-host",
+    platform: "js-compute wasm on the test host (not Fastly's edge)",
+    billedAs: "Fastly",
+  },
+};
+
+export function localTarget(runtime: RuntimeName): LocalTarget {
+  return LOCAL_TARGETS[runtime];
+}
+
+export const UNKNOWN_PLATFORM = "unknown";
+
+/** Header tests in order: the first that holds names the platform. */
+const HEADER_RULES: readonly { platform: string; holds(headers: Headers): boolean }[] = [
+  { platform: "Cloudflare", holds: (h) => h.has("cf-ray") || h.get("server")?.toLowerCase() === "cloudflare" },
+  {
+    platform: "Fastly",
+    holds: (h) =>
+      [...h.keys()].some((name) => name.startsWith("fastly-")) ||
+      /^cache-[a-z0-9-]+$/i.test(h.get("x-served-by")?.split(",")[0]?.trim() ?? "") ||
+      h.has("x-fastly-request-id"),
+  },
+  { platform: "Deno Deploy", holds: (h) => /^deno\/?/i.test(h.get("server") ?? "") },
+];
+
+/** The platform a deployment's answer names in its headers, or "unknown". */
+export function platformFromHeaders(headers: Headers): string {
+  return HEADER_RULES.find((rule) => rule.holds(headers))?.platform ?? UNKNOWN_PLATFORM;
+}
+
+/** "Targets: node = Node.js on this machine; …": what each name in the tables stands for. */
+export function platformsNote(statuses: readonly { target: string; platform?: string }[]): string {
+  return `Targets: ${statuses.map((s) => `${s.target} = ${s.platform ?? UNKNOWN_PLATFORM}`).join("; ")}`;
+}
