@@ -1,7 +1,7 @@
 // `npm run bench`: the same workload on every runtime (started here, over one database and from
 // the same cache state) or on deployments given by URL, measured side by side in one run:
 // throughput, latency percentiles, errors, where the time went (Server-Timing), cross-edge
-// staleness, cold starts. Writes bench.json, bench.md, bench.svg and bench-split.svg.
+// staleness, cold starts. Writes bench.json, bench.md, bench.html, bench.svg and bench-split.svg.
 import type { RuntimeName } from "../dev/launchers/index.ts";
 import { runtimeNames } from "../dev/launchers/index.ts";
 import { benchOptions, positiveInt, progress, runBenchCommand, selection, UsageError } from "./lib/cli.ts";
@@ -9,6 +9,7 @@ import { givenTokens, keyTokens, type TokenSource } from "./lib/tokens.ts";
 import { RequestBudget } from "./load/budget.ts";
 import { runOnDeployments } from "./load/deployment-run.ts";
 import { parseTargets, recordedCommand } from "./load/deployments.ts";
+import { writeHtmlFromJson } from "./load/html-report.ts";
 import { runOnLocalRuntimes } from "./load/local-run.ts";
 import { defaultOperations, type OperationName, operationNames, operations } from "./load/operations.ts";
 import { writeRun } from "./load/results.ts";
@@ -29,6 +30,7 @@ const USAGE = `npm run bench -- [options]
   --idle SECONDS    the pause before each of them (default 30)
   --max-requests N  the most requests the run sends, clean-up included (default: none; targets 3000)
   --out DIR         where the results go (default docs/results)
+  --html FILE       no run: bench.html made again from a saved bench.json, written beside it
  The runtimes started here:
   --runtimes LIST   ${runtimeNames.join(",")} (default: all)
   --db-rtt MS       the Neon endpoint holds each round trip this long, as the edge-to-database
@@ -54,6 +56,7 @@ const TARGET_DEFAULTS = { requests: 50, concurrency: 2, warmup: 5, staleness: 1,
 function parse() {
   return benchOptions(USAGE, {
     target: { type: "string", multiple: true },
+    html: { type: "string" },
     requests: { type: "string" },
     concurrency: { type: "string" },
     rounds: { type: "string" },
@@ -154,6 +157,10 @@ function plannedCreates(run: Options, targets: number, oneIdentity: boolean): nu
 
 async function main(): Promise<number> {
   const values = parse();
+  if (values.html !== undefined) {
+    progress(`Written: ${await writeHtmlFromJson(values.html)}`);
+    return 0;
+  }
   const opts = options(values);
   const command = recordedCommand(process.argv.slice(2));
   if (opts.targets.length === 0) {

@@ -59,7 +59,7 @@ export async function measureColdStarts(targets: readonly Target[], options: Col
   return results;
 }
 
-const HEADER = [
+export const COLD_HEADER = [
   "target",
   "idle s",
   "first requests",
@@ -70,7 +70,7 @@ const HEADER = [
   "errors",
 ];
 
-function rows(cold: readonly ColdStarts[]): string[][] {
+export function coldRows(cold: readonly ColdStarts[]): string[][] {
   const mean = (values: number[]) => (values.length ? values.reduce((a, b) => a + b, 0) / values.length : Number.NaN);
   return cold.map((c) => [
     c.target,
@@ -87,6 +87,6 @@ function rows(cold: readonly ColdStarts[]): string[][] {
 const TITLE = "Cold starts: the first request after a pause (apart from the warm figures above)";
 
 export const coldText = (cold: readonly ColdStarts[]) =>
-  cold.length ? `\n${TITLE}\n${textTable(HEADER, rows(cold))}` : "";
+  cold.length ? `\n${TITLE}\n${textTable(COLD_HEADER, coldRows(cold))}` : "";
 export const coldMarkdown = (cold: readonly ColdStarts[]) =>
-  cold.length ? `### ${TITLE}\n\n${markdownTable(HEADER, rows(cold))}\n` : "";
+  cold.length ? `### ${TITLE}\n\n${markdownTable(COLD_HEADER, coldRows(cold))}\n` : "";
