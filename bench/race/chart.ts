@@ -6,7 +6,9 @@ import type { NumberingSummary } from "./report.ts";
 
 const asPercent = (ratio: number) => `${Math.round(ratio * 100)} %`;
 
-export function numberingChart(summaries: readonly NumberingSummary[], title: string): string {
+type Charted = Pick<NumberingSummary, "scenario" | "strategy" | "ratioToCeiling" | "ratioMin" | "ratioMax">;
+
+export function numberingChart(summaries: readonly Charted[], title: string): string {
   return barChart({
     title,
     legend:
