@@ -12,6 +12,7 @@ import { parseTargets, recordedCommand } from "./load/deployments.ts";
 import { writeHtmlFromJson } from "./load/html-report.ts";
 import { runOnLocalRuntimes } from "./load/local-run.ts";
 import { defaultOperations, type OperationName, operationNames, operations } from "./load/operations.ts";
+import { BENCH_PHASES, startBenchClock } from "./load/plan.ts";
 import { writeRun } from "./load/results.ts";
 
 const USAGE = `npm run bench -- [options]
@@ -165,7 +166,9 @@ async function main(): Promise<number> {
   const command = recordedCommand(process.argv.slice(2));
   if (opts.targets.length === 0) {
     const budget = new RequestBudget(opts.maxRequests);
-    const outcome = await runOnLocalRuntimes(opts, budget);
+    const clock = startBenchClock(opts, opts.runtimes.length, "local");
+    clock.begin(BENCH_PHASES.start);
+    const outcome = await runOnLocalRuntimes({ ...opts, clock }, budget);
     await writeRun(outcome, opts, command, budget.sent);
     return 0;
   }
@@ -185,7 +188,8 @@ async function main(): Promise<number> {
     `At most ${opts.maxRequests} requests (${reserve} of them held back for the clean-up), ` +
       `${opts.concurrency} in flight, no phase longer than ${opts.timeLimitMs} ms`,
   );
-  const outcome = await runOnDeployments(run, opts.targets, tokens, budgets);
+  const clock = startBenchClock(run, opts.targets.length, "targets");
+  const outcome = await runOnDeployments({ ...run, clock }, opts.targets, tokens, budgets);
   await writeRun(outcome, run, command, budgets.run.sent + budgets.cleanup.sent);
   return 0;
 }

@@ -24,6 +24,9 @@ export interface ColdOptions {
   tokens: TokenSource;
   tenant: string;
   fetch: typeof fetch;
+  /** Called before each pause (`index` from 0) and after its first requests (`done`). */
+  onPause?: (index: number) => void;
+  onDone?: (index: number) => void;
 }
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -39,6 +42,7 @@ export async function measureColdStarts(targets: readonly Target[], options: Col
   }));
   const authorization = `Bearer ${await options.tokens.token({ sub: "bench-cold", tid: options.tenant })}`;
   for (let i = 0; i < options.count; i++) {
+    options.onPause?.(i);
     await pause(options.idleSeconds * 1000);
     for (const [index, target] of targets.entries()) {
       const result = results[index]!;
@@ -55,6 +59,7 @@ export async function measureColdStarts(targets: readonly Target[], options: Col
         result.errors.push(error instanceof Error ? error.message : String(error));
       }
     }
+    options.onDone?.(i);
   }
   return results;
 }
