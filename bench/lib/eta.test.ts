@@ -3,6 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { benchPlan } from "../load/plan.ts";
 import type { RunSettings } from "../load/results.ts";
+import { racePlan } from "../race/plan.ts";
 import { duration, PhaseClock, type PlannedPhase, remainingMs } from "./eta.ts";
 
 const plan: PlannedPhase[] = [
@@ -84,5 +85,21 @@ describe("benchPlan", () => {
     const phases = benchPlan({ ...settings, requests: 10_000, staleness: 0, cold: 0 }, 2, "targets");
     expect(phases.map((p) => p.name)).toEqual(["rounds"]);
     expect(phases[0]!.estimateMs).toBe(2 * 2 * 3 * 6_300 + 4 * (20 * 20 + 300));
+  });
+});
+
+describe("racePlan", () => {
+  it("plans two variants per problem, then the numbering's warm-up and rounds", () => {
+    const settings = {
+      problems: ["links", "assets"],
+      numbering: { durationMs: 2_000 },
+      rounds: 5,
+      skipNumbering: false,
+    };
+    expect(racePlan(settings)).toEqual([
+      { name: "races", estimateMs: 4 * 2_000, steps: 4 },
+      { name: "numbering", estimateMs: 4 * 300 + 5 * 2 * 4 * 2_000, steps: 10 },
+    ]);
+    expect(racePlan({ ...settings, skipNumbering: true }).map((p) => p.name)).toEqual(["races"]);
   });
 });
