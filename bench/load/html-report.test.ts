@@ -1,12 +1,15 @@
 // bench.html as a person sees it: rendered by Chromium, every chart has bars of real size, no
 // title or label runs out of its chart or onto a whisker, and nothing is fetched. Without
 // Chromium, what the page holds is still checked from its text.
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { describeWithChromium, launchChromium } from "../../test/browser/chromium.ts";
 import { numberingChart } from "../race/chart.ts";
 import { latencyChart } from "./chart.ts";
-import { type BenchJson, benchHtml } from "./html-report.ts";
+import { type BenchJson, benchHtml, RESULTS_FORMAT, writeHtmlFromJson } from "./html-report.ts";
 import { fullBenchJson } from "./report-fixture.ts";
 
 /** A run that wrote none of the optional fields. */
@@ -41,6 +44,23 @@ describe("bench.html's content", () => {
 
   it("needs nothing from elsewhere: no script, no link, no remote source", () => {
     expect(full).not.toMatch(/<script|<link|src=|@import|url\(/i);
+  });
+});
+
+describe("--html: the page again from a saved bench.json", () => {
+  it("writes bench.html beside the results file, and refuses a file that is not one", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "bench-html-"));
+    try {
+      const saved = join(dir, "bench.json");
+      await writeFile(saved, JSON.stringify({ format: RESULTS_FORMAT, version: 2, ...fullBenchJson }));
+      expect(await writeHtmlFromJson(saved)).toBe(join(dir, "bench.html"));
+      expect(await readFile(join(dir, "bench.html"), "utf8")).toBe(benchHtml(fullBenchJson));
+      const other = join(dir, "drain.json");
+      await writeFile(other, JSON.stringify({ command: "npm run bench:drain", results: [] }));
+      await expect(writeHtmlFromJson(other)).rejects.toThrow(/not a results file of this bench/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 
