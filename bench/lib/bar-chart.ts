@@ -212,13 +212,15 @@ export function barChart(spec: BarChartSpec): string {
   const heading = svgHeading(spec.title, spec.legend, at.left, at.width);
   const axis = valueAxis(spec.bars, spec.scale, heading.height);
   const body: string[] = [];
+  const rule = (value: number, stroke: string) =>
+    `<line x1="${at.left}" x2="${at.width - at.right}" y1="${axis.y(value)}" y2="${axis.y(value)}" stroke="${stroke}"/>`;
   for (const tick of axis.ticks) {
-    const stroke = tick === spec.reference ? "#9ca3af" : "#e5e7eb";
     body.push(
-      `<line x1="${at.left}" x2="${at.width - at.right}" y1="${axis.y(tick)}" y2="${axis.y(tick)}" stroke="${stroke}"/>`,
+      rule(tick, "#e5e7eb"),
       `<text x="${at.left - 8}" y="${axis.y(tick) + 4}" text-anchor="end" fill="#555">${escapeXml(spec.tickLabel(tick))}</text>`,
     );
   }
+  if (spec.reference !== undefined) body.push(rule(spec.reference, "#6b7280"));
   const bars = drawBars(spec, at, axis);
   const names = drawGroupNames(at, axis.plotBottom + bars.depth + 16);
   const legend = drawLegend(at, names.bottom + 28);

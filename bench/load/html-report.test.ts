@@ -121,7 +121,7 @@ describeWithChromium("bench.html and the SVG charts in Chromium", () => {
   it("draws every chart of the page with bars, its text inside it and clear of the whiskers", async () => {
     await page.setContent(benchHtml(fullBenchJson));
     const charts = await inspect();
-    expect(charts).toHaveLength(2); // latency, and where the time went
+    expect(charts).toHaveLength(3); // latency, ratios, where the time went
     for (const chart of charts) {
       expect(chart.titles).toBeGreaterThan(0);
       expect(chart.bars.length).toBeGreaterThan(0);

@@ -1,6 +1,7 @@
 // The tables of the HTML report, each from what bench.json holds; a section whose field the run
 // did not write is left out.
 import { percentile } from "../../dev/support/stats.ts";
+import { barChart } from "../lib/bar-chart.ts";
 import { escapeXml, fixed } from "../lib/format.ts";
 import type { BenchJson, ResultRow } from "./html-report.ts";
 
@@ -72,7 +73,24 @@ export function ratiosTable(json: BenchJson): string {
     r.low <= 1 && r.high >= 1 ? "no significant difference" : r.median > 1 ? "slower" : "faster",
   ]);
   const header = ["ratio", "numerator", "denominator", "median", "95 % interval", "reading"];
-  return section("Ratios, with their 95 % intervals", htmlTable(header, rows));
+  const chart = barChart({
+    title: "Ratios, with their 95 % intervals",
+    legend:
+      "bar: the median ratio (written under the axis) · whisker: its 95 % interval · grey line: 1×, no difference",
+    bars: json.ratios.map((r) => ({
+      group: r.label,
+      series: "ratio",
+      value: r.median,
+      low: r.low,
+      high: r.high,
+      label: `${fixed(r.median, 2)}×`,
+      tooltip: `${r.label}: ${fixed(r.median, 2)}× (${fixed(r.low, 2)}–${fixed(r.high, 2)}×)`,
+    })),
+    scale: "linear",
+    tickLabel: (ratio) => `${Number(ratio.toFixed(2))}×`,
+    reference: 1,
+  });
+  return section("Ratios, with their 95 % intervals", `<figure>${chart}</figure>${htmlTable(header, rows)}`);
 }
 
 /** Who read whose unlink how late: one row per target unlinked through, one column per target read through. */
