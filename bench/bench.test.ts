@@ -139,7 +139,7 @@ describe("npm run bench (tiny settings, node runtime)", () => {
     expect(result.kvProbe["document-create"]).toEqual({ get: 0, put: 0, delete: 0, list: 0 });
   });
 
-  it("writes the Markdown table and the SVG chart", async () => {
+  it("writes the Markdown table, the SVG chart and the HTML page", async () => {
     const markdown = await readFile(join(out, "bench.md"), "utf8");
     expect(markdown).toContain("npm run bench -- --requests 20");
     expect(markdown).toMatch(/\| node \| link lookup \(KV hit\) \|/);
@@ -148,5 +148,7 @@ describe("npm run bench (tiny settings, node runtime)", () => {
     expect(svg).toMatch(/^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
     expect(svg.match(/<rect [^>]*><title>node · /g)).toHaveLength(OPERATIONS.length);
     expect(run.stdout).toMatch(/document create/);
+    const html = await readFile(join(out, "bench.html"), "utf8");
+    expect(html.match(/<title>node · [^<]*: p50 /g)).toHaveLength(OPERATIONS.length);
   });
 });

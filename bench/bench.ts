@@ -1,7 +1,7 @@
 // `npm run bench`: the same workload on every runtime (started here, over one database and from
 // the same cache state) or on deployments given by URL, measured side by side in one run:
 // throughput, latency percentiles, errors, where the time went (Server-Timing), cross-edge
-// staleness, cold starts. Writes bench.json, bench.md, bench.svg and bench-split.svg.
+// staleness, cold starts. Writes bench.json, bench.md, bench.html, bench.svg and bench-split.svg.
 import { relative } from "node:path";
 import type { RuntimeName } from "../dev/launchers/index.ts";
 import { runtimeNames } from "../dev/launchers/index.ts";
@@ -10,9 +10,11 @@ import { givenTokens, keyTokens, type TokenSource } from "./lib/tokens.ts";
 import { RequestBudget } from "./load/budget.ts";
 import { runOnDeployments } from "./load/deployment-run.ts";
 import { parseTargets, recordedCommand } from "./load/deployments.ts";
+import { writeHtmlFromJson } from "./load/html-report.ts";
 import { runOnLocalRuntimes } from "./load/local-run.ts";
 import { defaultOperations, type OperationName, operationNames, operations } from "./load/operations.ts";
 import { DEFAULT_PRICE_FILE, loadPrices, type Price } from "./load/price-file.ts";
+import { BENCH_PHASES, startBenchClock } from "./load/plan.ts";
 import { writeRun } from "./load/results.ts";
 import { compareFiles } from "./stats/compare.ts";
 
@@ -41,6 +43,7 @@ const USAGE = `npm run bench -- [options]
   --out DIR         where the results go (default docs/results)
   --prices FILE     the price table for the cost per million operations (default bench/prices.json)
  The bench beside autocannon on the same target: npm run bench:cross-check -- --help
+  --html FILE       no run: bench.html made again from a saved bench.json, written beside it
  The runtimes started here:
   --runtimes LIST   ${runtimeNames.join(",")} (default: all)
   --db-rtt MS       the Neon endpoint holds each round trip this long, as the edge-to-database
@@ -66,6 +69,7 @@ const TARGET_DEFAULTS = { requests: 50, concurrency: 2, warmup: 5, staleness: 1,
 function parse() {
   return benchOptions(USAGE, {
     target: { type: "string", multiple: true },
+    html: { type: "string" },
     requests: { type: "string" },
     concurrency: { type: "string" },
     rate: { type: "string" },
@@ -177,13 +181,19 @@ async function main(): Promise<number> {
     return 0;
   }
   const values = parse();
+  if (values.html !== undefined) {
+    progress(`Written: ${await writeHtmlFromJson(values.html)}`);
+    return 0;
+  }
   const priceFile = values.prices ?? DEFAULT_PRICE_FILE;
   const table = await loadPrices(priceFile);
   const opts = options(values, { file: relative(process.cwd(), priceFile), table });
   const command = recordedCommand(process.argv.slice(2));
   if (opts.targets.length === 0) {
     const budget = new RequestBudget(opts.maxRequests);
-    const outcome = await runOnLocalRuntimes(opts, budget);
+    const clock = startBenchClock(opts, opts.runtimes.length, "local");
+    clock.begin(BENCH_PHASES.start);
+    const outcome = await runOnLocalRuntimes({ ...opts, clock }, budget);
     await writeRun(outcome, opts, command, budget.sent);
     return 0;
   }
@@ -204,7 +214,8 @@ async function main(): Promise<number> {
       `${opts.ratePerSecond === undefined ? `${opts.concurrency} in flight` : `${opts.ratePerSecond} per second (open model)`}, ` +
       `no phase longer than ${opts.timeLimitMs} ms`,
   );
-  const outcome = await runOnDeployments(run, opts.targets, tokens, budgets);
+  const clock = startBenchClock(run, opts.targets.length, "targets");
+  const outcome = await runOnDeployments({ ...run, clock }, opts.targets, tokens, budgets);
   await writeRun(outcome, run, command, budgets.run.sent + budgets.cleanup.sent);
   return 0;
 }

@@ -14,6 +14,7 @@ import {
   UsageError,
   writeResults,
 } from "./lib/cli.ts";
+import { PhaseClock } from "./lib/eta.ts";
 import { createApi } from "./race/api.ts";
 import { numberingChart } from "./race/chart.ts";
 import { openRaceDatabase, type RaceDatabase } from "./race/database.ts";
@@ -27,6 +28,7 @@ import {
   type ScenarioName,
   strategyNames,
 } from "./race/numbering.ts";
+import { RACE_PHASES, racePlan } from "./race/plan.ts";
 import { MAX_CONTENDERS, type ProblemLoad, type ProblemResult, problemNames, problems } from "./race/problems.ts";
 import { raceMarkdown, raceText, summarizeNumbering } from "./race/report.ts";
 
@@ -76,13 +78,20 @@ function options() {
   };
 }
 
-async function raceProblems(db: RaceDatabase, names: readonly string[], load: ProblemLoad): Promise<ProblemResult[]> {
+async function raceProblems(
+  db: RaceDatabase,
+  names: readonly string[],
+  load: ProblemLoad,
+  clock: PhaseClock,
+): Promise<ProblemResult[]> {
   const context = { sql: db.sql, pool: db.pool, api: createApi(db.sql) };
   const results: ProblemResult[] = [];
   for (const name of problemNames.filter((n) => names.includes(n))) {
     for (const variant of ["naive", "safe"] as const) {
       const result = await problems[name][variant](context, load);
-      progress(`race ${name} ${variant}: ${result.violations} ${result.violation} in ${result.attempts} requests`);
+      progress(
+        `race ${name} ${variant}: ${result.violations} ${result.violation} in ${result.attempts} requests${clock.step()}`,
+      );
       results.push(result);
     }
   }
@@ -94,6 +103,7 @@ async function compareNumbering(
   load: NumberingLoad,
   rounds: number,
   slices: number,
+  clock: PhaseClock,
 ): Promise<NumberingRun[]> {
   const scenarios = await prepareScenarios(db.pool, load);
   const warmUp = { ...load, durationMs: Math.min(300, load.durationMs) };
@@ -105,6 +115,7 @@ async function compareNumbering(
       const measured = await interleavedRound(db.pool, scenario, scenarios[scenario], load, { round, slices });
       for (const run of measured)
         progress(`round ${round}/${rounds} ${scenario} ${run.strategy}: ${run.perSecond.toFixed(0)}/s`);
+      progress(`round ${round}/${rounds} ${scenario} done${clock.step()}`);
       runs.push(...measured);
     }
   }
@@ -131,8 +142,12 @@ async function main(): Promise<number> {
   process.once("SIGTERM", stop);
   try {
     progress(`PostgreSQL ${db.serverVersion}, ${db.description}`);
-    const problemResults = await raceProblems(db, opts.problems, opts.load);
-    const runs = opts.skipNumbering ? [] : await compareNumbering(db, opts.numbering, opts.rounds, opts.slices);
+    const clock = new PhaseClock(racePlan(opts));
+    clock.announce();
+    clock.begin(RACE_PHASES.races);
+    const problemResults = await raceProblems(db, opts.problems, opts.load, clock);
+    if (!opts.skipNumbering) clock.begin(RACE_PHASES.numbering);
+    const runs = opts.skipNumbering ? [] : await compareNumbering(db, opts.numbering, opts.rounds, opts.slices, clock);
     const numbering = summarizeNumbering(runs, runs.length ? await numberingViolations(db.pool) : {});
     console.log(raceText(problemResults, numbering));
     const command = commandLine("race");

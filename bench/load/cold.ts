@@ -24,6 +24,9 @@ export interface ColdOptions {
   tokens: TokenSource;
   tenant: string;
   fetch: typeof fetch;
+  /** Called before each pause (`index` from 0) and after its first requests (`done`). */
+  onPause?: (index: number) => void;
+  onDone?: (index: number) => void;
 }
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -39,6 +42,7 @@ export async function measureColdStarts(targets: readonly Target[], options: Col
   }));
   const authorization = `Bearer ${await options.tokens.token({ sub: "bench-cold", tid: options.tenant })}`;
   for (let i = 0; i < options.count; i++) {
+    options.onPause?.(i);
     await pause(options.idleSeconds * 1000);
     for (const [index, target] of targets.entries()) {
       const result = results[index]!;
@@ -55,11 +59,12 @@ export async function measureColdStarts(targets: readonly Target[], options: Col
         result.errors.push(error instanceof Error ? error.message : String(error));
       }
     }
+    options.onDone?.(i);
   }
   return results;
 }
 
-const HEADER = [
+export const COLD_HEADER = [
   "target",
   "idle s",
   "first requests",
@@ -70,7 +75,7 @@ const HEADER = [
   "errors",
 ];
 
-function rows(cold: readonly ColdStarts[]): string[][] {
+export function coldRows(cold: readonly ColdStarts[]): string[][] {
   const mean = (values: number[]) => (values.length ? values.reduce((a, b) => a + b, 0) / values.length : Number.NaN);
   return cold.map((c) => [
     c.target,
@@ -87,6 +92,6 @@ function rows(cold: readonly ColdStarts[]): string[][] {
 const TITLE = "Cold starts: the first request after a pause (apart from the warm figures above)";
 
 export const coldText = (cold: readonly ColdStarts[]) =>
-  cold.length ? `\n${TITLE}\n${textTable(HEADER, rows(cold))}` : "";
+  cold.length ? `\n${TITLE}\n${textTable(COLD_HEADER, coldRows(cold))}` : "";
 export const coldMarkdown = (cold: readonly ColdStarts[]) =>
-  cold.length ? `### ${TITLE}\n\n${markdownTable(HEADER, rows(cold))}\n` : "";
+  cold.length ? `### ${TITLE}\n\n${markdownTable(COLD_HEADER, coldRows(cold))}\n` : "";

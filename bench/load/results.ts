@@ -1,10 +1,12 @@
 // A run's results, wherever its targets were: the tables on stdout, and bench.json (versioned:
-// docs/benchmarks.md describes it), bench.md, bench.svg and bench-split.svg in the output folder.
+// docs/benchmarks.md describes it), bench.md, bench.html, bench.svg and bench-split.svg in the
+// output folder.
 import { machineInfo, progress, writeResults } from "../lib/cli.ts";
 import { latencyChart } from "./chart.ts";
 import type { Cleanup } from "./cleanup.ts";
 import { coldMarkdown, coldText } from "./cold.ts";
 import { costMarkdown, costReport, costText } from "./cost.ts";
+import { benchHtml, RESULTS_FORMAT } from "./html-report.ts";
 import type { KvCounts } from "./kv-probe.ts";
 import type { OperationName } from "./operations.ts";
 import { platformsNote } from "./platform.ts";
@@ -24,7 +26,6 @@ import { splitChart } from "./split-chart.ts";
 import { stalenessMarkdown, stalenessText } from "./staleness.ts";
 
 /** What bench.json holds, and how: a reader checks `format` and `version` before anything else. */
-export const RESULTS_FORMAT = "edge-race-free-bench";
 export const RESULTS_VERSION = 3;
 
 export interface RunSettings extends RoundSettings {
@@ -140,6 +141,7 @@ export async function writeRun(outcome: RunOutcome, opts: RunSettings, command: 
   const files = await writeResults(opts.out, {
     "bench.json": `${JSON.stringify(json, null, 2)}\n`,
     "bench.md": markdown,
+    "bench.html": benchHtml(json),
     "bench.svg": latencyChart(summaries, `Latency per target and operation (${outcome.title})`, outcome.statuses),
     "bench-split.svg": splitChart(summaries, `Where the time went (${outcome.title})`),
   });

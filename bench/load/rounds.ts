@@ -4,6 +4,7 @@
 
 import { percentile } from "../../dev/support/stats.ts";
 import { progress } from "../lib/cli.ts";
+import type { PhaseClock } from "../lib/eta.ts";
 import { fixed } from "../lib/format.ts";
 import type { TokenSource } from "../lib/tokens.ts";
 import { budgetedFetch, budgetSpent, type RequestBudget } from "./budget.ts";
@@ -34,6 +35,8 @@ export interface RoundSettings {
   warmup: number;
   operations: readonly OperationName[];
   timeLimitMs: number;
+  /** Where the run is, for the time left on each progress line. */
+  clock?: PhaseClock;
 }
 
 export interface Session {
@@ -204,7 +207,7 @@ export async function runRounds(session: Session, targets: readonly Target[]): P
           progress(
             `round ${round}/${opts.rounds}  ${target.name.padEnd(10)} ${operations[operation].label.padEnd(22)} ` +
               `${String(done).padStart(5)} req  ${fixed(done / (result.wallMs / 1000), 0).padStart(6)} req/s  ` +
-              `p50 ${fixed(percentile(result.latencies, 50), 1)} ms  errors ${errors}  round trips/req ${fixed(statements / Math.max(done, 1), 2)}`,
+              `p50 ${fixed(percentile(result.latencies, 50), 1)} ms  errors ${errors}  round trips/req ${fixed(statements / Math.max(done, 1), 2)}${opts.clock?.step() ?? ""}`,
           );
         });
       }

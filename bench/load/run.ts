@@ -2,8 +2,10 @@
 // between every pair, then the cold starts, every request granted by the run's budget.
 // `afterRounds` runs between the rounds and the rest (the clean-up on deployments: a user of a
 // run with one identity can link the staleness probe's account only once its own is unlinked).
+import { progress } from "../lib/cli.ts";
 import { budgetedFetch } from "./budget.ts";
 import { type ColdStarts, measureColdStarts } from "./cold.ts";
+import { BENCH_PHASES } from "./plan.ts";
 import type { Measured } from "./report.ts";
 import { runRounds, type Session, type Target } from "./rounds.ts";
 import { measureStaleness, type PairStaleness } from "./staleness.ts";
@@ -33,8 +35,11 @@ export async function measureRun(
 ): Promise<Measurements> {
   const { opts, tokens, tenant, budget } = session;
   const send = budgetedFetch(budget);
+  const clock = opts.clock;
+  clock?.begin(BENCH_PHASES.rounds);
   const measured = await runRounds(session, targets);
   await afterRounds();
+  if (opts.staleness > 0 && targets.length > 1) clock?.begin(BENCH_PHASES.staleness);
   const staleness = await measureStaleness(targets, {
     samples: opts.staleness,
     concurrency: extent.stalenessLanes,
@@ -43,13 +48,20 @@ export async function measureRun(
     fetch: send,
     pollMs: extent.pollMs,
     timeoutMs: extent.timeoutMs,
+    onPair: (pair, done, total) =>
+      progress(
+        `staleness ${done}/${total}  ${pair.from} → ${pair.to}: ${pair.samples.length} samples${pair.error ? ` (failed: ${pair.error})` : ""}${clock?.step() ?? ""}`,
+      ),
   });
+  if (opts.cold > 0) clock?.begin(BENCH_PHASES.cold);
   const cold = await measureColdStarts(targets, {
     count: opts.cold,
     idleSeconds: opts.idleSeconds,
     tokens,
     tenant,
     fetch: send,
+    onPause: (i) => progress(`cold ${i + 1}/${opts.cold}: every target idle for ${opts.idleSeconds} s`),
+    onDone: (i) => progress(`cold ${i + 1}/${opts.cold}: first requests sent${clock?.step() ?? ""}`),
   });
   return { measured, staleness, cold };
 }

@@ -1,5 +1,6 @@
 // Where the time went, drawn: one horizontal bar per target and operation, its mean client time
 // cut into network, token verification, database, KV store and the app's own code.
+import { svgDocument, svgHeading } from "../lib/bar-chart.ts";
 import { escapeXml, svgLegend } from "../lib/format.ts";
 import type { Split } from "./split.ts";
 
@@ -7,7 +8,7 @@ const PARTS = ["network", "auth", "db", "kv", "app"] as const;
 const COLORS = ["#94a3b8", "#f97316", "#2563eb", "#16a34a", "#9333ea"];
 const WIDTH = 920;
 const ROW = 22;
-const MARGIN = { top: 56, right: 80, bottom: 44, left: 260 };
+const MARGIN = { right: 80, bottom: 44, left: 260 };
 
 interface Row {
   target: string;
@@ -17,22 +18,22 @@ interface Row {
 
 export function splitChart(rows: readonly Row[], title: string): string {
   const timed = rows.filter((row): row is Row & { split: Split } => row.split !== null);
-  const height = MARGIN.top + Math.max(timed.length, 1) * ROW + MARGIN.bottom;
+  const heading = svgHeading(
+    title,
+    "mean ms per request, from each answer's Server-Timing; the bar is the client's time",
+    16,
+    WIDTH,
+  );
+  const top = heading.height;
+  const height = top + Math.max(timed.length, 1) * ROW + MARGIN.bottom;
   const plotWidth = WIDTH - MARGIN.left - MARGIN.right;
   const longest = Math.max(1e-9, ...timed.map((row) => row.split.meanMs.client));
   const x = (ms: number) => (Math.max(ms, 0) / longest) * plotWidth;
-  const parts = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="system-ui, sans-serif" font-size="12">`,
-    `<rect width="100%" height="100%" fill="#fff"/>`,
-    `<text x="16" y="22" font-size="15" font-weight="600">${escapeXml(title)}</text>`,
-    `<text x="16" y="40" fill="#555">mean ms per request, from each answer's Server-Timing; the bar is the client's time</text>`,
-  ];
+  const parts = [...heading.svg];
   if (timed.length === 0)
-    parts.push(
-      `<text x="16" y="${MARGIN.top + 14}" fill="#777">no answer carried Server-Timing (SERVER_TIMING=on)</text>`,
-    );
+    parts.push(`<text x="16" y="${top + 14}" fill="#777">no answer carried Server-Timing (SERVER_TIMING=on)</text>`);
   timed.forEach((row, i) => {
-    const y = MARGIN.top + i * ROW;
+    const y = top + i * ROW;
     let left = MARGIN.left;
     parts.push(
       `<text x="${MARGIN.left - 8}" y="${y + 14}" text-anchor="end">${escapeXml(`${row.target} · ${row.label}`)}</text>`,
@@ -40,12 +41,12 @@ export function splitChart(rows: readonly Row[], title: string): string {
     PARTS.forEach((part, p) => {
       const width = x(row.split.meanMs[part]);
       parts.push(
-        `<rect x="${left}" y="${y + 3}" width="${width}" height="${ROW - 6}" fill="${COLORS[p]}"><title>${escapeXml(`${row.target} · ${row.label} · ${part}: ${row.split.meanMs[part].toFixed(2)} ms`)}</title></rect>`,
+        `<rect class="bar" x="${left}" y="${y + 3}" width="${width}" height="${ROW - 6}" fill="${COLORS[p]}"><title>${escapeXml(`${row.target} · ${row.label} · ${part}: ${row.split.meanMs[part].toFixed(2)} ms`)}</title></rect>`,
       );
       left += width;
     });
     parts.push(`<text x="${left + 6}" y="${y + 14}" fill="#333">${row.split.meanMs.client.toFixed(1)}</text>`);
   });
-  parts.push(...svgLegend(PARTS, COLORS, { left: MARGIN.left, step: 110, y: height - 16 }), "</svg>");
-  return `${parts.join("\n")}\n`;
+  parts.push(...svgLegend(PARTS, COLORS, { left: MARGIN.left, step: 110, y: height - 16 }));
+  return svgDocument(WIDTH, height, parts);
 }

@@ -25,6 +25,8 @@ export interface StalenessOptions {
   fetch: typeof fetch;
   pollMs: number;
   timeoutMs: number;
+  /** Called as each pair is done: the phase takes tens of seconds. */
+  onPair?: (pair: PairStaleness, done: number, total: number) => void;
 }
 
 /** Every ordered pair, `samples` unlinks each, at most `concurrency` pairs at a time. */
@@ -34,6 +36,7 @@ export async function measureStaleness(
 ): Promise<PairStaleness[]> {
   if (options.samples === 0) return [];
   const pairs = targets.flatMap((a) => targets.filter((b) => b !== a).map((b) => [a, b] as const));
+  let done = 0;
   const probe: ProbeOptions = { ...options, token: (claims) => options.tokens.token(claims) };
   const measurePair = async ([a, b]: readonly [Target, Target]) => {
     const result: PairStaleness = { from: a.name, to: b.name, samples: [] };
@@ -42,6 +45,7 @@ export async function measureStaleness(
     } catch (error) {
       result.error = error instanceof Error ? error.message : String(error);
     }
+    options.onPair?.(result, ++done, pairs.length);
     return result;
   };
   // One identity links one account per provider at a time: its pairs take turns.

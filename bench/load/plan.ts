@@ -1,0 +1,51 @@
+// What `npm run bench` expects each of its phases to take, for the time left it prints. The
+// figures are this machine's (docs/results): a phase on deployments is paced by the network,
+// and the measured phases correct the estimate as they finish.
+import { PhaseClock, type PlannedPhase } from "../lib/eta.ts";
+import type { RunSettings } from "./results.ts";
+
+/** Client time of one request: on the runtimes started here, and on deployments. */
+const REQUEST_MS = { local: 8, targets: 80 };
+/** Planning (seeding, priming) and counting around each measured phase. */
+const PHASE_OVERHEAD_MS = 300;
+/** One unlink's staleness: LINK_SYNC_INTERVAL_SECONDS and a drain; about 10 s in the committed runs. */
+const STALENESS_SAMPLE_MS = 10_000;
+/** Starting one runtime here (workerd is the slowest, ~1.5 s; a wasm build can take longer). */
+const START_MS = 3_000;
+
+export const BENCH_PHASES = { start: "start-up", rounds: "rounds", staleness: "staleness", cold: "cold starts" };
+
+export function benchPlan(opts: RunSettings, targets: number, where: keyof typeof REQUEST_MS): PlannedPhase[] {
+  const perRequest = REQUEST_MS[where] / opts.concurrency;
+  const operations = opts.operations.length;
+  const measured = Math.min(opts.timeLimitMs, opts.requests * perRequest) + PHASE_OVERHEAD_MS;
+  const warm = Math.min(opts.timeLimitMs, opts.warmup * perRequest) + PHASE_OVERHEAD_MS;
+  const phases = targets * operations * opts.rounds;
+  const pairs = targets * (targets - 1);
+  // Locally every pair is measured at once; on deployments, `concurrency` pairs at a time.
+  const lanes = where === "local" ? Math.max(pairs, 1) : opts.concurrency;
+  const plan: PlannedPhase[] = [
+    ...(where === "local" ? [{ name: BENCH_PHASES.start, estimateMs: targets * START_MS, steps: 0 }] : []),
+    {
+      name: BENCH_PHASES.rounds,
+      estimateMs: phases * measured + (opts.warmup > 0 ? targets * operations * warm : 0),
+      steps: phases,
+    },
+  ];
+  if (opts.staleness > 0 && pairs > 0) {
+    const estimateMs = Math.ceil(pairs / lanes) * opts.staleness * STALENESS_SAMPLE_MS;
+    plan.push({ name: BENCH_PHASES.staleness, estimateMs, steps: pairs });
+  }
+  if (opts.cold > 0) {
+    const estimateMs = opts.cold * (opts.idleSeconds * 1000 + targets * REQUEST_MS[where]);
+    plan.push({ name: BENCH_PHASES.cold, estimateMs, steps: opts.cold });
+  }
+  return plan;
+}
+
+/** The clock of a run, its plan printed. */
+export function startBenchClock(opts: RunSettings, targets: number, where: keyof typeof REQUEST_MS): PhaseClock {
+  const clock = new PhaseClock(benchPlan(opts, targets, where));
+  clock.announce();
+  return clock;
+}
