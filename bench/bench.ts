@@ -13,8 +13,8 @@ import { parseTargets, recordedCommand } from "./load/deployments.ts";
 import { writeHtmlFromJson } from "./load/html-report.ts";
 import { runOnLocalRuntimes } from "./load/local-run.ts";
 import { defaultOperations, type OperationName, operationNames, operations } from "./load/operations.ts";
-import { DEFAULT_PRICE_FILE, loadPrices, type Price } from "./load/price-file.ts";
 import { BENCH_PHASES, startBenchClock } from "./load/plan.ts";
+import { DEFAULT_PRICE_FILE, loadPrices, type Price } from "./load/price-file.ts";
 import { writeRun } from "./load/results.ts";
 import { compareFiles } from "./stats/compare.ts";
 

@@ -66,6 +66,7 @@ describe("benchPlan", () => {
     idleSeconds: 30,
     maxRequests: Number.POSITIVE_INFINITY,
     out: "/tmp",
+    prices: { file: "bench/prices.json", table: [] },
   } satisfies RunSettings;
 
   it("plans start-up, rounds, staleness and cold starts locally, one step per measured phase and pair", () => {
