@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { describeWithChromium, launchChromium } from "../../test/browser/chromium.ts";
+import { describeWithChromium, launchChromium } from "../../dev/support/chromium.ts";
 import { numberingChart } from "../race/chart.ts";
 import { latencyChart } from "./chart.ts";
 import { type BenchJson, benchHtml, RESULTS_FORMAT, writeHtmlFromJson } from "./html-report.ts";

@@ -6,8 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { describeWithChromium, launchChromium } from "../../dev/support/chromium.ts";
 import { type Started, startServer } from "../local-stack/processes.ts";
-import { describeWithChromium, launchChromium } from "./chromium.ts";
 
 /** Scalar's features that talk to its own hosts (AI agent, developer toolbar): switched off. */
 const HOSTED_FEATURES = ["Ask AI", "Share", "Deploy", "Configure"];

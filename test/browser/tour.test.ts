@@ -6,9 +6,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { describeWithChromium, launchChromium } from "../../dev/support/chromium.ts";
 import { signToken } from "../../dev/support/tokens.ts";
 import { type Started, startServer } from "../local-stack/processes.ts";
-import { describeWithChromium, launchChromium } from "./chromium.ts";
 import type { TourAnswers, TourConfig } from "./page/app.ts";
 import { type PageServer, servePage } from "./page-server.ts";
 
