@@ -11,7 +11,10 @@ interface BenchJson {
   format: string;
   version: number;
   targets: { target: string; available: boolean; reason?: string }[];
-  kvProbe: Record<string, { get: number; put: number; delete: number; list: number } | string>;
+  usageProbe: Record<
+    string,
+    { kv: { get: number; put: number; delete: number; list: number }; bytesOut: number } | string
+  >;
   results: {
     target: string;
     operation: string;
@@ -60,7 +63,7 @@ describe("npm run bench (tiny settings, node runtime)", () => {
   });
 
   it("measures every operation on the selected runtime, without errors", () => {
-    expect(result).toMatchObject({ format: "edge-race-free-bench", version: 3 });
+    expect(result).toMatchObject({ format: "edge-race-free-bench", version: 4 });
     expect(result.targets).toEqual([expect.objectContaining({ target: "node", available: true })]);
     expect(result.results.map((r) => r.operation)).toEqual(OPERATIONS);
     for (const summary of result.results) {
@@ -133,10 +136,15 @@ describe("npm run bench (tiny settings, node runtime)", () => {
     expect(result.results.find((r) => r.operation === "kv-baseline")!.split).toBeNull();
   });
 
-  it("counts the KV calls each operation makes", () => {
-    expect(result.kvProbe["link-hit"]).toEqual({ get: 1, put: 0, delete: 0, list: 0 });
-    expect(result.kvProbe["link-miss"]).toEqual({ get: 1, put: 1, delete: 0, list: 0 });
-    expect(result.kvProbe["document-create"]).toEqual({ get: 0, put: 0, delete: 0, list: 0 });
+  it("counts the KV calls each operation makes, and its answer's bytes", () => {
+    const usage = (operation: string) =>
+      result.usageProbe[operation] as Exclude<BenchJson["usageProbe"][string], string>;
+    expect(usage("link-hit").kv).toEqual({ get: 1, put: 0, delete: 0, list: 0 });
+    expect(usage("link-miss").kv).toEqual({ get: 1, put: 1, delete: 0, list: 0 });
+    expect(usage("document-create").kv).toEqual({ get: 0, put: 0, delete: 0, list: 0 });
+    // A link's JSON and its headers: more than a status line, less than a page.
+    for (const operation of ["link-hit", "link-miss", "document-create"])
+      expect(usage(operation).bytesOut).toSatisfy((bytes: number) => bytes > 100 && bytes < 4096);
   });
 
   it("writes the Markdown table, the SVG chart and the HTML page", async () => {

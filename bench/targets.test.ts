@@ -148,7 +148,7 @@ describe("npm run bench against running deployments (node and deno, JWKS sign-in
   });
 
   it("measures every operation on every target, in a versioned report", () => {
-    expect(result).toMatchObject({ format: "edge-race-free-bench", version: 3 });
+    expect(result).toMatchObject({ format: "edge-race-free-bench", version: 4 });
     expect(result.results.map((r) => `${r.target} ${r.operation}`).sort()).toEqual(
       ["node", "deno"].flatMap((target) => OPERATIONS.map((operation) => `${target} ${operation}`)).sort(),
     );

@@ -37,6 +37,7 @@ const summary = (
   get: number,
   put: number,
   target = "cloudflare",
+  bytesOut = 500,
 ) =>
   ({
     target,
@@ -44,16 +45,17 @@ const summary = (
     requests,
     roundTripsPerRequest: statements,
     kvPerRequest: { get, put, delete: 0, list: 0 },
+    bytesOutPerRequest: bytesOut,
   }) as unknown as Summary;
 
 describe("cost per million operations", () => {
   it("weights each operation's counts by its requests, the bare KV get left out", () => {
     const meters = metersOf([
-      summary("link-hit", 300, 0, 1, 0),
-      summary("link", 100, 2, 1, 1),
-      summary("kv-baseline", 500, 0, 9, 9),
+      summary("link-hit", 300, 0, 1, 0, "cloudflare", 300),
+      summary("link", 100, 2, 1, 1, "cloudflare", 700),
+      summary("kv-baseline", 500, 0, 9, 9, "cloudflare", 9000),
     ]);
-    expect(meters).toMatchObject({ requests: 1, sqlStatements: 0.5, kvGet: 1, kvPut: 0.25 });
+    expect(meters).toMatchObject({ requests: 1, sqlStatements: 0.5, kvGet: 1, kvPut: 0.25, bytesOut: 400 });
   });
 
   it("multiplies the counts by the prices of the platform billed and the database", () => {

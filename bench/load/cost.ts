@@ -1,6 +1,6 @@
 // Cost per million operations, per target: what the run counted per request (requests, database
-// statements, KV calls) times the price table's prices for the platform the target is billed as,
-// and the database's. What the run does not count (CPU time, bytes out) is named, not guessed.
+// statements, KV calls, bytes out) times the price table's prices for the platform the target is
+// billed as, and the database's. What the run does not count (CPU time) is named, not guessed.
 import { fixed, markdownTable, textTable } from "../lib/format.ts";
 import { operations } from "./operations.ts";
 import type { Meter, Price } from "./price-file.ts";
@@ -9,7 +9,6 @@ import type { Summary, TargetStatus } from "./report.ts";
 const DATABASE = "Neon";
 const NOT_MEASURED: Partial<Record<Meter, string>> = {
   cpuMs: "CPU time (no runtime here reports it per request)",
-  bytesOut: "bytes out (not counted by the run)",
 };
 
 export interface TargetCost {
@@ -21,6 +20,8 @@ export interface TargetCost {
   usdPerMillion: number | null;
   /** Price item → USD per million operations. */
   parts: Record<string, number>;
+  /** What one request of the run's mix used, as counted (absent in runs saved before it was kept). */
+  perRequest?: Meters;
 }
 
 export interface CostReport {
@@ -30,7 +31,7 @@ export interface CostReport {
   perTarget: TargetCost[];
 }
 
-type Meters = Partial<Record<Meter, number>>;
+export type Meters = Partial<Record<Meter, number>>;
 
 /** What one request of the target's mix of operations used, where the run counted it. */
 export function metersOf(summaries: readonly Summary[]): Meters {
@@ -50,6 +51,7 @@ export function metersOf(summaries: readonly Summary[]): Meters {
     kvPut: mean(kv("put")),
     kvDelete: mean(kv("delete")),
     kvList: mean(kv("list")),
+    bytesOut: mean((s) => s.bytesOutPerRequest ?? undefined),
   };
 }
 
@@ -73,8 +75,8 @@ function assumptions(prices: readonly Price[], statuses: readonly TargetStatus[]
   return [
     "List prices beyond each plan's included usage: free tiers, included quotas and monthly plan fees are not counted.",
     "Per request: the run's mix of operations (the bare KV get left out), weighted by their requests.",
-    "Database statements are those the bench's own endpoint served; KV calls those its in-process probe counted (runs on deployments count neither).",
-    `Not counted: ${Object.values(NOT_MEASURED).join("; ")}; egress and storage.`,
+    "Database statements are those the bench's own endpoint served; KV calls and bytes out (the answer as the app writes it, before the platform's headers and any compression) those its in-process probe counted (runs on deployments count neither).",
+    `Not counted: ${Object.values(NOT_MEASURED).join("; ")}; storage.`,
     ...(unconfirmed.length
       ? [`Unconfirmed, shown as n/a: ${unconfirmed.join(", ")} (fill them into the price file)`]
       : []),
@@ -97,7 +99,13 @@ export function costReport(
       const applying = prices.filter((p) => p.platform === billedAs || p.platform === DATABASE);
       const meters = metersOf(summaries.filter((s) => s.target === status.target));
       const platform = status.platform ?? "unknown";
-      return { target: status.target, platform, pricedAs: billedAs, ...costPerMillion(meters, applying) };
+      return {
+        target: status.target,
+        platform,
+        pricedAs: billedAs,
+        ...costPerMillion(meters, applying),
+        perRequest: meters,
+      };
     });
   return {
     table: file,
@@ -109,12 +117,35 @@ export function costReport(
   };
 }
 
-const HEADER = ["target", "priced as", "USD per million operations", "of which"];
+export const COST_HEADER = ["target", "priced as", "per request", "USD per million operations", "of which"];
 
-function rows(report: CostReport): string[][] {
+const METER_NAMES: Partial<Record<Meter, string>> = {
+  sqlStatements: "statements",
+  kvGet: "KV get",
+  kvPut: "KV put",
+  kvDelete: "KV delete",
+  kvList: "KV list",
+  bytesOut: "bytes out",
+};
+
+/** "0.50 statements, 1 KV get, 0.25 KV put, 412 bytes out": the counts the prices multiply. */
+function describeMeters(meters: Meters | undefined): string {
+  if (!meters) return "n/a";
+  const counted = Object.entries(METER_NAMES).flatMap(([meter, name]) => {
+    const used = meters[meter as Meter];
+    if (used === undefined || used === 0) return [];
+    const figure = meter === "bytesOut" || Number.isInteger(used) ? fixed(used, 0) : fixed(used, 2);
+    return [`${figure} ${name}`];
+  });
+  return counted.length > 0 ? counted.join(", ") : "none counted";
+}
+
+/** One row per target, the same in the terminal, bench.md and bench.html. */
+export function costRows(report: Pick<CostReport, "perTarget">): string[][] {
   return report.perTarget.map((t) => [
     t.target,
     t.pricedAs,
+    describeMeters(t.perRequest),
     fixed(t.usdPerMillion, 2),
     Object.entries(t.parts)
       .map(([item, usd]) => `${item} ${fixed(usd, 2)}`)
@@ -126,7 +157,7 @@ const priceLines = (report: CostReport) =>
   report.prices.map((p) => `${p.item}: $${p.usd} per ${p.per} (read ${p.date}, ${p.source})`);
 
 export function costText(report: CostReport): string {
-  return `\nCost per million operations (prices: ${report.table})\n${textTable(HEADER, rows(report))}\n${[
+  return `\nCost per million operations (prices: ${report.table})\n${textTable(COST_HEADER, costRows(report))}\n${[
     ...priceLines(report),
     ...report.assumptions,
   ].join("\n")}\n`;
@@ -136,7 +167,7 @@ export function costMarkdown(report: CostReport): string {
   return [
     `Cost per million operations (prices: \`${report.table}\`):`,
     "",
-    markdownTable(HEADER, rows(report)),
+    markdownTable(COST_HEADER, costRows(report)),
     "",
     ...[...priceLines(report), ...report.assumptions].map((line) => `- ${line}`),
     "",

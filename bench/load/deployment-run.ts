@@ -56,7 +56,7 @@ export async function runOnDeployments(
       ...measured,
       statuses,
       database: "the deployments' own",
-      kvProbe: {},
+      usageProbe: {},
       cleanup,
       notes: [
         ...(withoutTiming.length

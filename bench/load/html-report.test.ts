@@ -39,7 +39,8 @@ describe("bench.html's content", () => {
     expect(full).toContain("<td>0.91–1.20×</td><td>no significant difference</td>");
     expect(full).toContain("<td>open, 200/s</td>");
     expect(plain).not.toContain("closed, 4 in flight");
-    expect(full).toContain("js-compute wasm on the project&apos;s test host".replace("&apos;", "'"));
+    // The cost row: what the target is priced as, what one request used, and n/a where a price is unknown.
+    expect(full).toContain("<td>fastly-host</td><td>Fastly</td><td>1 KV get, 412 bytes out</td><td>n/a</td>");
   });
 
   it("needs nothing from elsewhere: no script, no link, no remote source", () => {

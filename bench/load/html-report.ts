@@ -7,6 +7,7 @@ import { UsageError } from "../lib/cli.ts";
 import { escapeXml } from "../lib/format.ts";
 import { type LatencyRow, latencyChart } from "./chart.ts";
 import { COLD_HEADER, type ColdStarts, coldRows } from "./cold.ts";
+import type { TargetCost } from "./cost.ts";
 import { costTables, htmlTable, ratiosTable, resultsTable, stalenessMatrix } from "./html-tables.ts";
 import type { Split } from "./split.ts";
 import { splitChart } from "./split-chart.ts";
@@ -52,7 +53,7 @@ export interface BenchJson {
     table: string;
     prices: Array<{ item: string; usd: number; per: string; date: string; source: string }>;
     assumptions: string[];
-    perTarget: Array<{ target: string; platform: string; usdPerMillion: number | null; parts: Record<string, number> }>;
+    perTarget: TargetCost[];
   };
   staleness?: PairStaleness[];
   coldStarts?: ColdStarts[];

@@ -3,6 +3,7 @@
 import { percentile } from "../../dev/support/stats.ts";
 import { barChart } from "../lib/bar-chart.ts";
 import { escapeXml, fixed } from "../lib/format.ts";
+import { COST_HEADER, costRows } from "./cost.ts";
 import type { BenchJson, ResultRow } from "./html-report.ts";
 
 /** An HTML table; cells are text, escaped here. */
@@ -114,15 +115,7 @@ export function stalenessMatrix(json: BenchJson): string {
 export function costTables(json: BenchJson): string {
   const cost = json.cost;
   if (!cost) return "";
-  const perTarget = htmlTable(
-    ["target", "platform", "USD per million operations", ...Object.keys(cost.perTarget[0]?.parts ?? {})],
-    cost.perTarget.map((t) => [
-      t.target,
-      t.platform,
-      t.usdPerMillion === null ? "n/a" : fixed(t.usdPerMillion, 2),
-      ...Object.values(t.parts).map((usd) => fixed(usd, 4)),
-    ]),
-  );
+  const perTarget = htmlTable(COST_HEADER, costRows(cost));
   const prices = htmlTable(
     ["item", "USD", "per", "price as of", "source"],
     cost.prices.map((p) => [p.item, String(p.usd), p.per, p.date, p.source]),

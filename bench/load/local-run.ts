@@ -10,12 +10,12 @@ import { muteStdout, progress } from "../lib/cli.ts";
 import { secretTokens } from "../lib/tokens.ts";
 import type { RequestBudget } from "./budget.ts";
 import { closeRuntimes, guardProcess, launchKvBaselines, launchRuntimes, openBenchDatabase } from "./environment.ts";
-import { probeKvOperations } from "./kv-probe.ts";
 import { type LoadGenerator, startLoadGenerator } from "./load-generator.ts";
 import { measureNaiveWrite, naiveWriteNote } from "./naive-write.ts";
 import { localTarget } from "./platform.ts";
 import { describeLoad, type RunOutcome, type RunSettings } from "./results.ts";
 import { measureRun } from "./run.ts";
+import { probeUsage } from "./usage-probe.ts";
 
 export interface LocalSettings extends RunSettings {
   runtimes: RuntimeName[];
@@ -46,7 +46,7 @@ export async function runOnLocalRuntimes(opts: LocalSettings, budget: RequestBud
   const guard = guardProcess(cleanup, running, baselineServers);
   try {
     const sql = createNeonSql({ databaseUrl: db.databaseUrl, fetchEndpoint: db.neonFetchEndpoint });
-    const kvProbe = await probeKvOperations(sql, opts.operations, db.seed, secret);
+    const usageProbe = await probeUsage(sql, opts.operations, db.seed, secret);
     const env = {
       ...process.env,
       AUTH_SECRET: secret,
@@ -99,7 +99,7 @@ export async function runOnLocalRuntimes(opts: LocalSettings, budget: RequestBud
       ...measured,
       statuses: launched.statuses,
       database: db.description,
-      kvProbe,
+      usageProbe,
       notes: [naiveWriteNote(naive, opts.dbRttMs), endpointOverheadNote(overhead)],
       extra: {
         naiveWrite: naive ?? null,

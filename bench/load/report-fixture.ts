@@ -81,12 +81,21 @@ export const fullBenchJson: BenchJson = {
     ],
     assumptions: ["One operation is one request."],
     perTarget: [
-      { target: "cloudflare", platform: "Cloudflare Workers", usdPerMillion: 0.42, parts: { requests: 0.3, kv: 0.12 } },
+      {
+        target: "cloudflare",
+        platform: "Cloudflare Workers",
+        pricedAs: "Cloudflare",
+        usdPerMillion: 0.42,
+        parts: { requests: 0.3, kv: 0.12 },
+        perRequest: { requests: 1, kvGet: 1, bytesOut: 412 },
+      },
       {
         target: "fastly-host",
         platform: "js-compute wasm on the project's test host",
+        pricedAs: "Fastly",
         usdPerMillion: null,
-        parts: { requests: 0, kv: 0 },
+        parts: {},
+        perRequest: { requests: 1, kvGet: 1, bytesOut: 412 },
       },
     ],
   },

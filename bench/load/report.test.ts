@@ -32,7 +32,7 @@ describe("report", () => {
     statements,
   });
   const summaries = summarize([phase(1, [1, 2, 3, 4], 4), phase(2, [5, 6, 7, 8], 5)], {
-    "document-create": { get: 0, put: 0, delete: 0, list: 0 },
+    "document-create": { kv: { get: 0, put: 0, delete: 0, list: 0 }, bytesOut: 420 },
   });
   const statuses = [
     { target: "node", available: true },
@@ -47,6 +47,8 @@ describe("report", () => {
     expect(summary!.latencyMs).toEqual({ p50: 4, p95: 8, p99: 8 });
     expect(summary!.p50Range).toEqual({ min: 2, max: 6 });
     expect(summary!.roundTripsPerRequest).toBe(9 / 8);
+    expect(summary!.kvPerRequest).toEqual({ get: 0, put: 0, delete: 0, list: 0 });
+    expect(summary!.bytesOutPerRequest).toBe(420);
     expect(summary!.errors).toBe(1);
   });
 

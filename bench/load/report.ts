@@ -4,11 +4,11 @@ import { median, percentile, range } from "../../dev/support/stats.ts";
 import { fixed, markdownTable, textTable } from "../lib/format.ts";
 import { type Interval, medianInterval } from "../stats/bootstrap.ts";
 import { describePercentile, latencyPercentiles, type Percentile } from "../stats/percentiles.ts";
-import { describeKvCounts, type KvCounts } from "./kv-probe.ts";
 import { type OperationName, operations } from "./operations.ts";
 import type { PhaseResult } from "./phase.ts";
 import { intervalRatios } from "./ratios.ts";
 import { type Split, splitOf } from "./split.ts";
+import { describeKvCounts, type KvCounts, type Usage } from "./usage-probe.ts";
 
 export interface TargetStatus {
   target: string;
@@ -62,13 +62,15 @@ export interface Summary {
   roundTripsPerRequest: number;
   designRoundTrips: number;
   kvPerRequest: KvCounts | string | null;
+  /** The answer's bytes as the app writes them (bench/load/usage-probe.ts); null where not probed. */
+  bytesOutPerRequest: number | null;
   /** Where the time went, from the answers' Server-Timing; null without it. */
   split: Split | null;
 }
 
 export function summarize(
   measured: readonly Measured[],
-  kv: Partial<Record<OperationName, KvCounts | string>>,
+  usage: Partial<Record<OperationName, Usage | string>>,
 ): Summary[] {
   const groups = new Map<string, Measured[]>();
   for (const m of measured)
@@ -104,10 +106,15 @@ export function summarize(
         ? phases.reduce((sum, m) => sum + m.statements, 0) / latencies.length
         : Number.NaN,
       designRoundTrips: operations[operation].roundTrips,
-      kvPerRequest: kv[operation] ?? null,
+      ...usageOf(usage[operation]),
       split: splitOf(phases.flatMap((m) => m.result.timings)),
     };
   });
+}
+
+function usageOf(usage: Usage | string | undefined): Pick<Summary, "kvPerRequest" | "bytesOutPerRequest"> {
+  if (typeof usage === "object") return { kvPerRequest: usage.kv, bytesOutPerRequest: usage.bytesOut };
+  return { kvPerRequest: usage ?? null, bytesOutPerRequest: null };
 }
 
 const HEADER = [

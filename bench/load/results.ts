@@ -7,7 +7,6 @@ import type { Cleanup } from "./cleanup.ts";
 import { coldMarkdown, coldText } from "./cold.ts";
 import { costMarkdown, costReport, costText } from "./cost.ts";
 import { benchHtml, RESULTS_FORMAT } from "./html-report.ts";
-import type { KvCounts } from "./kv-probe.ts";
 import type { OperationName } from "./operations.ts";
 import { platformsNote } from "./platform.ts";
 import type { Price } from "./price-file.ts";
@@ -24,9 +23,10 @@ import type { Measurements } from "./run.ts";
 import { splitMarkdown, splitText } from "./split.ts";
 import { splitChart } from "./split-chart.ts";
 import { stalenessMarkdown, stalenessText } from "./staleness.ts";
+import type { Usage } from "./usage-probe.ts";
 
 /** What bench.json holds, and how: a reader checks `format` and `version` before anything else. */
-export const RESULTS_VERSION = 3;
+export const RESULTS_VERSION = 4;
 
 export interface RunSettings extends RoundSettings {
   staleness: number;
@@ -41,7 +41,7 @@ export interface RunSettings extends RoundSettings {
 export interface RunOutcome extends Measurements {
   statuses: TargetStatus[];
   database: string;
-  kvProbe: Partial<Record<OperationName, KvCounts | string>>;
+  usageProbe: Partial<Record<OperationName, Usage | string>>;
   notes: string[];
   /** Fields of bench.json only this kind of run has. */
   extra: Record<string, unknown>;
@@ -63,7 +63,7 @@ export const describeLoad = (opts: RoundSettings) =>
   opts.ratePerSecond === undefined ? `concurrency ${opts.concurrency}` : `open model at ${opts.ratePerSecond} req/s`;
 
 export async function writeRun(outcome: RunOutcome, opts: RunSettings, command: string, sent: number): Promise<void> {
-  const summaries = summarize(outcome.measured, outcome.kvProbe);
+  const summaries = summarize(outcome.measured, outcome.usageProbe);
   const ratios = latencyRatios(summaries);
   const cost = costReport(summaries, outcome.statuses, opts.prices.table, opts.prices.file);
   const notes = [
@@ -127,7 +127,7 @@ export async function writeRun(outcome: RunOutcome, opts: RunSettings, command: 
     settings,
     requestsSent: sent,
     targets: outcome.statuses,
-    kvProbe: outcome.kvProbe,
+    usageProbe: outcome.usageProbe,
     results: summaries.map((summary) => ({ ...summary, load: loadModel(opts) })),
     ratios: ratios.ratios,
     kvHitOverBaseline: ratios.kvHitOverBaseline,

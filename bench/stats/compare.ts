@@ -6,7 +6,7 @@ import { median } from "../../dev/support/stats.ts";
 import { fixed, textTable } from "../lib/format.ts";
 import { type Interval, ratioInterval } from "./bootstrap.ts";
 
-/** What a compare reads of each bench.json result (version 3). */
+/** What a compare reads of each bench.json result (version 3 and later). */
 export interface ComparedResult {
   target: string;
   operation: string;

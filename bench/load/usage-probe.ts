@@ -1,8 +1,8 @@
-// KV operations per request. Each runtime's KV lives inside it (memory in node, Workers KV in
-// workerd, Deno KV in the deno process) and none of them can be counted from outside without
-// changing the runtime. The KV calls are made by core, which every runtime runs unchanged, so
-// they are counted once, here: the same planned requests, sent in-process to createApp with a
-// counting KV over the same database.
+// What a request uses that no runtime reports from outside: KV operations and the bytes of its
+// answer. Each runtime's KV lives inside it (memory in node, Workers KV in workerd, Deno KV in the
+// deno process) and none of them can be counted without changing the runtime. Both are core's
+// doing, which every runtime runs unchanged, so they are counted once, here: the same planned
+// requests, sent in-process to createApp with a counting KV over the same database.
 import { createApp } from "../../core/app.ts";
 import { silentLogger } from "../../core/log.ts";
 import { aroundEachKvCall } from "../../core/ports/around-each-call.ts";
@@ -17,6 +17,12 @@ import { send } from "./request.ts";
 /** The calls a request makes (bulk reads only serve the drain of the change feed). */
 export type KvCounts = Record<Exclude<keyof KvCache, "getMany">, number>;
 
+/** Per request of an operation: its KV calls, and its answer's bytes as the app writes them. */
+export interface Usage {
+  kv: KvCounts;
+  bytesOut: number;
+}
+
 const PROBE_REQUESTS = 4;
 
 function countingKv(inner: KvCache): { kv: KvCache; counts: KvCounts } {
@@ -27,13 +33,23 @@ function countingKv(inner: KvCache): { kv: KvCache; counts: KvCounts } {
   return { kv, counts };
 }
 
-/** KV calls per request of each operation, or an error message when the probe failed. */
-export async function probeKvOperations(
+/**
+ * An answer's size on the wire as HTTP/1.1 would carry it from the app: status line, headers and
+ * body, before the platform's own headers (Date, Connection…) and any compression.
+ */
+export function answerBytes(response: Response, bodyBytes: number): number {
+  let bytes = `HTTP/1.1 ${response.status} ${response.statusText}\r\n\r\n`.length + bodyBytes;
+  for (const [name, value] of response.headers) bytes += name.length + value.length + 4;
+  return bytes;
+}
+
+/** Usage per request of each operation, or an error message when the probe failed. */
+export async function probeUsage(
   sql: Sql,
   names: readonly OperationName[],
   seed: OperationContext["seed"],
   secret: string,
-): Promise<Partial<Record<OperationName, KvCounts | string>>> {
+): Promise<Partial<Record<OperationName, Usage | string>>> {
   const { kv, counts } = countingKv(createMemoryKv());
   const app = createApp({
     sql,
@@ -42,9 +58,15 @@ export async function probeKvOperations(
     runtime: "node",
     logger: silentLogger,
   });
-  const fetcher = async (request: Request) => app.fetch(request);
+  let bytesOut = 0;
+  const fetcher = async (request: Request) => {
+    const answer = await app.fetch(request);
+    const body = new Uint8Array(await answer.arrayBuffer());
+    bytesOut += answerBytes(answer, body.byteLength);
+    return new Response(body.byteLength > 0 ? body : null, answer);
+  };
   const base = "http://probe.local";
-  const result: Partial<Record<OperationName, KvCounts | string>> = {};
+  const result: Partial<Record<OperationName, Usage | string>> = {};
   for (const name of names) {
     const operation = operations[name];
     if (operation.target === "baseline") continue; // not the app
@@ -64,13 +86,17 @@ export async function probeKvOperations(
       await operation.setup?.(context);
       const requests = await operation.plan(context);
       const before = { ...counts };
+      const bytesBefore = bytesOut;
       const failures: string[] = [];
       for (const planned of requests) {
         const { failure } = await send(fetcher, base, planned, operation.expect, context.etags);
         if (failure) failures.push(failure);
       }
       // Counts of requests that went wrong would describe an error path, not the operation.
-      result[name] = failures.length > 0 ? `probe failed: ${failures[0]}` : perRequest(counts, before, requests.length);
+      result[name] =
+        failures.length > 0
+          ? `probe failed: ${failures[0]}`
+          : { kv: perRequest(counts, before, requests.length), bytesOut: (bytesOut - bytesBefore) / requests.length };
     } catch (error) {
       result[name] = `probe failed: ${error instanceof Error ? error.message : String(error)}`;
     }
