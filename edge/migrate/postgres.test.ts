@@ -57,6 +57,30 @@ describeWithPostgres("postgresMigrationSession", () => {
   });
 });
 
+describe("postgresMigrationSession and a server that closes every connection during startup", () => {
+  it("fails with one line naming where it connects once the deadline has passed, and stops trying", async () => {
+    let attempts = 0;
+    const server = createServer((socket) => {
+      attempts++;
+      socket.end(); // no ErrorResponse: postgres.js would reconnect forever
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as { port: number };
+    const session = postgresMigrationSession(`postgres://u@127.0.0.1:${port}/db`, { connectDeadlineMs: 300 });
+    try {
+      await expect(session.exec("SELECT 1")).rejects.toThrow(`no database session within 0.3 s from 127.0.0.1:${port}`);
+      const after = attempts;
+      expect(after).toBeGreaterThan(0);
+      // Trying on, it would have made dozens more by now; one may have been under way.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(attempts).toBeLessThanOrEqual(after + 1);
+    } finally {
+      await session.close();
+      server.close();
+    }
+  });
+});
+
 describe("postgresMigrationSession over TLS", () => {
   let dir: string;
   let server: Server;

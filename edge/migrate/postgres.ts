@@ -24,6 +24,13 @@ const VERBATIM = {
 
 type Client = ReturnType<typeof postgres>;
 
+/**
+ * How long a client may take to start its session. The one deadline of the client's own: a server
+ * that closes every connection during startup without an error has postgres.js reconnect at once,
+ * forever (porsager/postgres#1193), so without it the migrator would hang instead of failing.
+ */
+export const CONNECT_DEADLINE_MS = 30_000;
+
 function openClient(databaseUrl: string): Client {
   const { url, ssl, options } = databaseConnection(databaseUrl);
   return postgres(url, {
@@ -40,15 +47,49 @@ function openClient(databaseUrl: string): Client {
   });
 }
 
+/** A client whose session has started, or a failure once `deadlineMs` has passed without one. */
+async function connectedClient(databaseUrl: string, deadlineMs: number): Promise<Client> {
+  const sql = openClient(databaseUrl);
+  const { host, port } = new URL(databaseUrl);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`no database session within ${deadlineMs / 1000} s from ${host}:${port || 5432}`)),
+      deadlineMs,
+    );
+  });
+  try {
+    await Promise.race([sql.unsafe("SELECT 1").simple(), deadline]);
+    return sql;
+  } catch (error) {
+    await sql.end({ timeout: 0 });
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** A session that connects on its first statement and keeps that one connection until closed. */
-export function postgresMigrationSession(databaseUrl: string): MigrationSession & { close(): Promise<void> } {
-  let sql = openClient(databaseUrl);
+export function postgresMigrationSession(
+  databaseUrl: string,
+  { connectDeadlineMs = CONNECT_DEADLINE_MS } = {},
+): MigrationSession & { close(): Promise<void> } {
+  databaseConnection(databaseUrl); // refuses an sslmode it would not verify, before any statement
+  let client: Promise<Client> | undefined;
+  const connected = () => {
+    client ??= connectedClient(databaseUrl, connectDeadlineMs);
+    return client;
+  };
   // After its connection broke under a statement, a postgres.js client leaves later statements
   // waiting forever (porsager/postgres#1130): the next statement gets a new client instead.
   const onFailure = (error: unknown): never => {
     if (brokeConnection(error)) {
-      void sql.end({ timeout: 0 });
-      sql = openClient(databaseUrl);
+      const broken = client;
+      client = undefined;
+      void broken?.then(
+        (sql) => sql.end({ timeout: 0 }),
+        () => {},
+      );
       throw error;
     }
     throw Object.assign(error as postgres.PostgresError, {
@@ -59,10 +100,12 @@ export function postgresMigrationSession(databaseUrl: string): MigrationSession 
   return {
     async query({ query, params }) {
       // Raw: every value as the bytes Postgres sent, its text, as the migrator reads from PGlite.
+      const sql = await connected().catch(onFailure);
       const rows = await sql.unsafe(query, params).raw().catch(onFailure);
       return { rows: rows.map((row) => (row as (Buffer | null)[]).map(asText)) };
     },
     async exec(script) {
+      const sql = await connected().catch(onFailure);
       try {
         await sql.unsafe(script).simple();
       } catch (error) {
@@ -71,7 +114,10 @@ export function postgresMigrationSession(databaseUrl: string): MigrationSession 
         onFailure(error);
       }
     },
-    close: () => sql.end({ timeout: 5 }),
+    async close() {
+      const sql = await client?.catch(() => undefined);
+      await sql?.end({ timeout: 5 });
+    },
   };
 }
 
