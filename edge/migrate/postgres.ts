@@ -1,5 +1,5 @@
 // The migrating session on PostgreSQL (Neon's direct host included): one connection of its own,
-// over postgres.js, with no deadline of the client's own. An index built CONCURRENTLY on a large
+// over postgres.js, with no deadline on a statement. An index built CONCURRENTLY on a large
 // table takes its time and must not be abandoned (and reported failed) while the server goes on
 // building.
 import postgres from "postgres";
