@@ -32,7 +32,7 @@ export const etag: HeaderSpec = {
   schema: v.pipe(v.string(), v.regex(/^"[\x21\x23-\x7E]+"$/)),
   required: true,
 };
-/** What a write conditioned on If-Match can refuse with. */
+/** What a conditional write (PUT, PATCH, approve, DELETE) can refuse with. */
 export const conditionalWriteProblems = {
   400: ["malformed_request"],
   404: ["not_found"],

@@ -29,7 +29,7 @@ import { createAssetOnce } from "./create-once.ts";
 import { parseImport } from "./csv-import.ts";
 import { formatEtag } from "./etag.ts";
 import { type Asset, AssetFieldsSchema, AssetIdSchema, AssetPatchSchema, isAssetId, representation } from "./model.ts";
-import { evaluateRead, putMode, readPreconditions, requireIfMatch } from "./preconditions.ts";
+import { evaluateRead, type MatchCondition, putMode, readPreconditions, requireIfMatch } from "./preconditions.ts";
 import {
   deleteAsset,
   findAsset,
@@ -53,6 +53,12 @@ function existingId(c: Ctx): string {
   const id = c.req.param("id")!;
   if (!isAssetId(id)) throw noSuchAsset();
   return id;
+}
+
+/** PATCH, approve and DELETE: the existing asset's id, then the If-Match the write requires of it. */
+function conditionalTarget(c: Ctx): { id: string; condition: MatchCondition } {
+  const id = existingId(c);
+  return { id, condition: requireIfMatch(readPreconditions(c.req.raw.headers)) };
 }
 
 const assetLocation = (id: string) => `/v1/assets/${encodeURIComponent(id)}`;
@@ -168,12 +174,7 @@ export const assetRoutes = ({ settings }: Pick<AppDeps, "settings">) => [
     headers: conditional,
     body: json(AssetFieldsSchema),
     responses: { 200: assetResponse("Replaced."), 201: createdResponse },
-    problems: {
-      404: ["not_found"],
-      409: ["asset_locked"],
-      412: ["precondition_failed"],
-      428: ["precondition_required"],
-    },
+    problems: conditionalWriteProblems,
     handler: async (c, input) => {
       const mode = putMode(readPreconditions(c.req.raw.headers));
       if (mode.kind === "create") {
@@ -196,15 +197,9 @@ export const assetRoutes = ({ settings }: Pick<AppDeps, "settings">) => [
     headers: ifMatchRequired,
     body: { mediaTypes: ["application/json", "application/merge-patch+json"], schema: AssetPatchSchema },
     responses: { 200: assetResponse("Changed.") },
-    problems: {
-      404: ["not_found"],
-      409: ["asset_locked"],
-      412: ["precondition_failed"],
-      428: ["precondition_required"],
-    },
+    problems: conditionalWriteProblems,
     handler: async (c, input) => {
-      const id = existingId(c);
-      const condition = requireIfMatch(readPreconditions(c.req.raw.headers));
+      const { id, condition } = conditionalTarget(c);
       return answerWrite(c, await updateAsset(c.var.sql, tenantOf(c), id, condition, await input.body()));
     },
   }),
@@ -218,8 +213,7 @@ export const assetRoutes = ({ settings }: Pick<AppDeps, "settings">) => [
     responses: { 200: assetResponse("Approved.") },
     problems: conditionalWriteProblems,
     handler: async (c) => {
-      const id = existingId(c);
-      const condition = requireIfMatch(readPreconditions(c.req.raw.headers));
+      const { id, condition } = conditionalTarget(c);
       return answerWrite(c, await updateAsset(c.var.sql, tenantOf(c), id, condition, { approve: true }));
     },
   }),
@@ -233,8 +227,7 @@ export const assetRoutes = ({ settings }: Pick<AppDeps, "settings">) => [
     responses: { 204: written("Deleted.") },
     problems: conditionalWriteProblems,
     handler: async (c) => {
-      const id = existingId(c);
-      const condition = requireIfMatch(readPreconditions(c.req.raw.headers));
+      const { id, condition } = conditionalTarget(c);
       const outcome = await deleteAsset(c.var.sql, tenantOf(c), id, condition);
       if (outcome !== "deleted") throw refusals[outcome]();
       return c.body(null, 204);
