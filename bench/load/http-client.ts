@@ -1,43 +1,37 @@
-// The load generator's HTTP client: node:http(s) on kept-alive connections, behind fetch's
-// signature. fetch (undici, over WHATWG streams) cost the client thread so much that the bench,
-// beside autocannon on a server that answers at once, reached 0.45× its throughput; with this
-// client 0.82× (bench/load/cross-check.ts, docs/benchmarks.md).
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
+// The load generator's transport: node:http(s) on kept-alive connections, with no WHATWG Request,
+// Headers or Response in between. Those objects (undici's) cost the client thread more than a KV
+// hit costs the server: the bench beside autocannon reached 0.45× its throughput with fetch
+// (bench/load/cross-check.ts, docs/benchmarks.md).
+import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import { urlToHttpOptions } from "node:url";
+import type { Answer, Transport } from "./request.ts";
 
 const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
 
-/** Answers that carry no body, which Response refuses one for. */
-const BODILESS = new Set([101, 204, 205, 304]);
-
-function answer(message: IncomingMessage, body: Buffer): Response {
-  const headers = new Headers();
-  for (let i = 0; i < message.rawHeaders.length; i += 2)
-    headers.append(message.rawHeaders[i]!, message.rawHeaders[i + 1]!);
-  const status = message.statusCode ?? 502;
-  return new Response(BODILESS.has(status) ? null : new Uint8Array(body), { status, headers });
-}
-
 const failed = (error: unknown) => new TypeError("fetch failed", { cause: error });
 
-/** fetch's contract as the bench uses it: the whole body read, a network failure's code as its cause. */
-export async function keepAliveFetch(request: Request): Promise<Response> {
-  const url = new URL(request.url);
-  const body = request.body ? Buffer.from(await request.arrayBuffer()) : undefined;
-  const secure = url.protocol === "https:";
-  const options = {
-    method: request.method,
-    headers: Object.fromEntries(request.headers),
-    agent: agents[secure ? "https" : "http"],
-  };
-  return new Promise((resolve, reject) => {
-    const sent = (secure ? httpsRequest : httpRequest)(url, options, (message) => {
-      const chunks: Buffer[] = [];
-      message.on("data", (chunk: Buffer) => chunks.push(chunk));
-      message.on("end", () => resolve(answer(message, Buffer.concat(chunks))));
-      message.on("error", (error) => reject(failed(error)));
+/** node:http joins a repeated header's values with ", ", as Headers.get does (set-cookie aside). */
+const headerOf = (headers: IncomingHttpHeaders) => (name: string) => {
+  const value = headers[name];
+  return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value;
+};
+
+/** Requests to `baseUrl`'s origin; each answer's body is read to its end and dropped. */
+export function httpTransport(baseUrl: string): Transport {
+  // Its protocol, host name (an IPv6 address without brackets) and port.
+  const { protocol, hostname, port } = urlToHttpOptions(new URL(baseUrl));
+  const secure = protocol === "https:";
+  const send = secure ? httpsRequest : httpRequest;
+  const agent = agents[secure ? "https" : "http"];
+  return ({ method, path, headers, body }) =>
+    new Promise<Answer>((resolve, reject) => {
+      const sent = send({ protocol, hostname, port, path, method, headers, agent }, (message) => {
+        message.on("data", () => {});
+        message.on("end", () => resolve({ status: message.statusCode ?? 502, header: headerOf(message.headers) }));
+        message.on("error", (error) => reject(failed(error)));
+      });
+      sent.on("error", (error) => reject(failed(error)));
+      sent.end(body);
     });
-    sent.on("error", (error) => reject(failed(error)));
-    sent.end(body);
-  });
 }

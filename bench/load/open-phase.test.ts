@@ -2,14 +2,15 @@
 // request due meanwhile (latency from when it was due), where the closed loop counts it once.
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
-import { type Fetcher, type Phase, runPhase } from "./phase.ts";
+import { type Phase, runPhase } from "./phase.ts";
+import { fetchTransport, type Transport } from "./request.ts";
 
 const SERVICE_MS = 10;
 
 /** One request at a time, each SERVICE_MS; records the order of the paths it served. */
-function serialServer(served: string[]): Fetcher {
+function serialServer(served: string[]): Transport {
   let queue = Promise.resolve();
-  return (request) => {
+  return fetchTransport((request) => {
     const answer = queue.then(async () => {
       await sleep(SERVICE_MS);
       served.push(`${request.method} ${new URL(request.url).pathname} ${request.headers.get("if-match") ?? ""}`);
@@ -17,7 +18,7 @@ function serialServer(served: string[]): Fetcher {
     });
     queue = answer.then(() => {});
     return answer;
-  };
+  }, "http://bench.invalid");
 }
 
 const phase = (requests: Phase["requests"], ratePerSecond?: number): Phase => ({

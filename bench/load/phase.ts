@@ -1,11 +1,11 @@
 // One measured phase, in one of two load models.
 // Closed (the default): `concurrency` lanes send their share of the planned requests back to back;
 // lane k sends requests k, k + concurrency, … (so a PATCH chain stays on one lane). Latency is
-// from just before fetch to the end of the body.
+// from just before the request goes out to the end of its answer's body, before it is checked.
 // Open (`ratePerSecond`): bench/load/open-phase.ts. Either way nothing new starts after the time limit.
 import { type TimedAnswer, timedAnswer } from "../../dev/support/server-timing.ts";
 import { runOpenPhase } from "./open-phase.ts";
-import { type Expectation, type PlannedRequest, type Sent, send } from "./request.ts";
+import { type Expectation, type PlannedRequest, type Sent, send, type Transport } from "./request.ts";
 
 export interface Phase {
   baseUrl: string;
@@ -32,10 +32,8 @@ export interface PhaseResult {
   late?: number;
 }
 
-export type Fetcher = (request: Request) => Promise<Response>;
-
 /** What a phase collects, whichever model sends its requests. */
-export function phaseRecorder(phase: Phase, fetcher: Fetcher) {
+export function phaseRecorder(phase: Phase, transport: Transport) {
   const etags = new Map(phase.etags);
   const latencies: number[] = [];
   const errors: Record<string, number> = {};
@@ -44,8 +42,8 @@ export function phaseRecorder(phase: Phase, fetcher: Fetcher) {
     etags,
     /** Sends request i; its latency counts from `from` (when it was sent, or when it was due). */
     async send(i: number, from: number): Promise<Sent> {
-      const sent = await send(fetcher, phase.baseUrl, phase.requests[i]!, phase.expect, etags);
-      const latency = performance.now() - from;
+      const sent = await send(transport, phase.requests[i]!, phase.expect, etags);
+      const latency = sent.answeredAt - from;
       latencies.push(latency);
       const timing = timedAnswer(sent.serverTiming, latency);
       if (timing) timings.push(timing);
@@ -56,9 +54,9 @@ export function phaseRecorder(phase: Phase, fetcher: Fetcher) {
   };
 }
 
-export async function runPhase(phase: Phase, fetcher: Fetcher): Promise<PhaseResult> {
-  if (phase.ratePerSecond !== undefined) return runOpenPhase(phase, phaseRecorder(phase, fetcher));
-  const recorder = phaseRecorder(phase, fetcher);
+export async function runPhase(phase: Phase, transport: Transport): Promise<PhaseResult> {
+  const recorder = phaseRecorder(phase, transport);
+  if (phase.ratePerSecond !== undefined) return runOpenPhase(phase, recorder);
   const started = performance.now();
   const deadline = started + phase.timeLimitMs;
   const lane = async (first: number) => {

@@ -12,7 +12,7 @@ import { parseSettings } from "../../core/settings/settings.ts";
 import { createMemoryKv } from "../../edge/kv/memory.ts";
 import { secretTokens } from "../lib/tokens.ts";
 import { type OperationContext, type OperationName, operations } from "./operations.ts";
-import { send } from "./request.ts";
+import { fetchTransport, send } from "./request.ts";
 
 /** The calls a request makes (bulk reads only serve the drain of the change feed). */
 export type KvCounts = Record<Exclude<keyof KvCache, "getMany">, number>;
@@ -66,6 +66,7 @@ export async function probeUsage(
     return new Response(body.byteLength > 0 ? body : null, answer);
   };
   const base = "http://probe.local";
+  const transport = fetchTransport(fetcher, base);
   const result: Partial<Record<OperationName, Usage | string>> = {};
   for (const name of names) {
     const operation = operations[name];
@@ -89,7 +90,7 @@ export async function probeUsage(
       const bytesBefore = bytesOut;
       const failures: string[] = [];
       for (const planned of requests) {
-        const { failure } = await send(fetcher, base, planned, operation.expect, context.etags);
+        const { failure } = await send(transport, planned, operation.expect, context.etags);
         if (failure) failures.push(failure);
       }
       // Counts of requests that went wrong would describe an error path, not the operation.

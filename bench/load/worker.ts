@@ -1,7 +1,7 @@
 // The load generator's thread: the client's work never shares an event loop with a server.
 import { parentPort } from "node:worker_threads";
 import { serve } from "../lib/ts-worker.ts";
-import { keepAliveFetch } from "./http-client.ts";
+import { httpTransport } from "./http-client.ts";
 import { type Phase, runPhase } from "./phase.ts";
 
-serve<Phase>(parentPort!, (phase) => runPhase(phase, keepAliveFetch));
+serve<Phase>(parentPort!, (phase) => runPhase(phase, httpTransport(phase.baseUrl)));
