@@ -129,7 +129,7 @@ describe("npm run bench (tiny settings, node runtime)", () => {
       const m = summary.split!.meanMs;
       expect(summary.split!.timed).toBe(20);
       expect(m.network! + m.edge!).toBeCloseTo(m.client!, 6);
-      expect(m.auth! + m.db! + m.kv! + m.app!).toBeCloseTo(m.edge!, 6);
+      expect(m.auth! + m.db! + m.kv! + m.limit! + m.app!).toBeCloseTo(m.edge!, 6);
       if (summary.designRoundTrips > 0) expect(m.db).toBeGreaterThan(0);
     }
     // The bare KV get is not the app: it sends no Server-Timing.

@@ -19,7 +19,16 @@ import { runScript, type ScriptRun } from "./lib/run-script.ts";
 
 interface Split {
   timed: number;
-  meanMs: { client: number; network: number; edge: number; auth: number; db: number; kv: number; app: number };
+  meanMs: {
+    client: number;
+    network: number;
+    edge: number;
+    auth: number;
+    db: number;
+    kv: number;
+    limit: number;
+    app: number;
+  };
 }
 
 interface BenchJson {
@@ -161,7 +170,7 @@ describe("npm run bench against running deployments (node and deno, JWKS sign-in
       const m = split!.meanMs;
       expect(split!.timed).toBe(10);
       expect(m.network + m.edge).toBeCloseTo(m.client, 6);
-      expect(m.auth + m.db + m.kv + m.app).toBeCloseTo(m.edge, 6);
+      expect(m.auth + m.db + m.kv + m.limit + m.app).toBeCloseTo(m.edge, 6);
       for (const part of ["auth", "db", "kv", "edge", "network"] as const) expect(m[part]).toBeGreaterThanOrEqual(0);
       expect(m.auth).toBeGreaterThan(0);
       if (operation !== "link-hit") expect(m.db, `${target} ${operation} db`).toBeGreaterThan(0);

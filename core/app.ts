@@ -47,7 +47,7 @@ export function createApp(deps: AppDeps) {
     authenticate ??= createAuthenticator(deps.settings.auth, { fetch: deps.jwksFetch, kv: deps.kv, logger });
     const verify = authenticate;
     const background = backgroundOf(c);
-    c.set("principal", await c.var.timeAuth(() => verify(c.req.header("authorization"), background)));
+    c.set("principal", await c.var.timed("auth", () => verify(c.req.header("authorization"), background)));
     await (limit ? limit(c, next) : next());
   });
   // Every capability (core/capabilities.ts lists them), then the document of them all.

@@ -33,7 +33,7 @@ export interface AppEnv {
     /** The ports as this request uses them: measured for Server-Timing when it is on. */
     sql: Sql;
     kv: KvCache;
-    /** Runs token verification, measured for Server-Timing when it is on. */
-    timeAuth: <T>(work: () => Promise<T>) => Promise<T>;
+    /** Runs token verification or rate limiting, measured as its part of Server-Timing when it is on. */
+    timed: <T>(part: "auth" | "limit", work: () => Promise<T>) => Promise<T>;
   };
 }

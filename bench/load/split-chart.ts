@@ -1,11 +1,11 @@
 // Where the time went, drawn: one horizontal bar per target and operation, its mean client time
-// cut into network, token verification, database, KV store and the app's own code.
+// cut into network, token verification, database, KV store, rate limiting and the app's own code.
 import { svgDocument, svgHeading } from "../lib/bar-chart.ts";
 import { escapeXml, svgLegend } from "../lib/format.ts";
 import type { Split } from "./split.ts";
 
-const PARTS = ["network", "auth", "db", "kv", "app"] as const;
-const COLORS = ["#94a3b8", "#f97316", "#2563eb", "#16a34a", "#9333ea"];
+const PARTS = ["network", "auth", "db", "kv", "limit", "app"] as const;
+const COLORS = ["#94a3b8", "#f97316", "#2563eb", "#16a34a", "#dc2626", "#9333ea"];
 const WIDTH = 920;
 const ROW = 22;
 const MARGIN = { right: 80, bottom: 44, left: 260 };
@@ -39,9 +39,11 @@ export function splitChart(rows: readonly Row[], title: string): string {
       `<text x="${MARGIN.left - 8}" y="${y + 14}" text-anchor="end">${escapeXml(`${row.target} · ${row.label}`)}</text>`,
     );
     PARTS.forEach((part, p) => {
-      const width = x(row.split.meanMs[part]);
+      const ms = row.split.meanMs[part] ?? 0;
+      if (ms <= 0) return; // unused here (no limiter, no clock between I/O on Workers)
+      const width = x(ms);
       parts.push(
-        `<rect class="bar" x="${left}" y="${y + 3}" width="${width}" height="${ROW - 6}" fill="${COLORS[p]}"><title>${escapeXml(`${row.target} · ${row.label} · ${part}: ${row.split.meanMs[part].toFixed(2)} ms`)}</title></rect>`,
+        `<rect class="bar" x="${left}" y="${y + 3}" width="${width}" height="${ROW - 6}" fill="${COLORS[p]}"><title>${escapeXml(`${row.target} · ${row.label} · ${part}: ${ms.toFixed(2)} ms`)}</title></rect>`,
       );
       left += width;
     });

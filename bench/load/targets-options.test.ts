@@ -62,18 +62,19 @@ describe("Server-Timing", () => {
     });
   });
 
-  it("splits an answer only when every part is there", () => {
-    expect(timedAnswer(header, 20)).toEqual({ client: 20, total: 12.5, db: 8.25, kv: 0.5, auth: 1.25 });
+  it("splits an answer only when every part is there; a release before rate limiting spent none on it", () => {
+    expect(timedAnswer(header, 20)).toEqual({ client: 20, total: 12.5, db: 8.25, kv: 0.5, auth: 1.25, limit: 0 });
+    expect(timedAnswer(`${header}, limit;dur=0.75`, 20)).toMatchObject({ limit: 0.75 });
     expect(timedAnswer("total;dur=3", 5)).toBeUndefined();
     expect(timedAnswer(null, 5)).toBeUndefined();
   });
 
   it("splits the mean client time into network and edge, edge into its parts", () => {
     const split = splitOf([
-      { client: 20, total: 12, db: 8, kv: 0.5, auth: 1.5 },
-      { client: 10, total: 6, db: 4, kv: 0.5, auth: 0.5 },
+      { client: 20, total: 12, db: 8, kv: 0.5, auth: 1.5, limit: 0.5 },
+      { client: 10, total: 6, db: 4, kv: 0.5, auth: 0.5, limit: 0.1 },
     ])!;
-    expect(split.meanMs).toEqual({ client: 15, network: 6, edge: 9, auth: 1, db: 6, kv: 0.5, app: 1.5 });
+    expect(split.meanMs).toEqual({ client: 15, network: 6, edge: 9, auth: 1, db: 6, kv: 0.5, limit: 0.3, app: 1.2 });
     expect(split.timed).toBe(2);
     expect(splitOf([])).toBeNull();
   });

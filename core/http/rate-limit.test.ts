@@ -13,6 +13,7 @@ function limitedApp(settings: Record<string, string>) {
   app.onError((error) => problemResponse(error as ProblemError));
   app.use(async (c, next) => {
     c.set("principal", { userId: c.req.header("x-sub")!, tenantId: c.req.header("x-tid")!, role: "user" });
+    c.set("timed", (_part, work) => work());
     await next();
   });
   const limits = parseRateLimits(settings);

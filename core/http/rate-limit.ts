@@ -21,9 +21,10 @@ export function rateLimits(limiter: RateLimiter, limits: () => RateLimits) {
     const tenant = reads ? quotas.tenantReads : quotas.tenantWrites;
     // A tenant id has no "/" (core/tokens/auth.ts), so the first one ends it: no pair of tenant
     // and subject spells another's key.
-    const callerCount = await limiter.count(caller, `${tenantId}/${userId}`);
+    const count = (policy: RateLimitPolicy, key: string) => c.var.timed("limit", () => limiter.count(policy, key));
+    const callerCount = await count(caller, `${tenantId}/${userId}`);
     if (!callerCount.allowed) throw refusal("this caller", reads, [caller, tenant], [callerCount]);
-    const tenantCount = await limiter.count(tenant, tenantId);
+    const tenantCount = await count(tenant, tenantId);
     if (!tenantCount.allowed) throw refusal("this tenant", reads, [caller, tenant], [callerCount, tenantCount]);
     await next();
     // On the response itself: Hono's c.header() would copy a finished response to change it.

@@ -4,6 +4,7 @@ import { bearer, TEST_AUTH_SECRET } from "../../dev/support/tokens.ts";
 import { createMemoryKv } from "../../edge/kv/memory.ts";
 import { createApp } from "../app.ts";
 import { silentLogger } from "../log.ts";
+import type { RateLimiter } from "../ports/rate-limit.ts";
 import { DatabaseUnavailableError, type Sql } from "../ports/sql.ts";
 import { parseSettings } from "../settings/settings.ts";
 
@@ -20,10 +21,21 @@ const slowSql = (fails = false): Sql => ({
   transaction: async () => [],
 });
 
+const LIMIT_DELAY_MS = 15;
+
+/** A rate limiter that lets everything through after LIMIT_DELAY_MS per count. */
+const slowLimiter: RateLimiter = {
+  count: async () => {
+    await pause(LIMIT_DELAY_MS);
+    return { allowed: true, remaining: 1, resetSeconds: 60 };
+  },
+};
+
 function appWith(serverTiming: string | undefined, sql = slowSql()) {
   return createApp({
     sql,
     kv: createMemoryKv(),
+    rateLimiter: slowLimiter,
     settings: parseSettings({ AUTH_SECRET: TEST_AUTH_SECRET, SERVER_TIMING: serverTiming }),
     runtime: "node",
     logger: silentLogger,
@@ -52,19 +64,21 @@ describe("Server-Timing", () => {
 
   it("names every part on every response, 0 when unused, with the runtime", async () => {
     const timing = metrics(await appWith("on").request("/healthz"));
-    expect(Object.keys(timing).sort()).toEqual(["auth", "db", "kv", "runtime", "total"]);
-    expect(timing).toMatchObject({ db: 0, kv: 0, auth: 0, runtime: "node" });
+    expect(Object.keys(timing).sort()).toEqual(["auth", "db", "kv", "limit", "runtime", "total"]);
+    expect(timing).toMatchObject({ db: 0, kv: 0, auth: 0, limit: 0, runtime: "node" });
   });
 
-  it("measures the database, token verification and the KV store inside the total", async () => {
+  it("measures the database, token verification, the KV store and rate limiting inside the total", async () => {
     const app = appWith("on");
     const response = await app.request("/v1/links/github/missing", { headers: await bearer() });
     expect(response.status).toBe(404);
-    const { total, db, kv, auth } = metrics(response) as Record<string, number>;
+    const { total, db, kv, auth, limit } = metrics(response) as Record<string, number>;
     expect(db).toBeGreaterThanOrEqual(DB_DELAY_MS - 1);
     expect(auth).toBeGreaterThan(0);
     expect(kv).toBeGreaterThan(0);
-    expect(total).toBeGreaterThanOrEqual(db! + kv! + auth! - 0.1);
+    // Two counts, the caller's and the tenant's.
+    expect(limit).toBeGreaterThanOrEqual(2 * LIMIT_DELAY_MS - 1);
+    expect(total).toBeGreaterThanOrEqual(db! + kv! + auth! + limit! - 0.1);
   });
 
   it("is on refusals and errors too", async () => {

@@ -4,13 +4,14 @@ import type { AppDeps, AppEnv } from "../deps.ts";
 import { aroundEachKvCall, aroundEachSqlCall } from "../ports/around-each-call.ts";
 
 /** The parts of a response's time that `Server-Timing` names, besides `total` and `runtime`. */
-export const SERVER_TIMING_PARTS = ["db", "kv", "auth"] as const;
+export const SERVER_TIMING_PARTS = ["db", "kv", "auth", "limit"] as const;
 export type ServerTimingPart = (typeof SERVER_TIMING_PARTS)[number];
 
 const DESCRIPTIONS: Record<ServerTimingPart | "total", string> = {
   db: "database",
   kv: "KV store",
   auth: "token verification",
+  limit: "rate limiting",
   total: "total",
 };
 
@@ -33,11 +34,11 @@ class Span {
   }
 }
 
-const untimed = <T>(work: () => Promise<T>) => work();
+const untimed = <T>(_part: string, work: () => Promise<T>) => work();
 
 /**
  * Puts each request's ports into its context, and with SERVER_TIMING=on measures them there:
- * time in the database, in the KV store and in token verification, beside Hono's `total`, as
+ * time in the database, in the KV store, in token verification and in rate limiting, beside Hono's `total`, as
  * `Server-Timing` on every response, with the runtime's name.
  */
 export function serverTiming(deps: AppDeps): MiddlewareHandler<AppEnv> {
@@ -46,11 +47,11 @@ export function serverTiming(deps: AppDeps): MiddlewareHandler<AppEnv> {
     if (!deps.settings.serverTiming) {
       c.set("sql", deps.sql);
       c.set("kv", deps.kv);
-      c.set("timeAuth", untimed);
+      c.set("timed", untimed);
       return next();
     }
     return measure(c, async () => {
-      const spans = { db: new Span(), kv: new Span(), auth: new Span() };
+      const spans = { db: new Span(), kv: new Span(), auth: new Span(), limit: new Span() };
       c.set(
         "sql",
         aroundEachSqlCall(deps.sql, (call) => spans.db.time(call)),
@@ -59,7 +60,7 @@ export function serverTiming(deps: AppDeps): MiddlewareHandler<AppEnv> {
         "kv",
         aroundEachKvCall(deps.kv, (call) => spans.kv.time(call)),
       );
-      c.set("timeAuth", (work) => spans.auth.time(work));
+      c.set("timed", (part, work) => spans[part].time(work));
       await next();
       // Every part on every response, 0 when unused: a reader finds the same names everywhere.
       // Three decimals: an in-memory KV read takes microseconds.

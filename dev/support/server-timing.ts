@@ -8,9 +8,8 @@ export interface TimedAnswer {
   db: number;
   kv: number;
   auth: number;
+  limit: number;
 }
-
-export const TIMED_PARTS = ["auth", "db", "kv"] as const;
 
 /** name → duration (ms) or, for an entry without one, its description (`runtime;desc="deno"`). */
 export function parseServerTiming(header: string): Map<string, number | string> {
@@ -36,5 +35,6 @@ export function timedAnswer(header: string | null, clientMs: number): TimedAnswe
   };
   const [total, db, kv, auth] = [ms("total"), ms("db"), ms("kv"), ms("auth")];
   if (total === undefined || db === undefined || kv === undefined || auth === undefined) return undefined;
-  return { client: clientMs, total, db, kv, auth };
+  // A deployment of a release before rate limiting sends no `limit`: nothing was spent on it.
+  return { client: clientMs, total, db, kv, auth, limit: ms("limit") ?? 0 };
 }

@@ -5,7 +5,7 @@ import type { RuntimeName } from "../../../dev/launchers/index.ts";
 import { parseServerTiming } from "../../../dev/support/server-timing.ts";
 import { type Answer, type Call, freshTenant } from "../client.ts";
 
-const PARTS = ["db", "kv", "auth"];
+const PARTS = ["db", "kv", "auth", "limit"];
 
 /** name → duration in ms, or the description of a metric without one (`runtime`). */
 function metrics(answer: Answer): Record<string, number | string> {
@@ -16,7 +16,7 @@ function metrics(answer: Answer): Record<string, number | string> {
 
 function expectTimed(answer: Answer, runtime: RuntimeName) {
   const timing = metrics(answer);
-  expect(Object.keys(timing).sort()).toEqual(["auth", "db", "kv", "runtime", "total"]);
+  expect(Object.keys(timing).sort()).toEqual(["auth", "db", "kv", "limit", "runtime", "total"]);
   expect(timing.runtime).toBe(runtime);
   for (const part of PARTS) {
     expect(timing[part]).toBeGreaterThanOrEqual(0);
