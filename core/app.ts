@@ -46,7 +46,9 @@ export function createApp(deps: AppDeps) {
   app.use("/v1/*", async (c, next) => {
     authenticate ??= createAuthenticator(deps.settings.auth, { fetch: deps.jwksFetch, kv: deps.kv, logger });
     const verify = authenticate;
-    const background = backgroundOf(c);
+    // Looked up only when a key set refresh needs it: where there is no execution context (Node,
+    // Deno), Hono's getter throws, and an Error's stack on every request costs more than the check.
+    const background: Background = (work) => backgroundOf(c)?.(work);
     c.set("principal", await c.var.timed("auth", () => verify(c.req.header("authorization"), background)));
     await (limit ? limit(c, next) : next());
   });
