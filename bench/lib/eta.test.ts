@@ -87,6 +87,17 @@ describe("benchPlan", () => {
     expect(phases.map((p) => p.name)).toEqual(["rounds"]);
     expect(phases[0]!.estimateMs).toBe(2 * 2 * 3 * 6_300 + 4 * (20 * 20 + 300));
   });
+
+  it("times an open-model phase by its rate, whatever the runtime, capped at the time limit", () => {
+    const open = { ...settings, ratePerSecond: 50, staleness: 0, cold: 0 };
+    // 200 requests at 50 a second: 4 s (+ 300 ms), 24 times; warm-ups 20 at 50 a second: 400 ms + 300 ms, 8 times.
+    const expected = 24 * 4_300 + 8 * 700;
+    expect(benchPlan(open, 4, "local")[1]!.estimateMs).toBe(expected);
+    expect(benchPlan(open, 4, "targets")[0]!.estimateMs).toBe(expected);
+    // 200 requests at 20 a second would take 10 s: the 6 s limit stops the phase.
+    const slow = benchPlan({ ...open, ratePerSecond: 20 }, 4, "targets")[0]!;
+    expect(slow.estimateMs).toBe(24 * 6_300 + 8 * 1_300);
+  });
 });
 
 describe("racePlan", () => {

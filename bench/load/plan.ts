@@ -15,11 +15,20 @@ const START_MS = 3_000;
 
 export const BENCH_PHASES = { start: "start-up", rounds: "rounds", staleness: "staleness", cold: "cold starts" };
 
+/**
+ * One phase of `requests`, capped at its time limit. The open model sends at its rate whatever the
+ * runtime's speed; the closed one is paced by the client time of a request over those in flight.
+ */
+function phaseMs(opts: RunSettings, requests: number, where: keyof typeof REQUEST_MS): number {
+  const perRequestMs =
+    opts.ratePerSecond === undefined ? REQUEST_MS[where] / opts.concurrency : 1000 / opts.ratePerSecond;
+  return Math.min(opts.timeLimitMs, requests * perRequestMs);
+}
+
 export function benchPlan(opts: RunSettings, targets: number, where: keyof typeof REQUEST_MS): PlannedPhase[] {
-  const perRequest = REQUEST_MS[where] / opts.concurrency;
   const operations = opts.operations.length;
-  const measured = Math.min(opts.timeLimitMs, opts.requests * perRequest) + PHASE_OVERHEAD_MS;
-  const warm = Math.min(opts.timeLimitMs, opts.warmup * perRequest) + PHASE_OVERHEAD_MS;
+  const measured = phaseMs(opts, opts.requests, where) + PHASE_OVERHEAD_MS;
+  const warm = phaseMs(opts, opts.warmup, where) + PHASE_OVERHEAD_MS;
   const phases = targets * operations * opts.rounds;
   const pairs = targets * (targets - 1);
   // Locally every pair is measured at once; on deployments, `concurrency` pairs at a time.

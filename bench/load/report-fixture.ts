@@ -40,6 +40,24 @@ function result(target: string, t: number, [operation, label]: (typeof OPERATION
   };
 }
 
+type Measurement = [target: string, operation: string];
+
+function ratio(
+  label: string,
+  [numTarget, numOperation]: Measurement,
+  [denTarget, denOperation]: Measurement,
+  [median, low, high]: [number, number, number],
+): NonNullable<BenchJson["ratios"]>[number] {
+  return {
+    label,
+    numerator: { target: numTarget, operation: numOperation },
+    denominator: { target: denTarget, operation: denOperation },
+    median,
+    low,
+    high,
+  };
+}
+
 export const fullBenchJson: BenchJson = {
   command: "npm run bench -- --rate 200",
   finishedAt: "2026-12-05T03:00:00.000Z",
@@ -51,22 +69,8 @@ export const fullBenchJson: BenchJson = {
   ],
   results: TARGETS.flatMap((target, t) => OPERATIONS.map((operation, o) => result(target, t, operation, o))),
   ratios: [
-    {
-      label: "KV hit over bare KV get",
-      numerator: { target: "node", operation: "link-hit" },
-      denominator: { target: "node", operation: "kv-baseline" },
-      median: 1.31,
-      low: 1.12,
-      high: 1.52,
-    },
-    {
-      label: "KV hit, fastly-host over deno",
-      numerator: { target: "fastly-host", operation: "link-hit" },
-      denominator: { target: "deno", operation: "link-hit" },
-      median: 1.05,
-      low: 0.91,
-      high: 1.2,
-    },
+    ratio("KV hit over bare KV get", ["node", "link-hit"], ["node", "kv-baseline"], [1.31, 1.12, 1.52]),
+    ratio("KV hit, fastly-host over deno", ["fastly-host", "link-hit"], ["deno", "link-hit"], [1.05, 0.91, 1.2]),
   ],
   cost: {
     table: "bench/prices.json",

@@ -5,6 +5,7 @@ import { latencyChart } from "./chart.ts";
 import { runInterleaved, type SliceablePhase } from "./interleave.ts";
 import type { OperationName } from "./operations.ts";
 import { benchMarkdown, latencyRatios, type Measured, notes, summarize } from "./report.ts";
+import { type RunSettings, settingsOf } from "./results.ts";
 
 describe("stats", () => {
   it("takes nearest-rank percentiles from the raw samples", () => {
@@ -133,5 +134,40 @@ describe("interleaved phases", () => {
       statements: 10,
     });
     expect(b!.result.latencies).toEqual([1, 2, 1]);
+  });
+});
+
+describe("settingsOf", () => {
+  const opts = {
+    requests: 200,
+    concurrency: 4,
+    rounds: 3,
+    warmup: 20,
+    operations: ["link-hit"],
+    timeLimitMs: 6_000,
+    staleness: 3,
+    cold: 1,
+    idleSeconds: 30,
+    maxRequests: 1_000,
+    out: "/tmp",
+    prices: { file: "bench/prices.json", table: [] },
+  } satisfies RunSettings;
+
+  it("records the run's settings in bench.json's order, an absent rate as null, and nothing else", () => {
+    expect(JSON.stringify(settingsOf(opts))).toBe(
+      JSON.stringify({
+        requests: 200,
+        concurrency: 4,
+        ratePerSecond: null,
+        rounds: 3,
+        warmup: 20,
+        timeLimitMs: 6_000,
+        staleness: 3,
+        cold: 1,
+        idleSeconds: 30,
+        maxRequests: 1_000,
+      }),
+    );
+    expect(settingsOf({ ...opts, ratePerSecond: 200 }).ratePerSecond).toBe(200);
   });
 });

@@ -62,6 +62,20 @@ export const loadModel = (opts: RoundSettings) =>
 export const describeLoad = (opts: RoundSettings) =>
   opts.ratePerSecond === undefined ? `concurrency ${opts.concurrency}` : `open model at ${opts.ratePerSecond} req/s`;
 
+/** The run's settings as bench.json records them: an absent rate is written as null. */
+export const settingsOf = (opts: RunSettings) => ({
+  requests: opts.requests,
+  concurrency: opts.concurrency,
+  ratePerSecond: opts.ratePerSecond ?? null,
+  rounds: opts.rounds,
+  warmup: opts.warmup,
+  timeLimitMs: opts.timeLimitMs,
+  staleness: opts.staleness,
+  cold: opts.cold,
+  idleSeconds: opts.idleSeconds,
+  maxRequests: opts.maxRequests,
+});
+
 export async function writeRun(outcome: RunOutcome, opts: RunSettings, command: string, sent: number): Promise<void> {
   const summaries = summarize(outcome.measured, outcome.usageProbe);
   const ratios = latencyRatios(summaries);
@@ -81,30 +95,6 @@ export async function writeRun(outcome: RunOutcome, opts: RunSettings, command: 
   );
   for (const note of notes) console.log(note);
   const machine = await machineInfo();
-  const {
-    requests,
-    concurrency,
-    ratePerSecond,
-    rounds,
-    warmup,
-    timeLimitMs,
-    staleness,
-    cold,
-    idleSeconds,
-    maxRequests,
-  } = opts;
-  const settings = {
-    requests,
-    concurrency,
-    ratePerSecond: ratePerSecond ?? null,
-    rounds,
-    warmup,
-    timeLimitMs,
-    staleness,
-    cold,
-    idleSeconds,
-    maxRequests,
-  };
   const markdown = [
     `Command: \`${command}\` — ${outcome.header}; ${machine.cpus} × ${machine.cpuModel}, Node ${machine.node}.`,
     "",
@@ -124,7 +114,7 @@ export async function writeRun(outcome: RunOutcome, opts: RunSettings, command: 
     finishedAt: new Date().toISOString(),
     machine,
     database: outcome.database,
-    settings,
+    settings: settingsOf(opts),
     requestsSent: sent,
     targets: outcome.statuses,
     usageProbe: outcome.usageProbe,

@@ -1,6 +1,7 @@
 // 95 % intervals by the percentile bootstrap over rounds, with a seeded generator so a report
 // (and a test) is reproducible. Rounds, not requests, are resampled: requests within a round
 // share the machine's moment, so only the rounds carry the run-to-run variation.
+import { seededRandom } from "../../dev/support/seeded-random.ts";
 import { median } from "../../dev/support/stats.ts";
 
 export interface Interval {
@@ -10,18 +11,6 @@ export interface Interval {
 
 const RESAMPLES = 2_000;
 const SEED = 38;
-
-/** mulberry32: a small, well-known seeded generator in [0, 1). */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function resample(values: readonly number[], random: () => number): number[] {
   return values.map(() => values[Math.floor(random() * values.length)]!);

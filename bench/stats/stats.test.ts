@@ -1,7 +1,8 @@
 // The bench's statistics on constructed inputs: HdrHistogram percentiles with their sample
 // counts, and the seeded bootstrap intervals.
 import { describe, expect, it } from "vitest";
-import { medianInterval, ratioInterval, seededRandom } from "./bootstrap.ts";
+import { seededRandom } from "../../dev/support/seeded-random.ts";
+import { medianInterval, ratioInterval } from "./bootstrap.ts";
 import { type ComparedResult, compareResults, describeChange } from "./compare.ts";
 import { describePercentile, latencyPercentiles, samplesBeyond } from "./percentiles.ts";
 

@@ -7,6 +7,7 @@
 import { linkKey } from "../../core/links/kv-keys.ts";
 import type { KvCache } from "../../core/ports/kv.ts";
 import type { Sql } from "../../core/ports/sql.ts";
+import { seededRandom } from "../../dev/support/seeded-random.ts";
 import { cachedEntry, cacheKeys } from "../links/support.ts";
 import type { Harness } from "../support/harness.ts";
 import { routes } from "../support/routes.ts";
@@ -177,18 +178,6 @@ function chooseOperation(random: Random): Operation {
     if (ticket < 0) return operation;
   }
   return operations[0]![1];
-}
-
-/** mulberry32: small, seedable, good enough to vary a workload. */
-function seededRandom(seed: number): Random {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 export async function runSoak(harness: Harness, options: SoakOptions): Promise<SoakReport> {
