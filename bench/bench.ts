@@ -42,7 +42,6 @@ const USAGE = `npm run bench -- [options]
   --max-requests N  the most requests the run sends, clean-up included (default: none; targets 3000)
   --out DIR         where the results go (default docs/results)
   --prices FILE     the price table for the cost per million operations (default bench/prices.json)
- The bench beside autocannon on the same target: npm run bench:cross-check -- --help
   --html FILE       no run: bench.html made again from a saved bench.json, written beside it
  The runtimes started here:
   --runtimes LIST   ${runtimeNames.join(",")} (default: all)
@@ -55,7 +54,8 @@ const USAGE = `npm run bench -- [options]
                     for the admin operation. The operations needing many users are left out.
   --sign-with KEY.pem  mint tokens from this private key (RSA, P-256 or Ed25519) whose public key
                     the deployments' JWKS holds; --kid ID, --iss ISSUER, --aud AUDIENCE as they
-                    check them; --tenant-claim (default tid) and --role-claim (default role)`;
+                    check them; --tenant-claim (default tid) and --role-claim (default role)
+ The bench beside autocannon on the same target: npm run bench:cross-check -- --help`;
 
 const LOCAL_DEFAULTS = {
   requests: 200,
