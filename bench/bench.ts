@@ -16,13 +16,13 @@ import { defaultOperations, type OperationName, operationNames, operations } fro
 import { BENCH_PHASES, startBenchClock } from "./load/plan.ts";
 import { DEFAULT_PRICE_FILE, loadPrices, type Price } from "./load/price-file.ts";
 import { writeRun } from "./load/results.ts";
-import { compareFiles } from "./stats/compare.ts";
+import { compareFiles, DEFAULT_NOISE } from "./stats/compare.ts";
 
 const USAGE = `npm run bench -- [options]
-       npm run bench -- --compare OLD.json NEW.json
+       npm run bench -- --compare OLD.json NEW.json [--noise PCT]
   --compare         per target and operation, the change of the median p50 and req/s between two
                     runs' bench.json with its 95 % interval; "no significant difference" when the
-                    interval holds zero
+                    interval holds zero; "within noise" when it lies within ±PCT % (default 5)
   --target NAME=URL  a deployment already running (repeat for several); without any, the bench
                      starts the runtimes here (--runtimes) over a database of its own
   --requests N      requests per target, operation and round (default 200; targets 50)
@@ -172,12 +172,23 @@ function plannedCreates(run: Options, targets: number, oneIdentity: boolean): nu
   return perTarget * targets;
 }
 
+/** `--noise PCT`: a per cent from 0 to 100, as a share. */
+function noiseShare(value: string | undefined): number {
+  const percent = Number(value);
+  if (value === undefined || value.trim() === "" || !(percent >= 0 && percent <= 100)) {
+    throw new UsageError(`--noise: a per cent from 0 to 100, not ${value ?? "nothing"}`);
+  }
+  return percent / 100;
+}
+
 async function main(): Promise<number> {
   const compareAt = process.argv.indexOf("--compare");
   if (compareAt >= 0) {
     const [before, after] = process.argv.slice(compareAt + 1, compareAt + 3);
     if (!before || !after) throw new UsageError("--compare needs two files: OLD.json NEW.json");
-    process.stdout.write(await compareFiles(before, after));
+    const noiseAt = process.argv.indexOf("--noise");
+    const noise = noiseAt < 0 ? DEFAULT_NOISE : noiseShare(process.argv[noiseAt + 1]);
+    process.stdout.write(await compareFiles(before, after, noise));
     return 0;
   }
   const values = parse();

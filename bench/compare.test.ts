@@ -1,6 +1,6 @@
 // `npm run bench` for real on the node runtime, compared with `--compare`: two whole runs of the
-// same code show no significant difference, a run whose every database round trip is held twice as
-// long shows one; and `--rate` runs, its report naming the open model.
+// same code show no significant difference, a run whose every database round trip is held 150 ms
+// instead of 50 shows one; and `--rate` runs, its report naming the open model.
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -31,22 +31,23 @@ describe("npm run bench -- --compare, and --rate (node runtime, small)", () => {
   let slowed: string;
 
   beforeAll(async () => {
-    // Both sides pay a database round trip as an edge does to Neon (--db-rtt): on loopback alone a
-    // write is a few milliseconds of CPU, and whole runs made one after the other on a busy machine
-    // differ by its other work (docs/benchmarks.md).
+    // Both sides pay a database round trip as an edge far from Neon does (--db-rtt): on loopback
+    // alone a write is a few milliseconds of CPU, and whole runs made one after the other on a busy
+    // machine (CI runs other suites beside it) differ by its other work (docs/benchmarks.md).
     const documents = ["--operations", "document-create"];
-    const first = await bench(...documents, "--db-rtt", "20");
-    const second = await bench(...documents, "--db-rtt", "20");
+    const first = await bench(...documents, "--db-rtt", "50");
+    const second = await bench(...documents, "--db-rtt", "50");
     same = [first.out, second.out];
-    slowed = (await bench(...documents, "--db-rtt", "40")).out;
+    slowed = (await bench(...documents, "--db-rtt", "150")).out;
   }, 120_000);
 
   afterAll(async () => {
     await Promise.all(outs.map((out) => rm(out, { recursive: true, force: true })));
   });
 
-  it("says no significant difference between two runs of the same code", async () => {
-    expect(await compareLine(...same, "document-create")).toMatch(/~ no significant difference.*~ no significant/);
+  it("finds no difference beyond the noise between two runs of the same code", async () => {
+    // "~ no significant difference" or "~ within noise", for p50 and for req/s alike.
+    expect(await compareLine(...same, "document-create")).toMatch(/document-create\s+~ .*\]\s+~ /);
   });
 
   it("reports a slower p50 and a lower throughput for the slowed database", async () => {

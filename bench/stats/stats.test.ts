@@ -80,6 +80,16 @@ describe("compare", () => {
     expect(describeChange(row!.p50)).toMatch(/^\+50\.0 % \[\+[\d.]+ %, \+[\d.]+ %\]$/);
   });
 
+  it("calls a change whose whole interval lies within the noise threshold within noise", () => {
+    // Tight rounds, every one 2 % slower: significant, yet less than two runs of the same code differ.
+    const tight = result([4.0, 4.01, 3.99, 4.02, 3.98]);
+    const [row] = compareResults([tight], [result([4.0, 4.01, 3.99, 4.02, 3.98], 1.02)]);
+    expect(row!.p50).toMatchObject({ significant: true, withinNoise: true });
+    expect(describeChange(row!.p50)).toMatch(/^~ within noise: \+2\.0 % \[\+[\d.]+ %, \+[\d.]+ %\]$/);
+    const [strict] = compareResults([tight], [result([4.0, 4.01, 3.99, 4.02, 3.98], 1.02)], 0.01);
+    expect(strict!.p50.withinNoise).toBe(false);
+  });
+
   it("compares only what both runs measured", () => {
     expect(compareResults([before], [{ ...before, operation: "link-hit" }])).toEqual([]);
   });
