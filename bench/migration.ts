@@ -126,7 +126,8 @@ function startWriter(sql: Sql, writer: number, release: LinkRelease, stop: () =>
       try {
         await write(release).catch(async (error: unknown) => {
           if (release !== BEFORE_TENANTS || !REFUSED_BEFORE_TENANTS.has(String(codeOf(error)))) throw error;
-          refusedAt = started;
+          // When the refusal came: a write sent during 0012 can queue behind 0013's swap and meet it.
+          refusedAt = performance.now();
           release = withTenants("legacy");
           await write(release);
         });
