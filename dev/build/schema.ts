@@ -20,7 +20,11 @@ export function normaliseDump(dump: string): string {
   const lines = dump
     .split("\n")
     .filter((line) => !/^(--|SET |SELECT pg_catalog\.set_config|\\(un)?restrict )/.test(line));
-  return `${HEADER}\n${lines.join("\n").replace(/\n{3,}/g, "\n\n").trim()}\n`;
+  const body = lines
+    .join("\n")
+    .replace(/\n{3,}/g, "\n\n")
+    .trim();
+  return `${HEADER}\n${body}\n`;
 }
 
 /** The normalised schema of a new database after every migration. */

@@ -7,8 +7,6 @@ import { describeWithPostgres } from "../../dev/support/postgres.ts";
 describeWithPostgres("sql/schema.sql", () => {
   it("is what the migrations build on a new database (npm run schema writes it)", async () => {
     const committed = await readFile(SCHEMA_FILE, "utf8");
-    expect(await migratedSchema(), "sql/schema.sql differs from the migrations: run `npm run schema`").toBe(
-      committed,
-    );
+    expect(await migratedSchema(), "sql/schema.sql differs from the migrations: run `npm run schema`").toBe(committed);
   });
 });
