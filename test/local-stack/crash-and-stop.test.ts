@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPgliteBackend } from "../../dev/local-stack/neon-endpoint/pglite-backend.ts";
 import { createTestDatabase, describeWithPostgres, type TestDatabase } from "../../dev/support/postgres.ts";
 import { signToken } from "../../dev/support/tokens.ts";
+import { expectNoResetOnStop } from "../deploy/stop-under-load.ts";
 import { npmStartServerPid, startServer } from "./processes.ts";
 
 const TENANT = "crash";
@@ -92,6 +93,19 @@ function suite(
       const numbers = rows.map((row) => Number(row.doc_number)).sort((a, b) => a - b);
       expect(numbers).toEqual(numbers.map((_, i) => i + 1));
     }, 180_000);
+
+    it("answers every request that reached it across ten stops under keyed creates on kept-alive connections", async () => {
+      await expectNoResetOnStop(async (round) => {
+        const server = await startServer(target.env);
+        return {
+          url: server.url,
+          stop: () => {
+            server.child.kill(round % 2 === 0 ? "SIGTERM" : "SIGINT");
+            return server.exited;
+          },
+        };
+      });
+    }, 240_000);
 
     // `sentTo`: the server process alone, npm alone, or npm's whole process group (as a terminal).
     const stops = [
