@@ -1,10 +1,10 @@
 // The settings of the service: the groups each part declares (settings/schema.ts), composed. Every
 // runtime only collects the raw strings, from wherever it holds them, and parses them here.
 import * as v from "valibot";
-import { isLoopbackHost } from "../lib/loopback.ts";
 import { IDEMPOTENCY_SETTINGS } from "../documents/idempotency.ts";
 import { CORS_SETTINGS } from "../http/cors-settings.ts";
 import { RATE_LIMIT_SETTINGS } from "../http/rate-limit-settings.ts";
+import { isLoopbackHost } from "../lib/loopback.ts";
 import { LINK_SETTINGS } from "../links/link-settings.ts";
 import { AUTH_SETTINGS } from "../tokens/settings.ts";
 import {

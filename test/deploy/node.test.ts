@@ -7,15 +7,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "../../dev/build/fastly.ts";
-import { startLocalStack } from "../../dev/local-stack/stack.ts";
 import { buildNodeRelease, type NodeRelease } from "../../dev/build/node.ts";
 import { diskMegabytes, installedPackages, installProductionDependencies } from "../../dev/build/production-install.ts";
+import { startLocalStack } from "../../dev/local-stack/stack.ts";
 import { createTestDatabase, describeWithPostgres, type TestDatabase } from "../../dev/support/postgres.ts";
 import { TEST_AUTH_SECRET } from "../../dev/support/tokens.ts";
 import { expectGracefulStop, heldEndpoint } from "./graceful-stop.ts";
-import { expectNoResetOnStop } from "./stop-under-load.ts";
 import { runToExit, startServerProcess } from "./processes.ts";
 import { BAD_LISTEN_SETTINGS, expectOneMisconfiguredLine, holdPort } from "./refusals.ts";
+import { expectNoResetOnStop } from "./stop-under-load.ts";
 
 let releaseDir: string;
 let release: NodeRelease;

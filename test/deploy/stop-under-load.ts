@@ -52,12 +52,17 @@ async function streamUntilRefused(url: string, label: string, started: () => voi
   const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
   const tally: Tally = { answered: 0, neverSent: 0, unknown: [] };
   let next = 0;
+  // Every connection has been accepted once each writer has had an answer: the stop then tests
+  // kept-alive connections, not connections still waiting in the kernel's accept queue.
+  let connected = 0;
   const writer = async () => {
+    let first = true;
     for (;;) {
       const outcome = await create(url, agent, authorization, `${label}-${next++}`);
       if (outcome === "answered") {
         tally.answered++;
-        if (tally.answered === CONNECTIONS * 3) started();
+        if (first && ++connected === CONNECTIONS) started();
+        first = false;
       } else if (outcome === "refused") {
         tally.neverSent++;
         return;

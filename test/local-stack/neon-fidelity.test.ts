@@ -115,7 +115,7 @@ function fidelitySuite(backend: "pglite" | "postgres") {
         expect(alone, change).toMatchObject({ code: "42501", severity: "ERROR" });
         const batch = await neonFailure(
           sql.transaction([
-            sql.query("INSERT INTO document_sequences (tenant_id, last_number) VALUES ('role-batch', 1)"),
+            sql.query("INSERT INTO document_sequences (tenant_id, last_number) VALUES ('swap-batch', 1)"),
             sql.query(change),
             sql.query("SELECT pg_read_file('/etc/hostname')"),
           ]),
@@ -123,7 +123,7 @@ function fidelitySuite(backend: "pglite" | "postgres") {
         expect(batch, change).toMatchObject({ code: "42501" });
         expect(await one(sql, "SELECT session_user::text || ' ' || current_user::text")).toBe("edge_app edge_app");
       }
-      expect(await one(sql, "SELECT count(*)::int FROM document_sequences WHERE tenant_id = 'role-batch'")).toBe(0);
+      expect(await one(sql, "SELECT count(*)::int FROM document_sequences WHERE tenant_id = 'swap-batch'")).toBe(0);
     });
 
     it.each([
