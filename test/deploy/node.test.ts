@@ -210,6 +210,15 @@ describeWithPostgres("node dist/node/migrate.js", () => {
     expect(exit.stderr).not.toContain("hunter2-password");
   });
 
+  it("without sslmode to a host other than this machine: one line, no password, nothing opened", async () => {
+    const exit = await migrate({ DATABASE_URL: "postgres://app:hunter2-password@db.internal:5432/app" });
+    expect(exit.code).toBe(1);
+    expect(exit.stderr.trim().split("\n")).toEqual([
+      expect.stringMatching(/^Migration failed: DATABASE_URL reaches db\.internal without TLS: add sslmode=require/),
+    ]);
+    expect(exit.stderr).not.toContain("hunter2-password");
+  });
+
   it("without DATABASE_URL refuses in one line, opening nothing", async () => {
     expectOneMisconfiguredLine(await migrate({}), "DATABASE_URL", []);
   });
