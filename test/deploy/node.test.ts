@@ -96,7 +96,7 @@ describe("node dist/node/index.js", () => {
     } finally {
       await stack.close();
     }
-  }, 240_000);
+  }, 600_000);
 
   it.each([
     ["AUTH_SECRET", { AUTH_SECRET: "short-secret-value" }],
