@@ -47,6 +47,20 @@ describe("parseSettings", () => {
     expect(settings.neonFetchEndpoint).toBe("http://127.0.0.1:1/sql");
   });
 
+  it("takes NEON_FETCH_ENDPOINT over http:// to this machine only, and https:// to any host", () => {
+    for (const endpoint of [
+      "http://127.0.0.1:4444/sql",
+      "http://localhost:4444/sql",
+      "http://[::1]:4444/sql",
+      "https://db.internal:4444/sql",
+    ]) {
+      expect(parseSettings({ AUTH_SECRET, NEON_FETCH_ENDPOINT: endpoint }).neonFetchEndpoint).toBe(endpoint);
+    }
+    expect(() => parseSettings({ AUTH_SECRET, NEON_FETCH_ENDPOINT: "http://db.internal/sql" })).toThrow(
+      /^NEON_FETCH_ENDPOINT must be an https:\/\/ URL \(http:\/\/ only to 127\.0\.0\.1, ::1 or localhost\)/,
+    );
+  });
+
   it("reads the link limits: a cap per user, and providers normalized as requests are", () => {
     const { linkLimits } = parseSettings({ AUTH_SECRET, LINK_MAX_PER_USER: "7", LINK_PROVIDERS: " GitHub ,gitlab" });
     expect(linkLimits).toEqual({ maxPerUser: 7, providers: new Set(["github", "gitlab"]) });
@@ -107,6 +121,9 @@ describe("parseSettings", () => {
     ["DATABASE_URL", { DATABASE_URL: "postgress://u:p@h/db" }],
     ["DATABASE_URL", { DATABASE_URL: "mysql://u:p@h/db" }],
     ["NEON_FETCH_ENDPOINT", { NEON_FETCH_ENDPOINT: "127.0.0.1:4444/sql" }],
+    ["NEON_FETCH_ENDPOINT", { NEON_FETCH_ENDPOINT: "http://db.internal:4444/sql" }],
+    ["NEON_FETCH_ENDPOINT", { NEON_FETCH_ENDPOINT: "http://10.0.0.7/sql" }],
+    ["NEON_FETCH_ENDPOINT", { NEON_FETCH_ENDPOINT: "http://127.0.0.1.nip.io/sql" }],
     ["LINK_CACHE_TTL_SECONDS", { LINK_CACHE_TTL_SECONDS: "1.5" }],
     ["LINK_MAX_PER_USER", { LINK_MAX_PER_USER: "0" }],
     ["LINK_MAX_PER_USER", { LINK_MAX_PER_USER: "2.5" }],

@@ -4,6 +4,7 @@ import * as v from "valibot";
 import { IDEMPOTENCY_SETTINGS } from "../documents/idempotency.ts";
 import { CORS_SETTINGS } from "../http/cors-settings.ts";
 import { RATE_LIMIT_SETTINGS } from "../http/rate-limit-settings.ts";
+import { isLoopbackHost } from "../lib/loopback.ts";
 import { LINK_SETTINGS } from "../links/link-settings.ts";
 import { AUTH_SETTINGS } from "../tokens/settings.ts";
 import {
@@ -42,16 +43,22 @@ const postgresUrl = v.pipe(
     "must be a postgres:// or postgresql:// URL",
   ),
 );
-const httpUrl = v.pipe(
+// The driver sends DATABASE_URL, password included, with every request to this endpoint: in clear
+// text only to this machine.
+const sqlEndpointUrl = v.pipe(
   text,
   v.check((url) => /^https?:\/\//.test(url) && parsesAsUrl(url), "must be an http:// or https:// URL"),
+  v.check(
+    (url) => url.startsWith("https://") || isLoopbackHost(new URL(url).hostname),
+    "must be an https:// URL (http:// only to 127.0.0.1, ::1 or localhost): the password of DATABASE_URL travels with every request",
+  ),
 );
 
 /** The service's own settings: where its database is, and whether answers say where their time went. */
 export const SERVICE_SETTINGS = settingsGroup(
   {
     DATABASE_URL: optional(postgresUrl),
-    NEON_FETCH_ENDPOINT: optional(httpUrl),
+    NEON_FETCH_ENDPOINT: optional(sqlEndpointUrl),
     SERVER_TIMING: withDefault(onOff, "off"),
   },
   (values) => ({

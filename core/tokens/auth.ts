@@ -15,11 +15,21 @@ export interface Principal {
   role: Role;
 }
 
+/**
+ * The tenant migration sql/0006 gave the links stored before tenants existed: they are the
+ * operator's to move to a real tenant (docs/API.md), never any token's to see or change.
+ */
+export const RESERVED_TENANT = "legacy";
+
 const ClaimsSchema = v.object({
   // Control characters (NUL above all) cannot be stored in Postgres text, and a lone surrogate would
   // be stored as U+FFFD, merging two subjects into one user: refuse both here.
   sub: v.pipe(v.string(), v.minLength(1), maxCodePoints(128), v.regex(/^[^\u0000-\u001f\u007f\p{Cs}]+$/u)),
-  tid: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,64}$/)),
+  tid: v.pipe(
+    v.string(),
+    v.regex(/^[A-Za-z0-9_-]{1,64}$/),
+    v.check((tid) => tid !== RESERVED_TENANT),
+  ),
   role: v.optional(v.picklist(["user", "service", "admin"]), "user"),
 });
 

@@ -2,6 +2,7 @@
 // (a JWKS inline or at a URL), with the issuer, audience and claim names that provider uses.
 import type { JSONWebKeySet } from "jose";
 import * as v from "valibot";
+import { isLoopbackHost } from "../lib/loopback.ts";
 import { SettingsError } from "../settings/error.ts";
 import {
   MAX_INT,
@@ -46,7 +47,6 @@ const MAX_CLOCK_LEEWAY_SECONDS = 60;
 const REGISTERED_CLAIMS = new Set(["iss", "sub", "aud", "exp", "nbf", "iat", "jti"]);
 // A top-level claim name: plain names and the URL-like names some providers use for custom claims.
 const CLAIM_NAME = /^[A-Za-z0-9_:/.#-]{1,200}$/;
-const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);
 
 /** A claim a provider may use for the tenant or the role: named plainly, and not a registered one. */
 const claimName = v.pipe(
@@ -165,7 +165,7 @@ function parseJwksUrl(address: string): string {
     throw new SettingsError("AUTH_JWKS_URL", "is not a URL");
   }
   // Keys fetched in clear text could be swapped on the way; plain http only on this machine.
-  if (url.protocol !== "https:" && !(url.protocol === "http:" && LOOPBACK_HOSTS.has(url.hostname))) {
+  if (url.protocol !== "https:" && !(url.protocol === "http:" && isLoopbackHost(url.hostname))) {
     throw new SettingsError("AUTH_JWKS_URL", "must be an https:// URL");
   }
   return url.href;

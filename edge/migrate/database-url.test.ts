@@ -18,9 +18,30 @@ describe("databaseConnection", () => {
     },
   );
 
-  it("without sslmode, or with sslmode=disable: no TLS", () => {
-    expect(databaseConnection("postgres://postgres@127.0.0.1:5432/app").ssl).toBe(false);
-    expect(databaseConnection("postgres://u@h/db?sslmode=disable").ssl).toBe(false);
+  it("without sslmode, or with sslmode=disable: no TLS, to this machine only", () => {
+    for (const host of ["127.0.0.1:5432", "localhost", "[::1]:5432"]) {
+      expect(databaseConnection(`postgres://postgres@${host}/app`).ssl).toBe(false);
+      expect(databaseConnection(`postgres://u@${host}/db?sslmode=disable`).ssl).toBe(false);
+    }
+  });
+
+  it("refuses a plain connection to any other host, in one line naming DATABASE_URL and not the password", () => {
+    for (const url of [
+      "postgres://u:secret@db.internal:5432/app",
+      "postgres://u:secret@ep-x.neon.tech/db?sslmode=disable",
+      "postgres://u:secret@10.0.0.7/app",
+    ]) {
+      const refused = (() => {
+        try {
+          databaseConnection(url);
+        } catch (error) {
+          return (error as Error).message;
+        }
+      })();
+      expect(refused).toMatch(/^DATABASE_URL reaches \S+ without TLS: add sslmode=require/);
+      expect(refused).not.toContain("\n");
+      expect(refused).not.toContain("secret");
+    }
   });
 
   it("sslrootcert: the named file as the only CA, or the system's CAs for `system`", async () => {
@@ -41,8 +62,8 @@ describe("databaseConnection", () => {
   });
 
   it("keeps the URL's own startup options (Neon's endpoint=…) for the server", () => {
-    expect(databaseConnection(`${NEON}?options=endpoint%3Dep-x`).options).toBe("endpoint=ep-x");
-    expect(databaseConnection(NEON).options).toBeUndefined();
+    expect(databaseConnection(`${NEON}?sslmode=require&options=endpoint%3Dep-x`).options).toBe("endpoint=ep-x");
+    expect(databaseConnection(`${NEON}?sslmode=require`).options).toBeUndefined();
   });
 
   it("refuses a mode that would connect without verifying (allow, no-verify)", () => {

@@ -2,6 +2,7 @@
 // turned into postgres.js options explicitly: postgres.js reads sslmode=require as TLS without any
 // certificate check, and sends every other query parameter to the server as a setting.
 import { readFileSync } from "node:fs";
+import { isLoopbackHost } from "../../core/lib/loopback.ts";
 
 /** Modes that mean TLS with the certificate and the host verified (node-postgres reads them so). */
 const VERIFIED_TLS_MODES = ["require", "prefer", "verify-ca", "verify-full"];
@@ -19,6 +20,12 @@ export interface DatabaseConnection {
 export function databaseConnection(databaseUrl: string): DatabaseConnection {
   const url = new URL(databaseUrl);
   const ssl = tlsOption(url.searchParams);
+  // The password and every statement would cross the network in clear text.
+  if (ssl === false && !isLoopbackHost(url.hostname)) {
+    throw new Error(
+      `DATABASE_URL reaches ${url.hostname || "its host"} without TLS: add sslmode=require (a plain connection only to 127.0.0.1, ::1 or localhost)`,
+    );
+  }
   const options = url.searchParams.get("options") ?? undefined;
   url.search = "";
   return { url: url.toString(), ssl, options };

@@ -73,8 +73,10 @@ export async function migrate(
   for (const name of await migrationFiles(dir)) {
     if (done.has(name)) continue;
     const sql = await readFile(join(dir, name), "utf8");
-    const apply = OUTSIDE_TRANSACTION.test(sql) ? applyOutsideTransaction : applyInTransaction;
-    if (!(await withRetries(name, options, () => apply(backend, name, sql)))) continue;
+    const apply = OUTSIDE_TRANSACTION.test(sql)
+      ? () => applyOutsideTransaction(backend, name, sql)
+      : () => applyInTransaction(backend, name, sql, besideOtherTables);
+    if (!(await withRetries(name, options, apply))) continue;
     applied.push(name);
     options.onApplied?.(name);
   }
@@ -122,13 +124,20 @@ const recordStatement = (name: string) =>
   `INSERT INTO schema_migrations (name) VALUES ('${name.replaceAll("'", "''")}')`;
 
 /** false when another migrator applied it first (its record then collides with ours). */
-async function applyInTransaction(backend: MigrationSession, name: string, sql: string): Promise<boolean> {
+async function applyInTransaction(
+  backend: MigrationSession,
+  name: string,
+  sql: string,
+  besideOtherTables: boolean,
+): Promise<boolean> {
   // The record goes in before the body, under the lock: a concurrent migrator of the same file
   // waits for the lock, then fails on the primary key before running the body a second time.
   // The newline before COMMIT ends a trailing "-- comment" in the file.
   // A migration may take longer than the statement timeout the app runs under (0004_timeouts).
+  // A file may ask whether it goes beside another application's tables (sql/0017).
+  const beside = besideOtherTables ? "SET LOCAL edge_race_free.beside_other_tables = 'true';\n" : "";
   const script =
-    `BEGIN;\nSET LOCAL statement_timeout = 0;\nSET LOCAL lock_timeout = '${LOCK_TIMEOUT}';\n` +
+    `BEGIN;\nSET LOCAL statement_timeout = 0;\nSET LOCAL lock_timeout = '${LOCK_TIMEOUT}';\n${beside}` +
     `${LOCK};\n${recordStatement(name)};\n${sql}\n;\nCOMMIT;`;
   try {
     await backend.exec(script);

@@ -1,6 +1,7 @@
 // The Node server's limits, over raw sockets: what a slow, idle or crowding client is answered.
 import { connect, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
+import { expectNoResetOnStop } from "../../test/deploy/stop-under-load.ts";
 import { DEFAULT_SERVER_LIMITS, listen, type RunningServer } from "./server.ts";
 
 const LIMITS = { headersTimeoutMs: 300, requestTimeoutMs: 800, keepAliveTimeoutMs: 200, maxConnections: 2 };
@@ -80,5 +81,33 @@ describe("the Node server's limits", () => {
       expect(client.received()).toMatch(/^HTTP\/1\.1 200 /);
       client.socket.destroy();
     }
+  });
+});
+
+describe("a stop", () => {
+  it("answers the next request of a kept-alive connection with Connection: close, then closes it", async () => {
+    const url = await start({ ...LIMITS, keepAliveTimeoutMs: 5_000 });
+    const client = await open(url);
+    client.socket.write(GET);
+    await expect.poll(() => client.received()).toContain("\r\n\r\n");
+    const stopped = server!.close();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(client.socket.destroyed, "an idle kept-alive connection stays open").toBe(false);
+    client.socket.write(GET);
+    const closedAt = await client.closed;
+    const answers = client.received().split("HTTP/1.1 200").length - 1;
+    expect(answers).toBe(2);
+    expect(client.received().toLowerCase()).toMatch(/connection: close\r\n[\s\S]*$/);
+    await stopped;
+    expect(Date.now() - closedAt).toBeLessThan(1_000);
+  });
+
+  it("ten stops under a stream on kept-alive connections reset nothing", async () => {
+    await expectNoResetOnStop(async () => {
+      const running = await listen(async (request) => new Response(await request.text(), { status: 201 }), {
+        port: 0,
+      });
+      return { url: running.url, stop: () => running.close().then(() => 0) };
+    });
   });
 });

@@ -9,11 +9,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "../../dev/build/fastly.ts";
 import { buildNodeRelease, type NodeRelease } from "../../dev/build/node.ts";
 import { diskMegabytes, installedPackages, installProductionDependencies } from "../../dev/build/production-install.ts";
+import { startLocalStack } from "../../dev/local-stack/stack.ts";
 import { createTestDatabase, describeWithPostgres, type TestDatabase } from "../../dev/support/postgres.ts";
 import { TEST_AUTH_SECRET } from "../../dev/support/tokens.ts";
 import { expectGracefulStop, heldEndpoint } from "./graceful-stop.ts";
 import { runToExit, startServerProcess } from "./processes.ts";
 import { BAD_LISTEN_SETTINGS, expectOneMisconfiguredLine, holdPort } from "./refusals.ts";
+import { expectNoResetOnStop } from "./stop-under-load.ts";
 
 let releaseDir: string;
 let release: NodeRelease;
@@ -68,6 +70,33 @@ describe("node dist/node/index.js", () => {
       }
     },
   );
+
+  it("answers every request that reached it across ten stops under keyed creates on kept-alive connections", async () => {
+    const stack = await startLocalStack();
+    try {
+      await expectNoResetOnStop(async (round) => {
+        const server = await startServerProcess("node", [bundle], {
+          AUTH_SECRET: TEST_AUTH_SECRET,
+          ...stack.settings,
+          HOST: "127.0.0.1",
+          PORT: "0",
+        });
+        return {
+          url: server.localUrl,
+          stop: async () => {
+            server.child.kill(round % 2 === 0 ? "SIGTERM" : "SIGINT");
+            try {
+              return await server.exited;
+            } finally {
+              await server.stop();
+            }
+          },
+        };
+      });
+    } finally {
+      await stack.close();
+    }
+  }, 600_000);
 
   it.each([
     ["AUTH_SECRET", { AUTH_SECRET: "short-secret-value" }],
@@ -178,6 +207,15 @@ describeWithPostgres("node dist/node/migrate.js", () => {
     const exit = await migrate({ DATABASE_URL: url.toString() });
     expect(exit.code).toBe(1);
     expect(exit.stderr.trim().split("\n")).toEqual([expect.stringMatching(line)]);
+    expect(exit.stderr).not.toContain("hunter2-password");
+  });
+
+  it("without sslmode to a host other than this machine: one line, no password, nothing opened", async () => {
+    const exit = await migrate({ DATABASE_URL: "postgres://app:hunter2-password@db.internal:5432/app" });
+    expect(exit.code).toBe(1);
+    expect(exit.stderr.trim().split("\n")).toEqual([
+      expect.stringMatching(/^Migration failed: DATABASE_URL reaches db\.internal without TLS: add sslmode=require/),
+    ]);
     expect(exit.stderr).not.toContain("hunter2-password");
   });
 

@@ -110,6 +110,11 @@ const badCredentials: Array<[string, () => Promise<string>, string | undefined]>
     "invalid sub, tenant or role claim",
   ],
   [
+    "the tid that holds the links made before tenants",
+    async () => `Bearer ${await signed({ sub: "alice", tid: "legacy", role: "admin", exp: now() + 3600 })}`,
+    "invalid sub, tenant or role claim",
+  ],
+  [
     "an unknown role",
     async () => `Bearer ${await signed({ ...ALICE, role: "root", exp: now() + 3600 })}`,
     "invalid sub, tenant or role claim",

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPgliteBackend } from "../../dev/local-stack/neon-endpoint/pglite-backend.ts";
 import { createTestDatabase, describeWithPostgres, type TestDatabase } from "../../dev/support/postgres.ts";
 import { signToken } from "../../dev/support/tokens.ts";
+import { expectNoResetOnStop } from "../deploy/stop-under-load.ts";
 import { npmStartServerPid, startServer } from "./processes.ts";
 
 const TENANT = "crash";
@@ -200,3 +201,26 @@ describeWithPostgres(
     };
   }),
 );
+
+// How a stop treats a connection does not depend on the database behind: PostgreSQL, whose stack
+// starts faster than PGlite's, ten times over.
+describeWithPostgres("ten stops of npm start [postgres]", () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(() => database?.drop());
+
+  it("answers every request that reached it across ten stops under keyed creates on kept-alive connections", async () => {
+    await expectNoResetOnStop(async (round) => {
+      const server = await startServer({ DATABASE_URL: database.url });
+      return {
+        url: server.url,
+        stop: () => {
+          server.child.kill(round % 2 === 0 ? "SIGTERM" : "SIGINT");
+          return server.exited;
+        },
+      };
+    });
+  }, 600_000);
+});

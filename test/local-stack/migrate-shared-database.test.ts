@@ -1,6 +1,7 @@
-// Pointed at a database others use, the migrations change nothing of theirs: the project's
-// timeouts are its own role's (sql/0016), and a schema holding tables the project did not make is
-// refused with one line unless MIGRATE_BESIDE_OTHER_TABLES asks for it (dev/migrate.ts).
+// Pointed at a database others use, the migrations change nothing of theirs: a schema holding
+// tables the project did not make is refused with one line unless MIGRATE_BESIDE_OTHER_TABLES asks
+// for it (dev/migrate.ts), and then the project's timeouts are its own role's (sql/0016, 0017). In a
+// database of its own they are every role's, so they reach the app's whatever it is.
 import { randomBytes } from "node:crypto";
 import { copyFile, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -21,6 +22,7 @@ import {
 } from "../../edge/migrate/migrate.ts";
 
 const OWN_ROLE_FILE = "0016_timeouts_for_own_role.sql";
+const EVERY_ROLE_FILE = "0017_timeouts_for_every_role.sql";
 const TIMEOUTS = ["statement_timeout", "lock_timeout", "idle_in_transaction_session_timeout"];
 
 describeWithPostgres("migrating into a database others use [postgres]", () => {
@@ -66,7 +68,7 @@ describeWithPostgres("migrating into a database others use [postgres]", () => {
     if (dirBefore) await rm(dirBefore, { recursive: true, force: true });
   });
 
-  it("the project's timeouts bind its own role's sessions only; those it set database-wide are reset", async () => {
+  it("beside other tables, the project's timeouts bind its own role's sessions only; those it set database-wide are reset", async () => {
     const { url, backend } = await database();
     // As the releases before left it: the timeouts set for the whole database, and a setting of
     // the database's owner of its own.
@@ -74,16 +76,30 @@ describeWithPostgres("migrating into a database others use [postgres]", () => {
     await backend.exec(`ALTER DATABASE ${new URL(url).pathname.slice(1)} SET work_mem = '8MB'`);
     expect(await sessionSettings(url, TIMEOUTS, otherRole)).toEqual(["5s", "4s", "5s"]);
 
-    expect(await migrate(backend)).toEqual([OWN_ROLE_FILE]);
+    expect(await migrate(backend, DEFAULT_MIGRATIONS_DIR, { besideOtherTables: true })).toEqual([
+      OWN_ROLE_FILE,
+      EVERY_ROLE_FILE,
+    ]);
     expect(await sessionSettings(url, TIMEOUTS)).toEqual(["5s", "4s", "5s"]);
     expect(await sessionSettings(url, [...TIMEOUTS, "work_mem"], otherRole)).toEqual(["0", "0", "0", "8MB"]);
   });
 
-  it("a fresh database ends the same: no timeout for anyone else", async () => {
+  it("a fresh database beside other tables ends the same: no timeout for anyone else", async () => {
     const { url, backend } = await database();
-    await migrate(backend);
+    await migrate(backend, DEFAULT_MIGRATIONS_DIR, { besideOtherTables: true });
     expect(await sessionSettings(url, TIMEOUTS)).toEqual(["5s", "4s", "5s"]);
     expect(await sessionSettings(url, TIMEOUTS, otherRole)).toEqual(["0", "0", "0"]);
+  });
+
+  it("a database of its own gives every role the timeouts, keeping a value its owner set for it", async () => {
+    const { url, backend } = await database();
+    await migrate(backend, dirBefore);
+    await backend.exec(
+      `ALTER DATABASE ${new URL(url).pathname.slice(1)} SET lock_timeout = '2s'; ` +
+        `ALTER DATABASE ${new URL(url).pathname.slice(1)} RESET statement_timeout`,
+    );
+    expect(await migrate(backend)).toEqual([OWN_ROLE_FILE, EVERY_ROLE_FILE]);
+    expect(await sessionSettings(url, TIMEOUTS, otherRole)).toEqual(["5s", "2s", "5s"]);
   });
 
   it("refuses a schema that holds tables the project did not make, with one line, changing nothing", async () => {

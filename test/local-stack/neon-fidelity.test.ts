@@ -100,6 +100,32 @@ function fidelitySuite(backend: "pglite" | "postgres") {
       expect(await one(sql, "SELECT count(*)::int FROM documents")).toBe(0);
     });
 
+    it("refuses any change of role, alone or in a batch, and the batch runs none of its statements", async () => {
+      const changes = [
+        'SET SESSION AUTHORIZATION "postgres"',
+        "set /* x */ session\n authorization DEFAULT",
+        "SET ROLE postgres",
+        "RESET ROLE",
+        "DISCARD ALL",
+        "SELECT set_config('session_authorization', 'postgres', false)",
+        "DO $$ BEGIN EXECUTE 'SET SESSION AUTHORI' || 'ZATION postgres'; END $$",
+      ];
+      for (const change of changes) {
+        const alone = await neonFailure(sql.query(change));
+        expect(alone, change).toMatchObject({ code: "42501", severity: "ERROR" });
+        const batch = await neonFailure(
+          sql.transaction([
+            sql.query("INSERT INTO document_sequences (tenant_id, last_number) VALUES ('swap-batch', 1)"),
+            sql.query(change),
+            sql.query("SELECT pg_read_file('/etc/hostname')"),
+          ]),
+        );
+        expect(batch, change).toMatchObject({ code: "42501" });
+        expect(await one(sql, "SELECT session_user::text || ' ' || current_user::text")).toBe("edge_app edge_app");
+      }
+      expect(await one(sql, "SELECT count(*)::int FROM document_sequences WHERE tenant_id = 'swap-batch'")).toBe(0);
+    });
+
     it.each([
       "COPY documents FROM STDIN",
       "COPY (SELECT 1) TO STDOUT",

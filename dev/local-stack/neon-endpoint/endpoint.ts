@@ -17,6 +17,7 @@ import {
 } from "./backend.ts";
 import { type EndpointAnswer, type EndpointRequest, listenHttp } from "./http-server.ts";
 import { pgTextToJson } from "./json-values.ts";
+import { refuseStatement } from "./refused-statements.ts";
 
 interface NeonEndpointOptions {
   backend: SqlBackend;
@@ -100,7 +101,7 @@ export async function startNeonEndpoint(options: NeonEndpointOptions): Promise<N
     const headers = readHeaders(req, checkConnection);
     const payload = parsePayload(readBody(req, maxBodyBytes));
     const queries = Array.isArray(payload) ? payload : [payload];
-    for (const query of queries) refuseCopy(query.query);
+    for (const query of queries) refuseStatement(query.query);
     statements += queries.length;
     if (Array.isArray(payload)) {
       const results = await backend.batch(payload, headers.batch, req.signal);
@@ -175,17 +176,6 @@ function preflightHeaders(): Record<string, string> {
     "Access-Control-Allow-Headers": CORS_ALLOWED_HEADERS,
     "Access-Control-Max-Age": "86400",
   };
-}
-
-/**
- * Neon's proxy has no COPY sub-protocol over HTTP and refuses it; locally it would hang a PostgreSQL
- * connection or spin PGlite. Refused before it reaches the database (COPY cannot hide inside
- * another statement: PL/pgSQL refuses COPY to or from the client).
- */
-function refuseCopy(query: string): void {
-  if (/^(?:\s|;|\(|--[^\n]*(?:\n|$)|\/\*[\s\S]*?\*\/)*copy\b/i.test(query)) {
-    throw new PostgresError({ message: "COPY is not supported over HTTP", code: "0A000", severity: "ERROR" });
-  }
 }
 
 /** Runs `serve` after the round trip's delay, or at once when there is none. */

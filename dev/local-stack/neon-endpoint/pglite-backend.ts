@@ -21,9 +21,9 @@ import {
 interface PgliteBackend extends SqlBackend {
   /**
    * From now on requests run as `role` (SET SESSION AUTHORIZATION after every reset), so a
-   * statement needing a superuser is refused as on Neon. PGlite is one superuser session: a
-   * deliberate SET SESSION AUTHORIZATION to the superuser in one request still escapes until the
-   * next reset.
+   * statement needing a superuser is refused as on Neon. PGlite is one session authenticated as
+   * its superuser, which PostgreSQL lets become the superuser again: the endpoint refuses every
+   * statement that could (refused-statements.ts).
    */
   serveAs(role: string): void;
 }
