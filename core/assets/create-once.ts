@@ -4,21 +4,11 @@
 // branch then answers the stored first answer.
 // Both branches read one snapshot: a first use of the key committed while this statement waited
 // on the key's index entry is not seen here, and is read in a second round trip (a read).
+import type { Caller, KeyedRequest } from "../idempotency/key.ts";
+import { settleKeyedCreate } from "../idempotency/settle.ts";
 import type { Sql } from "../ports/sql.ts";
 import type { Asset, AssetFields } from "./model.ts";
 import { toAsset } from "./repository.ts";
-
-/** Whose key it is: the tenant and the token's `sub`. */
-interface Caller {
-  tenantId: string;
-  subject: string;
-}
-
-interface Idempotency {
-  key: string;
-  fingerprint: string;
-  ttlSeconds: number;
-}
 
 export type CreateOnceResult =
   | { outcome: "created" | "replayed"; asset: Asset }
@@ -75,16 +65,14 @@ export async function createAssetOnce(
   { tenantId, subject }: Caller,
   id: string,
   fields: AssetFields,
-  { key, fingerprint, ttlSeconds }: Idempotency,
+  { key, fingerprint, ttlSeconds }: KeyedRequest,
 ): Promise<CreateOnceResult> {
   const params = [tenantId, id, fields.name, fields.material, key, fingerprint, String(ttlSeconds), subject];
   const [row] = await sql.query(CREATE_ONCE, params);
-  if (row?.created === true) return { outcome: "created", asset: toAsset(row) };
-  // Only when a concurrent first use of the key committed after this statement's snapshot.
-  const stored = row ?? (await sql.query(BY_KEY, [tenantId, subject, key]))[0];
-  if (!stored) throw new Error("the asset insert was skipped for a key that no request holds");
-  if (stored.request_fingerprint !== fingerprint) return { outcome: "key_reused" };
-  return { outcome: "replayed", asset: toAsset(stored) };
+  const settled = await settleKeyedCreate(row, fingerprint, async () => {
+    return (await sql.query(BY_KEY, [tenantId, subject, key]))[0];
+  });
+  return settled.outcome === "key_reused" ? settled : { outcome: settled.outcome, asset: toAsset(settled.row) };
 }
 
 /**
