@@ -69,9 +69,8 @@ export async function createAssetOnce(
 ): Promise<CreateOnceResult> {
   const params = [tenantId, id, fields.name, fields.material, key, fingerprint, String(ttlSeconds), subject];
   const [row] = await sql.query(CREATE_ONCE, params);
-  const settled = await settleKeyedCreate(row, fingerprint, async () => {
-    return (await sql.query(BY_KEY, [tenantId, subject, key]))[0];
-  });
+  const readStored = async () => (await sql.query(BY_KEY, [tenantId, subject, key]))[0];
+  const settled = await settleKeyedCreate(row, fingerprint, readStored);
   return settled.outcome === "key_reused" ? settled : { outcome: settled.outcome, asset: toAsset(settled.row) };
 }
 

@@ -98,9 +98,8 @@ export async function createDocument(sql: Sql, input: NewDocument): Promise<Crea
     if (row?.created !== true) throw new Error("the document insert returned no row");
     return { outcome: "created", document: toDocument(row) };
   }
-  const settled = await settleKeyedCreate(row, fingerprint, async () => {
-    return (await sql.query(BY_KEY, [input.tenantId, input.subject, key]))[0];
-  });
+  const readStored = async () => (await sql.query(BY_KEY, [input.tenantId, input.subject, key]))[0];
+  const settled = await settleKeyedCreate(row, fingerprint, readStored);
   return settled.outcome === "key_reused" ? settled : { outcome: settled.outcome, document: toDocument(settled.row) };
 }
 
