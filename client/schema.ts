@@ -2075,7 +2075,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Names this request: a retry with the same body answers the first result, creating nothing. */
+                /** @description Names this request of this caller (tenant and user): a retry with the same body answers the first result, creating nothing. */
                 "idempotency-key"?: string;
                 "x-request-id"?: string;
             };
@@ -4118,7 +4118,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Names this request: a retry with the same body answers the first result, creating nothing. */
+                /** @description Names this request of this caller (tenant and user): a retry with the same body answers the first result, creating nothing. */
                 "idempotency-key"?: string;
                 "x-request-id"?: string;
             };

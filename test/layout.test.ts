@@ -150,11 +150,21 @@ describe("core/ has no import circle", () => {
     expect(importCircles(files, relativeImportsOf)).toEqual([]);
   });
 
-  // Its background jobs run beside theirs in core/background/: the links capability needs nothing of them.
-  it("core/links/ imports neither core/assets/ nor core/documents/", () => {
-    const files = filesUnder(join(ROOT, "core", "links")).filter(isSource);
+  // What two capabilities share (idempotency, background jobs, problems) lives below them in a
+  // folder of its own: a capability reads, and can be changed, without another one.
+  const capabilityDirs = importsOf(join(ROOT, "core", "capabilities.ts")).flatMap((specifier) =>
+    specifier.endsWith("/index.ts") ? [dirname(rel(resolve(ROOT, "core", specifier)))] : [],
+  );
+
+  it("knows the capabilities from core/capabilities.ts", () => {
+    expect(capabilityDirs).toEqual(expect.arrayContaining(["core/assets", "core/documents", "core/links"]));
+  });
+
+  it.each(capabilityDirs)("%s/ imports no other capability", (dir) => {
+    const files = filesUnder(join(ROOT, dir)).filter(isSource);
     const reached = files.flatMap((file) => relativeImportsOf(file).map(rel));
-    expect(reached.filter((path) => /^core\/(assets|documents)\//.test(path))).toEqual([]);
+    const others = capabilityDirs.filter((other) => other !== dir);
+    expect(reached.filter((path) => others.some((other) => path.startsWith(`${other}/`)))).toEqual([]);
   });
 });
 

@@ -4,33 +4,25 @@
 // branch then answers the stored first answer.
 // Both branches read one snapshot: a first use of the key committed while this statement waited
 // on the key's index entry is not seen here, and is read in a second round trip (a read).
+import type { Caller, KeyedRequest } from "../idempotency/key.ts";
+import { settleKeyedCreate } from "../idempotency/settle.ts";
 import type { Sql } from "../ports/sql.ts";
 import type { Asset, AssetFields } from "./model.ts";
 import { toAsset } from "./repository.ts";
-
-/** Whose key it is: the tenant and the token's `sub`. */
-interface Caller {
-  tenantId: string;
-  subject: string;
-}
-
-interface Idempotency {
-  key: string;
-  fingerprint: string;
-  ttlSeconds: number;
-}
 
 export type CreateOnceResult =
   | { outcome: "created" | "replayed"; asset: Asset }
   /** The key already names a request with another body; nothing was written. */
   | { outcome: "key_reused" };
 
-// The caller's key row, or one stored before keys had callers (subject '', sql/0014: every
-// caller's of the tenant until it expires): a live one first, then the caller's own.
+// The caller's live key row, or a live one stored before keys had callers (subject '', sql/0014:
+// every caller's of the tenant until it expires); the caller's own first. An expired row names
+// nothing: read in the statement's snapshot, it may be one a concurrent reuse has just claimed anew.
 const callersKey = (columns: string, tenant: string, subject: string, key: string) => `
   SELECT ${columns} FROM asset_idempotency_keys
    WHERE tenant_id = ${tenant} AND subject_id IN (${subject}, '') AND idempotency_key = ${key}
-   ORDER BY expires_at > now() DESC, subject_id DESC LIMIT 1`;
+     AND expires_at > now()
+   ORDER BY subject_id DESC LIMIT 1`;
 
 const CREATE_ONCE = `
   WITH fresh AS (SELECT replace(gen_random_uuid()::text, '-', '') AS etag, now() AS at),
@@ -73,26 +65,27 @@ export async function createAssetOnce(
   { tenantId, subject }: Caller,
   id: string,
   fields: AssetFields,
-  { key, fingerprint, ttlSeconds }: Idempotency,
+  { key, fingerprint, ttlSeconds }: KeyedRequest,
 ): Promise<CreateOnceResult> {
   const params = [tenantId, id, fields.name, fields.material, key, fingerprint, String(ttlSeconds), subject];
   const [row] = await sql.query(CREATE_ONCE, params);
-  if (row?.created === true) return { outcome: "created", asset: toAsset(row) };
-  // Only when a concurrent first use of the key committed after this statement's snapshot.
-  const stored = row ?? (await sql.query(BY_KEY, [tenantId, subject, key]))[0];
-  if (!stored) throw new Error("the asset insert was skipped for a key that no request holds");
-  if (stored.request_fingerprint !== fingerprint) return { outcome: "key_reused" };
-  return { outcome: "replayed", asset: toAsset(stored) };
+  const readStored = async () => (await sql.query(BY_KEY, [tenantId, subject, key]))[0];
+  const settled = await settleKeyedCreate(row, fingerprint, readStored);
+  return settled.outcome === "key_reused" ? settled : { outcome: settled.outcome, asset: toAsset(settled.row) };
 }
 
-/** Expired asset Idempotency-Keys, oldest first, at most $1 per statement (expireKeys). */
+/**
+ * Expired asset Idempotency-Keys, oldest first, at most $1 per statement (expireKeys). Each is
+ * removed by its caller and key: another caller's key of the same name is another row, and lives on.
+ */
 export const ASSET_KEYS_EXPIRY = `
   WITH expired AS (
-    SELECT tenant_id, idempotency_key FROM asset_idempotency_keys
+    SELECT tenant_id, subject_id, idempotency_key FROM asset_idempotency_keys
      WHERE expires_at <= now() ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED
   ), removed AS (
     DELETE FROM asset_idempotency_keys k USING expired
-     WHERE k.tenant_id = expired.tenant_id AND k.idempotency_key = expired.idempotency_key
+     WHERE k.tenant_id = expired.tenant_id AND k.subject_id = expired.subject_id
+       AND k.idempotency_key = expired.idempotency_key AND k.expires_at <= now()
     RETURNING 1
   )
   SELECT count(*)::int AS expired FROM removed`;

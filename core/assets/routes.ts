@@ -4,17 +4,19 @@
 import type { Context } from "hono";
 import * as v from "valibot";
 import type { AppDeps, AppEnv } from "../deps.ts";
+import { validate } from "../http/body.ts";
+import { notFound, ProblemError } from "../http/problem.ts";
 import {
   IDEMPOTENCY_KEY_HEADER,
   IDEMPOTENT_REPLAYED_HEADER,
+  idempotencyKeyHeader,
   idempotencyOf,
   keyReused,
   parseIdempotencyKey,
+  replayedHeader,
   replayHeaders,
-} from "../documents/idempotency.ts";
-import { validate } from "../http/body.ts";
-import { notFound, ProblemError } from "../http/problem.ts";
-import { idempotencyKey, json, location, replayed, written } from "../openapi/operations.ts";
+} from "../idempotency/key.ts";
+import { json, location, written } from "../openapi/operations.ts";
 import { route } from "../route.ts";
 import {
   assetResponse,
@@ -117,13 +119,13 @@ export const assetRoutes = ({ settings }: Pick<AppDeps, "settings">) => [
     path: "/v1/assets",
     access: "token",
     summary: "Create an asset.",
-    headers: { [IDEMPOTENCY_KEY_HEADER]: idempotencyKey },
+    headers: { [IDEMPOTENCY_KEY_HEADER]: idempotencyKeyHeader },
     body: json(AssetFieldsSchema),
     responses: {
       201: {
         ...createdResponse,
         description: "Created (or replayed).",
-        headers: { etag, location, [IDEMPOTENT_REPLAYED_HEADER]: replayed },
+        headers: { etag, location, [IDEMPOTENT_REPLAYED_HEADER]: replayedHeader },
       },
     },
     problems: { 422: ["idempotency_key_reused"] },

@@ -10,10 +10,10 @@ const newTenant = () => `t-${crypto.randomUUID().slice(0, 8)}`;
 describeOnBackends(
   "Idempotency-Keys that expire",
   (harness) => {
-    const post = (tid: string, contractId: string, key: string) =>
+    const post = (tid: string, contractId: string, key: string, sub = "alice") =>
       harness().request("/v1/documents", {
         method: "POST",
-        as: { tid },
+        as: { tid, sub },
         body: { contractId },
         headers: { "idempotency-key": key },
       });
@@ -24,14 +24,14 @@ describeOnBackends(
         replayed: response.headers.get("idempotent-replayed") === "true",
       };
     };
-    /** Moves a tenant's keyed documents into the past, as if `seconds` had gone by. */
-    const age = (tid: string, seconds: number, expiry: "kept" | "none" = "kept") =>
+    /** Moves a tenant's keyed documents (or one caller's) into the past, as if `seconds` had gone by. */
+    const age = (tid: string, seconds: number, expiry: "kept" | "none" = "kept", sub?: string) =>
       harness().sql.query(
         `UPDATE documents SET created_at = created_at - make_interval(secs => $2::int),
            idempotency_expires_at = CASE WHEN $3 = 'none' THEN NULL
              ELSE idempotency_expires_at - make_interval(secs => $2::int) END
-         WHERE tenant_id = $1 AND idempotency_key IS NOT NULL`,
-        [tid, String(seconds), expiry],
+         WHERE tenant_id = $1 AND idempotency_key IS NOT NULL AND idempotency_subject = coalesce($4, idempotency_subject)`,
+        [tid, String(seconds), expiry, sub ?? null],
       );
 
     it("keeps a key for IDEMPOTENCY_KEY_TTL_SECONDS (here 3600) after its document's creation", async () => {
@@ -42,7 +42,8 @@ describeOnBackends(
         [tid],
       );
       expect(row).toEqual({ ttl: 3600 });
-      await age(tid, 3599);
+      // 30 s short of the expiry: a margin for a slow first request on a busy machine.
+      await age(tid, 3570);
       expect(await created(await post(tid, "C-1", "k"))).toMatchObject({ docNumber: 1, replayed: true });
     });
 
@@ -87,6 +88,21 @@ describeOnBackends(
       expect(keys).toEqual([{ idempotency_key: "live", request_fingerprint: expect.any(String) }]);
       // A cleared key is free: its reuse numbers a new document.
       expect(await created(await post(tid, "C-0", "batch-0"))).toMatchObject({ docNumber: 7, replayed: false });
+    });
+
+    it("expires one caller's key alone: another caller's live key of the same name still replays", async () => {
+      const tid = newTenant();
+      await created(await post(tid, "C-alice", "order-7", "alice"));
+      const bobs = await created(await post(tid, "C-bob", "order-7", "bob"));
+      await age(tid, 3600, "kept", "alice");
+      await expireInBatches(harness().sql, DOCUMENT_KEYS_EXPIRY, 100);
+      const keys = await harness().sql.query(
+        "SELECT idempotency_subject, idempotency_key FROM documents WHERE tenant_id = $1 AND idempotency_key IS NOT NULL",
+        [tid],
+      );
+      expect(keys).toEqual([{ idempotency_subject: "bob", idempotency_key: "order-7" }]);
+      expect(await created(await post(tid, "C-bob", "order-7", "bob"))).toEqual({ ...bobs, replayed: true });
+      expect(await created(await post(tid, "C-alice", "order-7", "alice"))).toMatchObject({ docNumber: 3 });
     });
   },
   { env: { IDEMPOTENCY_KEY_TTL_SECONDS: "3600" } },

@@ -2,6 +2,8 @@
 // sql/0003_documents.sql (its function as sql/0005 replaced it), inside the INSERT itself: one
 // statement, one round trip, no gap.
 import { keysetPage, type Page } from "../http/page.ts";
+import type { Caller, KeyedRequest } from "../idempotency/key.ts";
+import { settleKeyedCreate } from "../idempotency/settle.ts";
 import { toIsoTimestamp } from "../ports/rows.ts";
 import type { Row, Sql } from "../ports/sql.ts";
 
@@ -14,14 +16,12 @@ export interface Document {
   createdAt: string;
 }
 
-interface NewDocument {
-  tenantId: string;
-  /** Who creates it (the token's `sub`): an Idempotency-Key is this caller's own. */
-  subject: string;
+/** Who creates it: an Idempotency-Key is this caller's own. */
+interface NewDocument extends Caller {
   contractId: string;
   title: string | null;
-  /** Both or neither: the key and the fingerprint of the request it names, for `ttlSeconds`. */
-  idempotency?: { key: string; fingerprint: string; ttlSeconds: number };
+  /** The key, if the request names one: the caller's (tenant and subject), for its `ttlSeconds`. */
+  idempotency?: KeyedRequest;
 }
 
 type CreateResult =
@@ -88,19 +88,19 @@ WITH expired AS (
 )
 SELECT count(*)::int AS expired FROM cleared`;
 
-/** Creates the document, or answers the one its Idempotency-Key already names. */
+/** Creates the document, or answers the one the caller's Idempotency-Key already names. */
 export async function createDocument(sql: Sql, input: NewDocument): Promise<CreateResult> {
   const { key, fingerprint, ttlSeconds } = input.idempotency ?? { key: null, fingerprint: null, ttlSeconds: null };
   const ttl = ttlSeconds && String(ttlSeconds);
   const params = [input.tenantId, input.contractId, input.title, key, fingerprint, ttl, input.subject];
   const [row] = await sql.query(CREATE, params);
-  if (row?.created === true) return { outcome: "created", document: toDocument(row) };
-  if (key === null) throw new Error("the document insert returned no row");
-  // Only when a concurrent first use of the key committed after this statement's snapshot.
-  const stored = row ?? (await sql.query(BY_KEY, [input.tenantId, input.subject, key]))[0];
-  if (!stored) throw new Error("the insert was skipped for a key that no document holds");
-  if (stored.request_fingerprint !== fingerprint) return { outcome: "key_reused" };
-  return { outcome: "replayed", document: toDocument(stored) };
+  if (key === null || fingerprint === null) {
+    if (row?.created !== true) throw new Error("the document insert returned no row");
+    return { outcome: "created", document: toDocument(row) };
+  }
+  const readStored = async () => (await sql.query(BY_KEY, [input.tenantId, input.subject, key]))[0];
+  const settled = await settleKeyedCreate(row, fingerprint, readStored);
+  return settled.outcome === "key_reused" ? settled : { outcome: settled.outcome, document: toDocument(settled.row) };
 }
 
 export async function findDocument(sql: Sql, tenantId: string, docNumber: number): Promise<Document | undefined> {

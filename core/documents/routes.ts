@@ -4,17 +4,19 @@ import type { AppDeps, AppEnv } from "../deps.ts";
 import { integerText, pageLimit } from "../http/page.ts";
 import { notFound } from "../http/problem.ts";
 import { maxCodePoints, printable } from "../http/validation.ts";
-import { idempotencyKey, json, location, replayed } from "../openapi/operations.ts";
-import { timestamp } from "../openapi/schemas.ts";
-import { route } from "../route.ts";
 import {
   IDEMPOTENCY_KEY_HEADER,
   IDEMPOTENT_REPLAYED_HEADER,
+  idempotencyKeyHeader,
   idempotencyOf,
   keyReused,
   parseIdempotencyKey,
+  replayedHeader,
   replayHeaders,
-} from "./idempotency.ts";
+} from "../idempotency/key.ts";
+import { json, location } from "../openapi/operations.ts";
+import { timestamp } from "../openapi/schemas.ts";
+import { route } from "../route.ts";
 import { createDocument, type Document, findDocument, listDocuments } from "./repository.ts";
 
 const NewDocumentSchema = v.strictObject({
@@ -53,13 +55,13 @@ export const documentRoutes = ({ settings }: Pick<AppDeps, "settings">) => [
     path: "/v1/documents",
     access: "token",
     summary: "Create a document with the tenant's next number.",
-    headers: { [IDEMPOTENCY_KEY_HEADER]: idempotencyKey },
+    headers: { [IDEMPOTENCY_KEY_HEADER]: idempotencyKeyHeader },
     body: json(NewDocumentSchema),
     responses: {
       201: {
         description: "Created (or replayed).",
         body: schemas.Document,
-        headers: { location, [IDEMPOTENT_REPLAYED_HEADER]: replayed },
+        headers: { location, [IDEMPOTENT_REPLAYED_HEADER]: replayedHeader },
       },
     },
     problems: { 422: ["idempotency_key_reused"] },

@@ -2,7 +2,6 @@
 // statuses, headers and problem codes. Each route's declaration (core/route.ts) carries one,
 // with the headers and helpers below that several routes share.
 import * as v from "valibot";
-import { IDEMPOTENCY_KEY } from "../documents/idempotency.ts";
 import type { ProblemCode } from "../http/problem.ts";
 
 export interface HeaderSpec {
@@ -46,11 +45,6 @@ export interface OperationSpec<Query extends QuerySchema | undefined, Body exten
 }
 
 export const location: HeaderSpec = { description: "Where the new resource is.", schema: v.string(), required: true };
-export const idempotencyKey: HeaderSpec = {
-  description: "Names this request: a retry with the same body answers the first result, creating nothing.",
-  schema: v.pipe(v.string(), v.regex(IDEMPOTENCY_KEY)),
-};
-export const replayed: HeaderSpec = { description: "`true` when this answers an earlier request with the same key." };
 /** A write that answers no body. */
 export const written = (description: string): ResponseSpec => ({ description });
 

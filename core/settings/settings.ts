@@ -1,9 +1,9 @@
 // The settings of the service: the groups each part declares (settings/schema.ts), composed. Every
 // runtime only collects the raw strings, from wherever it holds them, and parses them here.
 import * as v from "valibot";
-import { IDEMPOTENCY_SETTINGS } from "../documents/idempotency.ts";
 import { CORS_SETTINGS } from "../http/cors-settings.ts";
 import { RATE_LIMIT_SETTINGS } from "../http/rate-limit-settings.ts";
+import { IDEMPOTENCY_SETTINGS } from "../idempotency/key.ts";
 import { isLoopbackHost } from "../lib/loopback.ts";
 import { LINK_SETTINGS } from "../links/link-settings.ts";
 import { AUTH_SETTINGS } from "../tokens/settings.ts";
@@ -19,7 +19,7 @@ import {
   withDefault,
 } from "./schema.ts";
 
-export { DEFAULT_IDEMPOTENCY_KEY_TTL_SECONDS } from "../documents/idempotency.ts";
+export { DEFAULT_IDEMPOTENCY_KEY_TTL_SECONDS } from "../idempotency/key.ts";
 export { DEFAULT_LINK_CACHE_TTL_SECONDS, DEFAULT_LINK_SYNC_INTERVAL_SECONDS } from "../links/link-settings.ts";
 export { MIN_AUTH_SECRET_BYTES } from "../tokens/settings.ts";
 export { SettingsError } from "./error.ts";

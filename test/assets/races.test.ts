@@ -105,6 +105,29 @@ describeWithPostgres("assets races [postgres]", () => {
     }
   });
 
+  it("20 concurrent reuses of an expired key: one new asset, every answer that one, none the expired key's", async () => {
+    for (let round = 0; round < 10; round++) {
+      const as = { tid: freshId("reuse") };
+      const post = () =>
+        h().request("/v1/assets", {
+          method: "POST",
+          as,
+          body: { name: "Chair", material: "oak" },
+          headers: { "idempotency-key": "monthly" },
+        });
+      const first = (await (await post()).json()) as { id: string };
+      await h().sql.query("UPDATE asset_idempotency_keys SET expires_at = now() WHERE tenant_id = $1", [as.tid]);
+      const responses = await Promise.all(Array.from({ length: 20 }, post));
+      expect(statusCounts(responses)).toEqual({ 201: 20 });
+      expect(responses.filter((r) => r.headers.get("idempotent-replayed") === null)).toHaveLength(1);
+      const ids = new Set(((await Promise.all(responses.map((r) => r.json()))) as { id: string }[]).map((b) => b.id));
+      expect(ids.size).toBe(1);
+      expect(ids.has(first.id)).toBe(false);
+      const rows = await h().sql.query("SELECT id FROM assets WHERE tenant_id = $1", [as.tid]);
+      expect(rows).toHaveLength(2);
+    }
+  });
+
   it("concurrent POSTs with one Idempotency-Key and two bodies: one asset; the other body's requests 422", async () => {
     const as = { tid: freshId("idem") };
     const responses = await Promise.all(

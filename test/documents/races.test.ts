@@ -2,7 +2,7 @@
 // could never show a race.
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { requestFingerprint } from "../../core/documents/idempotency.ts";
+import { requestFingerprint } from "../../core/idempotency/key.ts";
 import { describeWithPostgres } from "../../dev/support/postgres.ts";
 import { type Harness, startHarness } from "../support/harness.ts";
 import {

@@ -1,6 +1,6 @@
 // The housekeeping's loop over one cleanup of expired keys, for the tests of each statement.
 import { expect } from "vitest";
-import { expireKeys } from "../../core/documents/idempotency.ts";
+import { expireKeys } from "../../core/idempotency/expiry.ts";
 import type { Sql } from "../../core/ports/sql.ts";
 
 /**

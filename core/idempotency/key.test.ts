@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ProblemError } from "../http/problem.ts";
-import { parseIdempotencyKey, requestFingerprint } from "./idempotency.ts";
+import { parseIdempotencyKey, requestFingerprint } from "./key.ts";
 
 describe("parseIdempotencyKey", () => {
   it("is undefined when the header is absent", () => {

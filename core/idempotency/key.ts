@@ -1,9 +1,11 @@
 // Idempotency-Key (IETF httpapi draft): the key names one logical request of a caller (its tenant
 // and subject, as the draft scopes keys to the client that sent them); the fingerprint tells a
-// retry of that request (same body) from a reuse of its key (other body).
+// retry of that request (same body) from a reuse of its key (other body). What every capability
+// that takes the header reads, answers and declares of it.
+import * as v from "valibot";
 import { ProblemError } from "../http/problem.ts";
 import { sha256Hex } from "../lib/sha256.ts";
-import type { Sql } from "../ports/sql.ts";
+import type { HeaderSpec } from "../openapi/operations.ts";
 import { MAX_INT, seconds, settingsGroup, withDefault } from "../settings/schema.ts";
 
 export const IDEMPOTENCY_KEY_HEADER = "idempotency-key";
@@ -19,6 +21,19 @@ export const IDEMPOTENCY_SETTINGS = settingsGroup(
 
 // 1–255 visible ASCII characters (0x21–0x7E): no spaces, no control characters.
 export const IDEMPOTENCY_KEY = /^[\x21-\x7E]{1,255}$/;
+
+/** Whose key it is: the tenant and the token's `sub`. Every statement on a key names both. */
+export interface Caller {
+  tenantId: string;
+  subject: string;
+}
+
+/** A request that names a key: the key, the fingerprint of the request, and how long the key names it. */
+export interface KeyedRequest {
+  key: string;
+  fingerprint: string;
+  ttlSeconds: number;
+}
 
 /**
  * The request's key, taken verbatim (a quoted `"abc"` is the key `"abc"`), or undefined when the
@@ -52,7 +67,7 @@ export async function idempotencyOf(
   key: string | undefined,
   parts: readonly unknown[],
   ttlSeconds: number,
-): Promise<{ key: string; fingerprint: string; ttlSeconds: number } | undefined> {
+): Promise<KeyedRequest | undefined> {
   return key === undefined ? undefined : { key, fingerprint: await requestFingerprint(parts), ttlSeconds };
 }
 
@@ -68,12 +83,14 @@ export const keyReused = () =>
 export const replayHeaders = (replayed: boolean): Record<string, string> =>
   replayed ? { [IDEMPOTENT_REPLAYED_HEADER]: "true" } : {};
 
-/**
- * One batch of a cleanup of expired keys (`DOCUMENT_KEYS_EXPIRY`, `ASSET_KEYS_EXPIRY`): one
- * statement that frees at most `limit` of them, skipping rows another cleanup or a creator holds,
- * and counts them as `expired`. Answers that count.
- */
-export async function expireKeys(sql: Sql, statement: string, limit: number): Promise<number> {
-  const [row] = await sql.query(statement, [String(limit)]);
-  return Number(row?.expired ?? 0);
-}
+/** The request header, as the OpenAPI document declares it. */
+export const idempotencyKeyHeader: HeaderSpec = {
+  description:
+    "Names this request of this caller (tenant and user): a retry with the same body answers the first result, creating nothing.",
+  schema: v.pipe(v.string(), v.regex(IDEMPOTENCY_KEY)),
+};
+
+/** The response header of a replayed 201, as the OpenAPI document declares it. */
+export const replayedHeader: HeaderSpec = {
+  description: "`true` when this answers an earlier request with the same key.",
+};
