@@ -5,6 +5,7 @@ import { IDEMPOTENCY_SETTINGS } from "../documents/idempotency.ts";
 import { CORS_SETTINGS } from "../http/cors-settings.ts";
 import { RATE_LIMIT_SETTINGS } from "../http/rate-limit-settings.ts";
 import { LINK_SETTINGS } from "../links/link-settings.ts";
+import { KEY_SET_MAC_SETTINGS } from "../tokens/key-set-mac.ts";
 import { AUTH_SETTINGS } from "../tokens/settings.ts";
 import {
   type NamesOf,
@@ -65,6 +66,7 @@ export const SERVICE_SETTINGS = settingsGroup(
 /** Every group of core's settings, each read from the same raw strings. */
 export const SETTINGS_GROUPS = [
   AUTH_SETTINGS,
+  KEY_SET_MAC_SETTINGS,
   SERVICE_SETTINGS,
   LINK_SETTINGS,
   IDEMPOTENCY_SETTINGS,
@@ -74,6 +76,7 @@ export const SETTINGS_GROUPS = [
 
 /** The same settings object on every runtime. */
 export type Settings = v.InferOutput<typeof AUTH_SETTINGS> &
+  v.InferOutput<typeof KEY_SET_MAC_SETTINGS> &
   v.InferOutput<typeof SERVICE_SETTINGS> &
   v.InferOutput<typeof LINK_SETTINGS> &
   v.InferOutput<typeof IDEMPOTENCY_SETTINGS> &
@@ -88,6 +91,7 @@ export const SETTING_NAMES: readonly SettingName[] = SETTINGS_GROUPS.flatMap((gr
 export function parseSettings(raw: RawSettings): Settings {
   return {
     ...parseGroup(AUTH_SETTINGS, raw),
+    ...parseGroup(KEY_SET_MAC_SETTINGS, raw),
     ...parseGroup(SERVICE_SETTINGS, raw),
     ...parseGroup(LINK_SETTINGS, raw),
     ...parseGroup(IDEMPOTENCY_SETTINGS, raw),
