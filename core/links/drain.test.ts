@@ -163,7 +163,7 @@ describe("draining the change feed into another deployment's KV", () => {
       const report = await drainLinkChanges(harness().sql, kv, { logger });
       expect(report).toMatchObject({ caughtUp: true, failed: false });
       expect(report.removedByTenant.planted).toBe(1);
-      expect(report.changes).toBeGreaterThan(1); // the whole feed again: only deletes are replayed
+      expect(report.changes).toBeGreaterThanOrEqual(2); // from the feed's start: the link and unlink among them
       expect(await edgeCache(kv, "planted").read(cached)).toBeUndefined();
       expect(warnings).toEqual([{ event: "link_sync_cursor_discarded", fields: { reason, restartAt: FEED_START } }]);
       // The cursor saved is the feed's own: the next drain reads from there, warning no more.

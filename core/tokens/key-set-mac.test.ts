@@ -1,6 +1,6 @@
 // The stored key set signed with AUTH_JWKS_KV_SECRET: what one instance keeps, another takes; what
-// anyone else writes to the store, with no MAC, another secret's or a copy made to claim more
-// (a later fetch time, other keys, another URL), no instance takes.
+// anyone else writes to the store, with no MAC, another secret's or a copy altered to claim more
+// (a later fetch time, other keys), no instance takes.
 import { exportJWK, generateKeyPair, type JWK } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createMemoryKv } from "../../edge/kv/memory.ts";
@@ -53,10 +53,6 @@ const readBy = async (kv: KvCache, secret: string | undefined) =>
   instance(kv, secret === undefined ? undefined : keySetMac(secret)).read(clock);
 
 describe("the stored key set signed with AUTH_JWKS_KV_SECRET", () => {
-  beforeAll(() => {
-    warnings = [];
-  });
-
   it("is stored with its MAC and taken by another instance holding the secret", async () => {
     const { kv, stored } = await keptUnder(SECRET);
     expect(stored).toEqual({ url: URL, fetchedAt: clock, jwks: { keys: [jwk] }, mac: expect.any(String) });
