@@ -138,8 +138,8 @@ describe("draining the change feed into another deployment's KV", () => {
     expect(await edgeCache(faulty, "fails").read(cached)).toBeUndefined();
   });
 
-  // Planted by whoever else writes the store: one past the horizon made every drain "catch up"
-  // with nothing applied, an overflowing one made every drain fail.
+  // Planted by whoever else writes the store: taken as they stand, one past the horizon would make
+  // every drain "catch up" with nothing applied, an overflowing one every drain fail.
   for (const [planted, reason] of [
     ["18446744073709551615:0", "ahead of the feed's horizon"],
     ["18446744073709551616:0", "unreadable"],

@@ -11,7 +11,7 @@ import { type Call, expectProblem, expectStatus, freshTenant, unique } from "../
 const tenant = freshTenant();
 const planted = { provider: "github", externalAccountId: unique("planted") };
 const DAY_MS = 86_400_000;
-/** The largest xid8: past every horizon, so every drain used to "catch up" at once, applying nothing. */
+/** The largest xid8: past every horizon. Taken as it stands, every drain would "catch up" at once, applying nothing. */
 export const PLANTED_CURSOR = "18446744073709551615:0";
 const SYNC_DEADLINE_MS = 20_000;
 
