@@ -44,7 +44,12 @@ export function createApp(deps: AppDeps) {
   const limit = deps.rateLimiter && rateLimits(deps.rateLimiter, () => deps.settings.rateLimits);
   // Every route but the public ones (the probes, the document) is under /v1, behind the token check.
   app.use("/v1/*", async (c, next) => {
-    authenticate ??= createAuthenticator(deps.settings.auth, { fetch: deps.jwksFetch, kv: deps.kv, logger });
+    authenticate ??= createAuthenticator(deps.settings.auth, {
+      fetch: deps.jwksFetch,
+      kv: deps.kv,
+      kvSecret: deps.settings.jwksKvSecret,
+      logger,
+    });
     const verify = authenticate;
     // Looked up only when a key set refresh needs it: where there is no execution context (Node,
     // Deno), Hono's getter throws, and an Error's stack on every request costs more than the check.

@@ -111,6 +111,27 @@ describe("link cache", () => {
     expect(events.filter((e) => e.event === "link_cache_unreadable")).toHaveLength(3);
   });
 
+  it("serves no entry claiming to be read in the future, however far: none outlives the TTL from the reader's clock", async () => {
+    const { kv, values } = recordingKv();
+    const cache = cacheOver(kv);
+    const key = await linkKey("acme", link);
+    const planted = (readAt: number) => values.set(key, JSON.stringify({ tenantId: "acme", link, readAt }));
+    // As planted in a review: read "30 days from now", then looked up every day for 30 days.
+    const thirtyDays = 30 * 86_400_000;
+    planted(clock + thirtyDays);
+    for (let day = 0; day <= 30; day++) {
+      expect(await cache.read(link), `day ${day}`).toBeUndefined();
+      clock += 86_400_000 - 1;
+    }
+    // No leeway: a millisecond ahead is as refused; read now, it is served for the TTL only.
+    planted(clock + 1);
+    expect(await cache.read(link)).toBeUndefined();
+    planted(clock);
+    expect(await cache.read(link)).toEqual(link);
+    clock += TTL_SECONDS * 1000;
+    expect(await cache.read(link)).toBeUndefined();
+  });
+
   it("serves an entry to its own tenant only, even one found under this tenant's key", async () => {
     const { kv, values } = recordingKv();
     const acme = cacheOver(kv);

@@ -9,6 +9,11 @@
 // more than the TTL, even when a lookup's write-back lands after a concurrent unlink removed the
 // entry. Readers enforce that limit themselves; the store's own expiry (at least 60 s, Workers
 // KV's floor, which could otherwise exceed the remaining lifetime) only collects the garbage.
+// The store is written by more than this service, so `readAt` is only a claim: an entry read
+// "in the future" of the reader's clock is not fresh at all (with no leeway: honest writers take
+// `readAt` before their read, and a reader whose clock lags only misses and reads Postgres),
+// and so no entry, whatever it claims, is served longer than the TTL after the reader's clock
+// passed its `readAt`.
 import * as v from "valibot";
 import { withDeadline } from "../lib/deadline.ts";
 import { parseJsonOrUndefined } from "../lib/json.ts";
@@ -71,7 +76,11 @@ export function createLinkCache(kv: KvCache, options: LinkCacheOptions) {
     }
   }
 
-  const isFresh = (entry: CacheEntry) => now() - entry.readAt < ttlMs;
+  /** Read no later than now, and less than the TTL ago. */
+  const isFresh = (entry: CacheEntry) => {
+    const age = now() - entry.readAt;
+    return age >= 0 && age < ttlMs;
+  };
 
   async function readEntry(key: string): Promise<EntryRead> {
     const got = await attempt("get", key, () => kv.get(key));

@@ -18,6 +18,8 @@ interface ChangePage {
   next: FeedCursor;
   /** Whether the page was full: more changes may be waiting below the horizon. */
   more: boolean;
+  /** The cursor lies beyond the horizon: no read of this feed gave it out, and it reads nothing. */
+  ahead: boolean;
 }
 
 // The LEFT JOIN keeps one row even when nothing is new, so the horizon always comes back.
@@ -46,18 +48,32 @@ WITH pruned AS (
 )
 SELECT count(*)::int AS pruned FROM pruned`;
 
-const CURSOR = /^(\d+):(\d+)$/;
+const CURSOR = /^(\d{1,20}):(\d{1,19})$/;
+/** The largest xid8 (unsigned) and bigint (signed) Postgres takes: past them a read would fail. */
+const MAX_TXID = 2n ** 64n - 1n;
+const MAX_ID = 2n ** 63n - 1n;
 
-function parseCursor(text: string | null | undefined): { txid: bigint; id: bigint } {
-  const match = text?.match(CURSOR);
-  return match ? { txid: BigInt(match[1]!), id: BigInt(match[2]!) } : { txid: 0n, id: 0n };
+/** The cursor `text` names, or undefined when it is none this feed could give out (garbled, overflowing). */
+export function parseFeedCursor(text: string): { txid: bigint; id: bigint } | undefined {
+  const match = text.match(CURSOR);
+  if (!match) return undefined;
+  const [txid, id] = [BigInt(match[1]!), BigInt(match[2]!)];
+  return txid <= MAX_TXID && id <= MAX_ID ? { txid, id } : undefined;
 }
 
-/** Up to `limit` changes after `cursor` that no transaction still in flight can precede. */
+/**
+ * Up to `limit` changes after `cursor` that no transaction still in flight can precede. A cursor
+ * past the horizon (one no read gave out: planted, or of another database) reads as `ahead`.
+ */
 export async function readChanges(sql: Sql, cursor: FeedCursor, limit: number): Promise<ChangePage> {
-  const from = parseCursor(cursor);
+  const from = parseFeedCursor(cursor);
+  if (!from) throw new Error("the feed cursor is unreadable");
   const rows = await sql.query(PAGE, [String(from.txid), String(from.id), String(limit)]);
   const horizon = BigInt(String(rows[0]?.horizon ?? "0"));
+  // Honest cursors are a change below the horizon or the horizon itself ("h:0"), never past it.
+  if (from.txid > horizon || (from.txid === horizon && from.id > 0n)) {
+    return { changes: [], next: cursor, more: false, ahead: true };
+  }
   const found = rows.filter((row) => row.txid !== null);
   const changes = found.map((row) => ({
     tenantId: String(row.tenant_id),
@@ -65,10 +81,11 @@ export async function readChanges(sql: Sql, cursor: FeedCursor, limit: number): 
     externalAccountId: String(row.external_account_id),
   }));
   const last = found.at(-1);
-  if (found.length === limit && last) return { changes, next: `${String(last.txid)}:${String(last.id)}`, more: true };
+  if (found.length === limit && last)
+    return { changes, next: `${String(last.txid)}:${String(last.id)}`, more: true, ahead: false };
   // Caught up: everything below the horizon has been read, later changes all lie at or above it.
   const next = horizon > from.txid ? `${horizon}:0` : last ? `${String(last.txid)}:${String(last.id)}` : cursor;
-  return { changes, next, more: false };
+  return { changes, next, more: false, ahead: false };
 }
 
 /** Deletes up to `limit` changes older than `retentionSeconds`, oldest first; answers how many. */

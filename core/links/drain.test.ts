@@ -6,10 +6,11 @@ import { createFaultyKv } from "../../test/support/faulty-kv.ts";
 import { type Harness, startHarness } from "../../test/support/harness.ts";
 import { countingKv, endlessFeedSql } from "../../test/support/link-feed.ts";
 import { createInvocationBudget } from "../background/invocation-budget.ts";
-import { silentLogger } from "../log.ts";
+import { type Logger, silentLogger } from "../log.ts";
 import type { KvCache } from "../ports/kv.ts";
 import type { Sql } from "../ports/sql.ts";
 import { createLinkCache } from "./cache.ts";
+import { FEED_START, parseFeedCursor } from "./changes.ts";
 import { drainLinkChanges, SYNC_CURSOR_KEY } from "./drain.ts";
 import type { Link } from "./link.ts";
 
@@ -136,6 +137,41 @@ describe("draining the change feed into another deployment's KV", () => {
     expect(await drainLinkChanges(harness().sql, faulty)).toMatchObject({ changes: 1, failed: false });
     expect(await edgeCache(faulty, "fails").read(cached)).toBeUndefined();
   });
+
+  // Planted by whoever else writes the store: taken as they stand, one past the horizon would make
+  // every drain "catch up" with nothing applied, an overflowing one every drain fail.
+  for (const [planted, reason] of [
+    ["18446744073709551615:0", "ahead of the feed's horizon"],
+    ["18446744073709551616:0", "unreadable"],
+    ["1:9223372036854775808", "unreadable"],
+    ["-1:0", "unreadable"],
+    ["soon", "unreadable"],
+  ] as const) {
+    it(`discards a cursor ${planted} (${reason}) with one warning and drains again from the feed's start`, async () => {
+      const kv = await caughtUpKv();
+      const owner = { sub: "planted-cursor-user", tid: "planted" };
+      const path = linkPath("github", `planted-${crypto.randomUUID()}`);
+      const cached = await link(path, owner);
+      await edgeCache(kv, "planted").write(cached, Date.now());
+      expect((await request("DELETE", path, owner)).status).toBe(204);
+      await kv.put(SYNC_CURSOR_KEY, planted, { ttlSeconds: 3600 });
+
+      const warnings: { event: string; fields: Record<string, unknown> }[] = [];
+      const logger: Logger = {
+        log: (level, event, fields = {}) => void (level === "warn" && warnings.push({ event, fields })),
+      };
+      const report = await drainLinkChanges(harness().sql, kv, { logger });
+      expect(report).toMatchObject({ caughtUp: true, failed: false });
+      expect(report.removedByTenant.planted).toBe(1);
+      expect(report.changes).toBeGreaterThanOrEqual(2); // from the feed's start: the link and unlink among them
+      expect(await edgeCache(kv, "planted").read(cached)).toBeUndefined();
+      expect(warnings).toEqual([{ event: "link_sync_cursor_discarded", fields: { reason, restartAt: FEED_START } }]);
+      // The cursor saved is the feed's own: the next drain reads from there, warning no more.
+      expect(parseFeedCursor((await kv.get(SYNC_CURSOR_KEY))!)).toBeDefined();
+      expect(await drainLinkChanges(harness().sql, kv, { logger })).toMatchObject({ changes: 0, caughtUp: true });
+      expect(warnings).toHaveLength(1);
+    });
+  }
 
   it("saves the cursor at most once a second while it drains and where it stops, and after a failure what was applied", async () => {
     let clock = 0;

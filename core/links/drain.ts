@@ -9,6 +9,10 @@
 // A drain that fails anywhere saves the cursor of the last page fully applied when it can (else
 // the last one saved stays), so the next one retries the changes after it (deletes are
 // idempotent); the entries' own TTL stays the backstop. The entries only trigger it.
+// The cursor sits in a store others can write: one that is unreadable (garbled, overflowing
+// Postgres' types) or past the feed's horizon (no read gave it out) is discarded with a warning,
+// and the drain starts again at the feed's start, as with a lost cursor. Not at the horizon: the
+// changes between the true cursor and the horizon would be skipped, and only deletes are replayed.
 // When drains run is sync.ts's.
 import { createInvocationBudget, type InvocationBudget } from "../background/invocation-budget.ts";
 import { withDeadline } from "../lib/deadline.ts";
@@ -17,7 +21,7 @@ import { errorMessage, type Logger, silentLogger } from "../log.ts";
 import { DEFAULT_KV_TIMEOUT_MS, KV_GET_MANY_MAX, type KvCache } from "../ports/kv.ts";
 import type { Sql } from "../ports/sql.ts";
 import { decodeEntry } from "./cache.ts";
-import { FEED_START, type LinkChange, readChanges } from "./changes.ts";
+import { FEED_START, type FeedCursor, type LinkChange, parseFeedCursor, readChanges } from "./changes.ts";
 import { linkKey } from "./kv-keys.ts";
 import { sameLink } from "./link.ts";
 import { findLinksAcrossTenants } from "./repository.ts";
@@ -97,7 +101,8 @@ export async function drainLinkChanges(sql: Sql, kv: KvCache, options: DrainOpti
     [saved, savedWhenLeft] = [next, budget.timeLeft()];
   };
   try {
-    cursor = saved = (await kvCall(() => meteredKv.get(SYNC_CURSOR_KEY))) ?? FEED_START;
+    saved = (await kvCall(() => meteredKv.get(SYNC_CURSOR_KEY))) ?? FEED_START;
+    cursor = usableCursor(saved, logger); // a discarded one differs from `saved`: it is overwritten
     while (!report.caughtUp) {
       const size = pageSizeWithin(budget, batchSize, bulk);
       if (size === 0 || budget.timeLeft() <= 0) {
@@ -105,6 +110,11 @@ export async function drainLinkChanges(sql: Sql, kv: KvCache, options: DrainOpti
         break;
       }
       const page = await readChanges(meteredSql, cursor, size);
+      if (page.ahead) {
+        discarded(logger, "ahead of the feed's horizon");
+        cursor = FEED_START;
+        continue;
+      }
       const stale = await staleEntries(meteredSql, meteredKv, page.changes, kvCall);
       await mapBounded(stale, KV_CONCURRENCY, ({ key }) => kvCall(() => meteredKv.delete(key)));
       cursor = page.next;
@@ -123,6 +133,17 @@ export async function drainLinkChanges(sql: Sql, kv: KvCache, options: DrainOpti
   if (report.changes > 0) logger.log("info", "link_sync", { changes: report.changes, caughtUp: report.caughtUp });
   return report;
 }
+
+/** Where a drain starts: the stored cursor, or the feed's start when it is unreadable. */
+function usableCursor(stored: string, logger: Logger): FeedCursor {
+  if (parseFeedCursor(stored)) return stored;
+  discarded(logger, "unreadable");
+  return FEED_START;
+}
+
+/** One line per discarded cursor; never its text, which anyone who writes the store chose. */
+const discarded = (logger: Logger, why: string) =>
+  logger.log("warn", "link_sync_cursor_discarded", { reason: why, restartAt: FEED_START });
 
 interface NamedEntry extends LinkChange {
   key: string;

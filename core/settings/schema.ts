@@ -40,6 +40,13 @@ export const onOff = v.pipe(
 /** Any text, as given. */
 export const text = v.string();
 
+/** A key given as text: at least `minBytes` bytes of UTF-8. */
+export const keyOfAtLeast = (minBytes: number) =>
+  v.pipe(
+    text,
+    v.check((key) => new TextEncoder().encode(key).length >= minBytes, `must be at least ${minBytes} bytes`),
+  );
+
 /** `schema` for a setting that may be left unset: then undefined. */
 export const optional = <Schema extends v.GenericSchema<string, unknown>>(schema: Schema) => v.optional(schema);
 

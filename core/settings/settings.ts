@@ -6,6 +6,7 @@ import { RATE_LIMIT_SETTINGS } from "../http/rate-limit-settings.ts";
 import { IDEMPOTENCY_SETTINGS } from "../idempotency/key.ts";
 import { isLoopbackHost } from "../lib/loopback.ts";
 import { LINK_SETTINGS } from "../links/link-settings.ts";
+import { KEY_SET_MAC_SETTINGS } from "../tokens/key-set-mac.ts";
 import { AUTH_SETTINGS } from "../tokens/settings.ts";
 import {
   type NamesOf,
@@ -72,6 +73,7 @@ export const SERVICE_SETTINGS = settingsGroup(
 /** Every group of core's settings, each read from the same raw strings. */
 export const SETTINGS_GROUPS = [
   AUTH_SETTINGS,
+  KEY_SET_MAC_SETTINGS,
   SERVICE_SETTINGS,
   LINK_SETTINGS,
   IDEMPOTENCY_SETTINGS,
@@ -81,6 +83,7 @@ export const SETTINGS_GROUPS = [
 
 /** The same settings object on every runtime. */
 export type Settings = v.InferOutput<typeof AUTH_SETTINGS> &
+  v.InferOutput<typeof KEY_SET_MAC_SETTINGS> &
   v.InferOutput<typeof SERVICE_SETTINGS> &
   v.InferOutput<typeof LINK_SETTINGS> &
   v.InferOutput<typeof IDEMPOTENCY_SETTINGS> &
@@ -95,6 +98,7 @@ export const SETTING_NAMES: readonly SettingName[] = SETTINGS_GROUPS.flatMap((gr
 export function parseSettings(raw: RawSettings): Settings {
   return {
     ...parseGroup(AUTH_SETTINGS, raw),
+    ...parseGroup(KEY_SET_MAC_SETTINGS, raw),
     ...parseGroup(SERVICE_SETTINGS, raw),
     ...parseGroup(LINK_SETTINGS, raw),
     ...parseGroup(IDEMPOTENCY_SETTINGS, raw),

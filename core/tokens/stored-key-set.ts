@@ -5,7 +5,9 @@
 // URL, under a key derived from the URL and holding it, so a copy fetched for an earlier setting
 // is never used. Read only when this instance's own fetch failed or is late (jwks-cache.ts): the
 // store is writable by more than this service, so a copy is never taken as fresh. Best-effort
-// like every KV use: a failing store reads as "nothing stored".
+// like every KV use: a failing store reads as "nothing stored". With AUTH_JWKS_KV_SECRET set
+// (key-set-mac.ts), a copy carries a MAC over its URL, fetch time and keys, and one without a
+// MAC that holds is refused: then only this deployment's own instances can have stored it.
 import { createLocalJWKSet, type JSONWebKeySet, type JWTVerifyGetKey } from "jose";
 import * as v from "valibot";
 import { withDeadline } from "../lib/deadline.ts";
@@ -13,6 +15,7 @@ import { parseJsonOrUndefined } from "../lib/json.ts";
 import { sha256Hex } from "../lib/sha256.ts";
 import { errorMessage, type Logger } from "../log.ts";
 import { type KvCache, MIN_KV_TTL_SECONDS } from "../ports/kv.ts";
+import type { KeySetMac } from "./key-set-mac.ts";
 
 /** Versioned and apart from every link cache key (`links/…`): nothing else is written under it. */
 export const KEY_SET_KEY_PREFIX = "tokens/jwks/v1/";
@@ -44,6 +47,8 @@ export interface KeySetStoreOptions {
   readEveryMs: number;
   /** Deadline of each KV call. */
   timeoutMs: number;
+  /** Signs what is stored and refuses what it did not sign (AUTH_JWKS_KV_SECRET); absent: copies are unsigned. */
+  mac?: KeySetMac;
   logger: Logger;
   now?: () => number;
 }
@@ -54,10 +59,19 @@ const StoredEntry = v.object({
   fetchedAt: v.pipe(v.number(), v.finite()),
   jwks: v.custom<JSONWebKeySet>((jwks) => typeof jwks === "object" && jwks !== null),
 });
-const isStoredEntry = (entry: unknown): entry is v.InferOutput<typeof StoredEntry> => v.is(StoredEntry, entry);
+type StoredEntry = v.InferOutput<typeof StoredEntry>;
+const isStoredEntry = (entry: unknown): entry is StoredEntry & { mac?: unknown } => v.is(StoredEntry, entry);
+
+/** What the MAC covers, rebuilt from the entry's fields (JSON.stringify gives back what it wrote). */
+const signedText = ({ url, fetchedAt, jwks }: StoredEntry) => JSON.stringify({ url, fetchedAt, jwks });
+
+/** The stored value of a set fetched from `url` at `fetchedAt`: with its MAC when `mac` is given. */
+export async function storedKeySetText(entry: StoredEntry, mac?: KeySetMac): Promise<string> {
+  return JSON.stringify(mac ? { ...entry, mac: await mac.sign(signedText(entry)) } : entry);
+}
 
 export function kvKeySetStore(kv: KvCache, options: KeySetStoreOptions): KeySetStore {
-  const { url, freshMs, lifetimeMs, readEveryMs, timeoutMs, logger, now = () => Date.now() } = options;
+  const { url, freshMs, lifetimeMs, readEveryMs, timeoutMs, mac, logger, now = () => Date.now() } = options;
   let key: Promise<string> | undefined;
   const keyOf = () => (key ??= keySetKey(url));
   let reading: Promise<KeySet | undefined> | undefined;
@@ -86,6 +100,10 @@ export function kvKeySetStore(kv: KvCache, options: KeySetStoreOptions): KeySetS
       logger.log("warn", "jwks_store_unreadable", {});
       return undefined;
     }
+    if (mac && !(typeof stored.mac === "string" && (await mac.verify(signedText(stored), stored.mac)))) {
+      logger.log("warn", "jwks_store_unsigned", {});
+      return undefined;
+    }
     const { jwks } = stored;
     // Another machine's clock may run ahead: its copy counts as fetched now at the latest.
     const fetchedAt = Math.min(stored.fetchedAt, now());
@@ -110,8 +128,9 @@ export function kvKeySetStore(kv: KvCache, options: KeySetStoreOptions): KeySetS
       known = { text, fetchedAt };
       // Readers enforce the bound themselves; the store's expiry, at least its minimum, collects it.
       const ttlSeconds = Math.max(MIN_KV_TTL_SECONDS, Math.ceil((fetchedAt + lifetimeMs - now()) / 1000));
-      const value = JSON.stringify({ url, fetchedAt, jwks });
-      return attempt("put", (at) => kv.put(at, value, { ttlSeconds })).then((done) => {
+      return attempt("put", async (at) =>
+        kv.put(at, await storedKeySetText({ url, fetchedAt, jwks }, mac), { ttlSeconds }),
+      ).then((done) => {
         // Not written: the next fetch writes again.
         if (!done && known?.text === text) known = undefined;
       });

@@ -6,6 +6,7 @@ import { createLocalJWKSet, type JWTPayload, type JWTVerifyGetKey, jwtVerify } f
 import { type Logger, silentLogger } from "../log.ts";
 import { DEFAULT_KV_TIMEOUT_MS, type KvCache } from "../ports/kv.ts";
 import { type Background, type CachedKeySet, cachedRemoteKeySet, FIRST_RETRY_MS } from "./jwks-cache.ts";
+import { keySetMac } from "./key-set-mac.ts";
 import { TokenRefusedError } from "./refusal.ts";
 import type { AuthSettings } from "./settings.ts";
 import { kvKeySetStore } from "./stored-key-set.ts";
@@ -24,6 +25,8 @@ export interface TokenKeyOptions {
   cooldownMs?: number;
   /** Where the last good AUTH_JWKS_URL set outlives the instance (the deployment's KV store). */
   kv?: KvCache;
+  /** AUTH_JWKS_KV_SECRET: signs the set kept in `kv`, and a copy it did not sign is refused (key-set-mac.ts). */
+  kvSecret?: string;
   /** Where a failing KV store is reported. */
   logger?: Logger;
   now?: () => number;
@@ -99,6 +102,7 @@ function publicKeySet(settings: AuthSettings, options: TokenKeyOptions): CachedK
       lifetimeMs: freshMs + staleIfErrorMs,
       readEveryMs: FIRST_RETRY_MS,
       timeoutMs: DEFAULT_KV_TIMEOUT_MS,
+      mac: options.kvSecret === undefined ? undefined : keySetMac(options.kvSecret),
       logger: options.logger ?? silentLogger,
       now: options.now,
     });

@@ -22,9 +22,12 @@ function manifest(text: string): string {
   return join(dir, "fastly.toml");
 }
 
+/** A value for every secret the project's manifest takes from the environment. */
+const SECRETS = { AUTH_SECRET: "a", AUTH_JWKS_KV_SECRET: "c", DATABASE_URL: "b" };
+
 describe("fastly.toml [local_server]", () => {
   it("the project's manifest declares every store, key and backend the service opens", () => {
-    const config = readLocalServer(PROJECT_MANIFEST, { AUTH_SECRET: "a", DATABASE_URL: "b" });
+    const config = readLocalServer(PROJECT_MANIFEST, SECRETS);
     expect(Object.keys(config.kvStores)).toContain(KV_STORE);
     expect(Object.keys(config.backends)).toContain(NEON_BACKEND);
     // Optional settings (the identity provider's) may stay out of the local manifest; a key that
@@ -32,7 +35,7 @@ describe("fastly.toml [local_server]", () => {
     const configured = Object.keys(config.configStores[CONFIG_STORE]!);
     expect(CONFIG_KEYS).toEqual(expect.arrayContaining(configured));
     expect(configured).toEqual(expect.arrayContaining(["LINK_CACHE_TTL_SECONDS", "NEON_FETCH_ENDPOINT"]));
-    expect(config.secretStores[SECRET_STORE]).toEqual({ AUTH_SECRET: "a", DATABASE_URL: "b" });
+    expect(config.secretStores[SECRET_STORE]).toEqual(SECRETS);
     expect(Object.keys(config.secretStores[SECRET_STORE]!).sort()).toEqual([...SECRET_KEYS].sort());
   });
 
@@ -67,7 +70,7 @@ s = [{ key = "DATA", data = "d" }, { key = "FILE", file = "secret.txt" }, { key 
   });
 
   it("overrides replace backends and merge into stores", () => {
-    const config = readLocalServer(PROJECT_MANIFEST, { AUTH_SECRET: "a", DATABASE_URL: "b" });
+    const config = readLocalServer(PROJECT_MANIFEST, SECRETS);
     const merged = applyOverrides(config, {
       backends: { [NEON_BACKEND]: { url: "http://127.0.0.1:5555" } },
       configStores: { [CONFIG_STORE]: { NEON_FETCH_ENDPOINT: "http://127.0.0.1:5555/sql" } },

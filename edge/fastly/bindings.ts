@@ -5,7 +5,7 @@
 export const KV_STORE = "edge_cache";
 /** Config Store: the settings that are not secret. */
 export const CONFIG_STORE = "settings";
-/** Secret Store: the HS256 key and the connection string (it carries the database password). */
+/** Secret Store: the HS256 key, the stored key set's MAC key and the connection string (it carries the database password). */
 export const SECRET_STORE = "secrets";
 /** The backend every Neon HTTP request goes to (Compute allows no request without a backend). */
 export const NEON_BACKEND = "neon";
@@ -14,8 +14,16 @@ export const JWKS_BACKEND = "jwks";
 
 import { SETTING_NAMES, type SettingName } from "../../core/settings/settings.ts";
 
-/** Secret Store keys: the HS256 key and the connection string (it carries the database password). */
-export const SECRET_KEYS = ["AUTH_SECRET", "DATABASE_URL"] as const satisfies readonly SettingName[];
+/**
+ * Secret Store keys: the HS256 key, the key of the MAC on the key set kept in the KV store (which
+ * must never be where the store's writers can read it) and the connection string (it carries the
+ * database password).
+ */
+export const SECRET_KEYS = [
+  "AUTH_SECRET",
+  "AUTH_JWKS_KV_SECRET",
+  "DATABASE_URL",
+] as const satisfies readonly SettingName[];
 /**
  * Config Store keys: every other setting of core's, read from its list, so a new setting reaches
  * Fastly without an edit here (public keys and claim names among them: nothing there signs a token).

@@ -4,7 +4,8 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { exportJWK, generateKeyPair, type JWK, SignJWT } from "jose";
-import { keySetKey } from "../../core/tokens/stored-key-set.ts";
+import { keySetMac } from "../../core/tokens/key-set-mac.ts";
+import { keySetKey, storedKeySetText } from "../../core/tokens/stored-key-set.ts";
 import type { KvEntries } from "../../dev/launchers/planted-kv.ts";
 
 export const PROVIDER_ALGORITHMS = ["RS256", "ES256", "EdDSA"] as const;
@@ -143,4 +144,10 @@ export async function keySetPlanter(jwksUrl: string) {
     /** A token this key set verifies; `posing`: under the provider's own kid. */
     bearer: (request: TokenRequest & { posing?: boolean }) => signedBearer(request.posing ? posing : own, request),
   };
+}
+
+/** The provider's own key set as an earlier instance keeps it, just fetched, signed with `secret` (AUTH_JWKS_KV_SECRET). */
+export async function signedKeySetEntries(provider: IdentityProvider, secret: string): Promise<KvEntries> {
+  const entry = { url: provider.jwksUrl, fetchedAt: Date.now(), jwks: { keys: provider.publicJwks } };
+  return { [await keySetKey(provider.jwksUrl)]: await storedKeySetText(entry, keySetMac(secret)) };
 }

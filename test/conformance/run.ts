@@ -11,14 +11,17 @@ import { TEST_AUTH_SECRET } from "../../dev/support/tokens.ts";
 import { CONFORMANCE_CORS_SETTINGS } from "./cases/cors.ts";
 import { identityProviderCases } from "./cases/identity-provider.ts";
 import { CONFORMANCE_LINK_LIMITS } from "./cases/links.ts";
+import { plantedLinkCases, plantedLinkEntries } from "./cases/planted-links.ts";
 import { OUTAGE_CACHE_SECONDS, providerOutageCases } from "./cases/provider-outage.ts";
 import { RATE_LIMITED_SETTINGS, rateLimitCases } from "./cases/rate-limits.ts";
+import { KEY_SET_SECRET, signedKeySetCases } from "./cases/signed-key-set.ts";
 import { httpClient } from "./client.ts";
 import {
   type IdentityProvider,
   type KeySetPlanter,
   keySetPlanter,
   PROVIDER_SETTINGS,
+  signedKeySetEntries,
   startIdentityProvider,
 } from "./identity-provider.ts";
 import { conformsToServedDocument } from "./openapi-check.ts";
@@ -58,6 +61,13 @@ export function runConformance(runtime: RuntimeName): void {
     // The same database, small quotas: callers and tenants past them.
     const limited = serve(runtime, async () => ({ ...stack?.settings, ...RATE_LIMITED_SETTINGS }));
     rateLimitCases(httpClient(limited, conformsToServedDocument(limited)));
+
+    // The same database, another deployment: its KV store holds a link and a drain cursor planted there.
+    const planted = serve(runtime, async () => ({ ...stack?.settings }), undefined, plantedLinkEntries);
+    plantedLinkCases(
+      httpClient(server, conformsToServedDocument(server)),
+      httpClient(planted, conformsToServedDocument(planted)),
+    );
   });
 
   describe(`conformance [${runtime}], database unreachable`, () => {
@@ -86,6 +96,47 @@ export function runConformance(runtime: RuntimeName): void {
       AUTH_JWKS_CACHE_SECONDS: String(OUTAGE_CACHE_SECONDS),
     });
     providerOutageCases(httpClient(server), provider);
+  });
+
+  signedKeySetDescribe(runtime);
+}
+
+function signedKeySetDescribe(runtime: RuntimeName) {
+  describe(`conformance [${runtime}], the identity provider down from the start, the stored key set signed`, () => {
+    let started: Promise<[LocalStack, IdentityProvider]> | undefined;
+    let provider: IdentityProvider | undefined;
+    let planter: KeySetPlanter | undefined;
+    // One database and one provider, failing before any instance asks it, for both deployments.
+    const start = () =>
+      (started ??= Promise.all([startLocalStack(), startIdentityProvider()]).then((pair) => {
+        provider = pair[1];
+        provider.setAvailability("failing");
+        return pair;
+      }));
+    const settings = async () => {
+      const [stack, idp] = await start();
+      return {
+        ...stack.settings,
+        AUTH_JWKS_URL: idp.jwksUrl,
+        ...PROVIDER_SETTINGS,
+        AUTH_JWKS_KV_SECRET: KEY_SET_SECRET,
+      };
+    };
+    const planted = serve(runtime, settings, {}, async () => {
+      planter = await keySetPlanter((await start())[1].jwksUrl);
+      return planter.kvEntries;
+    });
+    const signed = serve(runtime, settings, {}, async () => signedKeySetEntries((await start())[1], KEY_SET_SECRET));
+    afterAll(async () => {
+      const [stack, idp] = (await started) ?? [];
+      await Promise.all([stack?.close(), idp?.close()]);
+    });
+    signedKeySetCases(
+      httpClient(planted),
+      httpClient(signed),
+      () => provider!,
+      () => planter!,
+    );
   });
 }
 

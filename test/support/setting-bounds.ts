@@ -22,6 +22,8 @@ export const SETTING_BOUNDS: readonly [string, string[], string[]][] = [
   ["AUTH_JWKS_CACHE_SECONDS", ["1", "2147483647"], ["0", "2147483648", "ten"]],
   ["AUTH_JWKS_STALE_IF_ERROR_SECONDS", ["0", "2147483647"], ["-1", "2147483648"]],
   ["AUTH_CLOCK_LEEWAY_SECONDS", ["0", "60"], ["61", "-1", "1.5"]],
+  // HMAC-SHA-256's own output size: a shorter key is easier to guess than the MAC.
+  ["AUTH_JWKS_KV_SECRET", ["k".repeat(32), "ü".repeat(16)], ["k".repeat(31), "ü".repeat(15)]],
   ["SERVER_TIMING", ["on", "off"], ["yes", "true", "1"]],
 ];
 
