@@ -14,7 +14,7 @@ import {
 } from "../documents/idempotency.ts";
 import { validate } from "../http/body.ts";
 import { notFound, ProblemError } from "../http/problem.ts";
-import { idempotencyKey, json, location, replayed, written } from "../openapi/operations.ts";
+import { idempotencyKey, json, location, type Problems, replayed, written } from "../openapi/operations.ts";
 import { route } from "../route.ts";
 import {
   assetResponse,
@@ -89,6 +89,8 @@ function answerWrite(c: Ctx, result: WriteResult) {
 const assetPath = { id: { description: "The asset's id.", schema: AssetIdSchema } };
 const conditional = { "if-match": ifMatch, "if-none-match": ifNoneMatch };
 const ifMatchRequired = { "if-match": { ...ifMatch, required: true } };
+// `/v1/assets/import` is the CSV import's path, which only POST serves: any other method there is 405.
+const importPath = { 405: ["method_not_allowed"] } satisfies Problems;
 
 export const assetRoutes = ({ settings }: Pick<AppDeps, "settings">) => [
   // Before the `:id` routes, which would take `import` for an asset id.
@@ -153,7 +155,7 @@ export const assetRoutes = ({ settings }: Pick<AppDeps, "settings">) => [
       200: assetResponse("The asset."),
       304: { description: "Not modified.", headers: { etag } },
     },
-    problems: { 400: ["malformed_request"], 404: ["not_found"], 412: ["precondition_failed"] },
+    problems: { 400: ["malformed_request"], 404: ["not_found"], 412: ["precondition_failed"], ...importPath },
     handler: async (c) => {
       const id = existingId(c);
       const preconditions = readPreconditions(c.req.raw.headers);
@@ -174,7 +176,7 @@ export const assetRoutes = ({ settings }: Pick<AppDeps, "settings">) => [
     headers: conditional,
     body: json(AssetFieldsSchema),
     responses: { 200: assetResponse("Replaced."), 201: createdResponse },
-    problems: conditionalWriteProblems,
+    problems: { ...conditionalWriteProblems, ...importPath },
     handler: async (c, input) => {
       const mode = putMode(readPreconditions(c.req.raw.headers));
       if (mode.kind === "create") {
@@ -197,7 +199,7 @@ export const assetRoutes = ({ settings }: Pick<AppDeps, "settings">) => [
     headers: ifMatchRequired,
     body: { mediaTypes: ["application/json", "application/merge-patch+json"], schema: AssetPatchSchema },
     responses: { 200: assetResponse("Changed.") },
-    problems: conditionalWriteProblems,
+    problems: { ...conditionalWriteProblems, ...importPath },
     handler: async (c, input) => {
       const { id, condition } = conditionalTarget(c);
       return answerWrite(c, await updateAsset(c.var.sql, tenantOf(c), id, condition, await input.body()));
@@ -225,7 +227,7 @@ export const assetRoutes = ({ settings }: Pick<AppDeps, "settings">) => [
     params: assetPath,
     headers: ifMatchRequired,
     responses: { 204: written("Deleted.") },
-    problems: conditionalWriteProblems,
+    problems: { ...conditionalWriteProblems, ...importPath },
     handler: async (c) => {
       const { id, condition } = conditionalTarget(c);
       const outcome = await deleteAsset(c.var.sql, tenantOf(c), id, condition);
