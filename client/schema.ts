@@ -348,6 +348,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Names the request in the log and the answer when it matches `^[A-Za-z0-9._:-]{1,128}$`; any other value is replaced by a fresh id. */
                 "x-request-id"?: string;
             };
             path?: never;
@@ -398,6 +399,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Names the request in the log and the answer when it matches `^[A-Za-z0-9._:-]{1,128}$`; any other value is replaced by a fresh id. */
                 "x-request-id"?: string;
             };
             path?: never;
@@ -473,13 +475,14 @@ export interface operations {
                 consistency?: "strong" | "eventual";
             };
             header?: {
+                /** @description Names the request in the log and the answer when it matches `^[A-Za-z0-9._:-]{1,128}$`; any other value is replaced by a fresh id. */
                 "x-request-id"?: string;
             };
             path: {
                 /** @description Case-insensitive provider name (`GitHub` = `github`). */
                 provider: string;
                 /** @description The account's id at the provider, trimmed; percent-encode `/` and other reserved characters. */
-                externalAccountId: string;
+                externalAccountId: string & unknown;
             };
             cookie?: never;
         };
@@ -690,13 +693,14 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Names the request in the log and the answer when it matches `^[A-Za-z0-9._:-]{1,128}$`; any other value is replaced by a fresh id. */
                 "x-request-id"?: string;
             };
             path: {
                 /** @description Case-insensitive provider name (`GitHub` = `github`). */
                 provider: string;
                 /** @description The account's id at the provider, trimmed; percent-encode `/` and other reserved characters. */
-                externalAccountId: string;
+                externalAccountId: string & unknown;
             };
             cookie?: never;
         };
@@ -1010,13 +1014,14 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Names the request in the log and the answer when it matches `^[A-Za-z0-9._:-]{1,128}$`; any other value is replaced by a fresh id. */
                 "x-request-id"?: string;
             };
             path: {
                 /** @description Case-insensitive provider name (`GitHub` = `github`). */
                 provider: string;
                 /** @description The account's id at the provider, trimmed; percent-encode `/` and other reserved characters. */
-                externalAccountId: string;
+                externalAccountId: string & unknown;
             };
             cookie?: never;
         };
@@ -1251,6 +1256,7 @@ export interface operations {
                 limit?: number;
             };
             header?: {
+                /** @description Names the request in the log and the answer when it matches `^[A-Za-z0-9._:-]{1,128}$`; any other value is replaced by a fresh id. */
                 "x-request-id"?: string;
             };
             path?: never;
@@ -1413,6 +1419,7 @@ export interface operations {
                 after?: string;
             };
             header?: {
+                /** @description Names the request in the log and the answer when it matches `^[A-Za-z0-9._:-]{1,128}$`; any other value is replaced by a fresh id. */
                 "x-request-id"?: string;
             };
             path?: never;
@@ -1623,6 +1630,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Names the request in the log and the answer when it matches `^[A-Za-z0-9._:-]{1,128}$`; any other value is replaced by a fresh id. */
                 "x-request-id"?: string;
             };
             path?: never;
@@ -1808,6 +1816,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Names the request in the log and the answer when it matches `^[A-Za-z0-9._:-]{1,128}$`; any other value is replaced by a fresh id. */
                 "x-request-id"?: string;
             };
             path?: never;
@@ -2077,6 +2086,7 @@ export interface operations {
             header?: {
                 /** @description Names this request of this caller (tenant and user): a retry with the same body answers the first result, creating nothing. */
                 "idempotency-key"?: string;
+                /** @description Names the request in the log and the answer when it matches `^[A-Za-z0-9._:-]{1,128}$`; any other value is replaced by a fresh id. */
                 "x-request-id"?: string;
             };
             path?: never;
@@ -2085,8 +2095,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    name: string;
-                    material: string;
+                    name: string & unknown;
+                    material: string & unknown;
                 };
             };
         };
@@ -2356,6 +2366,7 @@ export interface operations {
                 "if-match"?: string;
                 /** @description ETag(s) the asset must not have; `*` on PUT creates. */
                 "if-none-match"?: string;
+                /** @description Names the request in the log and the answer when it matches `^[A-Za-z0-9._:-]{1,128}$`; any other value is replaced by a fresh id. */
                 "x-request-id"?: string;
             };
             path: {
@@ -2481,6 +2492,33 @@ export interface operations {
                     };
                 };
             };
+            /** @description `method_not_allowed`: Method not allowed */
+            405: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
+                    /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
+                    ratelimit?: string;
+                    /** @description The methods the path serves. */
+                    allow: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 405;
+                        /** @enum {unknown} */
+                        code?: "method_not_allowed";
+                    };
+                };
+            };
             /** @description `precondition_failed`: Precondition failed */
             412: {
                 headers: {
@@ -2595,6 +2633,7 @@ export interface operations {
                 "if-match"?: string;
                 /** @description ETag(s) the asset must not have; `*` on PUT creates. */
                 "if-none-match"?: string;
+                /** @description Names the request in the log and the answer when it matches `^[A-Za-z0-9._:-]{1,128}$`; any other value is replaced by a fresh id. */
                 "x-request-id"?: string;
             };
             path: {
@@ -2606,8 +2645,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    name: string;
-                    material: string;
+                    name: string & unknown;
+                    material: string & unknown;
                 };
             };
         };
@@ -2728,6 +2767,33 @@ export interface operations {
                         status?: 404;
                         /** @enum {unknown} */
                         code?: "not_found";
+                    };
+                };
+            };
+            /** @description `method_not_allowed`: Method not allowed */
+            405: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
+                    /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
+                    ratelimit?: string;
+                    /** @description The methods the path serves. */
+                    allow: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 405;
+                        /** @enum {unknown} */
+                        code?: "method_not_allowed";
                     };
                 };
             };
@@ -2995,6 +3061,7 @@ export interface operations {
             header: {
                 /** @description The ETag(s) the asset must have (strong comparison), or "*". */
                 "if-match": string;
+                /** @description Names the request in the log and the answer when it matches `^[A-Za-z0-9._:-]{1,128}$`; any other value is replaced by a fresh id. */
                 "x-request-id"?: string;
             };
             path: {
@@ -3093,6 +3160,33 @@ export interface operations {
                         status?: 404;
                         /** @enum {unknown} */
                         code?: "not_found";
+                    };
+                };
+            };
+            /** @description `method_not_allowed`: Method not allowed */
+            405: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
+                    /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
+                    ratelimit?: string;
+                    /** @description The methods the path serves. */
+                    allow: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 405;
+                        /** @enum {unknown} */
+                        code?: "method_not_allowed";
                     };
                 };
             };
@@ -3283,6 +3377,7 @@ export interface operations {
             header: {
                 /** @description The ETag(s) the asset must have (strong comparison), or "*". */
                 "if-match": string;
+                /** @description Names the request in the log and the answer when it matches `^[A-Za-z0-9._:-]{1,128}$`; any other value is replaced by a fresh id. */
                 "x-request-id"?: string;
             };
             path: {
@@ -3294,12 +3389,12 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    name?: string;
-                    material?: string;
+                    name?: string & unknown;
+                    material?: string & unknown;
                 };
                 "application/merge-patch+json": {
-                    name?: string;
-                    material?: string;
+                    name?: string & unknown;
+                    material?: string & unknown;
                 };
             };
         };
@@ -3396,6 +3491,33 @@ export interface operations {
                         status?: 404;
                         /** @enum {unknown} */
                         code?: "not_found";
+                    };
+                };
+            };
+            /** @description `method_not_allowed`: Method not allowed */
+            405: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
+                    /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
+                    ratelimit?: string;
+                    /** @description The methods the path serves. */
+                    allow: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 405;
+                        /** @enum {unknown} */
+                        code?: "method_not_allowed";
                     };
                 };
             };
@@ -3665,6 +3787,7 @@ export interface operations {
             header: {
                 /** @description The ETag(s) the asset must have (strong comparison), or "*". */
                 "if-match": string;
+                /** @description Names the request in the log and the answer when it matches `^[A-Za-z0-9._:-]{1,128}$`; any other value is replaced by a fresh id. */
                 "x-request-id"?: string;
             };
             path: {
@@ -3958,6 +4081,7 @@ export interface operations {
                 limit?: number;
             };
             header?: {
+                /** @description Names the request in the log and the answer when it matches `^[A-Za-z0-9._:-]{1,128}$`; any other value is replaced by a fresh id. */
                 "x-request-id"?: string;
             };
             path?: never;
@@ -4120,6 +4244,7 @@ export interface operations {
             header?: {
                 /** @description Names this request of this caller (tenant and user): a retry with the same body answers the first result, creating nothing. */
                 "idempotency-key"?: string;
+                /** @description Names the request in the log and the answer when it matches `^[A-Za-z0-9._:-]{1,128}$`; any other value is replaced by a fresh id. */
                 "x-request-id"?: string;
             };
             path?: never;
@@ -4393,6 +4518,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Names the request in the log and the answer when it matches `^[A-Za-z0-9._:-]{1,128}$`; any other value is replaced by a fresh id. */
                 "x-request-id"?: string;
             };
             path: {
@@ -4556,6 +4682,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Names the request in the log and the answer when it matches `^[A-Za-z0-9._:-]{1,128}$`; any other value is replaced by a fresh id. */
                 "x-request-id"?: string;
             };
             path?: never;

@@ -34,13 +34,19 @@ describe("vitest projects", () => {
       ]),
     );
     expect(projects.fastly).toEqual(
-      expect.arrayContaining(["test/conformance/fastly.test.ts", "dev/fastly-host/host.test.ts"]),
+      expect.arrayContaining([
+        "test/conformance/fastly.test.ts",
+        "test/conformance/schemathesis/fastly.test.ts",
+        "dev/fastly-host/host.test.ts",
+      ]),
     );
-    // One suite per runtime of edge/runtimes.ts; Fastly's is in its own project, for its wasm build.
+    // One suite per runtime of edge/runtimes.ts, and schemathesis on node; Fastly's are in its own
+    // project, for its wasm build.
     expect(projects.conformance).toEqual(
-      RUNTIME_NAMES.filter((name) => name !== "fastly")
-        .map((name) => `test/conformance/${name}.test.ts`)
-        .sort(),
+      [
+        ...RUNTIME_NAMES.filter((name) => name !== "fastly").map((name) => `test/conformance/${name}.test.ts`),
+        "test/conformance/schemathesis/node.test.ts",
+      ].sort(),
     );
   });
 

@@ -2,6 +2,7 @@
 import * as v from "valibot";
 import { type HeaderSpec, location, type Problems, type ResponseSpec } from "../openapi/operations.ts";
 import { timestamp } from "../openapi/schemas.ts";
+import { ETAG_LIST_PATTERN } from "./etag.ts";
 import { ASSET_ID_PATTERN } from "./model.ts";
 
 export const schemas = {
@@ -41,8 +42,16 @@ export const conditionalWriteProblems = {
   428: ["precondition_required"],
 } satisfies Problems;
 
-export const ifMatch: HeaderSpec = { description: 'The ETag(s) the asset must have (strong comparison), or "*".' };
-export const ifNoneMatch: HeaderSpec = { description: "ETag(s) the asset must not have; `*` on PUT creates." };
+// Outside this grammar, either header is 400 malformed_request.
+const etagList = v.pipe(v.string(), v.regex(ETAG_LIST_PATTERN));
+export const ifMatch: HeaderSpec = {
+  description: 'The ETag(s) the asset must have (strong comparison), or "*".',
+  schema: etagList,
+};
+export const ifNoneMatch: HeaderSpec = {
+  description: "ETag(s) the asset must not have; `*` on PUT creates.",
+  schema: etagList,
+};
 
 export const assetResponse = (description: string): ResponseSpec => ({
   description,

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ProblemError } from "../http/problem.ts";
-import { formatEtag, parseEtagList, strongMatch, weakMatch } from "./etag.ts";
+import { ETAG_LIST_PATTERN, formatEtag, parseEtagList, strongMatch, weakMatch } from "./etag.ts";
 import { evaluateRead, putMode, readPreconditions, requireIfMatch } from "./preconditions.ts";
 
 const malformed = (value: string) => {
@@ -62,6 +62,30 @@ describe("parseEtagList", () => {
         expect(parseEtagList("If-Match", header)).toEqual(tags);
       }),
     );
+  });
+});
+
+describe("ETAG_LIST_PATTERN, the OpenAPI document's If-Match and If-None-Match", () => {
+  // Header values: the characters a field value can carry, biased towards the grammar's own.
+  const grammar = fc.constantFrom("*", '"', "W/", ",", " ", "\t", "a", "-", "\x80", "\xff");
+  const visible = fc.integer({ min: 0x20, max: 0xff }).map((code) => String.fromCharCode(code));
+  const value = fc.array(fc.oneof(grammar, visible), { maxLength: 12 }).map((parts) => parts.join(""));
+
+  it("accepts exactly what parseEtagList reads", () => {
+    fc.assert(
+      fc.property(value, (header) => {
+        expect(ETAG_LIST_PATTERN.test(header)).toBe(!malformed(header));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("holds the lists the parser's own cases read and refuse", () => {
+    for (const header of ["*", " * ", '"a", W/"b" ,"c"', '""', ' , "a",, "b" ,', '"\x80"']) {
+      expect(ETAG_LIST_PATTERN.test(header)).toBe(true);
+    }
+    for (const header of ["", ",", 'W/ "a"', '"a" "b"', '*, "a"', "\u00a0*"])
+      expect(ETAG_LIST_PATTERN.test(header)).toBe(false);
   });
 });
 

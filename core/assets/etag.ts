@@ -12,15 +12,23 @@ export type EtagList = "*" | EntityTag[];
 
 // etagc = %x21 / %x23-7E / obs-text: any visible byte but DQUOTE. Commas are allowed inside the
 // quotes, so a list cannot be split on commas: it is scanned tag by tag.
-const ETAGC = /^[\x21\x23-\x7E\x80-\xFF]*$/;
+const ETAGC_CLASS = "[\\x21\\x23-\\x7E\\x80-\\xFF]";
+const ETAGC = new RegExp(`^${ETAGC_CLASS}*$`);
 const OWS = /[ \t]/;
+
+// The grammar parseEtagList reads, as one pattern for the OpenAPI document: `*`, or entity-tags
+// separated by commas, empty elements and optional whitespace around them allowed.
+const TAG = `(?:W/)?"${ETAGC_CLASS}*"`;
+export const ETAG_LIST_PATTERN = new RegExp(
+  `^(?:[ \\t]*\\*[ \\t]*|[ \\t,]*${TAG}(?:[ \\t]*,[ \\t,]*${TAG})*[ \\t,]*)$`,
+);
 
 /** The strong HTTP ETag for an asset's stored version token. */
 export const formatEtag = (opaque: string): string => `"${opaque}"`;
 
 /** Parses an If-Match / If-None-Match value; anything outside the grammar is a 400. */
 export function parseEtagList(header: string, value: string): EtagList {
-  if (value.trim() === "*") return "*";
+  if (value.replace(/^[ \t]+|[ \t]+$/g, "") === "*") return "*";
   const tags: EntityTag[] = [];
   let pos = 0;
   const malformed = (why: string) =>

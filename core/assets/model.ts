@@ -1,6 +1,6 @@
 // What an asset is, what a client may send, and what it gets back.
 import * as v from "valibot";
-import { maxCodePoints } from "../http/validation.ts";
+import { maxCodePoints, notBlank, publishedAs } from "../http/validation.ts";
 
 export const ASSET_ID_PATTERN = /^[A-Za-z0-9._~-]{1,128}$/;
 const MAX_TEXT_LENGTH = 200;
@@ -41,7 +41,10 @@ const UNREACHABLE_IDS = [".", "..", "import"];
 export const AssetIdSchema = v.pipe(
   v.string(),
   v.regex(ASSET_ID_PATTERN, "must be 1-128 characters of A-Z a-z 0-9 . _ ~ -"),
-  v.check((id: string) => !UNREACHABLE_IDS.includes(id), `must not be ${UNREACHABLE_IDS.join(", ")}`),
+  publishedAs(
+    { not: { enum: UNREACHABLE_IDS } },
+    v.check((id: string) => !UNREACHABLE_IDS.includes(id), `must not be ${UNREACHABLE_IDS.join(", ")}`),
+  ),
 );
 
 export const isAssetId = (id: string): boolean => v.is(AssetIdSchema, id);
@@ -50,11 +53,14 @@ export const isAssetId = (id: string): boolean => v.is(AssetIdSchema, id);
 const TextSchema = v.pipe(
   v.string(),
   v.trim(),
-  v.minLength(1, "must not be blank"),
+  notBlank(v.check((text: string) => text !== "", "must not be blank")),
   maxCodePoints(MAX_TEXT_LENGTH),
   // NUL cannot be stored in Postgres text (a 500 otherwise) and a lone surrogate would silently
   // become U+FFFD; other characters, line breaks included, are kept as sent.
-  v.check((text: string) => !/[\u0000\p{Cs}]/u.test(text), "must not contain NUL or unpaired surrogates"),
+  publishedAs(
+    { pattern: "^[^\\u0000]*$" },
+    v.check((text: string) => !/[\u0000\p{Cs}]/u.test(text), "must not contain NUL or unpaired surrogates"),
+  ),
 );
 
 /** POST and PUT: the full set of client-writable fields. Unknown fields are refused. */
@@ -65,7 +71,14 @@ export type AssetFields = v.InferOutput<typeof AssetFieldsSchema>;
 /** PATCH (JSON merge patch): a subset of the fields, at least one; `null` cannot remove a required field. */
 export const AssetPatchSchema = v.pipe(
   v.strictObject({ name: v.optional(TextSchema), material: v.optional(TextSchema) }),
-  v.check((patch) => patch.name !== undefined || patch.material !== undefined, "a patch must set name and/or material"),
+  // Its only fields are these two: "at least one field" says it.
+  publishedAs(
+    { minProperties: 1 },
+    v.check(
+      (patch: { name?: string; material?: string }) => patch.name !== undefined || patch.material !== undefined,
+      "a patch must set name and/or material",
+    ),
+  ),
 );
 
 export type AssetPatch = v.InferOutput<typeof AssetPatchSchema>;

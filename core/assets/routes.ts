@@ -16,7 +16,7 @@ import {
   replayedHeader,
   replayHeaders,
 } from "../idempotency/key.ts";
-import { json, location, written } from "../openapi/operations.ts";
+import { json, location, type Problems, written } from "../openapi/operations.ts";
 import { route } from "../route.ts";
 import {
   assetResponse,
@@ -91,6 +91,8 @@ function answerWrite(c: Ctx, result: WriteResult) {
 const assetPath = { id: { description: "The asset's id.", schema: AssetIdSchema } };
 const conditional = { "if-match": ifMatch, "if-none-match": ifNoneMatch };
 const ifMatchRequired = { "if-match": { ...ifMatch, required: true } };
+// `/v1/assets/import` is the CSV import's path, which only POST serves: any other method there is 405.
+const importPath = { 405: ["method_not_allowed"] } satisfies Problems;
 
 export const assetRoutes = ({ settings }: Pick<AppDeps, "settings">) => [
   // Before the `:id` routes, which would take `import` for an asset id.
@@ -155,7 +157,7 @@ export const assetRoutes = ({ settings }: Pick<AppDeps, "settings">) => [
       200: assetResponse("The asset."),
       304: { description: "Not modified.", headers: { etag } },
     },
-    problems: { 400: ["malformed_request"], 404: ["not_found"], 412: ["precondition_failed"] },
+    problems: { 400: ["malformed_request"], 404: ["not_found"], 412: ["precondition_failed"], ...importPath },
     handler: async (c) => {
       const id = existingId(c);
       const preconditions = readPreconditions(c.req.raw.headers);
@@ -176,7 +178,7 @@ export const assetRoutes = ({ settings }: Pick<AppDeps, "settings">) => [
     headers: conditional,
     body: json(AssetFieldsSchema),
     responses: { 200: assetResponse("Replaced."), 201: createdResponse },
-    problems: conditionalWriteProblems,
+    problems: { ...conditionalWriteProblems, ...importPath },
     handler: async (c, input) => {
       const mode = putMode(readPreconditions(c.req.raw.headers));
       if (mode.kind === "create") {
@@ -199,7 +201,7 @@ export const assetRoutes = ({ settings }: Pick<AppDeps, "settings">) => [
     headers: ifMatchRequired,
     body: { mediaTypes: ["application/json", "application/merge-patch+json"], schema: AssetPatchSchema },
     responses: { 200: assetResponse("Changed.") },
-    problems: conditionalWriteProblems,
+    problems: { ...conditionalWriteProblems, ...importPath },
     handler: async (c, input) => {
       const { id, condition } = conditionalTarget(c);
       return answerWrite(c, await updateAsset(c.var.sql, tenantOf(c), id, condition, await input.body()));
@@ -227,7 +229,7 @@ export const assetRoutes = ({ settings }: Pick<AppDeps, "settings">) => [
     params: assetPath,
     headers: ifMatchRequired,
     responses: { 204: written("Deleted.") },
-    problems: conditionalWriteProblems,
+    problems: { ...conditionalWriteProblems, ...importPath },
     handler: async (c) => {
       const { id, condition } = conditionalTarget(c);
       const outcome = await deleteAsset(c.var.sql, tenantOf(c), id, condition);

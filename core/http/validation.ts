@@ -6,9 +6,45 @@ import { ProblemError } from "./problem.ts";
 // control character.
 const UNPRINTABLE = /[\p{Cc}\p{Cs}]/u;
 
+/**
+ * A valibot action with what it means in JSON Schema, which the OpenAPI document publishes
+ * (core/openapi/json-schema.ts) where it would otherwise leave the check to the prose.
+ */
+export const publishedAs = <Action extends object>(jsonSchema: Record<string, unknown>, action: Action) =>
+  Object.assign(action, { jsonSchema });
+
 /** A valibot check refusing control characters and lone surrogates in a text field. */
 export const printable = (field: string) =>
-  v.check((text: string) => !UNPRINTABLE.test(text), `${field} must not contain control characters`);
+  // A lone surrogate cannot be written in a pattern that also reads pairs: that part stays prose.
+  publishedAs(
+    { pattern: "^[^\\u0000-\\u001f\\u007f-\\u009f]*$" },
+    v.check((text: string) => !UNPRINTABLE.test(text), `${field} must not contain control characters`),
+  );
+
+// What String.prototype.trim removes (ECMAScript's WhiteSpace and LineTerminator), spelt out for
+// patterns: `\\s` differs between regex engines (Python's takes \\x1c-\\x1f too).
+export const TRIMMED_CLASS =
+  "\\t\\n\\u000b\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff";
+
+/** A check, after a trim, that something is left: published as "one character trim keeps". */
+export const notBlank = <Action extends object>(action: Action) =>
+  publishedAs({ minLength: 1, pattern: `[^${TRIMMED_CLASS}]` }, action);
+
+/**
+ * A pattern of the decimal numerals from 0 to `max`, without leading zeros: a bound JSON Schema
+ * can only state on a number, for numbers that travel as text (a cursor's id).
+ */
+export function numeralsUpTo(max: bigint): string {
+  const digits = max.toString();
+  const shorter = digits.length > 1 ? [`[1-9][0-9]{0,${digits.length - 2}}`] : [];
+  // As long as `max`: its first i digits, then a smaller one, then any.
+  const below = [...digits].flatMap((digit, i) => {
+    const low = i === 0 ? 1 : 0;
+    const high = Number(digit) - 1;
+    return high < low ? [] : [`${digits.slice(0, i)}[${low}-${high}][0-9]{${digits.length - i - 1}}`];
+  });
+  return `(?:0|${[...shorter, ...below, digits].join("|")})`;
+}
 
 /** Length in code points: what "characters" means to users, and what Postgres' char_length and JSON Schema's maxLength count. */
 const codePointLength = (text: string) => {

@@ -5,7 +5,7 @@ import * as v from "valibot";
 import { validate } from "../http/body.ts";
 import { pageLimit } from "../http/page.ts";
 import { ProblemError } from "../http/problem.ts";
-import { maxCodePoints, printable } from "../http/validation.ts";
+import { maxCodePoints, notBlank, printable, publishedAs, TRIMMED_CLASS } from "../http/validation.ts";
 import type { Principal } from "../tokens/auth.ts";
 
 export interface Link {
@@ -41,9 +41,12 @@ export const TargetSchema = v.object({
   externalAccountId: v.pipe(
     v.string(),
     v.trim(),
-    v.check((id: string) => id !== "", "externalAccountId must not be blank"),
+    notBlank(v.check((id: string) => id !== "", "externalAccountId must not be blank")),
     // A dot-segment would be resolved away by every client (RFC 3986 §5.2.4): its Location could not name it.
-    v.check((id: string) => id !== "." && id !== "..", "externalAccountId must not be . or .."),
+    publishedAs(
+      { not: { pattern: `^[${TRIMMED_CLASS}]*\\.\\.?[${TRIMMED_CLASS}]*$` } },
+      v.check((id: string) => id !== "." && id !== "..", "externalAccountId must not be . or .."),
+    ),
     maxCodePoints(
       MAX_EXTERNAL_ACCOUNT_ID_LENGTH,
       `externalAccountId must be at most ${MAX_EXTERNAL_ACCOUNT_ID_LENGTH} characters`,

@@ -6,6 +6,7 @@
 // goes on, until `next` is null.
 import * as v from "valibot";
 import { createInvocationBudget, type InvocationBudget } from "../background/invocation-budget.ts";
+import { numeralsUpTo, publishedAs } from "../http/validation.ts";
 import { mapBounded } from "../lib/map-bounded.ts";
 import type { Sql } from "../ports/sql.ts";
 import type { LinkCache } from "./cache.ts";
@@ -54,12 +55,16 @@ export const ResyncQuerySchema = v.object({
   after: v.optional(
     v.pipe(
       v.string(),
-      v.rawTransform(({ dataset, addIssue, NEVER }) => {
-        const position = parseResyncPosition(dataset.value);
-        if (position) return position;
-        addIssue({ message: "must be the `next` of a previous resync answer" });
-        return NEVER;
-      }),
+      // What POSITION and MAX_BIGINT accept, as the OpenAPI document says it.
+      publishedAs(
+        { type: "string", pattern: `^(?:kv:[\\s\\S]{0,2048}|db:${numeralsUpTo(MAX_BIGINT)})$` },
+        v.rawTransform<string, ResyncPosition>(({ dataset, addIssue, NEVER }) => {
+          const position = parseResyncPosition(dataset.value);
+          if (position) return position;
+          addIssue({ message: "must be the `next` of a previous resync answer" });
+          return NEVER;
+        }),
+      ),
     ),
   ),
 });

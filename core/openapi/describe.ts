@@ -62,11 +62,14 @@ function parameters(spec: Pick<OperationSpec<undefined, undefined>, "params" | "
     description: header.description,
     schema: header.schema ? jsonSchemaOf(header.schema) : { type: "string" },
   }));
+  // Any value is accepted: one outside the pattern is replaced, never refused (core/http/request-id.ts).
   const requestId = {
     name: "x-request-id",
     in: "header",
     required: false,
-    schema: { type: "string", pattern: "^[A-Za-z0-9._:-]{1,128}$" },
+    description:
+      "Names the request in the log and the answer when it matches `^[A-Za-z0-9._:-]{1,128}$`; any other value is replaced by a fresh id.",
+    schema: { type: "string" },
   };
   return [...path, ...headers, requestId];
 }
@@ -109,6 +112,7 @@ function sharedHeaders(route: Route, status: number): Record<string, HeaderSpec>
   if (status === 401)
     return { "www-authenticate": { description: "The Bearer challenge (RFC 6750).", required: true } };
   if (status === 503) return { "retry-after": { description: "Seconds to wait.", required: true } };
+  if (status === 405) return { allow: { description: "The methods the path serves.", required: true } };
   if (status === 429)
     return { "retry-after": { description: "Seconds to wait.", required: true }, ...rateLimitHeaders(true) };
   if (status === 415) {

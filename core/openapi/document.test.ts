@@ -78,6 +78,35 @@ describe("the OpenAPI document", () => {
     expect(parameter("/v1/documents/{docNumber}", "docNumber")).toMatchObject({ type: "integer", minimum: 1 });
   });
 
+  it("says what the project's own checks refuse, where a generic fuzzer reads it", async () => {
+    const { paths } = await served();
+    const body = (path: string, method: string) => paths[path][method].requestBody.content["application/json"].schema;
+    const parameter = (path: string, method: string, name: string) =>
+      paths[path][method].parameters.find((p: { name: string }) => p.name === name).schema;
+    expect(body("/v1/assets/{id}", "patch").minProperties).toBe(1);
+    expect(body("/v1/documents", "post").properties.title.anyOf[0].pattern).toBe(
+      "^[^\\u0000-\\u001f\\u007f-\\u009f]*$",
+    );
+    expect(parameter("/v1/assets/{id}", "get", "id").not).toEqual({ enum: [".", "..", "import"] });
+    expect(parameter("/v1/assets/{id}", "patch", "if-match").pattern).toContain("W\\/");
+    expect(parameter("/v1/admin/links/resync", "post", "after").pattern).toContain("9223372036854775807");
+    // A second pattern on one value joins the first under allOf.
+    expect(parameter("/v1/links/{provider}/{externalAccountId}", "put", "externalAccountId").allOf).toHaveLength(1);
+  });
+
+  it("leaves X-Request-Id unconstrained (a value it does not echo is replaced, never refused)", async () => {
+    const { paths } = await served();
+    const requestId = paths["/v1/me/links"].get.parameters.find((p: { name: string }) => p.name === "x-request-id");
+    expect(requestId.schema).toEqual({ type: "string" });
+  });
+
+  it("declares the 405 of /v1/assets/import (only POST), a path the asset operations' also names, with Allow", async () => {
+    const { paths } = await served();
+    for (const method of ["get", "put", "patch", "delete"]) {
+      expect(paths["/v1/assets/{id}"][method].responses["405"].headers.allow.required).toBe(true);
+    }
+  });
+
   it("describes a query's failure as the contract's 422, not the validator's own 400", async () => {
     const { responses } = (await served()).paths["/v1/documents"].get;
     expect(Object.keys(responses)).not.toContain("400");

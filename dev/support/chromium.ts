@@ -1,8 +1,7 @@
 // Debian's Chromium, headless, driven by playwright-core. Suites that need it are skipped with a
-// warning where it is missing, and fail under CI=true: CI never goes green by testing less.
-import { existsSync } from "node:fs";
+// warning where it is missing, and fail under CI=true (required-tool.ts).
 import { type Browser, chromium } from "playwright-core";
-import { describe, it } from "vitest";
+import { describeWithTool } from "./required-tool.ts";
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
@@ -20,20 +19,11 @@ const ARGS = [
 
 export const launchChromium = (): Promise<Browser> => chromium.launch({ executablePath: CHROMIUM_PATH, args: ARGS });
 
+const CHROMIUM = {
+  name: "Chromium",
+  path: CHROMIUM_PATH,
+  install: "Install it (apt-get install chromium) or set CHROMIUM_PATH",
+};
+
 /** `describe` for suites that need Chromium: skipped with a warning without it, failing in CI. */
-export function describeWithChromium(name: string, fn: () => void): void {
-  if (existsSync(CHROMIUM_PATH)) return void describe(name, fn);
-  if (process.env.CI === "true") {
-    describe(name, () => {
-      it("needs Chromium", () => {
-        throw new Error(`Chromium is required in CI but ${CHROMIUM_PATH} is missing (apt-get install chromium)`);
-      });
-    });
-    return;
-  }
-  console.warn(
-    `\n!!! Chromium is not at ${CHROMIUM_PATH}: SKIPPING "${name}". ` +
-      "Install it (apt-get install chromium) or set CHROMIUM_PATH to run it. In CI this fails. !!!\n",
-  );
-  describe.skip(name, fn);
-}
+export const describeWithChromium = (name: string, fn: () => void): void => describeWithTool(CHROMIUM, name, fn);

@@ -24,6 +24,15 @@ export function conventionCases(call: Call, runtime: RuntimeName, baseUrl: () =>
       }
     });
 
+    it("/v1/assets/import, a path the asset operations also name, answers their methods 405 with Allow: POST", async () => {
+      const as = { tid: freshTenant() };
+      for (const method of ["GET", "PUT", "PATCH", "DELETE"]) {
+        const answer = await call(method, "/v1/assets/import", { as, headers: { "if-match": "*" } });
+        expectProblem(answer, 405, "method_not_allowed");
+        expect(answer.headers.get("allow")).toBe("POST");
+      }
+    });
+
     // fetch cannot send either. CONNECT reaches the API only on Node, whose server is the API's
     // own: workerd's front end answers it 500 ("Incoming CONNECT on a worker not supported") after
     // seconds, Deno's holds it open as a tunnel, as production's edges do not pass it on either.
