@@ -2,6 +2,7 @@
 // runtime only collects the raw strings, from wherever it holds them, and parses them here.
 import * as v from "valibot";
 import { IDEMPOTENCY_SETTINGS } from "../documents/idempotency.ts";
+import { CLIENT_ADDRESS_SETTINGS } from "../http/client-address.ts";
 import { CORS_SETTINGS } from "../http/cors-settings.ts";
 import { RATE_LIMIT_SETTINGS } from "../http/rate-limit-settings.ts";
 import { LINK_SETTINGS } from "../links/link-settings.ts";
@@ -69,6 +70,7 @@ export const SETTINGS_GROUPS = [
   LINK_SETTINGS,
   IDEMPOTENCY_SETTINGS,
   RATE_LIMIT_SETTINGS,
+  CLIENT_ADDRESS_SETTINGS,
   CORS_SETTINGS,
 ] as const;
 
@@ -78,6 +80,7 @@ export type Settings = v.InferOutput<typeof AUTH_SETTINGS> &
   v.InferOutput<typeof LINK_SETTINGS> &
   v.InferOutput<typeof IDEMPOTENCY_SETTINGS> &
   v.InferOutput<typeof RATE_LIMIT_SETTINGS> &
+  v.InferOutput<typeof CLIENT_ADDRESS_SETTINGS> &
   v.InferOutput<typeof CORS_SETTINGS>;
 
 /** The names every runtime reads, whatever holds them (environment, bindings, stores). */
@@ -92,6 +95,7 @@ export function parseSettings(raw: RawSettings): Settings {
     ...parseGroup(LINK_SETTINGS, raw),
     ...parseGroup(IDEMPOTENCY_SETTINGS, raw),
     ...parseGroup(RATE_LIMIT_SETTINGS, raw),
+    ...parseGroup(CLIENT_ADDRESS_SETTINGS, raw),
     ...parseGroup(CORS_SETTINGS, raw),
   };
 }

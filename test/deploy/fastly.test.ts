@@ -74,6 +74,7 @@ describe("the service with an unusable setting", () => {
     async (setting, bad) => {
       const env = {
         AUTH_SECRET: "a-development-secret-of-32-bytes-or-more",
+        AUTH_SECRET_SCOPE: "local",
         DATABASE_URL: "postgres://app:pw@127.0.0.1:9/app",
         NEON_FETCH_ENDPOINT: "http://127.0.0.1:9/sql",
         ...bad,
