@@ -10,7 +10,7 @@ import { ensureFastlyWasm } from "../build/fastly.ts";
 import { localServerConfig } from "../launchers/fastly.ts";
 import { type LocalStack, startLocalStack } from "../local-stack/stack.ts";
 import { freePort } from "../support/free-port.ts";
-import { bearer, TEST_AUTH_SECRET, TEST_AUTH_SETTINGS } from "../support/tokens.ts";
+import { bearer, TEST_AUTH_SETTINGS } from "../support/tokens.ts";
 import { type FastlyHost, startFastlyHost } from "./host.ts";
 import type { LocalServerConfig } from "./manifest.ts";
 

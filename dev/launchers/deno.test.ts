@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { describe, expect, it, vi } from "vitest";
 import { kvPathFlags } from "../../edge/deno/kv-path.ts";
-import { TEST_AUTH_SECRET, TEST_AUTH_SETTINGS } from "../support/tokens.ts";
+import { TEST_AUTH_SETTINGS } from "../support/tokens.ts";
 import { DENO_TASK_BIN, denoRunArgs, PROJECT_ROOT, startDenoRuntime, TASK_KV_PATH_FLAGS } from "./deno.ts";
 
 describe("deno launcher", () => {

@@ -8,7 +8,7 @@ import { type FastlyHost, startFastlyHost } from "../fastly-host/host.ts";
 import { localServerConfig } from "../launchers/fastly.ts";
 import { parseCommandLine } from "../support/command-line.ts";
 import { median } from "../support/stats.ts";
-import { signToken, TEST_AUTH_SECRET, TEST_AUTH_SETTINGS } from "../support/tokens.ts";
+import { signToken, TEST_AUTH_SETTINGS } from "../support/tokens.ts";
 
 const USAGE = `Usage: npx tsx dev/measure/fastly-csv-import-cost.ts [--requests N] [--rows N]
 

@@ -6,7 +6,7 @@ import type { CacheEntry } from "../../core/links/cache.ts";
 import { linkKey } from "../../core/links/kv-keys.ts";
 import { KV_STORE } from "../../edge/fastly/bindings.ts";
 import type { FastlyHost } from "../fastly-host/host.ts";
-import { signToken, TEST_AUTH_SECRET, TEST_AUTH_SETTINGS } from "../support/tokens.ts";
+import { signToken, TEST_AUTH_SETTINGS } from "../support/tokens.ts";
 
 export const LINK_HITS = 16;
 const HOUR_MS = 3_600_000;

@@ -5,7 +5,7 @@ import { stat } from "node:fs/promises";
 import { ensureFastlyWasm } from "../build/fastly.ts";
 import { startFastlyRuntime } from "../launchers/fastly.ts";
 import { median } from "../support/stats.ts";
-import { TEST_AUTH_SECRET, TEST_AUTH_SETTINGS } from "../support/tokens.ts";
+import { TEST_AUTH_SETTINGS } from "../support/tokens.ts";
 
 const runs = Number(process.argv[2] ?? 5);
 const env = {

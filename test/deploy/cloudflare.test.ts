@@ -57,6 +57,12 @@ const UNUSABLE: [setting: string, bindings: Record<string, string>, secret: stri
     { ...TEST_AUTH_SETTINGS, DATABASE_URL: "postgres://app:hunter2@127.0.0.1:5432/app" },
     "hunter2",
   ],
+  // The development key alone is no deployment.
+  [
+    "AUTH_SECRET_SCOPE",
+    { AUTH_SECRET: TEST_AUTH_SECRET, DATABASE_URL: "postgres://u:p@127.0.0.1:9/db" },
+    TEST_AUTH_SECRET,
+  ],
 ];
 
 describe.each(UNUSABLE)("the uploaded worker with an unusable %s", (setting, bindings, secret) => {

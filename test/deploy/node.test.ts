@@ -82,13 +82,24 @@ describe("node dist/node/index.js", () => {
     ["PORT", { ...TEST_AUTH_SETTINGS, PORT: "eighty" }],
     ["MAX_CONNECTIONS", { ...TEST_AUTH_SETTINGS, MAX_CONNECTIONS: "lots" }],
     ["LINK_MAX_PER_USER", { ...TEST_AUTH_SETTINGS, LINK_MAX_PER_USER: "none" }],
+    // The development key alone is no deployment; deployed on purpose, a published secret is refused.
+    ["AUTH_SECRET_SCOPE", { AUTH_SECRET: TEST_AUTH_SECRET }],
+    [
+      "AUTH_SECRET",
+      {
+        AUTH_SECRET: TEST_AUTH_SECRET,
+        AUTH_SECRET_SCOPE: "deployment",
+        AUTH_ISSUER: "https://api.example/",
+        AUTH_AUDIENCE: "edge-api",
+      },
+    ],
   ])("a bad %s stops it at start: one line naming the setting, no value, no stack trace", async (setting, env) => {
     const exit = await runToExit("node", [bundle], { ...endpoint.env, ...env });
-    expectOneMisconfiguredLine(
-      exit,
-      setting,
-      Object.values(env).filter((value) => value !== TEST_AUTH_SECRET),
-    );
+    // The development key is a secret too: never printed.
+    expectOneMisconfiguredLine(exit, setting, [
+      TEST_AUTH_SECRET,
+      ...Object.values(env).filter((value) => value !== "local"),
+    ]);
     expect(exit.stdout).toBe("");
   });
 
