@@ -212,6 +212,7 @@ describe("npm run bench against running deployments (node and deno, JWKS sign-in
       .setSubject("given-user")
       .setIssuer(SIGN_IN_SETTINGS.AUTH_ISSUER)
       .setAudience(SIGN_IN_SETTINGS.AUTH_AUDIENCE)
+      .setIssuedAt()
       .setExpirationTime("10m")
       .sign(privateKey);
     const out = join(dir, "given");

@@ -2,10 +2,12 @@ import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { createBackground } from "./background/runner.ts";
 import { CAPABILITIES } from "./capabilities.ts";
 import type { AppDeps, AppEnv, RouteDeps } from "./deps.ts";
+import { clientKey } from "./http/client-address.ts";
 import { crossOrigin, methodsOfRouter } from "./http/cors.ts";
 import { emptySegmentsNameNothing } from "./http/path.ts";
 import { ProblemError, problemResponse } from "./http/problem.ts";
 import { rateLimits } from "./http/rate-limit.ts";
+import { refusedTokenQuota } from "./http/refused-tokens.ts";
 import { requestLogging } from "./http/request-id.ts";
 import { serverTiming } from "./http/server-timing.ts";
 import { consoleLogger, errorMessage, type Logger } from "./log.ts";
@@ -42,6 +44,15 @@ export function createApp(deps: AppDeps) {
   // Counted once the caller is known; in the token check's middleware, as another would cost
   // every request a step of Hono's chain.
   const limit = deps.rateLimiter && rateLimits(deps.rateLimiter, () => deps.settings.rateLimits);
+  const { clientAddress } = deps;
+  const guarded =
+    deps.rateLimiter && clientAddress
+      ? refusedTokenQuota({
+          limiter: deps.rateLimiter,
+          policy: () => deps.settings.rateLimits.refusedTokens,
+          clientOf: (c) => clientKey(clientAddress(c), c.req.header("x-forwarded-for"), deps.settings.trustedProxies),
+        })
+      : <T>(_c: unknown, check: () => Promise<T>) => check();
   // Every route but the public ones (the probes, the document) is under /v1, behind the token check.
   app.use("/v1/*", async (c, next) => {
     authenticate ??= createAuthenticator(deps.settings.auth, {
@@ -54,7 +65,8 @@ export function createApp(deps: AppDeps) {
     // Looked up only when a key set refresh needs it: where there is no execution context (Node,
     // Deno), Hono's getter throws, and an Error's stack on every request costs more than the check.
     const background: Background = (work) => backgroundOf(c)?.(work);
-    c.set("principal", await c.var.timed("auth", () => verify(c.req.header("authorization"), background)));
+    const check = () => c.var.timed("auth", () => verify(c.req.header("authorization"), background));
+    c.set("principal", await guarded(c, check));
     await (limit ? limit(c, next) : next());
   });
   // Every capability (core/capabilities.ts lists them), then the document of them all.

@@ -1,3 +1,4 @@
+import type { Context } from "hono";
 import type { Background } from "./background/job.ts";
 import type { Logger } from "./log.ts";
 import type { KvCache } from "./ports/kv.ts";
@@ -18,6 +19,11 @@ export interface AppDeps {
   jwksFetch?: typeof fetch;
   /** Counts requests per caller and per tenant (settings.rateLimits); none: nothing is limited. */
   rateLimiter?: RateLimiter;
+  /**
+   * The client's address as the platform vouches for it (the socket, a header its own edge sets),
+   * never a header a client may write; none: refused tokens are not counted per client.
+   */
+  clientAddress?: (c: Context<AppEnv>) => string | undefined;
   /** The deployment's background jobs, shared with the entry's trigger; made when absent. */
   background?: Background;
 }

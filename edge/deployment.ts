@@ -2,13 +2,14 @@
 // store, how its SQL requests and key-set fetches leave, its per-invocation limits) to the app it
 // serves and the background jobs its scheduler triggers. An entry keeps only what differs: how it serves,
 // when it runs the jobs, how an unusable setting is reported.
-import { type App, createApp } from "../core/app.ts";
+import { type App, type AppDeps, createApp } from "../core/app.ts";
 import type { InvocationLimits } from "../core/background/invocation-budget.ts";
 import type { Background } from "../core/background/job.ts";
 import { createBackground } from "../core/background/runner.ts";
+import { consoleLogger, type Logger } from "../core/log.ts";
 import type { KvCache } from "../core/ports/kv.ts";
 import type { RateLimiter } from "../core/ports/rate-limit.ts";
-import type { Settings } from "../core/settings/settings.ts";
+import { type Settings, SettingsError } from "../core/settings/settings.ts";
 import { neonSqlFromSettings } from "./neon/neon-sql.ts";
 import type { RuntimeName } from "./runtimes.ts";
 
@@ -30,6 +31,10 @@ export interface RuntimeParts {
   limits?: InvocationLimits;
   /** Counts requests per caller and per tenant with what the platform offers (edge/rate-limit/). */
   rateLimiter?: RateLimiter;
+  /** The client's address as the platform vouches for it (the socket, a header its edge sets). */
+  clientAddress?: AppDeps["clientAddress"];
+  /** Where the start-up warning goes (default: the console's structured lines). */
+  logger?: Logger;
 }
 
 export interface Deployment {
@@ -41,6 +46,7 @@ export interface Deployment {
 /** The app and its drain over the runtime's stores; an unusable setting throws a SettingsError. */
 export function createDeployment(parts: RuntimeParts): Deployment {
   const { settings, kv } = parts.stores;
+  checkSecretScope(settings, parts.logger ?? consoleLogger);
   const sql = neonSqlFromSettings(settings, parts.sql);
   const background = createBackground({ sql, kv, settings }, { limits: parts.limits });
   const app = createApp({
@@ -51,6 +57,28 @@ export function createDeployment(parts: RuntimeParts): Deployment {
     runtime: parts.runtime,
     jwksFetch: parts.jwksFetch,
     rateLimiter: parts.rateLimiter,
+    clientAddress: parts.clientAddress,
   });
   return { app, background };
+}
+
+/**
+ * AUTH_SECRET signs for any tenant and role, for whoever holds it: a deployment takes it only when
+ * AUTH_SECRET_SCOPE says so (core then requires an issuer, an audience and a secret of its own),
+ * and says so in its log at start. The local stack's launchers set `local`.
+ */
+function checkSecretScope({ auth }: Settings, logger: Logger): void {
+  if (auth.secret === undefined) return;
+  if (auth.secretScope === undefined) {
+    throw new SettingsError(
+      "AUTH_SECRET_SCOPE",
+      "is not set: AUTH_SECRET is the development key; sign in with AUTH_JWKS_URL, or set AUTH_SECRET_SCOPE=deployment (docs/deploy.md)",
+    );
+  }
+  if (auth.secretScope === "deployment") {
+    logger.log("warn", "shared_secret_signs", {
+      setting: "AUTH_SECRET_SCOPE",
+      detail: "AUTH_SECRET signs tokens for any tenant and role: whoever holds it is an admin",
+    });
+  }
 }

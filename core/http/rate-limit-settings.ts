@@ -1,17 +1,20 @@
 // How many requests a caller (a token's subject within its tenant) and a tenant may make per
-// window, reads and writes apart.
+// window, reads and writes apart; and how many requests with a refused token one client address
+// may send (refused-tokens.ts).
 import { RATE_LIMIT_WINDOW_SECONDS, type RateLimitPolicy } from "../ports/rate-limit.ts";
 import { parseGroup, type RawSettings, settingsGroup, wholeNumber, withDefault } from "../settings/schema.ts";
 
 /**
  * Requests per minute. A person or a script doing honest work stays far below a caller's (100
  * reads or 20 writes a second, sustained for a minute); a tenant has room for many such callers.
+ * A client whose token is refused retries a few times, not five times a second for a minute.
  */
 export const DEFAULT_RATE_LIMITS = {
   callerReads: 6_000,
   callerWrites: 1_200,
   tenantReads: 60_000,
   tenantWrites: 12_000,
+  refusedTokens: 300,
 };
 
 export type RateLimitName = keyof typeof DEFAULT_RATE_LIMITS;
@@ -22,6 +25,7 @@ export const RATE_LIMIT_POLICY_NAMES: Record<RateLimitName, string> = {
   callerWrites: "caller-writes",
   tenantReads: "tenant-reads",
   tenantWrites: "tenant-writes",
+  refusedTokens: "refused-tokens",
 };
 
 export type RateLimits = Record<RateLimitName, RateLimitPolicy>;
@@ -47,6 +51,7 @@ export const RATE_LIMIT_SETTINGS = settingsGroup(
     RATE_LIMIT_CALLER_WRITES: requestsPerWindow("callerWrites"),
     RATE_LIMIT_TENANT_READS: requestsPerWindow("tenantReads"),
     RATE_LIMIT_TENANT_WRITES: requestsPerWindow("tenantWrites"),
+    RATE_LIMIT_REFUSED_TOKENS: requestsPerWindow("refusedTokens"),
   },
   (values): { rateLimits: RateLimits } => ({
     rateLimits: {
@@ -54,9 +59,10 @@ export const RATE_LIMIT_SETTINGS = settingsGroup(
       callerWrites: policy("callerWrites", values.RATE_LIMIT_CALLER_WRITES),
       tenantReads: policy("tenantReads", values.RATE_LIMIT_TENANT_READS),
       tenantWrites: policy("tenantWrites", values.RATE_LIMIT_TENANT_WRITES),
+      refusedTokens: policy("refusedTokens", values.RATE_LIMIT_REFUSED_TOKENS),
     },
   }),
 );
 
-/** The four quotas of `raw`; an unusable one throws a SettingsError naming it. */
+/** The quotas of `raw`; an unusable one throws a SettingsError naming it. */
 export const parseRateLimits = (raw: RawSettings): RateLimits => parseGroup(RATE_LIMIT_SETTINGS, raw).rateLimits;

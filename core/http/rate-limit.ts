@@ -62,12 +62,15 @@ const policyFields = new WeakMap<RateLimitPolicy, string>();
 function policyField(caller: RateLimitPolicy, tenant: RateLimitPolicy): string {
   let field = policyFields.get(caller);
   if (field === undefined) {
-    field = [caller, tenant].map((p) => `"${p.name}";q=${p.limit};w=${p.windowSeconds}`).join(", ");
+    field = [caller, tenant].map(policyItem).join(", ");
     policyFields.set(caller, field);
   }
   return field;
 }
 
+/** `"caller-reads";q=6000;w=60`: one quota, as RateLimit-Policy lists it. */
+export const policyItem = (policy: RateLimitPolicy) => `"${policy.name}";q=${policy.limit};w=${policy.windowSeconds}`;
+
 /** `"caller-reads";r=5999;t=42`: what is left, and the seconds until the quota is whole again. */
-const remainingItem = (policy: RateLimitPolicy, count: RateLimitCount) =>
+export const remainingItem = (policy: RateLimitPolicy, count: RateLimitCount) =>
   `"${policy.name}";r=${Math.max(0, count.remaining)};t=${count.resetSeconds}`;

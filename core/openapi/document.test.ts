@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import * as v from "valibot";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { appWithoutDatabase } from "../../dev/support/app-without-database.ts";
 import { routesOf } from "../app.ts";
 import { CAPABILITIES } from "../capabilities.ts";
@@ -61,6 +61,20 @@ describe("the OpenAPI document", () => {
     expect(document).toMatchObject({ openapi: "3.1.0", security: [{ bearer: [] }] });
     expect(document.paths["/healthz"].get.security).toEqual([]);
     expect(document.paths["/v1/me/links"].get.security).toBeUndefined();
+  });
+
+  it("is built and written once per app: a later request only sends the same text", async () => {
+    const own = appWithoutDatabase();
+    const first = await (await own.request("/openapi.json")).text();
+    const stringify = vi.spyOn(JSON, "stringify");
+    try {
+      const again = await own.request("/openapi.json");
+      expect(again.headers.get("content-type")).toMatch(/^application\/json/);
+      expect(await again.text()).toBe(first);
+      expect(stringify.mock.calls.filter(([value]) => (value as { openapi?: string })?.openapi)).toEqual([]);
+    } finally {
+      stringify.mockRestore();
+    }
   });
 
   it("counts characters in code points, as the routes do", async () => {

@@ -6,8 +6,9 @@ import { OpenApiDocumentSchema } from "./schemas.ts";
 
 /** `GET /openapi.json`: the document of `app`, whose routes `capabilities` and this one declared. */
 export function openApi(app: Hono<AppEnv>, capabilities: readonly Capability[]): Capability {
-  // Made on first request, once every route is on the app, and kept.
-  let document: ReturnType<typeof openApiDocument> | undefined;
+  // Made on first request, once every route is on the app, and kept as the text it is answered
+  // with: an anonymous route, it must cost a flood of requests no more than copying that text.
+  let document: Promise<string> | undefined;
   const self: Capability = {
     tag: "operations",
     schemas: { OpenApiDocument: OpenApiDocumentSchema },
@@ -20,11 +21,11 @@ export function openApi(app: Hono<AppEnv>, capabilities: readonly Capability[]):
         responses: { 200: { description: "The OpenAPI 3.1 document of this API.", body: OpenApiDocumentSchema } },
         problems: {},
         handler: async (c) => {
-          document ??= openApiDocument(app, [...capabilities, self]).catch((error) => {
+          document ??= openApiDocument(app, [...capabilities, self]).then(JSON.stringify, (error) => {
             document = undefined; // the next request tries again
             throw error;
           });
-          return c.json(await document);
+          return c.body(await document, 200, { "content-type": "application/json" });
         },
       }),
     ],

@@ -27,6 +27,7 @@ describe("parseSettings", () => {
       neonFetchEndpoint: undefined,
       serverTiming: false,
       rateLimits: parseRateLimits({}),
+      trustedProxies: new Set(),
       corsOrigins: [],
     });
   });

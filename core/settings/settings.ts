@@ -1,6 +1,7 @@
 // The settings of the service: the groups each part declares (settings/schema.ts), composed. Every
 // runtime only collects the raw strings, from wherever it holds them, and parses them here.
 import * as v from "valibot";
+import { CLIENT_ADDRESS_SETTINGS } from "../http/client-address.ts";
 import { CORS_SETTINGS } from "../http/cors-settings.ts";
 import { RATE_LIMIT_SETTINGS } from "../http/rate-limit-settings.ts";
 import { IDEMPOTENCY_SETTINGS } from "../idempotency/key.ts";
@@ -78,6 +79,7 @@ export const SETTINGS_GROUPS = [
   LINK_SETTINGS,
   IDEMPOTENCY_SETTINGS,
   RATE_LIMIT_SETTINGS,
+  CLIENT_ADDRESS_SETTINGS,
   CORS_SETTINGS,
 ] as const;
 
@@ -88,6 +90,7 @@ export type Settings = v.InferOutput<typeof AUTH_SETTINGS> &
   v.InferOutput<typeof LINK_SETTINGS> &
   v.InferOutput<typeof IDEMPOTENCY_SETTINGS> &
   v.InferOutput<typeof RATE_LIMIT_SETTINGS> &
+  v.InferOutput<typeof CLIENT_ADDRESS_SETTINGS> &
   v.InferOutput<typeof CORS_SETTINGS>;
 
 /** The names every runtime reads, whatever holds them (environment, bindings, stores). */
@@ -103,6 +106,7 @@ export function parseSettings(raw: RawSettings): Settings {
     ...parseGroup(LINK_SETTINGS, raw),
     ...parseGroup(IDEMPOTENCY_SETTINGS, raw),
     ...parseGroup(RATE_LIMIT_SETTINGS, raw),
+    ...parseGroup(CLIENT_ADDRESS_SETTINGS, raw),
     ...parseGroup(CORS_SETTINGS, raw),
   };
 }

@@ -57,7 +57,9 @@ describe("authenticate", () => {
   describe("RFC 8725's checks", () => {
     const now = () => Math.floor(Date.now() / 1000);
     const token = (claims: Record<string, unknown>, header: Record<string, unknown> = {}) =>
-      new SignJWT({ sub: "alice", tid: "acme", ...claims }).setProtectedHeader({ alg: "HS256", ...header }).sign(key);
+      new SignJWT({ sub: "alice", tid: "acme", iat: now(), ...claims })
+        .setProtectedHeader({ alg: "HS256", ...header })
+        .sign(key);
 
     it.each([
       ["without exp", {}],

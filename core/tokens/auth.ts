@@ -73,6 +73,7 @@ const keysUnavailable = () =>
 export function createAuthenticator(settings: AuthSettings, options: TokenKeyOptions = {}) {
   const verify = rememberVerifiedTokens(tokenVerifier(settings, options), {
     leewaySeconds: settings.clockLeewaySeconds,
+    maxTokenAgeSeconds: settings.maxTokenAgeSeconds,
     now: options.now,
   });
   // A remembered token comes back as the same payload object: its claims were checked already.

@@ -1,5 +1,8 @@
 // The key set cache on a clock of its own: fresh, stale and refreshed behind the request,
 // kept through failures for the stale-if-error bound, one fetch at a time, retried with backoff.
+
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { exportJWK, generateKeyPair, type JWK } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type Background, cachedRemoteKeySet, FIRST_RETRY_MS, KeysUnavailableError } from "./jwks-cache.ts";
@@ -193,5 +196,33 @@ describe("the JWKS cache", () => {
   it("answers the provider's public key for the token's kid", async () => {
     const { keyFor } = setUp();
     expect(((await keyFor("current")) as CryptoKey).type).toBe("public");
+  });
+});
+
+describe("the JWKS fetch", () => {
+  it("does not follow a redirect, even to a key set (the platform's fetch over real HTTP)", async () => {
+    const server = createServer((req, res) => {
+      if (req.url === "/moved")
+        return void res
+          .writeHead(200, { "content-type": "application/json" })
+          .end(JSON.stringify({ keys: [current.jwk] }));
+      res.writeHead(302, { location: "/moved" }).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const keySet = cachedRemoteKeySet({
+        url: `http://127.0.0.1:${port}/jwks`,
+        fetch: (input, init) => fetch(input, init),
+        freshMs: FRESH_MS,
+        staleIfErrorMs: STALE_MS,
+        cooldownMs: 30_000,
+        storeAfterMs: 10,
+      });
+      const keyFor = keySet({ alg: "ES256", kid: "current" }, { payload: "", signature: "", protected: "" } as never);
+      await expect(keyFor).rejects.toBeInstanceOf(KeysUnavailableError);
+    } finally {
+      server.close();
+    }
   });
 });

@@ -169,7 +169,10 @@ async function fetchKeySet(url: string, send: typeof fetch, timeoutMs: number) {
   try {
     // The body's read included: a provider that answers headers and stalls is as unreachable.
     return await withDeadline(async (signal) => {
-      const response = await send(url, { headers: { accept: "application/json" }, signal });
+      // Never followed: a redirect could lead off the https:// URL the setting was checked as, to
+      // plain http or another host. "manual" is what every runtime takes (Workers refuse "error");
+      // the 3xx then fails as any answer but 200 does. Fastly's backends never follow one.
+      const response = await send(url, { headers: { accept: "application/json" }, redirect: "manual", signal });
       if (response.status !== 200) throw new Error(`it answered ${response.status}`);
       const jwks = (await response.json()) as JSONWebKeySet;
       return { jwks, keys: createLocalJWKSet(jwks) };

@@ -12,7 +12,7 @@ const ISSUER = "https://idp.example/";
 const AUDIENCE = "edge-api";
 const now = () => Math.floor(Date.now() / 1000);
 const hs256 = (claims: Record<string, unknown>, header: Record<string, unknown> = {}, secret = SECRET) =>
-  new SignJWT({ sub: "alice", tid: "acme", ...claims })
+  new SignJWT({ sub: "alice", tid: "acme", iat: now(), ...claims })
     .setProtectedHeader({ alg: "HS256", ...header })
     .sign(new TextEncoder().encode(secret));
 
@@ -22,7 +22,7 @@ beforeAll(async () => {
   signing = { privateKey: pair.privateKey, jwk: { ...(await exportJWK(pair.publicKey)), kid: "k1", alg: "ES256" } };
 });
 const es256 = (claims: Record<string, unknown>, { kid = "k1", iss = ISSUER, aud = AUDIENCE } = {}) =>
-  new SignJWT({ sub: "alice", tid: "acme", exp: now() + 3600, ...claims })
+  new SignJWT({ sub: "alice", tid: "acme", iat: now(), exp: now() + 3600, ...claims })
     .setProtectedHeader({ alg: "ES256", kid })
     .setIssuer(iss)
     .setAudience(aud)
@@ -45,6 +45,8 @@ describe("why a token is refused", () => {
     ["not yet valid", () => hs256({ exp: now() + 3600, nbf: now() + 300 })],
     ["not yet valid", () => hs256({ exp: now() + 3600, iat: now() + 300 })],
     ["missing exp", () => hs256({})],
+    ["too old", () => hs256({ exp: now() + 3600, iat: now() - 86_400 - 61 })],
+    ["missing iat", () => hs256({ exp: now() + 3600, iat: undefined })],
     ["wrong type", () => hs256({ exp: now() + 60 }, { typ: "dpop+jwt" })],
     ["bad signature", () => hs256({ exp: now() + 60 }, {}, "another-secret-of-at-least-32-bytes!")],
     [
@@ -57,6 +59,18 @@ describe("why a token is refused", () => {
     const { header, detail } = await challenge(development, await token());
     expect(header).toBe(description(reason));
     expect(detail).toBe(`The token is refused: ${reason}.`);
+  });
+
+  it("a token older than AUTH_MAX_TOKEN_AGE_SECONDS (plus the leeway) is too old; 0 takes any age, and no iat", async () => {
+    const settings = { ...development, AUTH_MAX_TOKEN_AGE_SECONDS: "600", AUTH_CLOCK_LEEWAY_SECONDS: "0" };
+    const old = await hs256({ exp: now() + 3600, iat: now() - 601 });
+    expect((await challenge(settings, old)).header).toBe(description("too old"));
+    const authenticate = createAuthenticator(parseAuthSettings({ ...settings, AUTH_MAX_TOKEN_AGE_SECONDS: "0" }));
+    await expect(authenticate(`Bearer ${old}`)).resolves.toMatchObject({ userId: "alice" });
+    const ageless = await hs256({ exp: now() + 3600, iat: undefined });
+    await expect(authenticate(`Bearer ${ageless}`)).resolves.toMatchObject({ userId: "alice" });
+    const recent = await hs256({ exp: now() + 3600, iat: now() - 599 });
+    await expect(createAuthenticator(parseAuthSettings(settings))(`Bearer ${recent}`)).resolves.toBeDefined();
   });
 
   it("a tampered payload: bad signature", async () => {

@@ -6,10 +6,12 @@ import { errors } from "jose";
 
 export const TOKEN_REFUSALS = [
   "expired",
+  "too old",
   "not yet valid",
   "wrong issuer",
   "wrong audience",
   "missing exp",
+  "missing iat",
   "unknown key",
   "algorithm not accepted",
   "wrong type",
@@ -39,10 +41,13 @@ const CLAIM_REFUSALS: Record<string, TokenRefusal> = {
 /** What a failed verification means; anything unrecognised is a malformed token. */
 export function refusalOf(error: unknown): TokenRefusal {
   if (error instanceof TokenRefusedError) return error.reason;
-  if (error instanceof errors.JWTExpired) return "expired";
+  // jose says "expired" of a token past AUTH_MAX_TOKEN_AGE_SECONDS too: its claim is then iat.
+  if (error instanceof errors.JWTExpired) return error.claim === "iat" ? "too old" : "expired";
   // A claim of the wrong type (a string exp) is malformed, whichever claim it is.
   if (error instanceof errors.JWTClaimValidationFailed) {
-    return error.reason === "invalid" ? "malformed" : (CLAIM_REFUSALS[error.claim] ?? "malformed");
+    if (error.reason === "invalid") return "malformed";
+    if (error.reason === "missing" && error.claim === "iat") return "missing iat";
+    return CLAIM_REFUSALS[error.claim] ?? "malformed";
   }
   if (error instanceof errors.JWKSNoMatchingKey) return "unknown key";
   if (error instanceof errors.JOSEAlgNotAllowed) return "algorithm not accepted";

@@ -1,8 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { SettingsError } from "../settings/error.ts";
+import { PUBLISHED_SECRETS } from "./published-secrets.ts";
 import { parseAuthSettings } from "./settings.ts";
 
 const SECRET = "s".repeat(32);
+/** A secret of a deployment's own, made now: one written here would be published. */
+const OWN_SECRET = `${crypto.randomUUID()}${crypto.randomUUID()}`;
 const ISSUER = "https://idp.example/";
 const AUDIENCE = "edge-api";
 const PUBLIC_JWKS = JSON.stringify({ keys: [{ kty: "EC", crv: "P-256", x: "x", y: "y", kid: "1" }] });
@@ -62,9 +65,23 @@ describe("auth settings", () => {
       "AUTH_SECRET",
       { AUTH_JWKS_URL: "https://idp.example/jwks", AUTH_ISSUER: ISSUER, AUTH_AUDIENCE: AUDIENCE, AUTH_SECRET: SECRET },
     ],
-    ["AUTH_JWKS_CACHE_SECONDS", { AUTH_SECRET: SECRET, AUTH_JWKS_CACHE_SECONDS: "0" }],
     ["AUTH_JWKS_CACHE_SECONDS", { AUTH_SECRET: SECRET, AUTH_JWKS_CACHE_SECONDS: "ten" }],
+    ["AUTH_JWKS_CACHE_SECONDS", { AUTH_SECRET: SECRET, AUTH_JWKS_CACHE_SECONDS: "86401" }],
     ["AUTH_JWKS_STALE_IF_ERROR_SECONDS", { AUTH_SECRET: SECRET, AUTH_JWKS_STALE_IF_ERROR_SECONDS: "-1" }],
+    ["AUTH_JWKS_STALE_IF_ERROR_SECONDS", { AUTH_SECRET: SECRET, AUTH_JWKS_STALE_IF_ERROR_SECONDS: "604801" }],
+    ["AUTH_MAX_TOKEN_AGE_SECONDS", { AUTH_SECRET: SECRET, AUTH_MAX_TOKEN_AGE_SECONDS: "31536001" }],
+    ["AUTH_MAX_TOKEN_AGE_SECONDS", { AUTH_SECRET: SECRET, AUTH_MAX_TOKEN_AGE_SECONDS: "a day" }],
+    ["AUTH_SECRET_SCOPE", { AUTH_SECRET: SECRET, AUTH_SECRET_SCOPE: "production" }],
+    [
+      "AUTH_SECRET_SCOPE",
+      { AUTH_JWKS: PUBLIC_JWKS, AUTH_ISSUER: ISSUER, AUTH_AUDIENCE: AUDIENCE, AUTH_SECRET_SCOPE: "local" },
+    ],
+    ["AUTH_ISSUER", { AUTH_SECRET: OWN_SECRET, AUTH_SECRET_SCOPE: "deployment", AUTH_AUDIENCE: AUDIENCE }],
+    ["AUTH_AUDIENCE", { AUTH_SECRET: OWN_SECRET, AUTH_SECRET_SCOPE: "deployment", AUTH_ISSUER: ISSUER }],
+    [
+      "AUTH_SECRET",
+      { AUTH_SECRET: SECRET, AUTH_SECRET_SCOPE: "deployment", AUTH_ISSUER: ISSUER, AUTH_AUDIENCE: AUDIENCE },
+    ],
     ["AUTH_CLOCK_LEEWAY_SECONDS", { AUTH_SECRET: SECRET, AUTH_CLOCK_LEEWAY_SECONDS: "61" }],
     ["AUTH_CLOCK_LEEWAY_SECONDS", { AUTH_SECRET: SECRET, AUTH_CLOCK_LEEWAY_SECONDS: "1.5" }],
     ["AUTH_TENANT_CLAIM", { AUTH_SECRET: SECRET, AUTH_TENANT_CLAIM: "sub" }],
@@ -74,6 +91,51 @@ describe("auth settings", () => {
     expect(error.setting).toBe(setting);
     expect(error.message.startsWith(`${setting} `)).toBe(true);
     for (const value of Object.values(raw)) expect(error.message).not.toContain(value);
+  });
+
+  it("takes AUTH_SECRET in a deployment only when asked, with an issuer and an audience, as a JWKS", () => {
+    const deployed = { AUTH_SECRET: OWN_SECRET, AUTH_ISSUER: ISSUER, AUTH_AUDIENCE: AUDIENCE };
+    expect(parseAuthSettings({ ...deployed, AUTH_SECRET_SCOPE: "deployment" })).toMatchObject({
+      secret: OWN_SECRET,
+      secretScope: "deployment",
+      issuer: ISSUER,
+      audience: [AUDIENCE],
+    });
+    expect(parseAuthSettings({ AUTH_SECRET: SECRET, AUTH_SECRET_SCOPE: "local" }).secretScope).toBe("local");
+    expect(parseAuthSettings({ AUTH_SECRET: SECRET }).secretScope).toBeUndefined();
+  });
+
+  it.each([...PUBLISHED_SECRETS, "x".repeat(40), "abababababababababababababababab"])(
+    "refuses a published or placeholder secret in a deployment: %s",
+    (secret) => {
+      const error = refusal({
+        AUTH_SECRET: secret,
+        AUTH_SECRET_SCOPE: "deployment",
+        AUTH_ISSUER: ISSUER,
+        AUTH_AUDIENCE: AUDIENCE,
+      });
+      expect(error.setting).toBe("AUTH_SECRET");
+      expect(error.message).toMatch(/^AUTH_SECRET is published/);
+      expect(error.message).not.toContain(secret);
+    },
+  );
+
+  it("bounds a token's age at a day by default; 0 takes any age", () => {
+    expect(parseAuthSettings({ AUTH_SECRET: SECRET }).maxTokenAgeSeconds).toBe(86_400);
+    expect(parseAuthSettings({ AUTH_SECRET: SECRET, AUTH_MAX_TOKEN_AGE_SECONDS: "0" }).maxTokenAgeSeconds).toBe(0);
+  });
+
+  it("keeps a key set fresh at most a day, and through an outage at most a week", () => {
+    expect(
+      parseAuthSettings({
+        AUTH_SECRET: SECRET,
+        AUTH_JWKS_CACHE_SECONDS: "86400",
+        AUTH_JWKS_STALE_IF_ERROR_SECONDS: "604800",
+      }),
+    ).toMatchObject({ jwksCacheSeconds: 86_400, jwksStaleIfErrorSeconds: 604_800 });
+    expect(refusal({ AUTH_SECRET: SECRET, AUTH_JWKS_CACHE_SECONDS: "0" }).message).toBe(
+      "AUTH_JWKS_CACHE_SECONDS must be a whole number of seconds from 1 to 86400",
+    );
   });
 
   it("allows plain http for a JWKS on this machine only", () => {

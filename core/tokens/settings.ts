@@ -5,7 +5,6 @@ import * as v from "valibot";
 import { isLoopbackHost } from "../lib/loopback.ts";
 import { SettingsError } from "../settings/error.ts";
 import {
-  MAX_INT,
   optional,
   parseGroup,
   type RawSettings,
@@ -14,10 +13,20 @@ import {
   text,
   withDefault,
 } from "../settings/schema.ts";
+import { isPublishedSecret } from "./published-secrets.ts";
+
+/**
+ * Where AUTH_SECRET may sign: `local`, the local stack and the tests on this machine (set by
+ * dev/launchers, no issuer needed); `deployment`, a deployment that chose a shared HS256 secret
+ * over an identity provider. Unset, a deployment refuses AUTH_SECRET (edge/deployment.ts).
+ */
+export type SecretScope = "local" | "deployment";
 
 export interface AuthSettings {
   /** HS256 key for development; never beside a JWKS (refused), so it cannot sign beside the provider. */
   secret: string | undefined;
+  /** Where `secret` may sign (AUTH_SECRET_SCOPE); undefined when unset. */
+  secretScope: SecretScope | undefined;
   jwks: JSONWebKeySet | undefined;
   jwksUrl: string | undefined;
   /** Required with a JWKS: a provider's keys sign for many issuers' tenants only when unchecked. */
@@ -32,6 +41,8 @@ export interface AuthSettings {
   jwksStaleIfErrorSeconds: number;
   /** Clock skew allowed for exp, nbf and iat. */
   clockLeewaySeconds: number;
+  /** The oldest a token may be, from its iat (then required); 0: no limit, iat optional. */
+  maxTokenAgeSeconds: number;
 }
 
 export const MIN_AUTH_SECRET_BYTES = 32;
@@ -40,6 +51,13 @@ export const DEFAULT_ROLE_CLAIM = "role";
 export const DEFAULT_JWKS_CACHE_SECONDS = 600;
 export const DEFAULT_JWKS_STALE_IF_ERROR_SECONDS = 86_400;
 export const DEFAULT_CLOCK_LEEWAY_SECONDS = 60;
+export const DEFAULT_MAX_TOKEN_AGE_SECONDS = 86_400;
+// A key set kept fresh for more than a day would keep a key the provider withdrew for as long; one
+// kept through an outage for more than a week would outlive any provider's rotation.
+const MAX_JWKS_CACHE_SECONDS = 86_400;
+const MAX_JWKS_STALE_IF_ERROR_SECONDS = 604_800;
+// The longest-lived tokens providers issue (service tokens) live a year at most.
+const MAX_TOKEN_AGE_SECONDS = 31_536_000;
 // RFC 8725 §3.10 asks for a small leeway: more would keep an expired token alive for minutes.
 const MAX_CLOCK_LEEWAY_SECONDS = 60;
 
@@ -75,9 +93,16 @@ export const AUTH_SETTINGS = settingsGroup(
     AUTH_AUDIENCE: optional(v.pipe(text, v.transform(parseAudience))),
     AUTH_TENANT_CLAIM: withDefault(claimName, DEFAULT_TENANT_CLAIM),
     AUTH_ROLE_CLAIM: withDefault(claimName, DEFAULT_ROLE_CLAIM),
-    AUTH_JWKS_CACHE_SECONDS: withDefault(seconds(1, MAX_INT), String(DEFAULT_JWKS_CACHE_SECONDS)),
-    AUTH_JWKS_STALE_IF_ERROR_SECONDS: withDefault(seconds(0, MAX_INT), String(DEFAULT_JWKS_STALE_IF_ERROR_SECONDS)),
+    AUTH_SECRET_SCOPE: optional(
+      v.pipe(text, v.trim(), v.picklist(["local", "deployment"], 'must be "local" or "deployment"')),
+    ),
+    AUTH_JWKS_CACHE_SECONDS: withDefault(seconds(1, MAX_JWKS_CACHE_SECONDS), String(DEFAULT_JWKS_CACHE_SECONDS)),
+    AUTH_JWKS_STALE_IF_ERROR_SECONDS: withDefault(
+      seconds(0, MAX_JWKS_STALE_IF_ERROR_SECONDS),
+      String(DEFAULT_JWKS_STALE_IF_ERROR_SECONDS),
+    ),
     AUTH_CLOCK_LEEWAY_SECONDS: withDefault(seconds(0, MAX_CLOCK_LEEWAY_SECONDS), String(DEFAULT_CLOCK_LEEWAY_SECONDS)),
+    AUTH_MAX_TOKEN_AGE_SECONDS: withDefault(seconds(0, MAX_TOKEN_AGE_SECONDS), String(DEFAULT_MAX_TOKEN_AGE_SECONDS)),
   },
   (values) => ({ auth: checkedTogether(values) }),
 );
@@ -94,8 +119,11 @@ function checkedTogether(values: {
   AUTH_JWKS_CACHE_SECONDS: number;
   AUTH_JWKS_STALE_IF_ERROR_SECONDS: number;
   AUTH_CLOCK_LEEWAY_SECONDS: number;
+  AUTH_SECRET_SCOPE?: SecretScope;
+  AUTH_MAX_TOKEN_AGE_SECONDS: number;
 }): AuthSettings {
   const { AUTH_SECRET: secret, AUTH_JWKS: jwks, AUTH_JWKS_URL: jwksUrl, AUTH_ISSUER: issuer } = values;
+  const secretScope = values.AUTH_SECRET_SCOPE;
   if (jwks !== undefined && jwksUrl !== undefined) {
     throw new SettingsError("AUTH_JWKS", "and AUTH_JWKS_URL are both set: set one of them");
   }
@@ -111,19 +139,24 @@ function checkedTogether(values: {
   if (usesProvider && secret !== undefined) {
     throw new SettingsError("AUTH_SECRET", "must not be set with AUTH_JWKS or AUTH_JWKS_URL: unset it");
   }
-  if (usesProvider && issuer === undefined) {
-    throw new SettingsError("AUTH_ISSUER", "is not set: with a JWKS it must name the iss your identity provider signs");
+  if (secretScope !== undefined && secret === undefined) {
+    throw new SettingsError("AUTH_SECRET_SCOPE", "is set without AUTH_SECRET: unset it");
+  }
+  const deployedSecret = secretScope === "deployment";
+  if (deployedSecret) refusePublishedSecret(secret!);
+  const what = deployedSecret ? "with a deployed AUTH_SECRET" : "with a JWKS";
+  if ((usesProvider || deployedSecret) && issuer === undefined) {
+    throw new SettingsError("AUTH_ISSUER", `is not set: ${what} it must name the iss the tokens carry`);
   }
   // RFC 8725 §3.9: a provider signs for every API and client it serves; without the audience, a
   // token meant for any of them (an ID token, another API's admin) would be taken for this one's.
-  if (usesProvider && values.AUTH_AUDIENCE === undefined) {
-    throw new SettingsError(
-      "AUTH_AUDIENCE",
-      "is not set: with a JWKS it must name the aud your provider puts in this API's tokens",
-    );
+  // A shared secret signs for whatever else holds it: the same holds.
+  if ((usesProvider || deployedSecret) && values.AUTH_AUDIENCE === undefined) {
+    throw new SettingsError("AUTH_AUDIENCE", `is not set: ${what} it must name the aud this API's tokens carry`);
   }
   return {
     secret,
+    secretScope,
     jwks,
     jwksUrl,
     issuer,
@@ -133,7 +166,18 @@ function checkedTogether(values: {
     jwksCacheSeconds: values.AUTH_JWKS_CACHE_SECONDS,
     jwksStaleIfErrorSeconds: values.AUTH_JWKS_STALE_IF_ERROR_SECONDS,
     clockLeewaySeconds: values.AUTH_CLOCK_LEEWAY_SECONDS,
+    maxTokenAgeSeconds: values.AUTH_MAX_TOKEN_AGE_SECONDS,
   };
+}
+
+/** A deployment's secret must be its own: one written in this repository signs for anyone. */
+function refusePublishedSecret(secret: string): void {
+  if (isPublishedSecret(secret)) {
+    throw new SettingsError(
+      "AUTH_SECRET",
+      "is published (a test's or an example's secret, or a placeholder): make your own, e.g. openssl rand -base64 48",
+    );
+  }
 }
 
 export const parseAuthSettings = (raw: RawSettings): AuthSettings => parseGroup(AUTH_SETTINGS, raw).auth;

@@ -62,4 +62,15 @@ describe("rememberVerifiedTokens", () => {
     await remembered("good-a");
     expect(calls).toEqual(["good-a", "good-a", "good-b", "good-c", "good-a"]);
   });
+
+  it("hands a remembered token back to the full check once it is older than the maximum age", async () => {
+    const { verify, calls } = countingVerifier({ "good-a": { iat: inSeconds(-50) } });
+    const remembered = rememberVerifiedTokens(verify, { now, maxTokenAgeSeconds: 55, leewaySeconds: 0 });
+    await remembered("good-a");
+    await remembered("good-a");
+    expect(calls).toEqual(["good-a"]);
+    clock += 6_000;
+    await remembered("good-a");
+    expect(calls).toEqual(["good-a", "good-a"]);
+  });
 });

@@ -34,6 +34,7 @@ function sign(
     .setProtectedHeader({ alg, kid: `${alg}-1` })
     .setSubject("alice")
     .setIssuer(iss)
+    .setIssuedAt()
     .setExpirationTime("1h");
   if (aud) jwt = jwt.setAudience(aud);
   return jwt.sign(keys[alg].privateKey).then((token) => `Bearer ${token}`);

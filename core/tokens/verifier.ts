@@ -44,11 +44,14 @@ export function tokenVerifier(settings: AuthSettings, options: TokenKeyOptions =
   // Read at each use, not bound now: a test may replace the clock after the app is made.
   const now = options.now ?? (() => Date.now());
   const leeway = settings.clockLeewaySeconds;
+  const maxAge = settings.maxTokenAgeSeconds;
   const verifyOptions = {
     algorithms,
     issuer: settings.issuer,
     audience: settings.audience,
-    requiredClaims: ["exp"],
+    // With a maximum age, iat is what it is measured from: jose then requires it too.
+    requiredClaims: maxAge > 0 ? ["exp", "iat"] : ["exp"],
+    ...(maxAge > 0 ? { maxTokenAge: maxAge } : {}),
     clockTolerance: leeway,
   };
 

@@ -16,6 +16,7 @@ describe("the Fastly build", () => {
     wasmPath = await ensureFastlyWasm();
     const env = {
       AUTH_SECRET: "a-development-secret-of-32-bytes-or-more",
+      AUTH_SECRET_SCOPE: "local",
       DATABASE_URL: "postgres://u:p@127.0.0.1:9/db",
       NEON_FETCH_ENDPOINT: "http://127.0.0.1:9/sql",
     };

@@ -10,7 +10,7 @@ import { ensureFastlyWasm } from "../build/fastly.ts";
 import { localServerConfig } from "../launchers/fastly.ts";
 import { type LocalStack, startLocalStack } from "../local-stack/stack.ts";
 import { freePort } from "../support/free-port.ts";
-import { bearer, TEST_AUTH_SECRET } from "../support/tokens.ts";
+import { bearer, TEST_AUTH_SETTINGS } from "../support/tokens.ts";
 import { type FastlyHost, startFastlyHost } from "./host.ts";
 import type { LocalServerConfig } from "./manifest.ts";
 
@@ -41,7 +41,7 @@ async function start(config: LocalServerConfig, concurrency = 2) {
 describe("the Fastly test host running the service", () => {
   it("serves /healthz from the wasm; more requests than instances wait their turn", async () => {
     const { host, logs } = await start(
-      localServerConfig({ AUTH_SECRET: TEST_AUTH_SECRET, DATABASE_URL: "postgres://u:p@127.0.0.1:9/db" }),
+      localServerConfig({ ...TEST_AUTH_SETTINGS, DATABASE_URL: "postgres://u:p@127.0.0.1:9/db" }),
       2,
     );
     const responses = await Promise.all(Array.from({ length: 5 }, () => fetch(`${host.url}/healthz`)));
@@ -53,7 +53,7 @@ describe("the Fastly test host running the service", () => {
     const endpoint = `http://127.0.0.1:${await freePort()}/sql`;
     const { host } = await start(
       localServerConfig({
-        AUTH_SECRET: TEST_AUTH_SECRET,
+        ...TEST_AUTH_SETTINGS,
         DATABASE_URL: "postgres://u:p@127.0.0.1:9/db",
         NEON_FETCH_ENDPOINT: endpoint,
       }),
@@ -66,7 +66,7 @@ describe("the Fastly test host running the service", () => {
   });
 
   it("a secret missing from the secret store: 500 misconfigured, and the log says which", async () => {
-    const config = localServerConfig({ AUTH_SECRET: TEST_AUTH_SECRET, DATABASE_URL: "x" });
+    const config = localServerConfig({ ...TEST_AUTH_SETTINGS, DATABASE_URL: "x" });
     delete config.secretStores[SECRET_STORE]!.DATABASE_URL;
     const { host, logs } = await start(config);
     const response = await fetch(`${host.url}/healthz`);
@@ -82,7 +82,7 @@ describe("the Fastly test host running the service", () => {
     beforeAll(async () => {
       stack = await startLocalStack();
       const env = {
-        AUTH_SECRET: TEST_AUTH_SECRET,
+        ...TEST_AUTH_SETTINGS,
         ...stack.settings,
       };
       const config = localServerConfig(env);

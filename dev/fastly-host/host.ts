@@ -88,6 +88,7 @@ async function serve(pool: GuestPool, req: IncomingMessage, res: ServerResponse)
     url: `http://${host}${req.url ?? "/"}`,
     headers,
     body,
+    clientAddress: req.socket.remoteAddress ?? "",
   };
   await pool.run(request, responder(res));
 }

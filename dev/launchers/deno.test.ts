@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { describe, expect, it, vi } from "vitest";
 import { kvPathFlags } from "../../edge/deno/kv-path.ts";
-import { TEST_AUTH_SECRET } from "../support/tokens.ts";
+import { TEST_AUTH_SETTINGS } from "../support/tokens.ts";
 import { DENO_TASK_BIN, denoRunArgs, PROJECT_ROOT, startDenoRuntime, TASK_KV_PATH_FLAGS } from "./deno.ts";
 
 describe("deno launcher", () => {
@@ -27,7 +27,7 @@ describe("deno launcher", () => {
   it("writes the log to a file nothing reads with log: file, prints nothing, and deletes it at close", async () => {
     const printed = vi.spyOn(console, "log");
     // No database behind it: /healthz needs none.
-    const env = { AUTH_SECRET: TEST_AUTH_SECRET, DATABASE_URL: "postgres://u:p@127.0.0.1:9/db" };
+    const env = { ...TEST_AUTH_SETTINGS, DATABASE_URL: "postgres://u:p@127.0.0.1:9/db" };
     const runtime = await startDenoRuntime({ ...env, NEON_FETCH_ENDPOINT: "http://127.0.0.1:9/sql" }, { log: "file" });
     try {
       expect((await fetch(`${runtime.url}/healthz`)).status).toBe(200);

@@ -6,11 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CONFIG_STORE, JWKS_BACKEND, NEON_BACKEND, SECRET_STORE } from "../../edge/fastly/bindings.ts";
 import { ensureFastlyWasm, ROOT } from "../build/fastly.ts";
 import { localServerToml } from "../fastly-host/viceroy.ts";
-import { TEST_AUTH_SECRET } from "../support/tokens.ts";
+import { TEST_AUTH_SECRET, TEST_AUTH_SETTINGS } from "../support/tokens.ts";
 import { runOverrides, startFastlyRuntime } from "./fastly.ts";
 
 const env = {
-  AUTH_SECRET: TEST_AUTH_SECRET,
+  ...TEST_AUTH_SETTINGS,
   DATABASE_URL: "postgres://u:p@127.0.0.1:9/db",
   NEON_FETCH_ENDPOINT: "http://127.0.0.1:4545/sql",
 };
@@ -20,7 +20,11 @@ describe("the Fastly launcher", () => {
     expect(runOverrides({ ...env, LINK_CACHE_TTL_SECONDS: "90", PATH: "/bin" })).toEqual({
       backends: { [NEON_BACKEND]: { url: "http://127.0.0.1:4545" } },
       configStores: {
-        [CONFIG_STORE]: { LINK_CACHE_TTL_SECONDS: "90", NEON_FETCH_ENDPOINT: "http://127.0.0.1:4545/sql" },
+        [CONFIG_STORE]: {
+          AUTH_SECRET_SCOPE: "local",
+          LINK_CACHE_TTL_SECONDS: "90",
+          NEON_FETCH_ENDPOINT: "http://127.0.0.1:4545/sql",
+        },
       },
       secretStores: { [SECRET_STORE]: { AUTH_SECRET: TEST_AUTH_SECRET, DATABASE_URL: env.DATABASE_URL } },
     });

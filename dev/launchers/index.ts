@@ -50,5 +50,12 @@ export async function launchRuntime(
   env: RawSettings,
   options: LaunchOptions = {},
 ): Promise<RunningRuntime> {
-  return { runtime, ...(await launchers[runtime](env, options)) };
+  return { runtime, ...(await launchers[runtime](localScope(env), options)) };
 }
+
+/**
+ * What runs here is the local stack: AUTH_SECRET signs on this machine only, so it needs no
+ * issuer or audience (a deployment refuses AUTH_SECRET without AUTH_SECRET_SCOPE; docs/deploy.md).
+ */
+const localScope = (env: RawSettings): RawSettings =>
+  env.AUTH_SECRET && !env.AUTH_SECRET_SCOPE ? { ...env, AUTH_SECRET_SCOPE: "local" } : env;

@@ -8,7 +8,7 @@ import { type FastlyHost, startFastlyHost } from "../fastly-host/host.ts";
 import { localServerConfig } from "../launchers/fastly.ts";
 import { parseCommandLine } from "../support/command-line.ts";
 import { median } from "../support/stats.ts";
-import { signToken, TEST_AUTH_SECRET } from "../support/tokens.ts";
+import { signToken, TEST_AUTH_SETTINGS } from "../support/tokens.ts";
 
 const USAGE = `Usage: npx tsx dev/measure/fastly-csv-import-cost.ts [--requests N] [--rows N]
 
@@ -20,7 +20,7 @@ const values = parseCommandLine(USAGE, {
 });
 const requests = Number(values.requests);
 const env = {
-  AUTH_SECRET: TEST_AUTH_SECRET,
+  ...TEST_AUTH_SETTINGS,
   DATABASE_URL: "postgres://u:p@127.0.0.1:9/db",
   NEON_FETCH_ENDPOINT: "http://127.0.0.1:9/sql",
 };

@@ -6,14 +6,14 @@ import type { CacheEntry } from "../../core/links/cache.ts";
 import { linkKey } from "../../core/links/kv-keys.ts";
 import { KV_STORE } from "../../edge/fastly/bindings.ts";
 import type { FastlyHost } from "../fastly-host/host.ts";
-import { signToken, TEST_AUTH_SECRET } from "../support/tokens.ts";
+import { signToken, TEST_AUTH_SETTINGS } from "../support/tokens.ts";
 
 export const LINK_HITS = 16;
 const HOUR_MS = 3_600_000;
 
 /** Settings that need no database: /healthz and KV hits only. */
 export const NO_DATABASE_ENV = {
-  AUTH_SECRET: TEST_AUTH_SECRET,
+  ...TEST_AUTH_SETTINGS,
   DATABASE_URL: "postgres://u:p@127.0.0.1:9/db",
   NEON_FETCH_ENDPOINT: "http://127.0.0.1:9/sql",
 };

@@ -5,11 +5,11 @@ import { stat } from "node:fs/promises";
 import { ensureFastlyWasm } from "../build/fastly.ts";
 import { startFastlyRuntime } from "../launchers/fastly.ts";
 import { median } from "../support/stats.ts";
-import { TEST_AUTH_SECRET } from "../support/tokens.ts";
+import { TEST_AUTH_SETTINGS } from "../support/tokens.ts";
 
 const runs = Number(process.argv[2] ?? 5);
 const env = {
-  AUTH_SECRET: TEST_AUTH_SECRET,
+  ...TEST_AUTH_SETTINGS,
   DATABASE_URL: "postgres://u:p@127.0.0.1:9/db",
   NEON_FETCH_ENDPOINT: "http://127.0.0.1:9/sql",
 };

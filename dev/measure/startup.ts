@@ -7,7 +7,7 @@ import { bundleWorker } from "../build/cloudflare.ts";
 import { launchRuntime } from "../launchers/index.ts";
 import { startLocalStack } from "../local-stack/stack.ts";
 import { median } from "../support/stats.ts";
-import { TEST_AUTH_SECRET } from "../support/tokens.ts";
+import { TEST_AUTH_SETTINGS } from "../support/tokens.ts";
 
 // Fastly's launch is measured apart (fastly-startup.ts): its host compiles the wasm first.
 const RUNTIMES = RUNTIME_NAMES.filter((name) => name !== "fastly");
@@ -31,7 +31,7 @@ console.log(
 
 const stack = await startLocalStack();
 const env = {
-  AUTH_SECRET: TEST_AUTH_SECRET,
+  ...TEST_AUTH_SETTINGS,
   ...stack.settings,
 };
 try {

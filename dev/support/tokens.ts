@@ -3,6 +3,12 @@ import type { Role } from "../../core/tokens/auth.ts";
 
 export const TEST_AUTH_SECRET = "test-secret-that-is-at-least-32-bytes-long!";
 
+/**
+ * The settings a runtime started here signs in with: the test secret, on this machine only (a
+ * deployment refuses AUTH_SECRET without AUTH_SECRET_SCOPE; dev/launchers add it themselves).
+ */
+export const TEST_AUTH_SETTINGS = { AUTH_SECRET: TEST_AUTH_SECRET, AUTH_SECRET_SCOPE: "local" } as const;
+
 export interface TokenClaims {
   sub?: string;
   tid?: string;

@@ -25,6 +25,8 @@ function deploymentFor(env: Env): Deployment {
       stores: { settings: settingsFromBindings(env), kv: createWorkersKv(env.LINKS) },
       limits: invocationLimits(env),
       rateLimiter: createWorkersRateLimiter(env),
+      // Set by Cloudflare's edge to the address it took the request from, whatever the client sent.
+      clientAddress: (c) => c.req.header("cf-connecting-ip"),
     });
     deployments.set(env, deployment);
   }

@@ -3,6 +3,7 @@
 // unusable setting (a HOST or PORT it cannot listen on, a DENO_KV_PATH it cannot open included)
 // stops it at start with one line naming the setting; SIGTERM and SIGINT stop it gracefully.
 // Deno.cron runs the background jobs (the link drain among them).
+import type { Context } from "hono";
 import { type StopSignal, stopGracefullyOnSignals } from "../../core/server/graceful-stop.ts";
 import { listenAddress, listenFailure } from "../../core/server/listen-address.ts";
 import { misconfiguredLine } from "../../core/settings/misconfigured.ts";
@@ -22,7 +23,7 @@ interface DenoGlobal extends DenoKvOpener {
   addSignalListener(signal: StopSignal, handler: () => void): void;
   serve(
     options: { port: number; hostname: string; onListen(address: { hostname: string; port: number }): void },
-    handler: (request: Request) => Response | Promise<Response>,
+    handler: (request: Request, info: { remoteAddr: { hostname: string } }) => Response | Promise<Response>,
   ): { shutdown(): Promise<void> };
 }
 const deno = (globalThis as unknown as { Deno: DenoGlobal }).Deno;
@@ -46,8 +47,11 @@ const denoKv = await orExit(() => openKvAt(deno, env("DENO_KV_PATH") || undefine
 const kv = createDenoKv(denoKv);
 // Rate limits are counted in the same database.
 const rateLimiter = createDenoKvRateLimiter(denoKv as unknown as DenoKvCounters, deno.KvU64);
+// Deno.serve hands each request's connection beside it, which Hono keeps as `env`.
+const clientAddress = (c: Context) =>
+  (c.env as { remoteAddr?: { hostname?: string } } | undefined)?.remoteAddr?.hostname;
 const { app, background } = await orExit(() =>
-  createDeployment({ runtime: "deno", stores: { settings, kv }, rateLimiter }),
+  createDeployment({ runtime: "deno", stores: { settings, kv }, rateLimiter, clientAddress }),
 );
 
 // Deno.cron fires at most once a minute, on the minute; each run runs the jobs every interval until

@@ -58,6 +58,8 @@ function deploymentOfInstance(): Promise<Deployment> {
         jwksFetch: fetchThroughBackend(JWKS_BACKEND),
         limits: COMPUTE_LIMITS,
         rateLimiter,
+        // The fetch event's client, handed in as the app's env: read only when a token is refused.
+        clientAddress: (c) => (c.env as FastlyEnv | undefined)?.client.address,
       }),
     )
     .catch((error: unknown) => {
@@ -76,8 +78,13 @@ async function readStores(): Promise<RuntimeStores> {
   return { settings: requireNeonEndpoint(parseSettings(raw)), kv: createFastlyKv(new KVStore(KV_STORE)) };
 }
 
+/** What the app is handed as its env: the client Compute took the request from. */
+interface FastlyEnv {
+  client: { readonly address: string };
+}
+
 /** The part of the fetch event used here. */
-interface FetchEvent {
+interface FetchEvent extends FastlyEnv {
   request: Request;
   respondWith(response: Promise<Response>): void;
   waitUntil(promise: Promise<unknown>): void;
@@ -94,7 +101,7 @@ async function handle(event: FetchEvent): Promise<Response> {
     return problemResponse(new ProblemError(500, "internal_error", "The service is misconfigured."));
   }
   // The event's waitUntil keeps a key set refresh the app starts alive past the answer.
-  const response = await app.fetch(event.request, undefined, {
+  const response = await app.fetch(event.request, { client: event.client } satisfies FastlyEnv, {
     waitUntil: (work) => event.waitUntil(work),
     passThroughOnException: () => {},
     props: {},

@@ -83,7 +83,8 @@ export function scalarScriptFile(): string {
   }
 }
 
-type Handler = (request: Request) => Response | Promise<Response>;
+/** A server's handler: the request, and what the server hands beside it (the socket on Node). */
+type Handler = (request: Request, env?: unknown) => Response | Promise<Response>;
 
 /** `fetch` with /docs in front of it; every other request goes to `fetch` unchanged. */
 export function withApiReference(fetch: Handler, scriptFile = scalarScriptFile()): Handler {
@@ -96,6 +97,6 @@ export function withApiReference(fetch: Handler, scriptFile = scalarScriptFile()
       script ??= readFile(scriptFile);
       return c.body(new Uint8Array(await script), 200, JAVASCRIPT);
     })
-    .all("*", (c) => fetch(c.req.raw));
-  return (request) => docs.fetch(request);
+    .all("*", (c) => fetch(c.req.raw, c.env));
+  return (request, env) => docs.fetch(request, env);
 }

@@ -1,6 +1,8 @@
 // The Node service, as the production entry and `npm start` run it: settings → ports → the core
 // app on Node's HTTP server, an in-process memory cache kept in step with the link change feed by
 // a timer running the background jobs, and /docs when API_DOCS=on.
+import type { IncomingMessage } from "node:http";
+import type { Context } from "hono";
 import type { KvCache } from "../../core/ports/kv.ts";
 import { parseSettings, type RawSettings } from "../../core/settings/settings.ts";
 import { createDeployment } from "../deployment.ts";
@@ -9,6 +11,10 @@ import { createMemoryRateLimiter } from "../rate-limit/memory.ts";
 import { withApiReference } from "./api-reference.ts";
 import { type ListenOptions, listen, type RunningServer } from "./server.ts";
 import { readNodeSettings } from "./settings.ts";
+
+/** The peer of the request's socket, which @hono/node-server hands in as `env.incoming`. */
+const socketAddress = (c: Context): string | undefined =>
+  (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket.remoteAddress;
 
 /**
  * Throws a SettingsError naming the first unusable setting before anything listens. `kv`: the
@@ -21,7 +27,12 @@ export async function startNodeService(
 ): Promise<RunningServer> {
   const stores = { settings: parseSettings(env), kv };
   const { maxConnections, apiDocs } = readNodeSettings(env);
-  const { app, background } = createDeployment({ runtime: "node", stores, rateLimiter: createMemoryRateLimiter() });
+  const { app, background } = createDeployment({
+    runtime: "node",
+    stores,
+    rateLimiter: createMemoryRateLimiter(),
+    clientAddress: socketAddress,
+  });
   const fetch = apiDocs ? withApiReference(app.fetch) : app.fetch;
   const server = await listen(fetch, { maxConnections, ...listenOptions });
   const timer = setInterval(() => void background.run(), background.intervalMs);

@@ -9,6 +9,7 @@ export const WORKERS_RATE_LIMIT_BINDINGS = {
   callerWrites: "RATE_LIMITER_CALLER_WRITES",
   tenantReads: "RATE_LIMITER_TENANT_READS",
   tenantWrites: "RATE_LIMITER_TENANT_WRITES",
+  refusedTokens: "RATE_LIMITER_REFUSED_TOKENS",
 } as const satisfies Record<RateLimitName, string>;
 
 export type WorkersRateLimitBindings = Partial<

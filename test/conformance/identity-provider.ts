@@ -35,7 +35,8 @@ export interface TokenRequest {
   exp?: number;
 }
 
-export type Availability = "up" | "failing" | "hanging";
+/** `redirecting`: the JWKS URL answers 302 to another path, which serves the key set. */
+export type Availability = "up" | "failing" | "hanging" | "redirecting";
 
 export interface IdentityProvider {
   jwksUrl: string;
@@ -45,6 +46,8 @@ export interface IdentityProvider {
   bearer(request: TokenRequest): Promise<string>;
   /** How many times the JWKS was fetched. */
   fetches(): number;
+  /** How many redirects it answered, and how many times one was followed. */
+  redirects(): { answered: number; followed: number };
   /** From now on the JWKS answers normally, 500, or never. */
   setAvailability(availability: Availability): void;
   /** Adds the rotated key to the JWKS. */
@@ -63,10 +66,19 @@ export async function startIdentityProvider(): Promise<IdentityProvider> {
   const publicJwks = pairs.map((pair) => pair.jwk);
   const served = [...publicJwks];
   let fetches = 0;
+  const redirects = { answered: 0, followed: 0 };
   let availability: Availability = "up";
   const server = createServer((req, res) => {
     fetches++;
     if (availability === "hanging") return;
+    if (req.url === "/moved/jwks.json") {
+      redirects.followed++;
+      return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ keys: served }));
+    }
+    if (availability === "redirecting") {
+      redirects.answered++;
+      return void res.writeHead(302, { location: "/moved/jwks.json" }).end();
+    }
     if (availability === "failing") return void res.writeHead(500).end("down for maintenance");
     if (req.url !== "/.well-known/jwks.json") return void res.writeHead(404).end();
     res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ keys: served }));
@@ -82,6 +94,7 @@ export async function startIdentityProvider(): Promise<IdentityProvider> {
       return signedBearer(pair, request);
     },
     fetches: () => fetches,
+    redirects: () => ({ ...redirects }),
     setAvailability: (wanted) => {
       availability = wanted;
     },

@@ -10,7 +10,7 @@ import { PROBLEM_CONTENT_TYPE } from "../../core/http/problem.ts";
 import { WORKER_OUTFILE } from "../../dev/build/cloudflare.ts";
 import { ROOT } from "../../dev/build/fastly.ts";
 import { workerCompatibility } from "../../dev/launchers/cloudflare.ts";
-import { TEST_AUTH_SECRET } from "../../dev/support/tokens.ts";
+import { TEST_AUTH_SECRET, TEST_AUTH_SETTINGS } from "../../dev/support/tokens.ts";
 import { type Exit, runToExit } from "./processes.ts";
 
 const WRANGLER = join(ROOT, "node_modules", ".bin", "wrangler");
@@ -54,8 +54,14 @@ const UNUSABLE: [setting: string, bindings: Record<string, string>, secret: stri
   ],
   [
     "NEON_FETCH_ENDPOINT",
-    { AUTH_SECRET: TEST_AUTH_SECRET, DATABASE_URL: "postgres://app:hunter2@127.0.0.1:5432/app" },
+    { ...TEST_AUTH_SETTINGS, DATABASE_URL: "postgres://app:hunter2@127.0.0.1:5432/app" },
     "hunter2",
+  ],
+  // The development key alone is no deployment.
+  [
+    "AUTH_SECRET_SCOPE",
+    { AUTH_SECRET: TEST_AUTH_SECRET, DATABASE_URL: "postgres://u:p@127.0.0.1:9/db" },
+    TEST_AUTH_SECRET,
   ],
 ];
 

@@ -6,13 +6,13 @@ import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DENO_BIN, denoRunArgs, PROJECT_ROOT } from "../../dev/launchers/deno.ts";
-import { TEST_AUTH_SECRET } from "../../dev/support/tokens.ts";
+import { TEST_AUTH_SETTINGS } from "../../dev/support/tokens.ts";
 import { expectGracefulStop, heldEndpoint } from "./graceful-stop.ts";
 import { runToExit, startServerProcess } from "./processes.ts";
 import { BAD_LISTEN_SETTINGS, expectOneMisconfiguredLine, holdPort } from "./refusals.ts";
 
 const SETTINGS = {
-  AUTH_SECRET: TEST_AUTH_SECRET,
+  ...TEST_AUTH_SETTINGS,
   DATABASE_URL: "postgres://app:pw@127.0.0.1:9/app",
   NEON_FETCH_ENDPOINT: "http://127.0.0.1:9/sql",
   DENO_KV_PATH: ":memory:",
@@ -109,6 +109,7 @@ describe("the Deno entry", () => {
     ["AUTH_JWKS", { AUTH_SECRET: "", AUTH_JWKS: '{"keys": [oops' }],
     ["NEON_FETCH_ENDPOINT", { DATABASE_URL: "postgres://app:pw@127.0.0.1:5432/app", NEON_FETCH_ENDPOINT: "" }],
     ["DENO_KV_PATH", { DENO_KV_PATH: join(tmpdir(), "no-such-folder-for-kv", "links.sqlite") }],
+    ["AUTH_SECRET_SCOPE", { AUTH_SECRET_SCOPE: "" }],
   ])(
     "a bad %s stops it at start: one line naming the setting, no value, no stack trace",
     async (setting, bad) => {

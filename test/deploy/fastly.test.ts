@@ -69,11 +69,13 @@ describe("the service with an unusable setting", () => {
     ["AUTH_SECRET", { AUTH_SECRET: "short-secret-value" }],
     ["AUTH_JWKS", { AUTH_SECRET: "", AUTH_JWKS: '{"keys": "not-a-list"}' }],
     ["NEON_FETCH_ENDPOINT", { NEON_FETCH_ENDPOINT: "ftp://127.0.0.1:9/sql" }],
+    ["AUTH_SECRET_SCOPE", { AUTH_SECRET_SCOPE: "" }],
   ])(
     "a bad %s: every request answers 500 misconfigured naming it, and the log says which",
     async (setting, bad) => {
       const env = {
         AUTH_SECRET: "a-development-secret-of-32-bytes-or-more",
+        AUTH_SECRET_SCOPE: "local",
         DATABASE_URL: "postgres://app:pw@127.0.0.1:9/app",
         NEON_FETCH_ENDPOINT: "http://127.0.0.1:9/sql",
         ...bad,

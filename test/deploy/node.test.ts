@@ -11,7 +11,7 @@ import { buildNodeRelease, type NodeRelease } from "../../dev/build/node.ts";
 import { diskMegabytes, installedPackages, installProductionDependencies } from "../../dev/build/production-install.ts";
 import { startLocalStack } from "../../dev/local-stack/stack.ts";
 import { createTestDatabase, describeWithPostgres, type TestDatabase } from "../../dev/support/postgres.ts";
-import { TEST_AUTH_SECRET } from "../../dev/support/tokens.ts";
+import { TEST_AUTH_SECRET, TEST_AUTH_SETTINGS } from "../../dev/support/tokens.ts";
 import { expectGracefulStop, heldEndpoint } from "./graceful-stop.ts";
 import { runToExit, startServerProcess } from "./processes.ts";
 import { BAD_LISTEN_SETTINGS, expectOneMisconfiguredLine, holdPort } from "./refusals.ts";
@@ -58,7 +58,7 @@ describe("node dist/node/index.js", () => {
     "on %s stops accepting, finishes the request in flight, then exits 0",
     async (signal) => {
       const server = await startServerProcess("node", [bundle], {
-        AUTH_SECRET: TEST_AUTH_SECRET,
+        ...TEST_AUTH_SETTINGS,
         ...endpoint.env,
         HOST: "127.0.0.1",
         PORT: "0",
@@ -100,27 +100,35 @@ describe("node dist/node/index.js", () => {
 
   it.each([
     ["AUTH_SECRET", { AUTH_SECRET: "short-secret-value" }],
-    [
-      "DATABASE_URL",
-      { AUTH_SECRET: TEST_AUTH_SECRET, DATABASE_URL: "postgress://app:hunter2-password@db.example/app" },
-    ],
+    ["DATABASE_URL", { ...TEST_AUTH_SETTINGS, DATABASE_URL: "postgress://app:hunter2-password@db.example/app" }],
     ["AUTH_JWKS", { AUTH_JWKS: '{"keys": [oops' }],
     // A database that is not Neon's has no endpoint to guess: it needs one named.
     [
       "NEON_FETCH_ENDPOINT",
-      { AUTH_SECRET: TEST_AUTH_SECRET, DATABASE_URL: "postgres://app:pw@127.0.0.1:5432/app", NEON_FETCH_ENDPOINT: "" },
+      { ...TEST_AUTH_SETTINGS, DATABASE_URL: "postgres://app:pw@127.0.0.1:5432/app", NEON_FETCH_ENDPOINT: "" },
     ],
-    ["AUTH_TENANT_CLAIM", { AUTH_SECRET: TEST_AUTH_SECRET, AUTH_TENANT_CLAIM: "exp" }],
-    ["PORT", { AUTH_SECRET: TEST_AUTH_SECRET, PORT: "eighty" }],
-    ["MAX_CONNECTIONS", { AUTH_SECRET: TEST_AUTH_SECRET, MAX_CONNECTIONS: "lots" }],
-    ["LINK_MAX_PER_USER", { AUTH_SECRET: TEST_AUTH_SECRET, LINK_MAX_PER_USER: "none" }],
+    ["AUTH_TENANT_CLAIM", { ...TEST_AUTH_SETTINGS, AUTH_TENANT_CLAIM: "exp" }],
+    ["PORT", { ...TEST_AUTH_SETTINGS, PORT: "eighty" }],
+    ["MAX_CONNECTIONS", { ...TEST_AUTH_SETTINGS, MAX_CONNECTIONS: "lots" }],
+    ["LINK_MAX_PER_USER", { ...TEST_AUTH_SETTINGS, LINK_MAX_PER_USER: "none" }],
+    // The development key alone is no deployment; deployed on purpose, a published secret is refused.
+    ["AUTH_SECRET_SCOPE", { AUTH_SECRET: TEST_AUTH_SECRET }],
+    [
+      "AUTH_SECRET",
+      {
+        AUTH_SECRET: TEST_AUTH_SECRET,
+        AUTH_SECRET_SCOPE: "deployment",
+        AUTH_ISSUER: "https://api.example/",
+        AUTH_AUDIENCE: "edge-api",
+      },
+    ],
   ])("a bad %s stops it at start: one line naming the setting, no value, no stack trace", async (setting, env) => {
     const exit = await runToExit("node", [bundle], { ...endpoint.env, ...env });
-    expectOneMisconfiguredLine(
-      exit,
-      setting,
-      Object.values(env).filter((value) => value !== TEST_AUTH_SECRET),
-    );
+    // The development key is a secret too: never printed.
+    expectOneMisconfiguredLine(exit, setting, [
+      TEST_AUTH_SECRET,
+      ...Object.values(env).filter((value) => value !== "local"),
+    ]);
     expect(exit.stdout).toBe("");
   });
 
@@ -133,7 +141,7 @@ describe("node dist/node/index.js", () => {
 
     it.each(BAD_LISTEN_SETTINGS)("%s %# stops it at start with one line naming it", async (setting, bad) => {
       const env = bad(held.port);
-      const exit = await runToExit("node", [bundle], { AUTH_SECRET: TEST_AUTH_SECRET, ...endpoint.env, ...env });
+      const exit = await runToExit("node", [bundle], { ...TEST_AUTH_SETTINGS, ...endpoint.env, ...env });
       expectOneMisconfiguredLine(exit, setting, [env.HOST!]);
     });
   });
@@ -141,7 +149,7 @@ describe("node dist/node/index.js", () => {
   it("API_DOCS=on serves /docs and Scalar's bundle copied beside the server, with no Scalar package installed", async () => {
     expect(existsSync(join(releaseDir, "node_modules", "@scalar"))).toBe(false);
     const server = await startServerProcess("node", [bundle], {
-      AUTH_SECRET: TEST_AUTH_SECRET,
+      ...TEST_AUTH_SETTINGS,
       ...endpoint.env,
       HOST: "127.0.0.1",
       PORT: "0",

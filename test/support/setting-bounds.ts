@@ -19,11 +19,17 @@ export const SETTING_BOUNDS: readonly [string, string[], string[]][] = [
   ["LINK_SYNC_INTERVAL_SECONDS", ["1", "2147483"], ["0", "2147484", "1.5", "often"]],
   ["IDEMPOTENCY_KEY_TTL_SECONDS", ["1", "2147483647"], ["0", "2147483648", "a day"]],
   ["LINK_MAX_PER_USER", ["1", "2147483647"], ["0", "2147483648", "2.5", "lots"]],
-  ["AUTH_JWKS_CACHE_SECONDS", ["1", "2147483647"], ["0", "2147483648", "ten"]],
-  ["AUTH_JWKS_STALE_IF_ERROR_SECONDS", ["0", "2147483647"], ["-1", "2147483648"]],
+  // A key set kept fresh at most a day, and through an outage at most a week.
+  ["AUTH_JWKS_CACHE_SECONDS", ["1", "86400"], ["0", "86401", "2147483648", "ten"]],
+  ["AUTH_JWKS_STALE_IF_ERROR_SECONDS", ["0", "604800"], ["-1", "604801", "2147483648"]],
   ["AUTH_CLOCK_LEEWAY_SECONDS", ["0", "60"], ["61", "-1", "1.5"]],
   // HMAC-SHA-256's own output size: a shorter key is easier to guess than the MAC.
   ["AUTH_JWKS_KV_SECRET", ["k".repeat(32), "ü".repeat(16)], ["k".repeat(31), "ü".repeat(15)]],
+  // 0: any age; at most a year.
+  ["AUTH_MAX_TOKEN_AGE_SECONDS", ["0", "31536000"], ["31536001", "-1", "a day"]],
+  ["RATE_LIMIT_REFUSED_TOKENS", ["1", "4294967295"], ["0", "4294967296", "many"]],
+  ["AUTH_SECRET_SCOPE", ["local"], ["production", "on"]],
+  ["TRUSTED_PROXIES", ["10.0.0.1", "10.0.0.1,2001:db8::1"], ["proxy.example", "10.0.0.0/8"]],
   ["SERVER_TIMING", ["on", "off"], ["yes", "true", "1"]],
 ];
 

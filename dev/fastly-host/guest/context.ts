@@ -9,7 +9,7 @@ export interface GuestContext {
   handles: Handles;
   link: HostLink;
   config: LocalServerConfig;
-  downstream: { request: number; body: number };
+  downstream: { request: number; body: number; clientAddress: string };
   /** A downstream request is being served (false between requests of a reused instance). */
   requestOpen: boolean;
   /** `next_request` promised a request that `next_request_wait`/`_abandon` has not taken yet. */

@@ -1,3 +1,4 @@
+import { isIPv4, isIPv6 } from "node:net";
 import { fail, Status } from "../abi.ts";
 import { HeaderList } from "../header-list.ts";
 import type { GuestContext } from "./context.ts";
@@ -24,6 +25,7 @@ export function beginRequest(ctx: GuestContext, request: DownstreamRequest): voi
       headers: HeaderList.from(request.headers),
     }),
     body: ctx.handles.add(new Body(request.body)),
+    clientAddress: request.clientAddress,
   };
   ctx.response = { sent: false };
   ctx.requestOpen = true;
@@ -71,9 +73,33 @@ export function httpDownstreamModule(ctx: GuestContext) {
       memory.setU32(requestOut, ctx.downstream.request);
       memory.setU32(bodyOut, ctx.downstream.body);
     },
+    // The client's address as 4 or 16 octets (an IPv4-mapped IPv6 peer as IPv4), as Viceroy writes it.
+    downstream_client_ip_addr: (h: number, addrOut: number, nwrittenOut: number) => {
+      handles.get(h, "request");
+      const octets = addressOctets(ctx.downstream.clientAddress);
+      if (!octets) fail(Status.NONE, "no client address");
+      memory.write(addrOut, octets!);
+      memory.setU32(nwrittenOut, octets!.length);
+    },
     next_request_abandon: (promise: number) => {
       handles.take(promise, "next-request");
       ctx.nextRequestPending = false;
     },
   });
+}
+
+/** `address` as the octets Compute hands the guest; undefined when it is none. */
+function addressOctets(address: string): Uint8Array | undefined {
+  const v4 = address.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, "");
+  if (isIPv4(v4)) return Uint8Array.from(v4.split(".").map(Number));
+  if (!isIPv6(address)) return undefined;
+  const [head = "", tail = ""] = address.split("::");
+  const left = head ? head.split(":") : [];
+  const right = tail ? tail.split(":") : [];
+  const groups = address.includes("::")
+    ? [...left, ...Array(8 - left.length - right.length).fill("0"), ...right]
+    : left;
+  return Uint8Array.from(
+    groups.flatMap((group) => [Number.parseInt(group, 16) >> 8, Number.parseInt(group, 16) & 255]),
+  );
 }

@@ -5,6 +5,7 @@ import { HeaderList } from "../header-list.ts";
 import type { LocalServerConfig } from "../manifest.ts";
 import { type GuestEvent, HostLink } from "../rpc.ts";
 import type { GuestContext } from "./context.ts";
+import { httpDownstreamModule } from "./downstream.ts";
 import { httpBodyModule, httpRequestModule, httpResponseModule } from "./http-imports.ts";
 import { Body, Handles } from "./resources.ts";
 import { asyncIoModule, configStoreModule, kvStoreModule, secretStoreModule } from "./service-imports.ts";
@@ -50,6 +51,7 @@ function guest() {
         ]),
       }),
       body: handles.add(new Body(new TextEncoder().encode("hello"))),
+      clientAddress: "::ffff:127.0.0.1",
     },
     requestOpen: true,
     nextRequestPending: false,
@@ -98,6 +100,17 @@ describe("Fastly host calls", () => {
     expect(read(200, memory.u32(8))).toBe("lo");
     expect(body.read!(requestBody, 200, 100, 8)).toBe(Status.OK);
     expect(memory.u32(8)).toBe(0);
+  });
+
+  it("hands over the client's address as Compute does: 4 octets for IPv4 (an IPv4-mapped peer included), 16 for IPv6", () => {
+    const { ctx, memory } = guest();
+    const downstream = httpDownstreamModule(ctx);
+    expect(downstream.downstream_client_ip_addr!(ctx.downstream.request, 300, 8)).toBe(Status.OK);
+    expect([...memory.bytes(300, memory.u32(8))]).toEqual([127, 0, 0, 1]);
+    ctx.downstream.clientAddress = "2001:db8::1";
+    expect(downstream.downstream_client_ip_addr!(ctx.downstream.request, 300, 8)).toBe(Status.OK);
+    expect(memory.u32(8)).toBe(16);
+    expect([...memory.bytes(300, 16)]).toEqual([0x20, 0x01, 0x0d, 0xb8, ...Array(11).fill(0), 1]);
   });
 
   it("lists header names and values NUL-terminated, page by page, with a cursor", () => {

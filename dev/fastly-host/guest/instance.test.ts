@@ -63,7 +63,13 @@ function guestWithState(): Uint8Array<ArrayBuffer> {
 const guestThatCannotStart = () => guestModule([0x00, 0x00, 0x0b], { startsOnInstantiation: true });
 
 const config = { backends: {}, kvStores: {}, configStores: {}, secretStores: {} };
-const request = { method: "GET", url: "http://localhost/", headers: [], body: new Uint8Array() };
+const request = {
+  method: "GET",
+  url: "http://localhost/",
+  headers: [],
+  body: new Uint8Array(),
+  clientAddress: "127.0.0.1",
+};
 
 /** A link to a main thread that is never asked: what the guest sends stays on `port` until read. */
 function unansweredLink() {

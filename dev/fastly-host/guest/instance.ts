@@ -27,6 +27,8 @@ export interface DownstreamRequest {
   url: string;
   headers: [string, string][];
   body: Uint8Array;
+  /** The peer of the client's connection, as Compute hands it (`event.client.address`). */
+  clientAddress: string;
 }
 
 interface GuestOutcome {
@@ -178,7 +180,7 @@ function newContext(memory: () => WebAssembly.Memory, config: LocalServerConfig,
     handles: new Handles(),
     link,
     config,
-    downstream: { request: 0, body: 0 },
+    downstream: { request: 0, body: 0, clientAddress: "" },
     requestOpen: false,
     nextRequestPending: false,
     response: { sent: false },

@@ -26,6 +26,9 @@ const refusedTokens: Record<string, () => Promise<string>> = {
   "a token valid only from 2 minutes on (nbf)": () => exactly({ ...alice, exp: inAnHour(), nbf: now() + 120 }),
   "a token issued ten years ahead (iat)": () => exactly({ ...alice, exp: inAnHour(), iat: now() + 10 * 365 * 86_400 }),
   'a token typed for something else (typ "dpop+jwt")': () => exactly({ ...alice, exp: inAnHour() }, "dpop+jwt"),
+  // AUTH_MAX_TOKEN_AGE_SECONDS (a day): a token is no older, and says when it was issued.
+  "a token issued a day and two minutes ago (iat)": () => exactly({ ...alice, exp: inAnHour(), iat: now() - 86_520 }),
+  "a token without iat": () => exactly({ ...alice, exp: inAnHour() }, undefined, false),
 };
 
 /** Tokens within RFC 8725's rules that a strict reading would refuse: the server accepts them. */
@@ -39,9 +42,9 @@ const acceptedTokens: Record<string, () => Promise<string>> = {
 const now = () => Math.floor(Date.now() / 1000);
 const alice = { sub: "alice", tid: "acme" };
 
-/** An HS256 token with exactly these claims (no exp or iat added) and, when given, this typ. */
-async function exactly(claims: Record<string, unknown>, typ?: string) {
-  const jwt = await new SignJWT(claims)
+/** An HS256 token with these claims (no exp added; iat now unless given or `issued` is false) and, when given, this typ. */
+async function exactly(claims: Record<string, unknown>, typ?: string, issued = true) {
+  const jwt = await new SignJWT(issued ? { iat: now(), ...claims } : claims)
     .setProtectedHeader({ alg: "HS256", ...(typ ? { typ } : {}) })
     .sign(new TextEncoder().encode(TEST_AUTH_SECRET));
   return `Bearer ${jwt}`;
@@ -84,6 +87,17 @@ export function basicCases(call: Call, runtime: RuntimeName) {
         expectProblem(await call("GET", "/v1/me/links", { as: await token() }), 401, "unauthorized");
       });
     }
+
+    it.each([
+      ["too old", () => exactly({ ...alice, exp: inAnHour(), iat: now() - 86_520 })],
+      ["missing iat", () => exactly({ ...alice, exp: inAnHour() }, undefined, false)],
+    ])("a token past the maximum age says why in WWW-Authenticate: %s", async (reason, token) => {
+      const answer = await call("GET", "/v1/me/links", { as: await token() });
+      expectProblem(answer, 401, "unauthorized");
+      expect(answer.headers.get("www-authenticate")).toBe(
+        `Bearer realm="api", error="invalid_token", error_description="${reason}"`,
+      );
+    });
 
     for (const [reason, token] of Object.entries(acceptedTokens)) {
       it(`${reason}: accepted`, async () => {

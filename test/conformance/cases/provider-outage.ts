@@ -1,5 +1,5 @@
 // The identity provider goes away for longer than the key set's lifetime (the server runs with
-// AUTH_JWKS_CACHE_SECONDS=1): it fails, hangs and comes back. Tokens whose key was cached keep
+// AUTH_JWKS_CACHE_SECONDS=1): it fails, hangs, redirects and comes back. Tokens whose key was cached keep
 // working throughout, without waiting for the provider; only a token whose key no cached copy
 // holds gets 503, until the provider answers again.
 import { setTimeout as sleep } from "node:timers/promises";
@@ -66,6 +66,19 @@ export function providerOutageCases(call: Call, provider: () => IdentityProvider
         expectStatus(await links(await cachedKeyToken()), 200);
         expect(Date.now() - started).toBeLessThan(JWKS_FETCH_TIMEOUT_MS / 2);
       }
+    });
+
+    it("the provider redirecting to its key set: the redirect is not followed, and a key only the set behind it holds is 503", async () => {
+      provider().setAvailability("redirecting");
+      // The hanging fetch's deadline passes, then each retry meets the redirect.
+      const deadline = Date.now() + 3 * JWKS_FETCH_TIMEOUT_MS;
+      while (Date.now() < deadline && provider().redirects().answered === 0) {
+        expectProblem(await links(await provider().bearer({ alg: "ES256", rotated: true })), 503, "keys_unavailable");
+        await sleep(250);
+      }
+      expect(provider().redirects().answered).toBeGreaterThan(0);
+      expectProblem(await links(await provider().bearer({ alg: "ES256", rotated: true })), 503, "keys_unavailable");
+      expect(provider().redirects().followed).toBe(0);
     });
 
     it("the provider back: its rotated key is accepted once fetched, and the old one still is", async () => {

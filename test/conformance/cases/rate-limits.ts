@@ -9,6 +9,7 @@ export const RATE_LIMITED_SETTINGS = {
   RATE_LIMIT_TENANT_WRITES: "5",
   RATE_LIMIT_CALLER_READS: "3",
   RATE_LIMIT_TENANT_READS: "100",
+  RATE_LIMIT_REFUSED_TOKENS: "4",
 };
 
 /** The RateLimit field's item for `policy`: its remaining quota and reset. */
@@ -87,6 +88,20 @@ export function rateLimitCases(call: Call) {
       expect(refused.headers.get("ratelimit-policy")).toContain('"caller-reads";q=3;w=60');
       // Writes are counted apart.
       expectStatus(await create(as, unique("w")), 201);
+    });
+    // Last: from here on this client's address is over its quota for the rest of the window.
+    it("a client address past its quota of refused tokens gets 429, whatever X-Forwarded-For it claims", async () => {
+      await earlyInAWindow();
+      const refusedFrom = (i: number) =>
+        call("GET", "/v1/me/links", { as: "Bearer not.a.token", headers: { "x-forwarded-for": `198.51.100.${i}` } });
+      for (let i = 1; i <= 4; i++) expectProblem(await refusedFrom(i), 401, "unauthorized");
+      const refused = await refusedFrom(5);
+      const problem = expectProblem(refused, 429, "rate_limited");
+      expect(problem["violated-policies"]).toEqual(["refused-tokens"]);
+      expect(refused.headers.get("ratelimit-policy")).toBe('"refused-tokens";q=4;w=60');
+      expect(reported(refused, "refused-tokens")?.r).toBe(0);
+      expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+      expectProblem(await refusedFrom(6), 429, "rate_limited");
     });
   });
 }
