@@ -4,7 +4,7 @@
 // name and `*` for any part of one, as the guides write them. docs/results/ is left out: it
 // records past runs, with the paths of their day.
 import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { dirname, join, normalize, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 
 const ROOT = resolve(import.meta.dirname, "..");
@@ -110,5 +110,75 @@ describe("the check itself", () => {
     expect(pathExists("core/gone.ts", entries)).toBe(false);
     expect(pathExists("edge/<runtime>/settings.ts", entries)).toBe(false);
     expect(pathExists("core/app.ts/", entries)).toBe(false);
+  });
+});
+
+/** GitHub's anchor for a heading: lower case, punctuation dropped, spaces as hyphens. */
+function anchorOf(heading: string): string {
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[`*_~]|<[^>]+>/g, (m) => (m === "_" ? "_" : ""))
+    .replace(/[^\p{L}\p{N}\s_-]/gu, "")
+    .replace(/\s/g, "-");
+}
+
+/** The anchors a page's headings give, a repeated one numbered as GitHub numbers it. */
+function anchorsOf(markdown: string): Set<string> {
+  const seen = new Map<string, number>();
+  const anchors = new Set<string>();
+  const withoutCode = markdown.replace(/```[\s\S]*?```/g, "");
+  for (const [, heading] of withoutCode.matchAll(/^#{1,6}\s+(.+)$/gm)) {
+    const anchor = anchorOf(heading!);
+    const count = seen.get(anchor) ?? 0;
+    anchors.add(count === 0 ? anchor : `${anchor}-${count}`);
+    seen.set(anchor, count + 1);
+  }
+  return anchors;
+}
+
+/** The targets of a page's Markdown links that stay inside the repository. */
+function localLinks(markdown: string): string[] {
+  const withoutCode = markdown.replace(/```[\s\S]*?```/g, "").replace(/`[^`\n]*`/g, "");
+  return [...withoutCode.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]!).filter((target) => !/^[a-z]+:/i.test(target));
+}
+
+/** The links of `page` that lead nowhere: a missing file, or an anchor no heading gives. */
+function brokenLinks(page: string, read: (path: string) => string | undefined): string[] {
+  const source = read(page)!;
+  return localLinks(source).filter((target) => {
+    const [file, anchor] = target.split("#") as [string, string | undefined];
+    const path = file === "" ? page : normalize(join(dirname(page), file)).replace(/\/$/, "");
+    const text = read(path);
+    if (text === undefined) return true;
+    return anchor !== undefined && path.endsWith(".md") && !anchorsOf(text).has(anchor);
+  });
+}
+
+const readEntry = (path: string): string | undefined => {
+  if (ENTRIES.includes(`${path}/`)) return "";
+  return ENTRIES.includes(path) ? readFileSync(join(ROOT, path), "utf8") : undefined;
+};
+
+const markdownPages = [
+  "README.md",
+  ...ENTRIES.filter((entry) => entry.startsWith("docs/") && entry.endsWith(".md")),
+  ...ENTRIES.filter((entry) => /^(bench|client)\/[^/]*\.md$/.test(entry)),
+];
+
+describe("the links of the docs resolve", () => {
+  it.each(markdownPages)("%s links only to files and headings that exist", (page) => {
+    expect(brokenLinks(page, readEntry)).toEqual([]);
+  });
+
+  it("finds a missing file, a missing heading and a link to a folder", () => {
+    const files: Record<string, string> = {
+      "docs/a.md":
+        "# Title\n## Two words\n[ok](b.md#the-b) [here](#two-words) [dir](../core/) [gone](c.md) [bad](b.md#nope)",
+      "docs/b.md": "# The B\n",
+      core: "",
+    };
+    expect(brokenLinks("docs/a.md", (path) => files[path])).toEqual(["c.md", "b.md#nope"]);
+    expect(anchorOf("`npm start` — the stack (PGlite)")).toBe("npm-start--the-stack-pglite");
   });
 });
