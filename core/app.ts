@@ -49,7 +49,7 @@ export function createApp(deps: AppDeps) {
     // Looked up only when a key set refresh needs it: where there is no execution context (Node,
     // Deno), Hono's getter throws, and an Error's stack on every request costs more than the check.
     const background: Background = (work) => backgroundOf(c)?.(work);
-    c.set("principal", await c.var.timed("auth", () => verify(c.req.header("authorization"), background)));
+    c.set("principal", await c.get("timed")("auth", () => verify(c.req.header("authorization"), background)));
     await (limit ? limit(c, next) : next());
   });
   // Every capability (core/capabilities.ts lists them), then the document of them all.
