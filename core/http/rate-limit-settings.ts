@@ -26,14 +26,6 @@ export const RATE_LIMIT_POLICY_NAMES: Record<RateLimitName, string> = {
 
 export type RateLimits = Record<RateLimitName, RateLimitPolicy>;
 
-/**
- * Where counters are shared (Deno KV), how often each instance adds its counts and reads the
- * totals back: the excess over a quota grows with it (docs/limits.md), the writes shrink.
- */
-export const DEFAULT_RATE_LIMIT_SYNC_MILLISECONDS = 1000;
-// Past a window, an instance would learn of the others' requests only after it turned.
-const MAX_SYNC_MILLISECONDS = RATE_LIMIT_WINDOW_SECONDS * 1000;
-
 // Fastly's rate counters answer counts as 32-bit unsigned integers.
 const MAX_LIMIT = 2 ** 32 - 1;
 
@@ -55,14 +47,8 @@ export const RATE_LIMIT_SETTINGS = settingsGroup(
     RATE_LIMIT_CALLER_WRITES: requestsPerWindow("callerWrites"),
     RATE_LIMIT_TENANT_READS: requestsPerWindow("tenantReads"),
     RATE_LIMIT_TENANT_WRITES: requestsPerWindow("tenantWrites"),
-    RATE_LIMIT_SYNC_MILLISECONDS: withDefault(
-      wholeNumber(1, MAX_SYNC_MILLISECONDS, "a whole number of milliseconds"),
-      String(DEFAULT_RATE_LIMIT_SYNC_MILLISECONDS),
-    ),
   },
-  (values): { rateLimits: RateLimits; rateLimitSyncMs: number } => ({
-    /** How often an instance adds its counts to shared counters and reads them back (Deno KV). */
-    rateLimitSyncMs: values.RATE_LIMIT_SYNC_MILLISECONDS,
+  (values): { rateLimits: RateLimits } => ({
     rateLimits: {
       callerReads: policy("callerReads", values.RATE_LIMIT_CALLER_READS),
       callerWrites: policy("callerWrites", values.RATE_LIMIT_CALLER_WRITES),

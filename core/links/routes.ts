@@ -199,7 +199,12 @@ export function linkRoutes(deps: RouteDeps) {
         const budget = background.invocationBudget();
         const cache = cacheFor(c, budget.meterKv(c.get("kv")));
         return c.json(
-          await resyncLinkCache(c.get("sql"), cache, { batchSize: DEFAULT_RESYNC_BATCH_SIZE, now, budget, from: after }),
+          await resyncLinkCache(c.get("sql"), cache, {
+            batchSize: DEFAULT_RESYNC_BATCH_SIZE,
+            now,
+            budget,
+            from: after,
+          }),
         );
       },
     }),

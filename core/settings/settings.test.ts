@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_RATE_LIMIT_SYNC_MILLISECONDS, parseRateLimits } from "../http/rate-limit-settings.ts";
+import { parseRateLimits } from "../http/rate-limit-settings.ts";
 import { DEFAULT_MAX_LINKS_PER_USER } from "../links/link-settings.ts";
 import { defaultsOf } from "./schema.ts";
 import {
@@ -27,7 +27,6 @@ describe("parseSettings", () => {
       neonFetchEndpoint: undefined,
       serverTiming: false,
       rateLimits: parseRateLimits({}),
-      rateLimitSyncMs: DEFAULT_RATE_LIMIT_SYNC_MILLISECONDS,
       corsOrigins: [],
     });
   });

@@ -46,7 +46,7 @@ const denoKv = await orExit(() => openKvAt(deno, env("DENO_KV_PATH") || undefine
 const kv = createDenoKv(denoKv);
 // Rate limits are counted in the same database, in the background (edge/rate-limit/batched.ts).
 const rateLimiter = createDenoKvRateLimiter(denoKv as unknown as DenoKvCounters, deno.KvU64, {
-  intervalMs: settings.rateLimitSyncMs,
+  intervalMs: settings.deno.rateLimitSyncMs,
 });
 const { app, background } = await orExit(() =>
   createDeployment({ runtime: "deno", stores: { settings, kv }, rateLimiter }),
