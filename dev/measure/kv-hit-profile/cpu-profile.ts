@@ -1,7 +1,8 @@
 // A V8 CPU profile (the inspector's Profiler domain, as `node --cpu-prof` writes it) read as CPU
-// time per request in each part of a server: every sample goes to the most specific part any
-// frame of its stack belongs to, so a builtin (JSON.stringify, a write to a file) counts for the
-// code that called it, and the server's HTTP code only for what no part of the app asked of it.
+// time per request in each part of a server: every sample goes to the app's part nearest its leaf
+// (a builtin such as JSON.stringify or a write to a file counts for the code that called it; a
+// middleware counts only for its own work, not for what runs beneath it), and only when no part
+// of the app is on its stack to the nearest of Hono, its Node adapter or the runtime.
 
 export interface CpuProfile {
   nodes: { id: number; parent?: number; children?: number[]; callFrame: { functionName: string; url: string } }[];
@@ -9,7 +10,7 @@ export interface CpuProfile {
   timeDeltas: number[];
 }
 
-/** The parts, most specific first: a frame of a part above another in this list wins. */
+/** The app's parts, then (GENERIC) the code every request runs through whatever the app does. */
 export const PARTS = [
   ["log line", /core\/log\.ts|core\/http\/request-id\.ts/],
   ["rate limiting", /core\/http\/rate-limit\.ts|edge\/rate-limit\//],
@@ -23,6 +24,8 @@ export const PARTS = [
   ["runtime's HTTP and streams", /^node:|^ext:|^internal\//],
 ] as const;
 
+const GENERIC = new Set<string>(["Hono", "Node adapter (@hono/node-server)", "runtime's HTTP and streams"]);
+
 export type PartName = (typeof PARTS)[number][0] | "GC" | "runtime, native" | "other JS";
 
 function partOfFrame(url: string, functionName: string): PartName | undefined {
@@ -31,11 +34,6 @@ function partOfFrame(url: string, functionName: string): PartName | undefined {
   for (const [name, pattern] of PARTS) if (pattern.test(url)) return name;
   return undefined;
 }
-
-const rank = (part: PartName | "idle") => {
-  const index = PARTS.findIndex(([name]) => name === part);
-  return index === -1 ? PARTS.length : index;
-};
 
 /** The functions that spent the most CPU themselves, µs per request: what a part is made of. */
 export function topFunctions(profile: CpuProfile, requests: number, count: number): string[] {
@@ -63,11 +61,14 @@ export function cpuPerRequest(profile: CpuProfile, requests: number): { parts: M
     const known = partOfNode.get(id);
     if (known) return known;
     let part: PartName | "idle" | undefined;
-    for (let at: number | undefined = id; at !== undefined && part !== "idle"; at = parentOf.get(at)) {
+    let generic: PartName | "idle" | undefined;
+    for (let at: number | undefined = id; at !== undefined && !part; at = parentOf.get(at)) {
       const { functionName, url } = byId.get(at)!.callFrame;
       const found = functionName === "(idle)" ? "idle" : partOfFrame(url, functionName);
-      if (found && (!part || rank(found) < rank(part))) part = found;
+      if (found && GENERIC.has(found)) generic ??= found;
+      else part = found;
     }
+    part ??= generic;
     partOfNode.set(id, part ?? "other JS");
     return part ?? "other JS";
   };
