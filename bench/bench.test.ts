@@ -111,7 +111,7 @@ describe("npm run bench (tiny settings, node runtime)", () => {
     // One round: its interval is that round's ratio alone.
     expect(result.ratios).toEqual([
       {
-        label: "node: KV-hit p50 / bare KV get p50 (goal ≤ 1.5×)",
+        label: "node: KV-hit p50 / bare KV get p50",
         numerator: { target: "node", operation: "link-hit" },
         denominator: { target: "node", operation: "kv-baseline" },
         median: ratio!.ratio,
@@ -119,9 +119,10 @@ describe("npm run bench (tiny settings, node runtime)", () => {
         high: ratio!.ratio,
       },
     ]);
-    expect(run.stdout).toMatch(
-      /node: KV-hit p50 \/ bare KV get p50 \(goal ≤ 1\.5×\): [\d.]+× \[95 % interval [\d.]+–[\d.]+×\]/,
-    );
+    expect(run.stdout).toMatch(/node: KV-hit p50 \/ bare KV get p50: [\d.]+× \[95 % interval [\d.]+–[\d.]+×\]/);
+    // Each goal with its figure and whether it is met; which, a tiny run on a busy machine cannot promise.
+    expect(run.stdout).toMatch(/Goal node: KV-hit p50 ≤ 1\.3× bare KV get p50, .*: [\d.]+× .* — (met|NOT MET)/);
+    expect(run.stdout).toMatch(/Goal node: limit ≤ 5 % of the KV-hit p50: [\d.]+ ms of [\d.]+ ms .* — (met|NOT MET)/);
   });
 
   it("splits each app operation's time by its Server-Timing, the parts adding up", () => {

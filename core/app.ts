@@ -65,7 +65,7 @@ export function createApp(deps: AppDeps) {
     // Looked up only when a key set refresh needs it: where there is no execution context (Node,
     // Deno), Hono's getter throws, and an Error's stack on every request costs more than the check.
     const background: Background = (work) => backgroundOf(c)?.(work);
-    const check = () => c.var.timed("auth", () => verify(c.req.header("authorization"), background));
+    const check = () => c.get("timed")("auth", () => verify(c.req.header("authorization"), background));
     c.set("principal", await guarded(c, check));
     await (limit ? limit(c, next) : next());
   });

@@ -7,6 +7,7 @@ import { LISTEN_SETTINGS } from "../core/server/listen-address.ts";
 import { defaultsOf } from "../core/settings/schema.ts";
 import { SETTINGS_GROUPS } from "../core/settings/settings.ts";
 import { WORKERS_SETTINGS } from "../edge/cloudflare/settings.ts";
+import { DENO_SETTINGS } from "../edge/deno/settings.ts";
 import { NODE_SETTINGS } from "../edge/node/settings.ts";
 
 const ROOT = resolve(import.meta.dirname, "..");
@@ -14,7 +15,7 @@ const ROOT = resolve(import.meta.dirname, "..");
 /** Every setting of a schema, with the default it takes (as written; undefined: none). */
 const SCHEMA_DEFAULTS: Record<string, string | undefined> = Object.assign(
   {},
-  ...[...SETTINGS_GROUPS, LISTEN_SETTINGS, NODE_SETTINGS, WORKERS_SETTINGS].map(defaultsOf),
+  ...[...SETTINGS_GROUPS, LISTEN_SETTINGS, NODE_SETTINGS, WORKERS_SETTINGS, DENO_SETTINGS].map(defaultsOf),
 );
 /** Settings that name a path, read where they are used rather than through a schema. */
 const PATH_SETTINGS: Record<string, string> = {

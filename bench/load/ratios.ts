@@ -30,7 +30,7 @@ function overBaseline(hit: Summary, bare: Summary): IntervalRatio | [] {
   });
   if (perRound.length === 0) return [];
   return {
-    label: `${hit.target}: KV-hit p50 / bare KV get p50 (goal ≤ 1.5×)`,
+    label: `${hit.target}: KV-hit p50 / bare KV get p50`,
     numerator: { target: hit.target, operation: hit.operation },
     denominator: { target: bare.target, operation: bare.operation },
     median: median(perRound),

@@ -180,7 +180,7 @@ export interface BaselineRatio extends Ratio {
 }
 
 /**
- * The app's KV-hit p50 over the same target's bare KV get (goal ≤ 1.5×: what the app adds to
+ * The app's KV-hit p50 over the same target's bare KV get (bench/load/goals.ts: what the app adds to
  * the store), taken within each round, where the two ran in turns (bench/load/rounds.ts): over
  * pooled rounds, a busy moment of the machine that fell on one of them moved it by a third from
  * run to run. And each target's KV-hit p50 over Deno's (the Fastly host's goal: ≤ 2×).

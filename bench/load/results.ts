@@ -6,6 +6,7 @@ import { latencyChart } from "./chart.ts";
 import type { Cleanup } from "./cleanup.ts";
 import { coldMarkdown, coldText } from "./cold.ts";
 import { costMarkdown, costReport, costText } from "./cost.ts";
+import { goalNotes, kvHitGoals } from "./goals.ts";
 import { benchHtml, RESULTS_FORMAT } from "./html-report.ts";
 import type { OperationName } from "./operations.ts";
 import { platformsNote } from "./platform.ts";
@@ -80,10 +81,12 @@ export async function writeRun(outcome: RunOutcome, opts: RunSettings, command: 
   const summaries = summarize(outcome.measured, outcome.usageProbe);
   const ratios = latencyRatios(summaries);
   const cost = costReport(summaries, outcome.statuses, opts.prices.table, opts.prices.file);
+  const goals = kvHitGoals(summaries);
   const notes = [
     platformsNote(outcome.statuses),
     ...reportNotes(summaries, outcome.statuses),
     ...ratios.notes,
+    ...goalNotes(goals),
     ...outcome.notes,
   ];
   console.log(
@@ -122,6 +125,7 @@ export async function writeRun(outcome: RunOutcome, opts: RunSettings, command: 
     ratios: ratios.ratios,
     kvHitOverBaseline: ratios.kvHitOverBaseline,
     kvHitOverDeno: ratios.kvHitOverDeno,
+    goals,
     staleness: outcome.staleness,
     coldStarts: outcome.cold,
     cleanup: outcome.cleanup ?? null,

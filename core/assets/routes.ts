@@ -107,7 +107,7 @@ export const assetRoutes = ({ settings }: Pick<AppDeps, "settings">) => [
     handler: async (c, input) => {
       const { rows } = parseImport(await input.body());
       const valid = rows.flatMap((row) => ("valid" in row ? [row.valid] : []));
-      const outcomes = await importRows(c.var.sql, tenantOf(c), valid);
+      const outcomes = await importRows(c.get("sql"), tenantOf(c), valid);
       const results = rows.map((row) =>
         "valid" in row
           ? { line: row.valid.line, id: row.valid.id, ...outcomes.get(row.valid.line)! }
@@ -136,12 +136,12 @@ export const assetRoutes = ({ settings }: Pick<AppDeps, "settings">) => [
       const fields = await input.body();
       const idempotency = await idempotencyOf(key, [fields.name, fields.material], settings.idempotencyKeyTtlSeconds);
       if (!idempotency) {
-        const created = await insertAsset(c.var.sql, tenantOf(c), crypto.randomUUID(), fields);
+        const created = await insertAsset(c.get("sql"), tenantOf(c), crypto.randomUUID(), fields);
         if (!created) throw new Error("a freshly generated asset id already exists");
         return answerAsset(c, created, 201);
       }
       const caller = { tenantId: tenantOf(c), subject: c.get("principal").userId };
-      const result = await createAssetOnce(c.var.sql, caller, crypto.randomUUID(), fields, idempotency);
+      const result = await createAssetOnce(c.get("sql"), caller, crypto.randomUUID(), fields, idempotency);
       if (result.outcome === "key_reused") throw keyReused();
       return answerAsset(c, result.asset, 201, replayHeaders(result.outcome === "replayed"));
     },
@@ -161,7 +161,7 @@ export const assetRoutes = ({ settings }: Pick<AppDeps, "settings">) => [
     handler: async (c) => {
       const id = existingId(c);
       const preconditions = readPreconditions(c.req.raw.headers);
-      const found = await findAsset(c.var.sql, tenantOf(c), id);
+      const found = await findAsset(c.get("sql"), tenantOf(c), id);
       if (!found) throw noSuchAsset();
       const outcome = evaluateRead(preconditions, found.etag);
       if (outcome === "precondition_failed") throw refusals.conflict();
@@ -183,13 +183,13 @@ export const assetRoutes = ({ settings }: Pick<AppDeps, "settings">) => [
       const mode = putMode(readPreconditions(c.req.raw.headers));
       if (mode.kind === "create") {
         const { id } = validate(NewIdSchema, { id: c.req.param("id") });
-        const created = await insertAsset(c.var.sql, tenantOf(c), id, await input.body());
+        const created = await insertAsset(c.get("sql"), tenantOf(c), id, await input.body());
         if (!created) throw new ProblemError(412, "precondition_failed", "An asset with this id already exists.");
         return answerAsset(c, created, 201);
       }
       const id = existingId(c);
       const fields = await input.body();
-      return answerWrite(c, await updateAsset(c.var.sql, tenantOf(c), id, mode.condition, fields));
+      return answerWrite(c, await updateAsset(c.get("sql"), tenantOf(c), id, mode.condition, fields));
     },
   }),
   route({
@@ -204,7 +204,7 @@ export const assetRoutes = ({ settings }: Pick<AppDeps, "settings">) => [
     problems: { ...conditionalWriteProblems, ...importPath },
     handler: async (c, input) => {
       const { id, condition } = conditionalTarget(c);
-      return answerWrite(c, await updateAsset(c.var.sql, tenantOf(c), id, condition, await input.body()));
+      return answerWrite(c, await updateAsset(c.get("sql"), tenantOf(c), id, condition, await input.body()));
     },
   }),
   route({
@@ -218,7 +218,7 @@ export const assetRoutes = ({ settings }: Pick<AppDeps, "settings">) => [
     problems: conditionalWriteProblems,
     handler: async (c) => {
       const { id, condition } = conditionalTarget(c);
-      return answerWrite(c, await updateAsset(c.var.sql, tenantOf(c), id, condition, { approve: true }));
+      return answerWrite(c, await updateAsset(c.get("sql"), tenantOf(c), id, condition, { approve: true }));
     },
   }),
   route({
@@ -232,7 +232,7 @@ export const assetRoutes = ({ settings }: Pick<AppDeps, "settings">) => [
     problems: { ...conditionalWriteProblems, ...importPath },
     handler: async (c) => {
       const { id, condition } = conditionalTarget(c);
-      const outcome = await deleteAsset(c.var.sql, tenantOf(c), id, condition);
+      const outcome = await deleteAsset(c.get("sql"), tenantOf(c), id, condition);
       if (outcome !== "deleted") throw refusals[outcome]();
       return c.body(null, 204);
     },

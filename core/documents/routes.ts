@@ -71,7 +71,7 @@ export const documentRoutes = ({ settings }: Pick<AppDeps, "settings">) => [
       const title = body.title ?? null;
       const idempotency = await idempotencyOf(key, [body.contractId, title], settings.idempotencyKeyTtlSeconds);
       const { tenantId, userId: subject } = c.get("principal");
-      const result = await createDocument(c.var.sql, {
+      const result = await createDocument(c.get("sql"), {
         tenantId,
         subject,
         contractId: body.contractId,
@@ -91,7 +91,7 @@ export const documentRoutes = ({ settings }: Pick<AppDeps, "settings">) => [
     responses: { 200: { description: "One page.", body: schemas.DocumentPage } },
     problems: {},
     handler: async (c, { query }) =>
-      c.json(await listDocuments(c.var.sql, c.get("principal").tenantId, query.after, query.limit)),
+      c.json(await listDocuments(c.get("sql"), c.get("principal").tenantId, query.after, query.limit)),
   }),
   route({
     method: "GET",
@@ -104,7 +104,7 @@ export const documentRoutes = ({ settings }: Pick<AppDeps, "settings">) => [
     handler: async (c) => {
       const docNumber = v.safeParse(DocNumberSchema, c.req.param("docNumber"));
       const document =
-        docNumber.success && (await findDocument(c.var.sql, c.get("principal").tenantId, docNumber.output));
+        docNumber.success && (await findDocument(c.get("sql"), c.get("principal").tenantId, docNumber.output));
       if (!document) throw notFound("No such document.");
       return c.json(document);
     },

@@ -35,7 +35,7 @@ export function healthRoutes({ runtime }: AppDeps) {
       },
       problems: { 503: ["database_unavailable"] },
       handler: async (c) => {
-        if (await isReady(c.var.sql)) return c.json({ status: "ready", runtime });
+        if (await isReady(c.get("sql"))) return c.json({ status: "ready", runtime });
         // Any failure means not ready. Probes read the status code; the body is a problem like
         // every other error, naming the runtime as /healthz does.
         const problem = new ProblemError(503, "database_unavailable", "The database cannot be reached.", { runtime });

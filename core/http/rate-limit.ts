@@ -21,7 +21,7 @@ export function rateLimits(limiter: RateLimiter, limits: () => RateLimits) {
     const tenant = reads ? quotas.tenantReads : quotas.tenantWrites;
     // A tenant id has no "/" (core/tokens/auth.ts), so the first one ends it: no pair of tenant
     // and subject spells another's key.
-    const count = (policy: RateLimitPolicy, key: string) => c.var.timed("limit", () => limiter.count(policy, key));
+    const count = (policy: RateLimitPolicy, key: string) => c.get("timed")("limit", () => limiter.count(policy, key));
     const callerCount = await count(caller, `${tenantId}/${userId}`);
     if (!callerCount.allowed) throw refusal("this caller", reads, [caller, tenant], [callerCount]);
     const tenantCount = await count(tenant, tenantId);

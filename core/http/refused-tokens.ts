@@ -38,7 +38,7 @@ export function refusedTokenQuota({ limiter, policy, clientOf, now = Date.now }:
     } catch (error) {
       if (!(error instanceof ProblemError) || error.status !== 401) throw error;
       const quota = policy();
-      const counted = await c.var.timed("limit", () => limiter.count(quota, client));
+      const counted = await c.get("timed")("limit", () => limiter.count(quota, client));
       if (counted.allowed) throw error;
       overUntil.set(client, now() + counted.resetSeconds * 1000);
       throw tooMany(quota, counted.resetSeconds);

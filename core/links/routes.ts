@@ -78,7 +78,7 @@ export function linkRoutes(deps: RouteDeps) {
   const { background } = deps;
   // Looked up on every call, not captured: a test that fakes the clock moves it for us too.
   const now = () => Date.now();
-  const cacheFor = (c: Context<AppEnv>, kv = c.var.kv) =>
+  const cacheFor = (c: Context<AppEnv>, kv = c.get("kv")) =>
     createLinkCache(kv, {
       tenantId: c.get("principal").tenantId,
       ttlSeconds: deps.settings.linkCacheTtlSeconds,
@@ -108,7 +108,7 @@ export function linkRoutes(deps: RouteDeps) {
         const body = await input.body();
         const readAt = now();
         const principal = c.get("principal");
-        const result = await linkAccount(c.var.sql, {
+        const result = await linkAccount(c.get("sql"), {
           ...target,
           tenantId: principal.tenantId,
           userId: principal.userId,
@@ -147,7 +147,7 @@ export function linkRoutes(deps: RouteDeps) {
           if (cached && canSee(principal, cached)) return found(c, cached, "kv");
         }
         const readAt = now();
-        const link = await findLink(c.var.sql, principal.tenantId, target);
+        const link = await findLink(c.get("sql"), principal.tenantId, target);
         // A refused lookup writes nothing, not even a cache copy.
         if (!link || !canSee(principal, link)) throw notFound("No such link.");
         // A strong read leaves the cache alone: it answers one client, repair is resync's job.
@@ -164,7 +164,7 @@ export function linkRoutes(deps: RouteDeps) {
       handler: async (c) => {
         const target = readTarget(c);
         const { tenantId, userId } = c.get("principal");
-        if (!(await unlinkAccount(c.var.sql, tenantId, target, userId))) throw notFound("No such link.");
+        if (!(await unlinkAccount(c.get("sql"), tenantId, target, userId))) throw notFound("No such link.");
         await cacheFor(c).remove(target);
         return c.body(null, 204);
       },
@@ -181,7 +181,7 @@ export function linkRoutes(deps: RouteDeps) {
       problems: {},
       handler: async (c, { query }) => {
         const { tenantId, userId } = c.get("principal");
-        return c.json(await listUserLinks(c.var.sql, tenantId, userId, query));
+        return c.json(await listUserLinks(c.get("sql"), tenantId, userId, query));
       },
     }),
     route({
@@ -197,9 +197,14 @@ export function linkRoutes(deps: RouteDeps) {
       problems: {},
       handler: async (c, { query: { after } }) => {
         const budget = background.invocationBudget();
-        const cache = cacheFor(c, budget.meterKv(c.var.kv));
+        const cache = cacheFor(c, budget.meterKv(c.get("kv")));
         return c.json(
-          await resyncLinkCache(c.var.sql, cache, { batchSize: DEFAULT_RESYNC_BATCH_SIZE, now, budget, from: after }),
+          await resyncLinkCache(c.get("sql"), cache, {
+            batchSize: DEFAULT_RESYNC_BATCH_SIZE,
+            now,
+            budget,
+            from: after,
+          }),
         );
       },
     }),

@@ -42,8 +42,9 @@ export const TASK_KV_PATH_FLAGS = `$(${DENO_TASK_BIN} run --allow-env=DENO_KV_PA
  * `deno run` (from the project root) with the least it needs: the network, the variables it
  * reads, KV, and `kvFlags` (the KV file's read and write permissions, kvPathFlags).
  */
-export const denoRunArgs = (kvFlags: string[] = []) => [
+export const denoRunArgs = (kvFlags: string[] = [], runFlags: string[] = []) => [
   "run",
+  ...runFlags,
   "--allow-net",
   `--allow-env=${[...DENO_ENV_NAMES, ...DRIVER_ENV_NAMES].join(",")}`,
   ...kvFlags,
@@ -54,7 +55,18 @@ export const denoRunArgs = (kvFlags: string[] = []) => [
 
 export async function startDenoRuntime(
   env: RawSettings,
-  { port = 0, log, kvEntries }: { port?: number; log?: DenoLog; kvEntries?: KvEntries } = {},
+  {
+    port = 0,
+    log,
+    kvEntries,
+    runFlags,
+  }: {
+    port?: number;
+    log?: DenoLog;
+    kvEntries?: KvEntries;
+    /** Flags of `deno run` beside the permissions (a profile's --inspect). */
+    runFlags?: string[];
+  } = {},
 ) {
   const childEnv: Record<string, string> = {};
   for (const [name, value] of Object.entries(process.env)) {
@@ -70,7 +82,7 @@ export async function startDenoRuntime(
   childEnv.HOST = "127.0.0.1";
   const planted = kvEntries && childEnv.DENO_KV_PATH === undefined ? await plantedKvFile(kvEntries) : undefined;
   childEnv.DENO_KV_PATH ??= planted?.path ?? ":memory:";
-  const server = await spawnDenoServer(denoRunArgs(kvPathFlags(childEnv.DENO_KV_PATH)), childEnv, log).catch(
+  const server = await spawnDenoServer(denoRunArgs(kvPathFlags(childEnv.DENO_KV_PATH), runFlags), childEnv, log).catch(
     async (error: unknown) => {
       planted?.remove();
       throw error;

@@ -45,8 +45,10 @@ const { settings, address } = await orExit(() => ({ settings: settingsFromEnv(en
 // No path: Deno Deploy's KV, or a local database in Deno's cache. DENO_KV_PATH=:memory: for tests.
 const denoKv = await orExit(() => openKvAt(deno, env("DENO_KV_PATH") || undefined));
 const kv = createDenoKv(denoKv);
-// Rate limits are counted in the same database.
-const rateLimiter = createDenoKvRateLimiter(denoKv as unknown as DenoKvCounters, deno.KvU64);
+// Rate limits are counted in the same database, in the background (edge/rate-limit/batched.ts).
+const rateLimiter = createDenoKvRateLimiter(denoKv as unknown as DenoKvCounters, deno.KvU64, {
+  intervalMs: settings.deno.rateLimitSyncMs,
+});
 // Deno.serve hands each request's connection beside it, which Hono keeps as `env`.
 const clientAddress = (c: Context) =>
   (c.env as { remoteAddr?: { hostname?: string } } | undefined)?.remoteAddr?.hostname;
@@ -82,6 +84,10 @@ stopGracefullyOnSignals({
       deno.addSignalListener(signal, handler);
     } catch {}
   },
-  close: () => server.shutdown(),
+  // The counts admitted since the last interval reach the shared counters before the end.
+  close: async () => {
+    await server.shutdown();
+    await rateLimiter.flush();
+  },
   exit: (code) => deno.exit(code),
 });

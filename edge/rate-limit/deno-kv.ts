@@ -1,17 +1,21 @@
-import type { RateLimiter } from "../../core/ports/rate-limit.ts";
+import {
+  type BatchedOptions,
+  type BatchedRateLimiter,
+  type CounterId,
+  createBatchedRateLimiter,
+  type SharedCounters,
+} from "./batched.ts";
 
 // Structural types for the part of Deno KV used here, so tsc needs no Deno declarations.
 type DenoKvKey = readonly unknown[];
 
 interface DenoKvAtomic {
-  check(entry: { key: DenoKvKey; versionstamp: string | null }): DenoKvAtomic;
-  set(key: DenoKvKey, value: unknown, options?: { expireIn?: number }): DenoKvAtomic;
   mutate(mutation: { type: "sum"; key: DenoKvKey; value: unknown; expireIn?: number }): DenoKvAtomic;
   commit(): Promise<{ ok: boolean }>;
 }
 
 export interface DenoKvCounters {
-  get(key: DenoKvKey): Promise<{ value: unknown; versionstamp: string | null }>;
+  getMany(keys: readonly DenoKvKey[]): Promise<{ value: unknown }[]>;
   atomic(): DenoKvAtomic;
 }
 
@@ -20,54 +24,51 @@ export type DenoKvU64 = new (value: bigint) => { readonly value: bigint };
 
 // Beside the link cache's "cache" root, in the same database.
 const ROOT = "rate-limit";
-/** Compare-and-set attempts before a request is counted with a `sum`, which never conflicts. */
-const ATTEMPTS = 5;
+// Deno KV's own limits: mutations per atomic operation, keys per getMany.
+const MUTATIONS_PER_COMMIT = 1000;
+const KEYS_PER_READ = 10;
 
+const keyOf = ({ policy, window, key }: CounterId): DenoKvKey => [ROOT, policy, window, key];
 const countIn = (value: unknown) => Number((value as { value: bigint } | null)?.value ?? 0n);
 
+function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
 /**
- * The rate-limit port over Deno KV: a counter per key and clock-aligned window, incremented by
- * compare-and-set, so each request knows its own place in the window and requests arriving at once
- * are told apart. Under heavy contention a request is counted with an atomic `sum` and reads the
- * total back, which may count others' requests as its own (refusing early, never late). The
- * counter expires after its window. Counted where the database is: one file self-hosted; on
- * Deno Deploy, the deployment's KV, shared by every region.
+ * Counters in Deno KV, one per key and window: added to with `sum` mutations, which never
+ * conflict, a batch in one commit; read back with getMany.
  */
-export function createDenoKvRateLimiter(
-  kv: DenoKvCounters,
-  KvU64: DenoKvU64,
-  now: () => number = Date.now,
-): RateLimiter {
+export function denoKvCounters(kv: DenoKvCounters, KvU64: DenoKvU64): SharedCounters {
   return {
-    async count(policy, key) {
-      const windowMs = policy.windowSeconds * 1000;
-      const at = now();
-      const index = Math.floor(at / windowMs);
-      const counter = [ROOT, policy.name, index, key];
-      // Kept a window past its own, so a late reader of the window still finds it.
-      const expireIn = 2 * windowMs;
-      const used = await increment(kv, KvU64, counter, expireIn);
-      const resetSeconds = Math.ceil(((index + 1) * windowMs - at) / 1000);
-      return { allowed: used <= policy.limit, remaining: Math.max(0, policy.limit - used), resetSeconds };
+    async add(additions, expireIn) {
+      for (const batch of chunks(additions, MUTATIONS_PER_COMMIT)) {
+        const atomic = kv.atomic();
+        for (const { counter, by } of batch) {
+          atomic.mutate({ type: "sum", key: keyOf(counter), value: new KvU64(BigInt(by)), expireIn });
+        }
+        await atomic.commit();
+      }
+    },
+    async read(counters) {
+      const reads = chunks(counters, KEYS_PER_READ).map((batch) => kv.getMany(batch.map(keyOf)));
+      return (await Promise.all(reads)).flat().map((entry) => countIn(entry.value));
     },
   };
 }
 
-/** The counter's value once this request is counted. */
-async function increment(kv: DenoKvCounters, KvU64: DenoKvU64, counter: DenoKvKey, expireIn: number) {
-  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-    const entry = await kv.get(counter);
-    const used = countIn(entry.value) + 1;
-    const { ok } = await kv
-      .atomic()
-      .check({ key: counter, versionstamp: entry.versionstamp })
-      .set(counter, new KvU64(BigInt(used)), { expireIn })
-      .commit();
-    if (ok) return used;
-  }
-  await kv
-    .atomic()
-    .mutate({ type: "sum", key: counter, value: new KvU64(1n), expireIn })
-    .commit();
-  return countIn((await kv.get(counter)).value);
+/**
+ * The rate-limit port over Deno KV: every instance decides from its own tally and the totals it
+ * last read, adds its counts to the shared counters in the background and reads them back at most
+ * once per `intervalMs` (edge/rate-limit/batched.ts). Counted where the database is: one file
+ * self-hosted; on Deno Deploy, the deployment's KV, shared by every region.
+ */
+export function createDenoKvRateLimiter(
+  kv: DenoKvCounters,
+  KvU64: DenoKvU64,
+  options: BatchedOptions,
+): BatchedRateLimiter {
+  return createBatchedRateLimiter(denoKvCounters(kv, KvU64), options);
 }

@@ -1,0 +1,46 @@
+import { describe, expect, it } from "vitest";
+import { type CpuProfile, cpuPerRequest, topFunctions } from "./cpu-profile.ts";
+
+const frame = (id: number, functionName: string, url: string, children: number[] = []) => ({
+  id,
+  callFrame: { functionName, url },
+  children,
+});
+
+// root → node:http listener → app middleware (request-id.ts) → console.log (a builtin) or the KV; → hono; idle.
+const profile: CpuProfile = {
+  nodes: [
+    frame(1, "(root)", "", [2, 6, 7]),
+    frame(2, "parserOnIncoming", "node:_http_server", [3, 5]),
+    frame(3, "logLine", "file:///p/core/http/request-id.ts", [4, 8]),
+    frame(4, "consoleCall", ""),
+    frame(5, "dispatch", "file:///p/node_modules/hono/dist/compose.js"),
+    frame(6, "(idle)", ""),
+    frame(7, "(garbage collector)", ""),
+    // What runs beneath the logging middleware before its first await is not the log line's.
+    frame(8, "get", "file:///p/edge/kv/memory.ts"),
+  ],
+  samples: [4, 4, 5, 2, 6, 7, 8],
+  timeDeltas: [100, 100, 50, 30, 1000, 20, 40],
+};
+
+describe("a CPU profile per request", () => {
+  it("puts each sample in the most specific part of its stack, idle left out", () => {
+    const { parts, total } = cpuPerRequest(profile, 10);
+    expect(Object.fromEntries(parts)).toEqual({
+      "log line": 20,
+      "KV adapter": 4,
+      Hono: 5,
+      "runtime's HTTP and streams": 3,
+      GC: 2,
+    });
+    expect(total).toBe(34);
+  });
+
+  it("names the functions that spent the most themselves", () => {
+    expect(topFunctions(profile, 10, 2)).toEqual([
+      "   20.0 µs  consoleCall ",
+      "    5.0 µs  dispatch hono/dist/compose.js",
+    ]);
+  });
+});

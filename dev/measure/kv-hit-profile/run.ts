@@ -1,0 +1,235 @@
+// `npm run measure:kv-hit-profile`: where a KV hit's server time goes beyond a bare KV get's, on
+// Node and Deno. Each server (the runtime's bare KV get, dev/measure/kv-baseline/, and the
+// service as `npm start` runs it, its KV holding the link) runs in a process of its own under the
+// inspector; a CPU profile is taken while this process sends it the bench's KV-hit lookups over
+// kept-alive connections; each profile is read as CPU µs per request in each part (cpu-profile.ts).
+// workerd offers no inspector Miniflare exposes here: its split is the bench's Server-Timing.
+import { spawn } from "node:child_process";
+import { closeSync, mkdtempSync, openSync, rmSync } from "node:fs";
+import { mkdir, writeFile } from "node:fs/promises";
+import { Agent, request } from "node:http";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { parseArgs } from "node:util";
+import { createMemoryKv } from "../../../edge/kv/memory.ts";
+import { spawnDenoServer, startDenoRuntime } from "../../launchers/deno.ts";
+import type { KvEntries } from "../../launchers/planted-kv.ts";
+import { bearer, TEST_AUTH_SECRET } from "../../support/tokens.ts";
+import { BASELINE_PATH } from "../kv-baseline/handler.ts";
+import { kvHitApp } from "../kv-hit.ts";
+import { type CpuProfile, cpuPerRequest, type PartName, topFunctions } from "./cpu-profile.ts";
+
+const LOOKUP = "/v1/links/github/1";
+const SAMPLING_US = 100;
+const APP_ENV = {
+  AUTH_SECRET: TEST_AUTH_SECRET,
+  SERVER_TIMING: "on",
+  LINK_CACHE_TTL_SECONDS: "3600",
+  // Never reached by a KV hit; the drain's timer stays quiet for the run.
+  DATABASE_URL: "postgres://profile@127.0.0.1:9/none",
+  NEON_FETCH_ENDPOINT: "http://127.0.0.1:9/sql",
+  LINK_SYNC_INTERVAL_SECONDS: "3600",
+};
+
+interface Server {
+  url: string;
+  inspector: number;
+  close(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, "127.0.0.1");
+  await new Promise((resolve) => server.once("listening", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** The link's cache entry, as the app writes it on a miss: planted in each runtime's KV. */
+async function linkEntries(): Promise<KvEntries> {
+  const kv = createMemoryKv();
+  const app = kvHitApp({}, { kv });
+  await (await app.request(LOOKUP, { headers: await bearer() })).arrayBuffer();
+  const { keys } = await kv.list("");
+  return Object.fromEntries(await Promise.all(keys.map(async (key) => [key, (await kv.get(key))!] as const)));
+}
+
+async function nodeServer(kind: "baseline" | "app", entries: KvEntries): Promise<Server> {
+  const inspector = await freePort();
+  const logDir = mkdtempSync(join(tmpdir(), "profile-log-"));
+  const log = openSync(join(logDir, "stdout.log"), "w");
+  const child = spawn(
+    process.execPath,
+    [`--inspect=127.0.0.1:${inspector}`, "--import", "tsx", new URL("./serve-node.ts", import.meta.url).pathname, kind],
+    {
+      env: { ...process.env, ...APP_ENV, PROFILE_KV_ENTRIES: JSON.stringify(entries) },
+      stdio: ["ignore", log, "pipe"],
+    },
+  );
+  closeSync(log);
+  const lines = createInterface({ input: child.stderr! });
+  const url = await new Promise<string>((resolve, reject) => {
+    lines.on("line", (line) => line.startsWith('{"url"') && resolve((JSON.parse(line) as { url: string }).url));
+    child.once("exit", (code) => reject(new Error(`the ${kind} server exited (${code})`)));
+  });
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  return {
+    url,
+    inspector,
+    close: async () => {
+      child.kill();
+      await exited;
+      rmSync(logDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function denoServer(kind: "baseline" | "app", entries: KvEntries): Promise<Server> {
+  const inspector = await freePort();
+  const inspect = `--inspect=127.0.0.1:${inspector}`;
+  const server =
+    kind === "baseline"
+      ? await spawnDenoServer(
+          ["run", inspect, "--allow-net=127.0.0.1", "--unstable-kv", "dev/measure/kv-baseline/deno.ts"],
+          { ...(process.env as Record<string, string>) },
+          "file",
+        )
+      : await startDenoRuntime(APP_ENV, { log: "file", kvEntries: entries, runFlags: [inspect] });
+  return { url: server.url, inspector, close: server.close };
+}
+
+/** One Chrome DevTools Protocol session with the server's inspector. */
+async function inspect(port: number) {
+  const [target] = (await (await fetch(`http://127.0.0.1:${port}/json/list`)).json()) as {
+    webSocketDebuggerUrl: string;
+  }[];
+  const socket = new WebSocket(target!.webSocketDebuggerUrl);
+  await new Promise((resolve, reject) => {
+    socket.onopen = resolve;
+    socket.onerror = reject;
+  });
+  let next = 0;
+  const pending = new Map<number, (result: unknown) => void>();
+  socket.onmessage = (event) => {
+    const message = JSON.parse(String(event.data)) as { id?: number; result?: unknown };
+    if (message.id !== undefined) pending.get(message.id)?.(message.result);
+  };
+  const call = <T>(method: string, params: object = {}) =>
+    new Promise<T>((resolve) => {
+      const id = ++next;
+      pending.set(id, resolve as (result: unknown) => void);
+      socket.send(JSON.stringify({ id, method, params }));
+    });
+  return { call, close: () => socket.close() };
+}
+
+/** `count` GETs of `path`, `concurrency` at a time over kept-alive connections; each must answer 200. */
+async function load(url: string, path: string, headers: Record<string, string>, count: number, concurrency: number) {
+  const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
+  const { hostname, port } = new URL(url);
+  let sent = 0;
+  const one = () =>
+    new Promise<void>((resolve, reject) => {
+      request({ hostname, port, path, headers, agent }, (answer) => {
+        answer.resume();
+        answer.on("end", () =>
+          answer.statusCode === 200 ? resolve() : reject(new Error(`${path}: HTTP ${answer.statusCode}`)),
+        );
+      })
+        .on("error", reject)
+        .end();
+    });
+  const lane = async () => {
+    while (sent++ < count) await one();
+  };
+  await Promise.all(Array.from({ length: concurrency }, lane));
+  agent.destroy();
+}
+
+async function profileOne(name: string, server: Server, path: string, headers: Record<string, string>, opts: Options) {
+  await load(server.url, path, headers, opts.warmup, opts.concurrency);
+  const session = await inspect(server.inspector);
+  await session.call("Profiler.enable");
+  await session.call("Profiler.setSamplingInterval", { interval: SAMPLING_US });
+  await session.call("Profiler.start");
+  await load(server.url, path, headers, opts.requests, opts.concurrency);
+  const { profile } = await session.call<{ profile: CpuProfile }>("Profiler.stop");
+  session.close();
+  if (opts.save) await writeFile(join(opts.save, `${name}.cpuprofile`), JSON.stringify(profile));
+  if (opts.top > 0) console.error(topFunctions(profile, opts.requests, opts.top).join("\n"));
+  return cpuPerRequest(profile, opts.requests);
+}
+
+interface Options {
+  runtimes: string[];
+  requests: number;
+  warmup: number;
+  concurrency: number;
+  /** Also prints (to stderr) the functions that spent the most, per profile. */
+  top: number;
+  /** Where each profile is written as NAME.cpuprofile (Chrome DevTools opens them). */
+  save?: string;
+}
+
+const starters = { node: nodeServer, deno: denoServer };
+
+async function main() {
+  const { values } = parseArgs({
+    options: {
+      runtimes: { type: "string", default: "node,deno" },
+      requests: { type: "string", default: "5000" },
+      warmup: { type: "string", default: "1000" },
+      concurrency: { type: "string", default: "4" },
+      top: { type: "string", default: "0" },
+      save: { type: "string" },
+    },
+  });
+  const opts: Options = {
+    runtimes: values.runtimes.split(","),
+    requests: Number(values.requests),
+    warmup: Number(values.warmup),
+    concurrency: Number(values.concurrency),
+    top: Number(values.top),
+    save: values.save,
+  };
+  if (opts.save) await mkdir(opts.save, { recursive: true });
+  const entries = await linkEntries();
+  const value = Object.values(entries).find((v) => v.includes("alice"))!;
+  const { authorization } = await bearer();
+  console.log(
+    `CPU µs per request, ${opts.requests} requests (${opts.concurrency} in flight) after ${opts.warmup} unmeasured, sampled every ${SAMPLING_US} µs\n`,
+  );
+  console.log("| runtime | part | bare KV get | KV hit | KV hit − bare get |");
+  console.log("| --- | --- | ---: | ---: | ---: |");
+  for (const runtime of opts.runtimes as (keyof typeof starters)[]) {
+    const bare = await starters[runtime]("baseline", entries);
+    let bareCost: ReturnType<typeof cpuPerRequest>;
+    try {
+      await new Promise<void>((resolve, reject) =>
+        request(`${bare.url}${BASELINE_PATH}`, { method: "PUT" }, (answer) => answer.resume().on("end", resolve))
+          .on("error", reject)
+          .end(value),
+      );
+      bareCost = await profileOne(`${runtime}-bare-kv-get`, bare, BASELINE_PATH, {}, opts);
+    } finally {
+      await bare.close();
+    }
+    const app = await starters[runtime]("app", entries);
+    let hitCost: ReturnType<typeof cpuPerRequest>;
+    try {
+      hitCost = await profileOne(`${runtime}-kv-hit`, app, LOOKUP, { authorization }, opts);
+    } finally {
+      await app.close();
+    }
+    const parts = [...new Set<PartName>([...hitCost.parts.keys(), ...bareCost.parts.keys()])];
+    parts.sort((a, b) => (hitCost.parts.get(b) ?? 0) - (hitCost.parts.get(a) ?? 0));
+    const row = (part: string, b: number, h: number) =>
+      console.log(`| ${runtime} | ${part} | ${b.toFixed(1)} | ${h.toFixed(1)} | ${(h - b).toFixed(1)} |`);
+    for (const part of parts) row(part, bareCost.parts.get(part) ?? 0, hitCost.parts.get(part) ?? 0);
+    row("**all**", bareCost.total, hitCost.total);
+  }
+}
+
+await main();
