@@ -76,7 +76,7 @@ describe("node dist/node/index.js", () => {
     try {
       await expectNoResetOnStop(async (round) => {
         const server = await startServerProcess("node", [bundle], {
-          AUTH_SECRET: TEST_AUTH_SECRET,
+          ...TEST_AUTH_SETTINGS,
           ...stack.settings,
           HOST: "127.0.0.1",
           PORT: "0",
