@@ -6,7 +6,7 @@
 import { listenAddress } from "../../core/server/listen-address.ts";
 import { misconfiguredLine } from "../../core/settings/misconfigured.ts";
 import { SettingsError } from "../../core/settings/settings.ts";
-import type { RunningRuntime } from "../launchers/index.ts";
+import { missingRuntime, type RunningRuntime } from "../launchers/index.ts";
 import { parseCommandLine, portOption } from "../support/command-line.ts";
 import { pgliteDataDir } from "./data-dir.ts";
 import { devSecretForStart, mintDevToken, refuseUnusableSettings } from "./dev-auth.ts";
@@ -66,8 +66,13 @@ if (devSecret?.source === "file")
 
 const databaseUrl = process.env.DATABASE_URL;
 const dataDir = pgliteDataDir();
-// Refusals come before anything is opened: a taken port, then the data folder's lock.
+// Refusals come before anything is opened: a runtime not installed, a taken port, then the data
+// folder's lock.
 try {
+  for (const runtime of runtimes) {
+    const missing = missingRuntime(runtime);
+    if (missing) throw new Error(missing);
+  }
   if (port !== 0) for (const [i] of runtimes.entries()) await assertPortFree(port + i, "--port / PORT");
   await assertPortFree(neonPort, "--neon-port");
 } catch (error) {

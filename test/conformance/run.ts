@@ -12,7 +12,7 @@ import { CONFORMANCE_CORS_SETTINGS } from "./cases/cors.ts";
 import { identityProviderCases } from "./cases/identity-provider.ts";
 import { CONFORMANCE_LINK_LIMITS } from "./cases/links.ts";
 import { OUTAGE_CACHE_SECONDS, providerOutageCases } from "./cases/provider-outage.ts";
-import { RATE_LIMITED_SETTINGS, rateLimitCases } from "./cases/rate-limits.ts";
+import { RATE_LIMITED_SETTINGS, rateLimitCases, viceroyRateLimitCases } from "./cases/rate-limits.ts";
 import { httpClient } from "./client.ts";
 import {
   type IdentityProvider,
@@ -55,9 +55,10 @@ export function runConformance(runtime: RuntimeName): void {
     });
     loginRefusedSuite(refused);
 
-    // The same database, small quotas: callers and tenants past them.
+    // The same database, small quotas: callers and tenants past them (Viceroy never refuses).
     const limited = serve(runtime, async () => ({ ...stack?.settings, ...RATE_LIMITED_SETTINGS }));
-    rateLimitCases(httpClient(limited, conformsToServedDocument(limited)));
+    const cases = runtime === "fastly" ? viceroyRateLimitCases : rateLimitCases;
+    cases(httpClient(limited, conformsToServedDocument(limited)));
   });
 
   describe(`conformance [${runtime}], database unreachable`, () => {
