@@ -34,9 +34,8 @@ export interface RunManifest {
 export function runManifest(projectManifest: string, env: RawSettings, kvEntries: KvEntries = {}): RunManifest {
   const manifest = parse(readFileSync(projectManifest, "utf8"));
   const local = manifest.local_server as unknown as LocalServer;
-  const at = (url: string | undefined) => (url ? { url: new URL(url).origin } : undefined);
-  const neon = at(env.NEON_FETCH_ENDPOINT);
-  const jwks = at(env.AUTH_JWKS_URL);
+  const neon = backendAt(env.NEON_FETCH_ENDPOINT);
+  const jwks = backendAt(env.AUTH_JWKS_URL);
   if (neon) local.backends[NEON_BACKEND] = neon;
   if (jwks) local.backends[JWKS_BACKEND] = jwks;
   // Seeded as the KV adapter (edge/kv/fastly-kv.ts) names its keys.
@@ -50,4 +49,13 @@ export function runManifest(projectManifest: string, env: RawSettings, kvEntries
   const { manifest_version, name, language } = manifest;
   const toml = stringify({ manifest_version, name, language, local_server: local as unknown as TomlTable });
   return { toml: `${toml}\n`, secretEnv };
+}
+
+/**
+ * A backend at the origin of `url`; none for a setting that is not an http(s) URL, which the
+ * service itself refuses (500 misconfigured, naming it) and Viceroy must still start for.
+ */
+function backendAt(url: string | undefined): { url: string } | undefined {
+  const parsed = url ? URL.parse(url) : null;
+  return parsed && /^https?:$/.test(parsed.protocol) ? { url: parsed.origin } : undefined;
 }

@@ -44,6 +44,14 @@ describe("the run's fastly.toml", () => {
     expect(local.config_stores[CONFIG_STORE]!.contents.AUTH_JWKS_URL).toBe(jwksUrl);
   });
 
+  it("leaves the manifest's backend for a setting that is no http(s) URL: the service refuses it by name", () => {
+    for (const bad of ["ftp://127.0.0.1:9/sql", "not a url"]) {
+      const local = localServer(runManifest(FASTLY_MANIFEST, { ...env, NEON_FETCH_ENDPOINT: bad }).toml);
+      expect(local.backends[NEON_BACKEND]).toEqual({ url: "http://127.0.0.1:4444" });
+      expect(local.config_stores[CONFIG_STORE]!.contents.NEON_FETCH_ENDPOINT).toBe(bad);
+    }
+  });
+
   it("keeps the secrets out of the file: Viceroy's environment carries them, an unset one empty", () => {
     const { toml, secretEnv } = runManifest(FASTLY_MANIFEST, { DATABASE_URL: env.DATABASE_URL });
     expect(toml).not.toContain(env.DATABASE_URL);
