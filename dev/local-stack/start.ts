@@ -42,6 +42,13 @@ try {
   console.error((error as Error).message);
   process.exit(2);
 }
+// A runtime this machine lacks: one line saying how to install it, before anything is written.
+for (const missing of runtimes.map(missingRuntime)) {
+  if (missing) {
+    console.error(missing);
+    process.exit(1);
+  }
+}
 const port = values.port === undefined ? portSetting(process.env.PORT) : portOption("--port", values.port, 8787);
 const neonPort = portOption("--neon-port", values["neon-port"], 0);
 
@@ -66,13 +73,8 @@ if (devSecret?.source === "file")
 
 const databaseUrl = process.env.DATABASE_URL;
 const dataDir = pgliteDataDir();
-// Refusals come before anything is opened: a runtime not installed, a taken port, then the data
-// folder's lock.
+// Refusals come before anything is opened: a taken port, then the data folder's lock.
 try {
-  for (const runtime of runtimes) {
-    const missing = missingRuntime(runtime);
-    if (missing) throw new Error(missing);
-  }
   if (port !== 0) for (const [i] of runtimes.entries()) await assertPortFree(port + i, "--port / PORT");
   await assertPortFree(neonPort, "--neon-port");
 } catch (error) {
