@@ -58,7 +58,7 @@ describe("the run's fastly.toml", () => {
     const secrets = Object.fromEntries(
       localServer(toml).secret_stores[SECRET_STORE]!.map(({ key, env: name }) => [key, secretEnv[name]]),
     );
-    expect(secrets).toEqual({ AUTH_SECRET: "", DATABASE_URL: env.DATABASE_URL });
+    expect(secrets).toEqual({ AUTH_SECRET: "", AUTH_JWKS_KV_SECRET: "", DATABASE_URL: env.DATABASE_URL });
   });
 
   it("seeds the KV store with the planted entries, keyed as the service's adapter keys them", () => {
