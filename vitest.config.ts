@@ -4,9 +4,8 @@ import { testProjects } from "./test/projects.ts";
 // Five projects, each file in exactly one (test/projects.ts decides):
 // unit (no database, subprocess, worker or wasm: `npm run test:unit`), integration (PGlite,
 // PostgreSQL, workerd, deno, builds), conformance (one suite on Node, workerd and Deno), races
-// (real-PostgreSQL concurrency proofs and the soak), fastly (the wasm build and its test host).
+// (real-PostgreSQL concurrency proofs and the soak), fastly (the wasm build, served by Viceroy).
 const projects = testProjects(import.meta.dirname);
-const BUILDS_FASTLY_WASM = ["integration", "fastly"];
 
 export default defineConfig({
   test: {
@@ -24,10 +23,7 @@ export default defineConfig({
         name,
         include,
         ...(name === "unit" ? { pool: "threads" as const, isolate: false } : {}),
-        globalSetup: [
-          "test/support/no-leftover-processes.ts",
-          ...(BUILDS_FASTLY_WASM.includes(name) ? ["test/support/warm-fastly-engine.ts"] : []),
-        ],
+        globalSetup: ["test/support/no-leftover-processes.ts"],
       },
     })),
   },

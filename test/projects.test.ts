@@ -37,7 +37,7 @@ describe("vitest projects", () => {
       expect.arrayContaining([
         "test/conformance/fastly.test.ts",
         "test/conformance/schemathesis/fastly.test.ts",
-        "dev/fastly-host/host.test.ts",
+        "dev/launchers/fastly.test.ts",
       ]),
     );
     // One suite per runtime of edge/runtimes.ts, and schemathesis on node; Fastly's are in its own
@@ -63,11 +63,11 @@ describe("vitest projects", () => {
       write("core/pure.test.ts", 'import { it } from "vitest";\nimport { x } from "./x.ts";\n');
       write("core/x.ts", "export const x = 1;\n");
       write("core/db.test.ts", 'import { db } from "../test/support/db.ts";\n');
-      write("dev/fastly-host/pool.test.ts", 'import { Worker } from "node:worker_threads";\n');
+      write("dev/build/fastly-probe.test.ts", 'import { Worker } from "node:worker_threads";\n');
       write("dev/tool.test.ts", 'const { spawn } = await import("node:child_process");\n');
       expect(projectOf("core/pure.test.ts", root)).toBe("unit");
       expect(projectOf("core/db.test.ts", root)).toBe("integration");
-      expect(projectOf("dev/fastly-host/pool.test.ts", root)).toBe("fastly");
+      expect(projectOf("dev/build/fastly-probe.test.ts", root)).toBe("fastly");
       expect(projectOf("dev/tool.test.ts", root)).toBe("integration");
     });
 

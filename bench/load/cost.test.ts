@@ -72,15 +72,15 @@ describe("cost per million operations", () => {
   it("is n/a where a price needed is unconfirmed, and says which", () => {
     expect(costPerMillion({ requests: 1 }, PRICES).usdPerMillion).toBeNull();
     const report = costReport(
-      [summary("link-hit", 10, 0, 1, 0, "fastly-test-host")],
-      [{ target: "fastly-test-host", available: true, platform: "test host", billedAs: "Fastly" }],
+      [summary("link-hit", 10, 0, 1, 0, "fastly-viceroy")],
+      [{ target: "fastly-viceroy", available: true, platform: "Viceroy", billedAs: "Fastly" }],
       PRICES,
       "bench/prices.json",
     );
     expect(report.perTarget).toEqual([
       expect.objectContaining({
-        target: "fastly-test-host",
-        platform: "test host",
+        target: "fastly-viceroy",
+        platform: "Viceroy",
         pricedAs: "Fastly",
         usdPerMillion: null,
       }),

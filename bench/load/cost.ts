@@ -13,7 +13,7 @@ const NOT_MEASURED: Partial<Record<Meter, string>> = {
 
 export interface TargetCost {
   target: string;
-  /** What the target runs on (the test host is not Fastly's edge)… */
+  /** What the target runs on (Viceroy is not Fastly's edge)… */
   platform: string;
   /** …and whose prices it is figured at. */
   pricedAs: string;

@@ -40,7 +40,7 @@ describe("bench.html's content", () => {
     expect(full).toContain("<td>open, 200/s</td>");
     expect(plain).not.toContain("closed, 4 in flight");
     // The cost row: what the target is priced as, what one request used, and n/a where a price is unknown.
-    expect(full).toContain("<td>fastly-host</td><td>Fastly</td><td>1 KV get, 412 bytes out</td><td>n/a</td>");
+    expect(full).toContain("<td>fastly-viceroy</td><td>Fastly</td><td>1 KV get, 412 bytes out</td><td>n/a</td>");
   });
 
   it("needs nothing from elsewhere: no script, no link, no remote source", () => {
@@ -65,7 +65,7 @@ describe("--html: the page again from a saved bench.json", () => {
   });
 });
 
-const SIX_TARGETS = ["node", "cloudflare", "deno", "fastly-host", "staging-workers", "prod-fastly"];
+const SIX_TARGETS = ["node", "cloudflare", "deno", "fastly-viceroy", "staging-workers", "prod-fastly"];
 const LONG_TITLE =
   "Latency per target and operation (PostgreSQL 15.20 (Debian 15.20-0+deb12u1), concurrency 4, database round trip 20 ms, six targets)";
 

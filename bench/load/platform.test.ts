@@ -26,10 +26,10 @@ describe("the platform a deployment's headers name", () => {
 });
 
 describe("the targets the bench starts", () => {
-  it("name the Fastly one for what it is: js-compute wasm on the test host", () => {
+  it("name the Fastly one for what it is: js-compute wasm on Viceroy", () => {
     expect(localTarget("fastly")).toEqual({
-      target: "fastly-test-host",
-      platform: "js-compute wasm on the test host (not Fastly's edge)",
+      target: "fastly-viceroy",
+      platform: "js-compute wasm on Viceroy, Fastly's local runtime — not Fastly's edge",
       billedAs: "Fastly",
     });
     expect(localTarget("deno").target).toBe("deno");

@@ -1,6 +1,6 @@
 // What each target is, in words a reader of the results can quote: the runtimes started here run
-// on this machine, and the Fastly one is js-compute's wasm on the project's own test host
-// (dev/fastly-host/), not Fastly's edge; a deployment is named from its answers' headers.
+// on this machine, and the Fastly one is js-compute's wasm on Viceroy, Fastly's local runtime, not
+// Fastly's edge; a deployment is named from its answers' headers.
 import type { RuntimeName } from "../../dev/launchers/index.ts";
 
 export interface LocalTarget {
@@ -16,8 +16,8 @@ const LOCAL_TARGETS: Record<RuntimeName, LocalTarget> = {
   cloudflare: { target: "cloudflare", platform: "workerd (Miniflare) on this machine", billedAs: "Cloudflare" },
   deno: { target: "deno", platform: "Deno on this machine", billedAs: "Deno Deploy" },
   fastly: {
-    target: "fastly-test-host",
-    platform: "js-compute wasm on the test host (not Fastly's edge)",
+    target: "fastly-viceroy",
+    platform: "js-compute wasm on Viceroy, Fastly's local runtime — not Fastly's edge",
     billedAs: "Fastly",
   },
 };

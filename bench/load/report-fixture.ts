@@ -2,7 +2,7 @@
 // samples, load models, ratios, cost, platforms), for the tests of what renders it.
 import type { BenchJson, ResultRow } from "./html-report.ts";
 
-const TARGETS = ["node", "cloudflare", "deno", "fastly-host"];
+const TARGETS = ["node", "cloudflare", "deno", "fastly-viceroy"];
 const OPERATIONS = [
   ["link-hit", "link lookup (KV hit)"],
   ["kv-baseline", "bare KV get (baseline)"],
@@ -70,7 +70,7 @@ export const fullBenchJson: BenchJson = {
   results: TARGETS.flatMap((target, t) => OPERATIONS.map((operation, o) => result(target, t, operation, o))),
   ratios: [
     ratio("KV hit over bare KV get", ["node", "link-hit"], ["node", "kv-baseline"], [1.31, 1.12, 1.52]),
-    ratio("KV hit, fastly-host over deno", ["fastly-host", "link-hit"], ["deno", "link-hit"], [1.05, 0.91, 1.2]),
+    ratio("KV hit, fastly-viceroy over deno", ["fastly-viceroy", "link-hit"], ["deno", "link-hit"], [1.05, 0.91, 1.2]),
   ],
   cost: {
     table: "bench/prices.json",
@@ -94,8 +94,8 @@ export const fullBenchJson: BenchJson = {
         perRequest: { requests: 1, kvGet: 1, bytesOut: 412 },
       },
       {
-        target: "fastly-host",
-        platform: "js-compute wasm on the project's test host",
+        target: "fastly-viceroy",
+        platform: "js-compute wasm on Viceroy, Fastly's local runtime — not Fastly's edge",
         pricedAs: "Fastly",
         usdPerMillion: null,
         parts: {},

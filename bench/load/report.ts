@@ -13,7 +13,7 @@ import { describeKvCounts, type KvCounts, type Usage } from "./usage-probe.ts";
 export interface TargetStatus {
   target: string;
   available: boolean;
-  /** What the target runs on (bench/load/platform.ts): this machine's runtimes, the test host, or a deployment's platform. */
+  /** What the target runs on (bench/load/platform.ts): this machine's runtimes, Viceroy, or a deployment's platform. */
   platform?: string;
   /** Whose prices its cost is figured at, when not its platform's (a runtime started here). */
   billedAs?: string;

@@ -1,7 +1,8 @@
 // `npm run build:fastly`: compiles the service into bin/main.wasm with @fastly/js-compute (offline).
 // The service is bundled as it is written, by esbuild, minified (js-compute snapshots the engine
-// after it has parsed the script, so a smaller script is a smaller wasm); the engine is
-// size-optimized and the snapshotted service pruned by wasm-opt (wasm-opt.ts).
+// after it has parsed the script, so a smaller script is a smaller wasm). The wasm is what
+// js-compute-runtime writes, as Fastly's own toolchain (`fastly compute build`) makes it: no pass
+// of this project's runs over it.
 // Launchers call `ensureFastlyWasm()`, which builds only when the sources changed since the last
 // build (a hash of them is kept beside the wasm), so a fresh clone builds on first use.
 import { execFile } from "node:child_process";
@@ -13,7 +14,6 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { build, type Metafile } from "esbuild";
 import { UNUSED_SCHEMA_LIBRARIES } from "./cloudflare.ts";
-import { dropUnreachableCode, optimizedEngine } from "./wasm-opt.ts";
 import { wasmSections } from "./wasm-sections.ts";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -41,20 +41,6 @@ export const KV_BASELINE_WASM: WasmTarget = {
   entry: join(ROOT, "dev", "measure", "kv-baseline", "fastly.ts"),
   wasmPath: join(ROOT, "bin", "kv-baseline.wasm"),
   sourceDirs: ["dev/measure/kv-baseline", "edge/kv", "edge/fastly", "core/ports", "dev/build"],
-};
-
-/** The test host's probe of reusable sandboxes (dev/fastly-host/reuse-probe/): never deployed. */
-export const REUSE_PROBE_WASM: WasmTarget = {
-  entry: join(ROOT, "dev", "fastly-host", "reuse-probe", "fastly.ts"),
-  wasmPath: join(ROOT, "bin", "reuse-probe.wasm"),
-  sourceDirs: ["dev/fastly-host/reuse-probe", "dev/build"],
-};
-
-/** The same probe without opting in (dev/fastly-host/reuse-probe/fresh.ts). */
-export const FRESH_PROBE_WASM: WasmTarget = {
-  entry: join(ROOT, "dev", "fastly-host", "reuse-probe", "fresh.ts"),
-  wasmPath: join(ROOT, "bin", "fresh-probe.wasm"),
-  sourceDirs: ["dev/fastly-host/reuse-probe", "dev/build"],
 };
 
 const stampPath = (target: WasmTarget) => `${target.wasmPath}.sources-sha256`;
@@ -92,12 +78,7 @@ async function buildFastlyWasm(hash?: string, target: WasmTarget = SERVICE_WASM)
   try {
     const { text, metafile } = await minifiedInput(target.entry);
     await writeFile(input, text);
-    const engine = await optimizedEngine(ROOT);
-    await promisify(execFile)(cli, ["--engine-wasm", engine, input, partial], {
-      cwd: ROOT,
-      maxBuffer: 16 * 1024 * 1024,
-    });
-    await dropUnreachableCode(ROOT, partial);
+    await promisify(execFile)(cli, [input, partial], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 });
     const wasm = await readFile(partial);
     await rename(partial, target.wasmPath);
     await writeFile(stampPath(target), `${stamp}\n`);

@@ -1,7 +1,6 @@
-// A wasm module's sections, read from its bytes: for the build's size report and the Fastly test
-// host's memory image.
+// A wasm module's sections, read from its bytes: for the build's size report.
 
-export interface Section {
+interface Section {
   id: number;
   /** Where the section starts (its id byte) and ends, and where its payload starts. */
   start: number;
@@ -9,7 +8,7 @@ export interface Section {
   payload: number;
 }
 
-export function readSections(wasm: Uint8Array): Section[] {
+function readSections(wasm: Uint8Array): Section[] {
   const sections: Section[] = [];
   let at = 8; // magic and version
   while (at < wasm.length) {
@@ -24,7 +23,7 @@ export function readSections(wasm: Uint8Array): Section[] {
 }
 
 /** An unsigned LEB128 number at `at`, and where the next field starts. */
-export function readUleb(bytes: Uint8Array, at: number): { value: number; next: number } {
+function readUleb(bytes: Uint8Array, at: number): { value: number; next: number } {
   let value = 0;
   for (let shift = 0; ; shift += 7) {
     const byte = bytes[at++]!;

@@ -1,14 +1,14 @@
 // Runs edge/deno/index.ts in the real `deno` binary, with the permissions deno.json grants:
 // what `npm start -- --runtime deno` and the conformance suite start.
 import { spawn } from "node:child_process";
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import type { RawSettings } from "../../core/settings/settings.ts";
 import { kvPathFlags } from "../../edge/deno/kv-path.ts";
 import { DENO_ENV_NAMES, DRIVER_ENV_NAMES } from "../../edge/deno/settings.ts";
+import { type ServerLog, spawnServer } from "./child-server.ts";
 import type { KvEntries } from "./planted-kv.ts";
 
 export const PROJECT_ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -19,19 +19,6 @@ export const DENO_BIN = fileURLToPath(new URL("../../node_modules/.bin/deno", im
  * there is the native binary itself, so a bare `deno` in a task fails after `npm install`.
  */
 export const DENO_TASK_BIN = "./node_modules/.bin/deno";
-const STARTUP_TIMEOUT_MS = 60_000;
-/** How often a log file is read for the "listening" line while the server starts. */
-const LOG_FILE_POLL_MS = 20;
-
-/**
- * Where the server's stdout (its request log) goes: "print" reads it line by line and prints it
- * (npm start, tests); "file" writes it to a file that nothing reads while the server runs, deleted
- * when it closes. The benchmark uses "file": a pipe read by the load generator's own process
- * cost deno ~45 µs of every request (the write wakes the reader; ~3 µs into a file) and the
- * generator its CPU, a cost of this machine's setup rather than of the code measured.
- */
-export type DenoLog = "print" | "file";
-
 /**
  * What `deno task start` puts where the KV file's permissions go: the output of
  * edge/deno/kv-path.ts, read and write for DENO_KV_PATH only (nothing when it is unset).
@@ -62,7 +49,7 @@ export async function startDenoRuntime(
     runFlags,
   }: {
     port?: number;
-    log?: DenoLog;
+    log?: ServerLog;
     kvEntries?: KvEntries;
     /** Flags of `deno run` beside the permissions (a profile's --inspect). */
     runFlags?: string[];
@@ -117,63 +104,17 @@ async function plantedKvFile(entries: KvEntries) {
 }
 
 /** Runs `deno <args>` and resolves with the URL of the first `{"event":"listening"}` line it prints. */
-export function spawnDenoServer(args: string[], env: Record<string, string>, log: DenoLog = "print") {
+export function spawnDenoServer(args: string[], env: Record<string, string>, log: ServerLog = "print") {
   const childEnv = { ...env, NO_COLOR: "1" };
-  const logDir = log === "file" ? mkdtempSync(join(tmpdir(), "deno-log-")) : undefined;
-  const logFile = logDir && join(logDir, "stdout.log");
-  const stdout = logFile ? openSync(logFile, "w") : "pipe";
-  const child = spawn(DENO_BIN, args, { cwd: PROJECT_ROOT, env: childEnv, stdio: ["ignore", stdout, "inherit"] });
-  if (typeof stdout === "number") closeSync(stdout); // the child holds its own copy
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  const close = async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
-    await exited;
-    if (logDir) rmSync(logDir, { recursive: true, force: true });
-  };
-
-  // logFile: where the log is written with "file", until close deletes it.
-  return new Promise<{ url: string; logFile?: string; close(): Promise<void> }>((resolve, reject) => {
-    let stopWatching = () => {};
-    const fail = (reason: string) => {
-      clearTimeout(timer);
-      stopWatching();
-      void close().then(() => reject(new Error(`deno runtime did not start: ${reason}`)));
-    };
-    const timer = setTimeout(() => fail("timed out"), STARTUP_TIMEOUT_MS);
-    child.once("error", (error) => fail(error.message));
-    const onExit = (code: number | null) => fail(`exited with code ${code}`);
-    child.once("exit", onExit);
-    const listening = (url: string) => {
-      clearTimeout(timer);
-      child.off("exit", onExit);
-      resolve({ url, logFile, close });
-    };
-    stopWatching = logFile ? watchLogFile(logFile, listening) : watchStdout(child.stdout!, listening);
+  return spawnServer({
+    name: "deno runtime",
+    command: DENO_BIN,
+    args,
+    env: childEnv,
+    cwd: PROJECT_ROOT,
+    log,
+    listeningUrl,
   });
-}
-
-/** Prints the app's log as it comes; its first "listening" line says where it listens. */
-function watchStdout(stdout: NodeJS.ReadableStream, listening: (url: string) => void): () => void {
-  const lines = createInterface({ input: stdout });
-  let started = false;
-  lines.on("line", (line) => {
-    const url = started ? undefined : listeningUrl(line);
-    if (!url) return void console.log(line);
-    started = true;
-    listening(url);
-  });
-  return () => lines.close();
-}
-
-/** Reads the log file until its "listening" line is there, then leaves it alone. */
-function watchLogFile(path: string, listening: (url: string) => void): () => void {
-  const poll = setInterval(() => {
-    const url = readFileSync(path, "utf8").split("\n").map(listeningUrl).find(Boolean);
-    if (!url) return;
-    clearInterval(poll);
-    listening(url);
-  }, LOG_FILE_POLL_MS);
-  return () => clearInterval(poll);
 }
 
 /** The URL in the entry's "listening" line (edge/deno/index.ts prints it), or undefined. */

@@ -1,13 +1,14 @@
-import { chmod, mkdtemp, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { delimiter, join } from "node:path";
+import { join } from "node:path";
 import { parse } from "smol-toml";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CONFIG_STORE, JWKS_BACKEND, NEON_BACKEND, SECRET_STORE } from "../../edge/fastly/bindings.ts";
-import { ensureFastlyWasm, ROOT } from "../build/fastly.ts";
-import { localServerToml } from "../fastly-host/viceroy.ts";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { CONFIG_STORE, JWKS_BACKEND, KV_STORE, NEON_BACKEND, SECRET_STORE } from "../../edge/fastly/bindings.ts";
 import { TEST_AUTH_SECRET, TEST_AUTH_SETTINGS } from "../support/tokens.ts";
-import { runOverrides, startFastlyRuntime } from "./fastly.ts";
+import { describeWithViceroy } from "../support/viceroy.ts";
+import { FASTLY_MANIFEST, startFastlyRuntime } from "./fastly.ts";
+import { runManifest } from "./fastly-manifest.ts";
+import { VICEROY_INSTALL } from "./viceroy.ts";
 
 const env = {
   ...TEST_AUTH_SETTINGS,
@@ -15,79 +16,86 @@ const env = {
   NEON_FETCH_ENDPOINT: "http://127.0.0.1:4545/sql",
 };
 
-describe("the Fastly launcher", () => {
-  it("points the neon backend and the stores at this run", () => {
-    expect(runOverrides({ ...env, LINK_CACHE_TTL_SECONDS: "90", PATH: "/bin" })).toEqual({
-      backends: { [NEON_BACKEND]: { url: "http://127.0.0.1:4545" } },
-      configStores: {
-        [CONFIG_STORE]: {
-          AUTH_SECRET_SCOPE: "local",
-          LINK_CACHE_TTL_SECONDS: "90",
-          NEON_FETCH_ENDPOINT: "http://127.0.0.1:4545/sql",
-        },
-      },
-      secretStores: { [SECRET_STORE]: { AUTH_SECRET: TEST_AUTH_SECRET, DATABASE_URL: env.DATABASE_URL } },
+interface LocalServer {
+  backends: Record<string, { url: string }>;
+  kv_stores: Record<string, { key: string; data: string }[]>;
+  config_stores: Record<string, { format: string; contents: Record<string, string> }>;
+  secret_stores: Record<string, { key: string; env: string }[]>;
+}
+const localServer = (toml: string) => (parse(toml) as unknown as { local_server: LocalServer }).local_server;
+
+describe("the run's fastly.toml", () => {
+  it("points the neon backend and the config store at this run", () => {
+    const { toml } = runManifest(FASTLY_MANIFEST, { ...env, LINK_CACHE_TTL_SECONDS: "90", PATH: "/bin" });
+    const local = localServer(toml);
+    expect(local.backends[NEON_BACKEND]).toEqual({ url: "http://127.0.0.1:4545" });
+    expect(local.config_stores[CONFIG_STORE]!.format).toBe("inline-toml");
+    expect(local.config_stores[CONFIG_STORE]!.contents).toMatchObject({
+      LINK_CACHE_TTL_SECONDS: "90",
+      NEON_FETCH_ENDPOINT: "http://127.0.0.1:4545/sql",
     });
+    expect(local.config_stores[CONFIG_STORE]!.contents).not.toHaveProperty("PATH");
   });
 
   it("points the jwks backend at the host of AUTH_JWKS_URL", () => {
-    const overrides = runOverrides({ ...env, AUTH_JWKS_URL: "http://127.0.0.1:4646/.well-known/jwks.json" });
-    expect(overrides.backends).toEqual({
-      [NEON_BACKEND]: { url: "http://127.0.0.1:4545" },
-      [JWKS_BACKEND]: { url: "http://127.0.0.1:4646" },
-    });
-    expect(overrides.configStores?.[CONFIG_STORE]).toMatchObject({
-      AUTH_JWKS_URL: "http://127.0.0.1:4646/.well-known/jwks.json",
-    });
+    const jwksUrl = "http://127.0.0.1:4646/.well-known/jwks.json";
+    const local = localServer(runManifest(FASTLY_MANIFEST, { ...env, AUTH_JWKS_URL: jwksUrl }).toml);
+    expect(local.backends[JWKS_BACKEND]).toEqual({ url: "http://127.0.0.1:4646" });
+    expect(local.config_stores[CONFIG_STORE]!.contents.AUTH_JWKS_URL).toBe(jwksUrl);
   });
 
-  it("writes Viceroy a manifest without secret values: they go through its environment", () => {
-    const { toml, secretEnv } = localServerToml({
-      backends: { neon: { url: "http://127.0.0.1:4545" } },
-      kvStores: { edge_cache: [{ key: "k", data: "v" }] },
-      configStores: { settings: { LINK_CACHE_TTL_SECONDS: "300" } },
-      secretStores: { secrets: { AUTH_SECRET: "very secret" } },
-    });
-    expect(toml).not.toContain("very secret");
-    const manifest = parse(toml) as { local_server: Record<string, Record<string, unknown>> };
-    expect(manifest.local_server.backends).toEqual({ neon: { url: "http://127.0.0.1:4545" } });
-    expect(manifest.local_server.kv_stores).toEqual({ edge_cache: [{ key: "k", data: "v" }] });
-    expect(manifest.local_server.config_stores).toEqual({
-      settings: { format: "inline-toml", contents: { LINK_CACHE_TTL_SECONDS: "300" } },
-    });
-    const [secret] = (manifest.local_server.secret_stores as { secrets: { key: string; env: string }[] }).secrets;
-    expect(secret!.key).toBe("AUTH_SECRET");
-    expect(secretEnv[secret!.env]).toBe("very secret");
+  it("leaves the manifest's backend for a setting that is no http(s) URL: the service refuses it by name", () => {
+    for (const bad of ["ftp://127.0.0.1:9/sql", "not a url"]) {
+      const local = localServer(runManifest(FASTLY_MANIFEST, { ...env, NEON_FETCH_ENDPOINT: bad }).toml);
+      expect(local.backends[NEON_BACKEND]).toEqual({ url: "http://127.0.0.1:4444" });
+      expect(local.config_stores[CONFIG_STORE]!.contents.NEON_FETCH_ENDPOINT).toBe(bad);
+    }
   });
 
-  describe("with viceroy on PATH", () => {
-    const path = process.env.PATH;
-
-    beforeAll(async () => {
-      await ensureFastlyWasm();
-      // A `viceroy` that takes Viceroy's arguments and serves with the test host.
-      const dir = await mkdtemp(join(tmpdir(), "viceroy-bin-"));
-      const standIn = join(ROOT, "dev", "fastly-host", "viceroy-stand-in.ts");
-      await writeFile(
-        join(dir, "viceroy"),
-        `#!/bin/sh\nexec "${join(ROOT, "node_modules", ".bin", "tsx")}" "${standIn}" "$@"\n`,
-      );
-      await chmod(join(dir, "viceroy"), 0o755);
-      process.env.PATH = `${dir}${delimiter}${path}`;
-    }, 300_000);
-    afterAll(() => {
-      process.env.PATH = path;
-    });
-
-    it("serves the wasm through it, on the port asked for or a free one", async () => {
-      const runtime = await startFastlyRuntime(env, { port: 0 });
-      try {
-        expect(runtime.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-        expect(await (await fetch(`${runtime.url}/healthz`)).json()).toEqual({ status: "ok", runtime: "fastly" });
-      } finally {
-        await runtime.close();
-      }
-      await expect(fetch(`${runtime.url}/healthz`)).rejects.toThrow();
-    }, 120_000);
+  it("keeps the secrets out of the file: Viceroy's environment carries them, an unset one empty", () => {
+    const { toml, secretEnv } = runManifest(FASTLY_MANIFEST, { DATABASE_URL: env.DATABASE_URL });
+    expect(toml).not.toContain(env.DATABASE_URL);
+    const secrets = Object.fromEntries(
+      localServer(toml).secret_stores[SECRET_STORE]!.map(({ key, env: name }) => [key, secretEnv[name]]),
+    );
+    expect(secrets).toEqual({ AUTH_SECRET: "", AUTH_JWKS_KV_SECRET: "", DATABASE_URL: env.DATABASE_URL });
   });
+
+  it("seeds the KV store with the planted entries, keyed as the service's adapter keys them", () => {
+    const local = localServer(runManifest(FASTLY_MANIFEST, env, { "jwks/a#b": "planted" }).toml);
+    expect(local.kv_stores[KV_STORE]).toEqual([{ key: "jwks/a%23b", data: "planted" }]);
+  });
+});
+
+describe("without viceroy", () => {
+  const saved = { PATH: process.env.PATH, HOME: process.env.HOME };
+  let home: string;
+  beforeAll(async () => {
+    home = await mkdtemp(join(tmpdir(), "no-viceroy-"));
+  });
+  afterEach(() => Object.assign(process.env, saved));
+  afterAll(() => rm(home, { recursive: true, force: true }));
+
+  it("nothing starts, and one line says how to install it", async () => {
+    // A PATH and a home folder where no viceroy is; a file named so, not executable, does not count.
+    await writeFile(join(home, "viceroy"), "");
+    Object.assign(process.env, { PATH: home, HOME: home });
+    const started = startFastlyRuntime(env, { port: 0 });
+    await expect(started).rejects.toThrow(VICEROY_INSTALL);
+    await expect(started).rejects.toThrow(/^[^\n]+$/);
+  });
+});
+
+describeWithViceroy("the Fastly launcher on Viceroy", () => {
+  it("serves the wasm on the port asked for or a free one, and stops it", async () => {
+    const runtime = await startFastlyRuntime(env, { port: 0 });
+    try {
+      expect(runtime.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(runtime.url).not.toMatch(/:0$/);
+      expect(await (await fetch(`${runtime.url}/healthz`)).json()).toEqual({ status: "ok", runtime: "fastly" });
+    } finally {
+      await runtime.close();
+    }
+    await expect(fetch(`${runtime.url}/healthz`)).rejects.toThrow();
+  }, 120_000);
 });

@@ -1,8 +1,9 @@
 import type { RawSettings } from "../../core/settings/settings.ts";
 import { isRuntimeName, RUNTIME_NAMES, type RuntimeName } from "../../edge/runtimes.ts";
-import type { DenoLog } from "./deno.ts";
+import type { ServerLog } from "./child-server.ts";
 import { startNodeRuntime } from "./node.ts";
 import type { KvEntries } from "./planted-kv.ts";
+import { findViceroy, VICEROY_MISSING } from "./viceroy.ts";
 
 export { isRuntimeName, type RuntimeName };
 
@@ -16,11 +17,11 @@ interface LaunchOptions {
   /** 0 picks a free port. */
   port?: number;
   /**
-   * Where a runtime in a process of its own writes its log (deno.ts says why the benchmark wants
-   * "file"). Only deno has one to route: node and the Fastly host log in this process, and
-   * workerd's output goes through Miniflare.
+   * Where a runtime in a process of its own (deno, Viceroy) writes its log (child-server.ts says
+   * why the benchmark wants "file"): node logs in this process, and workerd's output goes through
+   * Miniflare.
    */
-  log?: DenoLog;
+  log?: ServerLog;
   /** Entries the runtime's KV store holds before its first request (planted-kv.ts). */
   kvEntries?: KvEntries;
 }
@@ -44,6 +45,11 @@ const launchers: Record<RuntimeName, RuntimeLauncher> = {
 };
 
 export const runtimeNames = RUNTIME_NAMES;
+
+/** The one line saying how to install what `runtime` needs and this machine lacks, or undefined. */
+export function missingRuntime(runtime: RuntimeName): string | undefined {
+  return runtime === "fastly" && !findViceroy() ? VICEROY_MISSING : undefined;
+}
 
 export async function launchRuntime(
   runtime: RuntimeName,

@@ -1,17 +1,19 @@
 // `npm start` checks the settings it will hand the runtime before it starts anything: a typo in
 // DATABASE_URL must not quietly fall back to the embedded database.
 import { spawnSync } from "node:child_process";
-import { join } from "node:path";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ROOT } from "../build/fastly.ts";
+import { VICEROY_INSTALL } from "../launchers/viceroy.ts";
 
 const SECRET = "a-development-secret-of-32-bytes-or-more";
 
-function start(env: Record<string, string>) {
+function start(env: Record<string, string>, args: string[] = []) {
   const parent = Object.fromEntries(
     Object.entries(process.env).filter(([name]) => !/^(AUTH_|DATABASE_URL|NEON_)/.test(name)),
   );
-  return spawnSync(join(ROOT, "node_modules", ".bin", "tsx"), [join(ROOT, "dev", "local-stack", "start.ts")], {
+  return spawnSync(join(ROOT, "node_modules", ".bin", "tsx"), [join(ROOT, "dev", "local-stack", "start.ts"), ...args], {
     cwd: ROOT,
     env: { ...parent, PORT: "0", ...env },
     encoding: "utf8",
@@ -47,4 +49,17 @@ describe("npm start with an unusable setting", () => {
     },
     60_000,
   );
+});
+
+describe("npm start -- --runtime fastly without Viceroy", () => {
+  it("says in one line how to install it, and starts nothing", () => {
+    // A PATH without viceroy (node found by its own path) and a home folder without .cargo/bin.
+    const result = start({ AUTH_SECRET: SECRET, PATH: dirname(process.execPath), HOME: tmpdir() }, [
+      "--runtime",
+      "fastly",
+    ]);
+    expect(result.status).toBe(1);
+    expect(result.stderr.trim().split("\n")).toEqual([expect.stringContaining(VICEROY_INSTALL)]);
+    expect(result.stdout).not.toMatch(/Database:|listening|AUTH_SECRET/);
+  }, 60_000);
 });

@@ -6,7 +6,7 @@
 import { listenAddress } from "../../core/server/listen-address.ts";
 import { misconfiguredLine } from "../../core/settings/misconfigured.ts";
 import { SettingsError } from "../../core/settings/settings.ts";
-import type { RunningRuntime } from "../launchers/index.ts";
+import { missingRuntime, type RunningRuntime } from "../launchers/index.ts";
 import { parseCommandLine, portOption } from "../support/command-line.ts";
 import { pgliteDataDir } from "./data-dir.ts";
 import { devSecretForStart, mintDevToken, refuseUnusableSettings } from "./dev-auth.ts";
@@ -41,6 +41,13 @@ try {
 } catch (error) {
   console.error((error as Error).message);
   process.exit(2);
+}
+// A runtime this machine lacks: one line saying how to install it, before anything is written.
+for (const missing of runtimes.map(missingRuntime)) {
+  if (missing) {
+    console.error(missing);
+    process.exit(1);
+  }
 }
 const port = values.port === undefined ? portSetting(process.env.PORT) : portOption("--port", values.port, 8787);
 const neonPort = portOption("--neon-port", values["neon-port"], 0);

@@ -34,4 +34,4 @@ for (let i = 0; i < runs; i++) {
 console.log(
   `launch → first /healthz answer: median ${median(firsts).toFixed(0)} ms over ${runs} runs (${firsts.map((v) => v.toFixed(0)).join(", ")})`,
 );
-console.log(`next /healthz (a fresh instance per request): median ${median(seconds).toFixed(0)} ms`);
+console.log(`next /healthz: median ${median(seconds).toFixed(0)} ms`);

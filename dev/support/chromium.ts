@@ -1,7 +1,8 @@
 // Debian's Chromium, headless, driven by playwright-core. Suites that need it are skipped with a
 // warning where it is missing, and fail under CI=true (required-tool.ts).
+import { existsSync } from "node:fs";
 import { type Browser, chromium } from "playwright-core";
-import { describeWithTool } from "./required-tool.ts";
+import { describeNeeding } from "./required-tool.ts";
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
@@ -19,11 +20,10 @@ const ARGS = [
 
 export const launchChromium = (): Promise<Browser> => chromium.launch({ executablePath: CHROMIUM_PATH, args: ARGS });
 
-const CHROMIUM = {
-  name: "Chromium",
-  path: CHROMIUM_PATH,
-  install: "Install it (apt-get install chromium) or set CHROMIUM_PATH",
-};
-
 /** `describe` for suites that need Chromium: skipped with a warning without it, failing in CI. */
-export const describeWithChromium = (name: string, fn: () => void): void => describeWithTool(CHROMIUM, name, fn);
+export function describeWithChromium(name: string, fn: () => void): void {
+  const missing = existsSync(CHROMIUM_PATH)
+    ? undefined
+    : `Chromium is not at ${CHROMIUM_PATH} (apt-get install chromium, or set CHROMIUM_PATH)`;
+  describeNeeding("Chromium", missing, name, fn);
+}

@@ -1,9 +1,9 @@
 // Tests that need the real PostgreSQL (127.0.0.1:5432, user postgres, trust auth). Each suite
 // gets its own throwaway database. Without PostgreSQL the suites are skipped loudly, except in
-// CI, where they fail: CI must never go green by silently testing less.
+// CI, where they fail (required-tool.ts).
 import { randomBytes } from "node:crypto";
 import pg from "pg";
-import { describe, it } from "vitest";
+import { describeNeeding } from "./required-tool.ts";
 import { runStatement } from "./run-statement.ts";
 import { LOCAL_POSTGRES_URL } from "./scratch-schema.ts";
 
@@ -49,19 +49,7 @@ const available = await postgresAvailable();
 
 /** `describe` for suites that need PostgreSQL: skipped with a warning without it, failing in CI. */
 export function describeWithPostgres(name: string, fn: () => void): void {
-  if (available) return void describe(name, fn);
   const where = new URL(LOCAL_POSTGRES_URL).host;
-  if (process.env.CI === "true") {
-    describe(name, () => {
-      it("needs PostgreSQL", () => {
-        throw new Error(`PostgreSQL is required in CI but ${where} is unreachable (set TEST_POSTGRES_URL)`);
-      });
-    });
-    return;
-  }
-  console.warn(
-    `\n!!! PostgreSQL at ${where} is unreachable: SKIPPING "${name}". ` +
-      "Start PostgreSQL (or set TEST_POSTGRES_URL) to run it. In CI this fails. !!!\n",
-  );
-  describe.skip(name, fn);
+  const missing = available ? undefined : `PostgreSQL at ${where} is unreachable (start it, or set TEST_POSTGRES_URL)`;
+  describeNeeding("PostgreSQL", missing, name, fn);
 }

@@ -1,29 +1,21 @@
-// Suites that need a tool the machine may lack (Chromium, schemathesis) are skipped with a warning
-// where it is missing, and fail under CI=true: CI never goes green by testing less.
-import { existsSync } from "node:fs";
+// Suites that need a tool of the machine (PostgreSQL, Chromium, Viceroy) are skipped with a
+// warning where it is missing, and fail under CI=true: CI never goes green by testing less.
 import { describe, it } from "vitest";
 
-export interface RequiredTool {
-  name: string;
-  /** Where the suites run it from. */
-  path: string;
-  /** How to get it there, as the messages say it. */
-  install: string;
-}
-
-/** `describe` for suites that need `tool`: skipped with a warning without it, failing in CI. */
-export function describeWithTool(tool: RequiredTool, name: string, fn: () => void): void {
-  if (existsSync(tool.path)) return void describe(name, fn);
+/**
+ * `describe` that runs when `missing` is undefined; otherwise `missing` (what is absent and how to
+ * get it) is the warning of the skip, or the failure in CI.
+ */
+export function describeNeeding(tool: string, missing: string | undefined, name: string, fn: () => void): void {
+  if (missing === undefined) return void describe(name, fn);
   if (process.env.CI === "true") {
     describe(name, () => {
-      it(`needs ${tool.name}`, () => {
-        throw new Error(`${tool.name} is required in CI but ${tool.path} is missing. ${tool.install}.`);
+      it(`needs ${tool}`, () => {
+        throw new Error(`${tool} is required in CI: ${missing}`);
       });
     });
     return;
   }
-  console.warn(
-    `\n!!! ${tool.name} is not at ${tool.path}: SKIPPING "${name}". ${tool.install} to run it. In CI this fails. !!!\n`,
-  );
+  console.warn(`\n!!! ${missing}: SKIPPING "${name}". In CI this fails. !!!\n`);
   describe.skip(name, fn);
 }

@@ -38,11 +38,9 @@ const COMPUTE_LIMITS = { sqlStatements: 28 };
 
 // Stores can only be opened while a request runs (the build snapshots the top level before any
 // exists), so the app is built on an instance's first request, from the stores read then, and
-// kept for the requests the instance serves, as Workers build one per `env`. Built into the
-// snapshot over stand-ins bound later instead, a fresh instance's first KV hit was ~5 ms faster
-// in the test host (11.6 against 16.7 ms, median of 16), a reused instance's the same (~3.3 ms):
-// paid once per instance, which serves request after request (reuse.ts), it buys an app built
-// from its settings like on every other runtime, with no stand-in to keep in step with the ports.
+// kept for the requests the instance serves, as Workers build one per `env`. Paid once per
+// instance, which serves request after request (reuse.ts), it buys an app built from its
+// settings like on every other runtime, with no stand-in to keep in step with the ports.
 // Its counters are opened on first use, so it is made once, at the top level, for every deployment.
 const rateLimiter = createFastlyRateLimiter({ RateCounter, PenaltyBox });
 let deployment: Promise<Deployment> | undefined;

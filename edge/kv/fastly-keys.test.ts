@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { kvKeyProblem } from "../../dev/fastly-host/kv-stores.ts";
+import { kvKeyProblem } from "../../test/support/fake-fastly-kv-store.ts";
 import { decodeKvKey, encodeKvKey, fastlyKey } from "./fastly-keys.ts";
 
 // Keys built from the characters Fastly treats specially, so the properties meet them often.

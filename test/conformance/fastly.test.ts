@@ -1,5 +1,6 @@
 // The conformance suite on Fastly Compute: the compiled service (bin/main.wasm, built on first use)
-// served by Viceroy when it is on PATH, else by the Fastly test host (dev/fastly-host/).
+// served by Viceroy, Fastly's local runtime. What Viceroy cannot run is named in docs/fastly.md.
+import { describeWithViceroy } from "../../dev/support/viceroy.ts";
 import { runConformance } from "./run.ts";
 
-runConformance("fastly");
+describeWithViceroy("the Fastly service on Viceroy", () => runConformance("fastly"));

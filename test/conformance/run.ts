@@ -13,7 +13,7 @@ import { identityProviderCases } from "./cases/identity-provider.ts";
 import { CONFORMANCE_LINK_LIMITS } from "./cases/links.ts";
 import { plantedLinkCases, plantedLinkEntries } from "./cases/planted-links.ts";
 import { OUTAGE_CACHE_SECONDS, providerOutageCases } from "./cases/provider-outage.ts";
-import { RATE_LIMITED_SETTINGS, rateLimitCases } from "./cases/rate-limits.ts";
+import { RATE_LIMITED_SETTINGS, rateLimitCases, viceroyRateLimitCases } from "./cases/rate-limits.ts";
 import { KEY_SET_SECRET, signedKeySetCases } from "./cases/signed-key-set.ts";
 import { httpClient } from "./client.ts";
 import {
@@ -58,9 +58,10 @@ export function runConformance(runtime: RuntimeName): void {
     });
     loginRefusedSuite(refused);
 
-    // The same database, small quotas: callers and tenants past them.
+    // The same database, small quotas: callers and tenants past them (Viceroy never refuses).
     const limited = serve(runtime, async () => ({ ...stack?.settings, ...RATE_LIMITED_SETTINGS }));
-    rateLimitCases(httpClient(limited, conformsToServedDocument(limited)));
+    const cases = runtime === "fastly" ? viceroyRateLimitCases : rateLimitCases;
+    cases(httpClient(limited, conformsToServedDocument(limited)));
 
     // The same database, another deployment: its KV store holds a link and a drain cursor planted there.
     const planted = serve(runtime, async () => ({ ...stack?.settings }), undefined, plantedLinkEntries);

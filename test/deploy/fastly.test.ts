@@ -1,15 +1,15 @@
 // The Fastly package as `fastly compute deploy` would upload it, built and validated by the Fastly
 // CLI from npm (@fastly/cli). Publishing needs an account (docs/deploy.md).
 import { execFile } from "node:child_process";
-import { cp, mkdtemp, rm, symlink } from "node:fs/promises";
+import { cp, mkdtemp, readFile, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { PROBLEM_CONTENT_TYPE } from "../../core/http/problem.ts";
-import { ensureFastlyWasm, ROOT } from "../../dev/build/fastly.ts";
-import { type FastlyHost, startFastlyHost } from "../../dev/fastly-host/host.ts";
-import { localServerConfig } from "../../dev/launchers/fastly.ts";
+import { ROOT } from "../../dev/build/fastly.ts";
+import { startFastlyRuntime } from "../../dev/launchers/fastly.ts";
+import { describeWithViceroy } from "../../dev/support/viceroy.ts";
 import { runToExit } from "./processes.ts";
 
 const FASTLY = join(ROOT, "node_modules", ".bin", "fastly");
@@ -59,10 +59,10 @@ describe("fastly compute", () => {
   }, 300_000);
 });
 
-describe("the service with an unusable setting", () => {
-  let host: FastlyHost | undefined;
+describeWithViceroy("the service with an unusable setting, on Viceroy", () => {
+  let service: Awaited<ReturnType<typeof startFastlyRuntime>> | undefined;
   afterAll(async () => {
-    await host?.close();
+    await service?.close();
   });
 
   it.each([
@@ -80,25 +80,20 @@ describe("the service with an unusable setting", () => {
         NEON_FETCH_ENDPOINT: "http://127.0.0.1:9/sql",
         ...bad,
       };
-      const logs: string[] = [];
-      const config = localServerConfig(env);
-      await host?.close();
-      host = await startFastlyHost({
-        wasmPath: await ensureFastlyWasm(),
-        config,
-        concurrency: 1,
-        log: (_stream, text) => logs.push(text),
-      });
+      await service?.close();
+      // Its log (the service's stdout through Viceroy's) in a file, read once the requests are answered.
+      service = await startFastlyRuntime(env, { port: 0, log: "file" });
       for (const path of ["/healthz", "/v1/me/links"]) {
-        const response = await fetch(`${host.url}${path}`);
+        const response = await fetch(`${service.url}${path}`);
         expect(response.status).toBe(500);
         expect(response.headers.get("content-type")).toBe(PROBLEM_CONTENT_TYPE);
         const body = await response.text();
         expect(JSON.parse(body)).toMatchObject({ code: "misconfigured", setting });
         for (const value of Object.values(bad)) if (value) expect(body).not.toContain(value);
       }
-      expect(logs.join("")).toMatch(new RegExp(`"event":"misconfigured".*"setting":"${setting}"`));
-      for (const value of Object.values(bad)) if (value) expect(logs.join("")).not.toContain(value);
+      const log = await readFile(service.logFile!, "utf8");
+      expect(log).toMatch(new RegExp(`"event":"misconfigured".*"setting":"${setting}"`));
+      for (const value of Object.values(bad)) if (value) expect(log).not.toContain(value);
     },
     300_000,
   );

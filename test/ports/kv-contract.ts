@@ -1,5 +1,5 @@
 // What every KV cache adapter must do (core/ports/kv.ts), run against each store: memory, Workers
-// KV in workerd through Miniflare, the Fastly KV Store of the test host, and real Deno KV under
+// KV in workerd through Miniflare, Viceroy's Fastly KV Store (and a fake of it), and real Deno KV under
 // `deno test`. Keys of each case have their own prefix, so cases share one opened store.
 import assert from "node:assert/strict";
 import { KV_GET_MANY_MAX, type KvCache } from "../../core/ports/kv.ts";

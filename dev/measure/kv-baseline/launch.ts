@@ -1,9 +1,8 @@
 // Starts the bare-KV-get baseline of a runtime, the way dev/launchers/ start the service: node in
-// process, the Worker in workerd, the script in the deno binary, the wasm in the Fastly test host.
+// process, the Worker in workerd, the script in the deno binary, the wasm on Viceroy.
 
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
-import { KV_STORE } from "../../../edge/fastly/bindings.ts";
 import { createMemoryKv } from "../../../edge/kv/memory.ts";
 import { listen } from "../../../edge/node/server.ts";
 import type { RuntimeName } from "../../../edge/runtimes.ts";
@@ -53,14 +52,17 @@ const baselines: Record<RuntimeName, () => Promise<RunningBaseline>> = {
     return spawnDenoServer(["run", "--allow-net=127.0.0.1", "--unstable-kv", "dev/measure/kv-baseline/deno.ts"], env);
   },
   async fastly() {
-    const [{ ensureFastlyWasm, KV_BASELINE_WASM }, { startFastlyHost }] = await Promise.all([
-      import("../../build/fastly.ts"),
-      import("../../fastly-host/host.ts"),
-    ]);
+    const [{ ensureFastlyWasm, KV_BASELINE_WASM }, { FASTLY_MANIFEST }, { runManifest }, { startViceroy }] =
+      await Promise.all([
+        import("../../build/fastly.ts"),
+        import("../../launchers/fastly.ts"),
+        import("../../launchers/fastly-manifest.ts"),
+        import("../../launchers/viceroy.ts"),
+      ]);
     const wasmPath = await ensureFastlyWasm(KV_BASELINE_WASM);
-    const config = { backends: {}, kvStores: { [KV_STORE]: [] }, configStores: {}, secretStores: {} };
-    const host = await startFastlyHost({ wasmPath, config, port: 0 });
-    return { url: host.url, close: () => host.close() };
+    // The service's manifest: the same KV Store (edge_cache), empty; nothing else is used.
+    const { toml, secretEnv } = runManifest(FASTLY_MANIFEST, {});
+    return startViceroy({ wasmPath, manifest: toml, env: secretEnv, port: 0 });
   },
 };
 

@@ -14,17 +14,15 @@ const JWKS_FETCH_TIMEOUT_MS = 5_000;
 
 // Concurrent requests per cache lifetime. On Fastly Compute each may run in an instance of its
 // own, and instances share nothing but the KV store, so each retries the provider on its own,
-// once per retry delay (here at most the 1 s lifetime): the test host's 8 instances may make
-// about 8 fetches per round, more when a round outlasts a second on a loaded machine (measured:
-// 42 fetches for 100 requests in rounds of 20, 42 for 200 in rounds of 40). Rounds of 40 keep
+// once per retry delay (here at most the 1 s lifetime): each instance Viceroy runs at once may
+// fetch once per round, more when a round outlasts a second on a loaded machine. Rounds of 40 keep
 // "fewer fetches than half the requests" the proof that a request does not fetch, on every runtime.
 const REQUESTS_PER_ROUND = 40;
 
 /**
- * On every runtime. On Fastly Compute the test host runs concurrent requests in instances of
- * their own and starts new ones while older ones are busy, as Compute does: a request often runs
- * where no key set was ever fetched, and verifies with the one an earlier instance kept in the
- * KV store.
+ * On every runtime. On Fastly Compute (and Viceroy) concurrent requests run in instances of their
+ * own, new ones started while older ones are busy: a request often runs where no key set was ever
+ * fetched, and verifies with the one an earlier instance kept in the KV store.
  */
 export function providerOutageCases(call: Call, provider: () => IdentityProvider) {
   const cachedKeyToken = () => provider().bearer({ alg: "ES256" });

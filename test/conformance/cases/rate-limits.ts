@@ -1,6 +1,9 @@
 // Rate limits per caller and per tenant, against a deployment started with the small quotas of
 // RATE_LIMITED_SETTINGS: a caller past its quota gets 429 with the rate-limit fields and nothing
-// is written; another caller of the tenant, and another tenant, go on.
+// is written; another caller of the tenant, and another tenant, go on. Viceroy, where the Fastly
+// service runs here, stubs Fastly's Edge Rate Limiter (it never refuses): there these cases are
+// replaced by viceroyRateLimitCases, docs/fastly.md names them, and the adapter's refusals are
+// proven against a fake of the platform's API (edge/rate-limit/fastly-erl.test.ts).
 import { describe, expect, it } from "vitest";
 import { type Answer, type Call, expectProblem, expectStatus, freshTenant, unique } from "../client.ts";
 
@@ -20,9 +23,19 @@ function reported(answer: Answer, policy: string): { r: number; t: number } | un
   return r === undefined || t === undefined ? undefined : { r: Number(r), t: Number(t) };
 }
 
+/** The cases' names, which docs/fastly.md lists as what Viceroy cannot run. */
+export const RATE_LIMIT_CASES = {
+  callerWrites: "a caller past its write quota gets 429 rate_limited with the fields; nothing is written",
+  tenantWrites: "another caller of the tenant goes on until the tenant's quota is spent; another tenant goes on",
+  callerReads: "reads have quotas of their own, per caller",
+} as const;
+
+const createDocument = (call: Call, as: object, contractId: string) =>
+  call("POST", "/v1/documents", { as, body: { contractId } });
+
 export function rateLimitCases(call: Call) {
   describe("rate limits", () => {
-    const create = (as: object, contractId: string) => call("POST", "/v1/documents", { as, body: { contractId } });
+    const create = (as: object, contractId: string) => createDocument(call, as, contractId);
 
     /**
      * Where windows are aligned to the clock, a case that crossed into the next window would find
@@ -34,7 +47,7 @@ export function rateLimitCases(call: Call) {
       if (t < 15) await new Promise((resolve) => setTimeout(resolve, (t + 1) * 1000));
     }
 
-    it("a caller past its write quota gets 429 rate_limited with the fields; nothing is written", async () => {
+    it(RATE_LIMIT_CASES.callerWrites, async () => {
       await earlyInAWindow();
       const tid = freshTenant();
       const alice = { sub: "alice", tid };
@@ -57,7 +70,7 @@ export function rateLimitCases(call: Call) {
       expect(reported(listed, "caller-reads")?.r).toBe(2);
     });
 
-    it("another caller of the tenant goes on until the tenant's quota is spent; another tenant goes on", async () => {
+    it(RATE_LIMIT_CASES.tenantWrites, async () => {
       await earlyInAWindow();
       const tid = freshTenant();
       // Three of alice's, one of bob's, one of carol's: the tenant's five.
@@ -79,7 +92,7 @@ export function rateLimitCases(call: Call) {
       expect(listed.json.items).toHaveLength(5);
     });
 
-    it("reads have quotas of their own, per caller", async () => {
+    it(RATE_LIMIT_CASES.callerReads, async () => {
       await earlyInAWindow();
       const as = { sub: "reader", tid: freshTenant() };
       for (let i = 0; i < 3; i++) expectStatus(await call("GET", "/v1/documents", { as }), 200);
@@ -102,6 +115,25 @@ export function rateLimitCases(call: Call) {
       expect(reported(refused, "refused-tokens")?.r).toBe(0);
       expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
       expectProblem(await refusedFrom(6), 429, "rate_limited");
+    });
+  });
+}
+
+/**
+ * On Viceroy: the quotas are counted through `fastly:edge-rate-limiter` and announced, and past
+ * them the request still goes through, because Viceroy's limiter answers every check "not
+ * limited" and every count 0. Should a Viceroy ever count, this fails and the cases above apply.
+ */
+export function viceroyRateLimitCases(call: Call) {
+  describe("rate limits on Viceroy, whose Edge Rate Limiter never refuses (docs/fastly.md)", () => {
+    it("the quotas are announced on every answer, whole, and past them nothing is refused", async () => {
+      const as = { sub: "alice", tid: freshTenant() };
+      for (let i = 1; i <= 4; i++) {
+        const answer = await createDocument(call, as, `c-${i}`);
+        expectStatus(answer, 201);
+        expect(answer.headers.get("ratelimit-policy")).toBe('"caller-writes";q=3;w=60, "tenant-writes";q=5;w=60');
+        expect(reported(answer, "caller-writes")).toEqual({ r: 3, t: 60 });
+      }
     });
   });
 }

@@ -1,0 +1,110 @@
+// A server in a process of its own (deno, Viceroy): started, its log routed, and its URL taken
+// from the line it prints once it listens.
+import { spawn } from "node:child_process";
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+
+// Viceroy compiles the 17 MB wasm with Cranelift before it listens: about 50 s on two busy cores.
+const STARTUP_TIMEOUT_MS = 240_000;
+/** How often a log file is read for the "listening" line while the server starts. */
+const LOG_FILE_POLL_MS = 20;
+
+/**
+ * Where the server's log goes: "print" reads its stdout (the request log) line by line and prints
+ * it, its stderr going straight to this process's (npm start, tests); "file" writes both to a file
+ * that nothing reads while the server runs, deleted when it closes (a server that fails to start
+ * has the file's end in its error). The benchmark uses "file": a pipe read by the load generator's own process
+ * cost deno ~45 µs of every request (the write wakes the reader; ~3 µs into a file) and the
+ * generator its CPU, a cost of this machine's setup rather than of the code measured.
+ */
+export type ServerLog = "print" | "file";
+
+export interface ServerCommand {
+  /** What the server is, for the error when it does not start ("deno runtime"). */
+  name: string;
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd?: string;
+  log?: ServerLog;
+  /** The URL a line of the server's stdout says it listens on, or undefined. */
+  listeningUrl(line: string): string | undefined;
+}
+
+export interface ChildServer {
+  url: string;
+  /** Where the log is written with "file", until close deletes it. */
+  logFile?: string;
+  close(): Promise<void>;
+}
+
+/** Runs the server and resolves with the URL of the first "listening" line it prints. */
+export function spawnServer({ name, command, args, env, cwd, log = "print", listeningUrl }: ServerCommand) {
+  const logDir = log === "file" ? mkdtempSync(join(tmpdir(), "server-log-")) : undefined;
+  const logFile = logDir && join(logDir, "stdout.log");
+  const fd = logFile ? openSync(logFile, "w") : undefined;
+  const child = spawn(command, args, { cwd, env, stdio: ["ignore", fd ?? "pipe", fd ?? "inherit"] });
+  if (fd !== undefined) closeSync(fd); // the child holds its own copy
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const close = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+    await exited;
+    if (logDir) rmSync(logDir, { recursive: true, force: true });
+  };
+
+  return new Promise<ChildServer>((resolve, reject) => {
+    let stopWatching = () => {};
+    const fail = (reason: string) => {
+      clearTimeout(timer);
+      stopWatching();
+      const logged = logFile ? `\n${readFileSync(logFile, "utf8").slice(-2000)}` : "";
+      void close().then(() => reject(new Error(`${name} did not start: ${reason}${logged}`)));
+    };
+    const timer = setTimeout(() => fail("timed out"), STARTUP_TIMEOUT_MS);
+    child.once("error", (error) => fail(error.message));
+    const onExit = (code: number | null) => fail(`exited with code ${code}`);
+    child.once("exit", onExit);
+    const listening = (url: string) => {
+      clearTimeout(timer);
+      child.off("exit", onExit);
+      resolve({ url, ...(logFile ? { logFile } : {}), close });
+    };
+    stopWatching = logFile
+      ? watchLogFile(logFile, listeningUrl, listening)
+      : watchStdout(child.stdout!, listeningUrl, listening);
+  });
+}
+
+/** Prints the server's log as it comes; its first "listening" line says where it listens. */
+function watchStdout(
+  stdout: NodeJS.ReadableStream,
+  listeningUrl: (line: string) => string | undefined,
+  listening: (url: string) => void,
+): () => void {
+  const lines = createInterface({ input: stdout });
+  let started = false;
+  lines.on("line", (line) => {
+    const url = started ? undefined : listeningUrl(line);
+    if (!url) return void console.log(line);
+    started = true;
+    listening(url);
+  });
+  return () => lines.close();
+}
+
+/** Reads the log file until its "listening" line is there, then leaves it alone. */
+function watchLogFile(
+  path: string,
+  listeningUrl: (line: string) => string | undefined,
+  listening: (url: string) => void,
+): () => void {
+  const poll = setInterval(() => {
+    const url = readFileSync(path, "utf8").split("\n").map(listeningUrl).find(Boolean);
+    if (!url) return;
+    clearInterval(poll);
+    listening(url);
+  }, LOG_FILE_POLL_MS);
+  return () => clearInterval(poll);
+}

@@ -1,0 +1,46 @@
+// The KV port's contract through the Fastly adapter on a real KV Store: Viceroy's, which keeps
+// Fastly's key rules and pages listings with its own cursors. The adapter runs inside a wasm built
+// by js-compute (test/ports/fastly-kv-service/), called over HTTP.
+import { join } from "node:path";
+import type { KvCache } from "../../core/ports/kv.ts";
+import { ensureFastlyWasm, ROOT } from "../../dev/build/fastly.ts";
+import { FASTLY_MANIFEST } from "../../dev/launchers/fastly.ts";
+import { runManifest } from "../../dev/launchers/fastly-manifest.ts";
+import { startViceroy } from "../../dev/launchers/viceroy.ts";
+import { describeWithViceroy } from "../../dev/support/viceroy.ts";
+import { describeContract } from "../../test/ports/describe-contract.ts";
+import { kvContract } from "../../test/ports/kv-contract.ts";
+
+const KV_SERVICE_WASM = {
+  entry: join(ROOT, "test", "ports", "fastly-kv-service", "fastly.ts"),
+  wasmPath: join(ROOT, "bin", "kv-service.wasm"),
+  sourceDirs: ["test/ports/fastly-kv-service", "edge/kv", "edge/fastly", "core/ports", "dev/build"],
+};
+
+/** The KvCache port of the wasm served at `url`: each call one request. */
+function kvOverHttp(url: string): KvCache {
+  const call = async (method: string, ...args: unknown[]) => {
+    const response = await fetch(url, { method: "POST", body: JSON.stringify({ method, args }) });
+    const answer = (await response.json()) as { result?: unknown; error?: string };
+    if (answer.error !== undefined) throw new Error(answer.error);
+    return answer.result as never;
+  };
+  return {
+    get: (key) => call("get", key),
+    put: (key, value, options) => call("put", key, value, options),
+    delete: (key) => call("delete", key),
+    list: async (prefix, options) => {
+      const page = (await call("list", prefix, options)) as { keys: string[]; cursor?: string };
+      return page.cursor === undefined ? { keys: page.keys } : page;
+    },
+  };
+}
+
+describeWithViceroy("the Fastly KV adapter on Viceroy's KV Store", () => {
+  describeContract("KV cache contract: Fastly KV Store (Viceroy)", kvContract, async () => {
+    const { toml, secretEnv } = runManifest(FASTLY_MANIFEST, {});
+    const wasmPath = await ensureFastlyWasm(KV_SERVICE_WASM);
+    const viceroy = await startViceroy({ wasmPath, manifest: toml, env: secretEnv, port: 0 });
+    return { port: kvOverHttp(viceroy.url), close: () => viceroy.close() };
+  });
+});
