@@ -29,7 +29,8 @@ function kvOverHttp(url: string): KvCache {
     get: (key) => call("get", key),
     put: (key, value, options) => call("put", key, value, options),
     delete: (key) => call("delete", key),
-    list: async (prefix, options) => {
+    // JSON would send an absent options object as null, which the adapter's default does not take.
+    list: async (prefix, options = {}) => {
       const page = (await call("list", prefix, options)) as { keys: string[]; cursor?: string };
       return page.cursor === undefined ? { keys: page.keys } : page;
     },
