@@ -2,7 +2,7 @@
 // KV-hit p50 within 1.3× the same runtime's bare KV get p50 (the median of the rounds' ratios),
 // the ratio's 95 % interval ending at or below 1.5×, and the rate limiter's counting (`limit` in
 // Server-Timing) within 5 % of the KV-hit p50. Fastly's figures, which no local runtime gives
-// (its test host and Viceroy are not its edge), are reported beside them and not judged.
+// (Viceroy is not its edge), are reported beside them and not judged.
 import { intervalRatios } from "./ratios.ts";
 import type { Summary } from "./report.ts";
 
