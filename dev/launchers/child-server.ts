@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 
 // Viceroy compiles the 17 MB wasm with Cranelift before it listens: about 50 s on two busy cores.
-const STARTUP_TIMEOUT_MS = 240_000;
+export const STARTUP_TIMEOUT_MS = 240_000;
 /** How often a log file is read for the "listening" line while the server starts. */
 const LOG_FILE_POLL_MS = 20;
 

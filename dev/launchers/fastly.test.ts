@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { CONFIG_STORE, JWKS_BACKEND, KV_STORE, NEON_BACKEND, SECRET_STORE } from "../../edge/fastly/bindings.ts";
 import { TEST_AUTH_SECRET, TEST_AUTH_SETTINGS } from "../support/tokens.ts";
 import { describeWithViceroy } from "../support/viceroy.ts";
+import { STARTUP_TIMEOUT_MS } from "./child-server.ts";
 import { FASTLY_MANIFEST, startFastlyRuntime } from "./fastly.ts";
 import { runManifest } from "./fastly-manifest.ts";
 import { VICEROY_INSTALL } from "./viceroy.ts";
@@ -97,5 +98,5 @@ describeWithViceroy("the Fastly launcher on Viceroy", () => {
       await runtime.close();
     }
     await expect(fetch(`${runtime.url}/healthz`)).rejects.toThrow();
-  }, 120_000);
+  }, STARTUP_TIMEOUT_MS + 30_000);
 });
