@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { parse } from "smol-toml";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { CONFIG_STORE, JWKS_BACKEND, KV_STORE, NEON_BACKEND, SECRET_STORE } from "../../edge/fastly/bindings.ts";
-import { TEST_AUTH_SECRET, TEST_AUTH_SETTINGS } from "../support/tokens.ts";
+import { TEST_AUTH_SETTINGS } from "../support/tokens.ts";
 import { describeWithViceroy } from "../support/viceroy.ts";
 import { STARTUP_TIMEOUT_MS } from "./child-server.ts";
 import { FASTLY_MANIFEST, startFastlyRuntime } from "./fastly.ts";
@@ -88,15 +88,19 @@ describe("without viceroy", () => {
 });
 
 describeWithViceroy("the Fastly launcher on Viceroy", () => {
-  it("serves the wasm on the port asked for or a free one, and stops it", async () => {
-    const runtime = await startFastlyRuntime(env, { port: 0 });
-    try {
-      expect(runtime.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-      expect(runtime.url).not.toMatch(/:0$/);
-      expect(await (await fetch(`${runtime.url}/healthz`)).json()).toEqual({ status: "ok", runtime: "fastly" });
-    } finally {
-      await runtime.close();
-    }
-    await expect(fetch(`${runtime.url}/healthz`)).rejects.toThrow();
-  }, STARTUP_TIMEOUT_MS + 30_000);
+  it(
+    "serves the wasm on the port asked for or a free one, and stops it",
+    async () => {
+      const runtime = await startFastlyRuntime(env, { port: 0 });
+      try {
+        expect(runtime.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+        expect(runtime.url).not.toMatch(/:0$/);
+        expect(await (await fetch(`${runtime.url}/healthz`)).json()).toEqual({ status: "ok", runtime: "fastly" });
+      } finally {
+        await runtime.close();
+      }
+      await expect(fetch(`${runtime.url}/healthz`)).rejects.toThrow();
+    },
+    STARTUP_TIMEOUT_MS + 30_000,
+  );
 });

@@ -4,6 +4,7 @@
 import { join } from "node:path";
 import type { KvCache } from "../../core/ports/kv.ts";
 import { ensureFastlyWasm, ROOT } from "../../dev/build/fastly.ts";
+import { STARTUP_TIMEOUT_MS } from "../../dev/launchers/child-server.ts";
 import { FASTLY_MANIFEST } from "../../dev/launchers/fastly.ts";
 import { runManifest } from "../../dev/launchers/fastly-manifest.ts";
 import { startViceroy } from "../../dev/launchers/viceroy.ts";
@@ -38,10 +39,16 @@ function kvOverHttp(url: string): KvCache {
 }
 
 describeWithViceroy("the Fastly KV adapter on Viceroy's KV Store", () => {
-  describeContract("KV cache contract: Fastly KV Store (Viceroy)", kvContract, async () => {
-    const { toml, secretEnv } = runManifest(FASTLY_MANIFEST, {});
-    const wasmPath = await ensureFastlyWasm(KV_SERVICE_WASM);
-    const viceroy = await startViceroy({ wasmPath, manifest: toml, env: secretEnv, port: 0 });
-    return { port: kvOverHttp(viceroy.url), close: () => viceroy.close() };
-  });
+  describeContract(
+    "KV cache contract: Fastly KV Store (Viceroy)",
+    kvContract,
+    async () => {
+      const { toml, secretEnv } = runManifest(FASTLY_MANIFEST, {});
+      const wasmPath = await ensureFastlyWasm(KV_SERVICE_WASM);
+      const viceroy = await startViceroy({ wasmPath, manifest: toml, env: secretEnv, port: 0 });
+      return { port: kvOverHttp(viceroy.url), close: () => viceroy.close() };
+      // The wasm's build, then Viceroy's wait.
+    },
+    STARTUP_TIMEOUT_MS + 60_000,
+  );
 });

@@ -2,6 +2,7 @@
 // conformance suite against it over HTTP.
 import { afterAll, beforeAll, describe } from "vitest";
 import type { RawSettings } from "../../core/settings/settings.ts";
+import { STARTUP_TIMEOUT_MS as RUNTIME_STARTUP_TIMEOUT_MS } from "../../dev/launchers/child-server.ts";
 import type { RuntimeName } from "../../dev/launchers/index.ts";
 import { launchRuntime, type RunningRuntime } from "../../dev/launchers/index.ts";
 import type { KvEntries } from "../../dev/launchers/planted-kv.ts";
@@ -27,8 +28,8 @@ import {
 import { conformsToServedDocument } from "./openapi-check.ts";
 import { conformanceSuite, loginRefusedSuite, unavailableSuite } from "./suite.ts";
 
-// Starting PGlite, then workerd or Deno, on two shared cores takes a while.
-const STARTUP_TIMEOUT_MS = 180_000;
+// PGlite (and the wasm build, the first time) come before the launcher's own wait for the runtime.
+const STARTUP_TIMEOUT_MS = RUNTIME_STARTUP_TIMEOUT_MS + 60_000;
 
 export function runConformance(runtime: RuntimeName): void {
   describe(`conformance [${runtime}]`, () => {

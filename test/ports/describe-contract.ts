@@ -6,12 +6,13 @@ export function describeContract<Port>(
   title: string,
   cases: readonly ContractCase<Port>[],
   open: () => Promise<Opened<Port>>,
+  openTimeoutMs?: number,
 ): void {
   describe(title, () => {
     let opened: Opened<Port> | undefined;
     beforeAll(async () => {
       opened = await open();
-    });
+    }, openTimeoutMs);
     afterAll(async () => {
       await opened?.close();
     });

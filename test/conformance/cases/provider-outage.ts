@@ -36,20 +36,24 @@ export function providerOutageCases(call: Call, provider: () => IdentityProvider
       expectStatus(await links(await cachedKeyToken()), 200);
     });
 
-    it("the provider answering 500 for several cache lifetimes: tokens with a cached key keep working, without a fetch per request", async () => {
-      provider().setAvailability("failing");
-      const before = provider().fetches();
-      let requests = 0;
-      for (let round = 0; round < 5; round++) {
-        await sleep(OUTAGE_CACHE_SECONDS * 1000);
-        for (let sent = 0; sent < REQUESTS_PER_ROUND; sent += WAVE) {
-          const answers = await Promise.all(Array.from({ length: WAVE }, async () => links(await cachedKeyToken())));
-          for (const answer of answers) expectStatus(answer, 200);
-          requests += answers.length;
+    it(
+      "the provider answering 500 for several cache lifetimes: tokens with a cached key keep working, without a fetch per request",
+      async () => {
+        provider().setAvailability("failing");
+        const before = provider().fetches();
+        let requests = 0;
+        for (let round = 0; round < 5; round++) {
+          await sleep(OUTAGE_CACHE_SECONDS * 1000);
+          for (let sent = 0; sent < REQUESTS_PER_ROUND; sent += WAVE) {
+            const answers = await Promise.all(Array.from({ length: WAVE }, async () => links(await cachedKeyToken())));
+            for (const answer of answers) expectStatus(answer, 200);
+            requests += answers.length;
+          }
         }
-      }
-      expect(provider().fetches() - before).toBeLessThan(requests / 2);
-    }, ROUNDS_TIMEOUT_MS);
+        expect(provider().fetches() - before).toBeLessThan(requests / 2);
+      },
+      ROUNDS_TIMEOUT_MS,
+    );
 
     it("a token whose key no cached copy holds: 503 keys_unavailable with Retry-After", async () => {
       provider().setAvailability("failing"); // already so where the cases before it ran
