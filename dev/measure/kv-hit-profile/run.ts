@@ -25,6 +25,8 @@ const LOOKUP = "/v1/links/github/1";
 const SAMPLING_US = 100;
 const APP_ENV = {
   AUTH_SECRET: TEST_AUTH_SECRET,
+  // The development key, as `npm start` runs it: a deployment would refuse it without its scope.
+  AUTH_SECRET_SCOPE: "local",
   SERVER_TIMING: "on",
   LINK_CACHE_TTL_SECONDS: "3600",
   // Never reached by a KV hit; the drain's timer stays quiet for the run.
@@ -71,7 +73,9 @@ async function nodeServer(kind: "baseline" | "app", entries: KvEntries): Promise
   closeSync(log);
   const lines = createInterface({ input: child.stderr! });
   const url = await new Promise<string>((resolve, reject) => {
-    lines.on("line", (line) => line.startsWith('{"url"') && resolve((JSON.parse(line) as { url: string }).url));
+    lines.on("line", (line) =>
+      line.startsWith('{"url"') ? resolve((JSON.parse(line) as { url: string }).url) : console.error(line),
+    );
     child.once("exit", (code) => reject(new Error(`the ${kind} server exited (${code})`)));
   });
   const exited = new Promise((resolve) => child.once("exit", resolve));
