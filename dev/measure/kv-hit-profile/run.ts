@@ -13,6 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
+import { kvPathFlags } from "../../../edge/deno/kv-path.ts";
 import { createMemoryKv } from "../../../edge/kv/memory.ts";
 import { spawnDenoServer, startDenoRuntime } from "../../launchers/deno.ts";
 import type { KvEntries } from "../../launchers/planted-kv.ts";
@@ -93,15 +94,35 @@ async function nodeServer(kind: "baseline" | "app", entries: KvEntries): Promise
 async function denoServer(kind: "baseline" | "app", entries: KvEntries): Promise<Server> {
   const inspector = await freePort();
   const inspect = `--inspect=127.0.0.1:${inspector}`;
-  const server =
-    kind === "baseline"
-      ? await spawnDenoServer(
-          ["run", inspect, "--allow-net=127.0.0.1", "--unstable-kv", "dev/measure/kv-baseline/deno.ts"],
-          { ...(process.env as Record<string, string>) },
-          "file",
-        )
-      : await startDenoRuntime(APP_ENV, { log: "file", kvEntries: entries, runFlags: [inspect] });
-  return { url: server.url, inspector, close: server.close };
+  if (kind === "app") {
+    const server = await startDenoRuntime(APP_ENV, { log: "file", kvEntries: entries, runFlags: [inspect] });
+    return { url: server.url, inspector, close: server.close };
+  }
+  // The service's KV is a planted file (it has no database to fill its KV from): the bare get
+  // reads a file of its own, so both sides read the same kind of store.
+  const dir = mkdtempSync(join(tmpdir(), "profile-kv-"));
+  const path = join(dir, "kv.sqlite3");
+  const server = await spawnDenoServer(
+    [
+      "run",
+      inspect,
+      "--allow-net=127.0.0.1",
+      ...kvPathFlags(path),
+      "--unstable-kv",
+      "dev/measure/kv-baseline/deno.ts",
+      path,
+    ],
+    { ...(process.env as Record<string, string>) },
+    "file",
+  );
+  return {
+    url: server.url,
+    inspector,
+    close: async () => {
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 /** One Chrome DevTools Protocol session with the server's inspector. */
