@@ -176,12 +176,17 @@ async function load(url: string, path: string, headers: Record<string, string>, 
 async function profileOne(name: string, server: Server, path: string, headers: Record<string, string>, opts: Options) {
   await load(server.url, path, headers, opts.warmup, opts.concurrency);
   const session = await inspect(server.inspector);
-  await session.call("Profiler.enable");
-  await session.call("Profiler.setSamplingInterval", { interval: SAMPLING_US });
-  await session.call("Profiler.start");
-  await load(server.url, path, headers, opts.requests, opts.concurrency);
-  const { profile } = await session.call<{ profile: CpuProfile }>("Profiler.stop");
-  session.close();
+  let profile: CpuProfile;
+  try {
+    await session.call("Profiler.enable");
+    await session.call("Profiler.setSamplingInterval", { interval: SAMPLING_US });
+    await session.call("Profiler.start");
+    await load(server.url, path, headers, opts.requests, opts.concurrency);
+    ({ profile } = await session.call<{ profile: CpuProfile }>("Profiler.stop"));
+  } finally {
+    // Even when a request failed: Deno does not exit while a debugger is attached.
+    session.close();
+  }
   if (opts.save) await writeFile(join(opts.save, `${name}.cpuprofile`), JSON.stringify(profile));
   if (opts.top > 0) console.error(topFunctions(profile, opts.requests, opts.top).join("\n"));
   return cpuPerRequest(profile, opts.requests);
