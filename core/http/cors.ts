@@ -38,7 +38,7 @@ export type MethodsOfPath = (path: string) => readonly string[];
 
 /**
  * Answers a listed origin's preflight before anything else runs (the token check included) and
- * marks its answers; every answer varies on Origin once any origin is listed.
+ * marks its answers; every answer varies on Origin. For an app with at least one origin listed.
  */
 export function crossOrigin(deps: Pick<AppDeps, "settings">, methodsOf: MethodsOfPath): MiddlewareHandler<AppEnv> {
   const origins = deps.settings.corsOrigins;
@@ -51,7 +51,6 @@ export function crossOrigin(deps: Pick<AppDeps, "settings">, methodsOf: MethodsO
     maxAge: CORS_MAX_AGE_SECONDS,
   });
   return async (c, next) => {
-    if (origins.length === 0) return next();
     const origin = c.req.header("origin");
     if (origin !== undefined && origins.includes(origin) && !isOtherOptions(c.req.raw, methodsOf)) {
       return listed(c, next);

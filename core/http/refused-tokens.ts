@@ -25,18 +25,21 @@ export interface RefusedTokenOptions {
 export function refusedTokenQuota({ limiter, policy, clientOf, now = Date.now }: RefusedTokenOptions) {
   const overUntil = new RecentMap<string, number>(MAX_REMEMBERED);
   return async <T>(c: Context<AppEnv>, check: () => Promise<T>): Promise<T> => {
-    const client = clientOf(c);
-    if (client === undefined) return check();
-    const until = overUntil.get(client);
+    // The client is named only when an address is remembered or a token refused: most requests
+    // need neither, and naming it parses the address.
+    const known = overUntil.size > 0 ? clientOf(c) : undefined;
+    const until = known === undefined ? undefined : overUntil.get(known);
     if (until !== undefined) {
       const left = until - now();
       if (left > 0) throw tooMany(policy(), Math.ceil(left / 1000));
-      overUntil.delete(client);
+      overUntil.delete(known!);
     }
     try {
       return await check();
     } catch (error) {
       if (!(error instanceof ProblemError) || error.status !== 401) throw error;
+      const client = clientOf(c);
+      if (client === undefined) throw error;
       const quota = policy();
       const counted = await c.get("timed")("limit", () => limiter.count(quota, client));
       if (counted.allowed) throw error;

@@ -18,6 +18,13 @@ describe("a call with a deadline", () => {
     expect(given?.reason).toBe(error);
   });
 
+  it("hands a signal only to a call that declares a parameter for it", async () => {
+    const given: unknown[] = [];
+    await withDeadline(async (...args: unknown[]) => given.push(args.length), 1_000);
+    await withDeadline(async (signal) => given.push(signal instanceof AbortSignal), 1_000);
+    expect(given).toEqual([0, true]);
+  });
+
   it("answers a call that throws before it returns as a rejection", async () => {
     const throwing = (): Promise<never> => {
       throw new Error("refused");

@@ -57,6 +57,17 @@ describe("link cache", () => {
     expect(await kv.get(await linkKey("acme", link))).not.toBeNull(); // the store still holds it
   });
 
+  it("serves what the store holds now: an entry read again is the same frozen link, a rewritten one is read anew", async () => {
+    const { kv } = recordingKv();
+    const cache = cacheOver(kv);
+    await cache.write(link, clock);
+    const first = await cache.read(link);
+    expect(await cache.read(link)).toBe(first);
+    expect(Object.isFrozen(first)).toBe(true);
+    await cache.write({ ...link, displayName: "Alice" }, clock);
+    expect(await cache.read(link)).toEqual({ ...link, displayName: "Alice" });
+  });
+
   it("gives the store only the lifetime left since the read, never less than 60 s", async () => {
     const { kv, puts } = recordingKv();
     const cache = cacheOver(kv);

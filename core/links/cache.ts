@@ -17,6 +17,7 @@
 import * as v from "valibot";
 import { withDeadline } from "../lib/deadline.ts";
 import { parseJsonOrUndefined } from "../lib/json.ts";
+import { RecentMap } from "../lib/recent-map.ts";
 import { errorMessage, type Logger } from "../log.ts";
 import { DEFAULT_KV_TIMEOUT_MS, type KvCache, type KvListPage, MIN_KV_TTL_SECONDS } from "../ports/kv.ts";
 import { linkKey, tenantKeyPrefix } from "./kv-keys.ts";
@@ -86,7 +87,7 @@ export function createLinkCache(kv: KvCache, options: LinkCacheOptions) {
     const got = await attempt("get", key, () => kv.get(key));
     if (!got.ok) return { state: "failed" };
     if (got.value === null) return { state: "absent" };
-    const entry = decodeEntry(got.value);
+    const entry = decodeRecentEntry(got.value);
     if (entry) return { state: "present", entry };
     logger.log("warn", "link_cache_unreadable", { key });
     return { state: "unreadable" };
@@ -140,4 +141,21 @@ export function createLinkCache(kv: KvCache, options: LinkCacheOptions) {
 export function decodeEntry(text: string): CacheEntry | undefined {
   const parsed = v.safeParse(EntrySchema, parseJsonOrUndefined(text));
   return parsed.success ? parsed.output : undefined;
+}
+
+// The entries of the links looked up most recently, by their text: a link looked up again costs
+// no parse and no schema check (most of a cached lookup's own work). The same text is the same
+// entry, so what it answers is unchanged; its freshness is judged on every read. Bounded; the
+// oldest is forgotten first. Frozen, as every request that reads the text shares it.
+const recentEntries = new RecentMap<string, CacheEntry>(1024);
+
+function decodeRecentEntry(text: string): CacheEntry | undefined {
+  let entry = recentEntries.get(text);
+  if (entry === undefined) {
+    entry = decodeEntry(text);
+    if (entry === undefined) return undefined;
+    Object.freeze(entry.link);
+    recentEntries.set(text, Object.freeze(entry));
+  }
+  return entry;
 }

@@ -6,6 +6,7 @@ import { validate } from "../http/body.ts";
 import { pageLimit } from "../http/page.ts";
 import { ProblemError } from "../http/problem.ts";
 import { maxCodePoints, notBlank, printable, publishedAs, TRIMMED_CLASS } from "../http/validation.ts";
+import { RecentMap } from "../lib/recent-map.ts";
 import type { Principal } from "../tokens/auth.ts";
 
 export interface Link {
@@ -97,10 +98,21 @@ export function normalizeTarget(input: { provider: string; externalAccountId: st
  * One trailing slash names the same path (docs/API.md), so it ends no segment.
  */
 export function readTarget(c: Context): LinkTarget {
-  const segments = new URL(c.req.url).pathname.replace(/(?<=.)\/$/, "").split("/");
-  const [provider = "", externalAccountId = ""] = segments.slice(-2).map(decodeSegment);
-  return normalizeTarget({ provider, externalAccountId });
+  const url = c.req.url;
+  let target = recentTargets.get(url);
+  if (target === undefined) {
+    const segments = new URL(url).pathname.replace(/(?<=.)\/$/, "").split("/");
+    const [provider = "", externalAccountId = ""] = segments.slice(-2).map(decodeSegment);
+    target = Object.freeze(normalizeTarget({ provider, externalAccountId }));
+    recentTargets.set(url, target);
+  }
+  return target;
 }
+
+// The targets of the URLs read most recently: a URL names the same target each time, and a link
+// looked up again then costs no URL parse, no decoding and no schema check. Only valid targets are
+// kept (a refused one throws each time). Bounded; the oldest is forgotten first.
+const recentTargets = new RecentMap<string, LinkTarget>(1024);
 
 function decodeSegment(segment: string): string {
   try {

@@ -3,6 +3,7 @@ import { createDenoKv, type DenoKv } from "../../../edge/kv/deno-kv.ts";
 import { kvBaselineHandler } from "./handler.ts";
 
 interface DenoGlobal {
+  args: string[];
   openKv(path?: string): Promise<DenoKv>;
   serve(
     options: { port: number; hostname: string; onListen(address: { hostname: string; port: number }): void },
@@ -11,7 +12,9 @@ interface DenoGlobal {
 }
 const deno = (globalThis as unknown as { Deno: DenoGlobal }).Deno;
 
-const kv = createDenoKv(await deno.openKv(":memory:"));
+// In memory, as the bench runs the service; or in the file its argument names, as a profile of a
+// service whose KV is a planted file does (the same store on both sides).
+const kv = createDenoKv(await deno.openKv(deno.args[0] ?? ":memory:"));
 deno.serve(
   {
     port: 0,

@@ -13,6 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
+import { kvPathFlags } from "../../../edge/deno/kv-path.ts";
 import { createMemoryKv } from "../../../edge/kv/memory.ts";
 import { spawnDenoServer, startDenoRuntime } from "../../launchers/deno.ts";
 import type { KvEntries } from "../../launchers/planted-kv.ts";
@@ -25,6 +26,8 @@ const LOOKUP = "/v1/links/github/1";
 const SAMPLING_US = 100;
 const APP_ENV = {
   AUTH_SECRET: TEST_AUTH_SECRET,
+  // The development key, as `npm start` runs it: a deployment would refuse it without its scope.
+  AUTH_SECRET_SCOPE: "local",
   SERVER_TIMING: "on",
   LINK_CACHE_TTL_SECONDS: "3600",
   // Never reached by a KV hit; the drain's timer stays quiet for the run.
@@ -71,7 +74,9 @@ async function nodeServer(kind: "baseline" | "app", entries: KvEntries): Promise
   closeSync(log);
   const lines = createInterface({ input: child.stderr! });
   const url = await new Promise<string>((resolve, reject) => {
-    lines.on("line", (line) => line.startsWith('{"url"') && resolve((JSON.parse(line) as { url: string }).url));
+    lines.on("line", (line) =>
+      line.startsWith('{"url"') ? resolve((JSON.parse(line) as { url: string }).url) : console.error(line),
+    );
     child.once("exit", (code) => reject(new Error(`the ${kind} server exited (${code})`)));
   });
   const exited = new Promise((resolve) => child.once("exit", resolve));
@@ -89,15 +94,35 @@ async function nodeServer(kind: "baseline" | "app", entries: KvEntries): Promise
 async function denoServer(kind: "baseline" | "app", entries: KvEntries): Promise<Server> {
   const inspector = await freePort();
   const inspect = `--inspect=127.0.0.1:${inspector}`;
-  const server =
-    kind === "baseline"
-      ? await spawnDenoServer(
-          ["run", inspect, "--allow-net=127.0.0.1", "--unstable-kv", "dev/measure/kv-baseline/deno.ts"],
-          { ...(process.env as Record<string, string>) },
-          "file",
-        )
-      : await startDenoRuntime(APP_ENV, { log: "file", kvEntries: entries, runFlags: [inspect] });
-  return { url: server.url, inspector, close: server.close };
+  if (kind === "app") {
+    const server = await startDenoRuntime(APP_ENV, { log: "file", kvEntries: entries, runFlags: [inspect] });
+    return { url: server.url, inspector, close: server.close };
+  }
+  // The service's KV is a planted file (it has no database to fill its KV from): the bare get
+  // reads a file of its own, so both sides read the same kind of store.
+  const dir = mkdtempSync(join(tmpdir(), "profile-kv-"));
+  const path = join(dir, "kv.sqlite3");
+  const server = await spawnDenoServer(
+    [
+      "run",
+      inspect,
+      "--allow-net=127.0.0.1",
+      ...kvPathFlags(path),
+      "--unstable-kv",
+      "dev/measure/kv-baseline/deno.ts",
+      path,
+    ],
+    { ...(process.env as Record<string, string>) },
+    "file",
+  );
+  return {
+    url: server.url,
+    inspector,
+    close: async () => {
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 /** One Chrome DevTools Protocol session with the server's inspector. */
@@ -151,12 +176,17 @@ async function load(url: string, path: string, headers: Record<string, string>, 
 async function profileOne(name: string, server: Server, path: string, headers: Record<string, string>, opts: Options) {
   await load(server.url, path, headers, opts.warmup, opts.concurrency);
   const session = await inspect(server.inspector);
-  await session.call("Profiler.enable");
-  await session.call("Profiler.setSamplingInterval", { interval: SAMPLING_US });
-  await session.call("Profiler.start");
-  await load(server.url, path, headers, opts.requests, opts.concurrency);
-  const { profile } = await session.call<{ profile: CpuProfile }>("Profiler.stop");
-  session.close();
+  let profile: CpuProfile;
+  try {
+    await session.call("Profiler.enable");
+    await session.call("Profiler.setSamplingInterval", { interval: SAMPLING_US });
+    await session.call("Profiler.start");
+    await load(server.url, path, headers, opts.requests, opts.concurrency);
+    ({ profile } = await session.call<{ profile: CpuProfile }>("Profiler.stop"));
+  } finally {
+    // Even when a request failed: Deno does not exit while a debugger is attached.
+    session.close();
+  }
   if (opts.save) await writeFile(join(opts.save, `${name}.cpuprofile`), JSON.stringify(profile));
   if (opts.top > 0) console.error(topFunctions(profile, opts.requests, opts.top).join("\n"));
   return cpuPerRequest(profile, opts.requests);
