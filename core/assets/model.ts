@@ -44,8 +44,6 @@ export const AssetIdSchema = v.pipe(
   v.check((id: string) => !UNREACHABLE_IDS.includes(id), `must not be ${UNREACHABLE_IDS.join(", ")}`),
 );
 
-export const isAssetId = (id: string): boolean => v.is(AssetIdSchema, id);
-
 // Surrounding whitespace is never meaningful in a name or material; blank is not a value.
 const TextSchema = v.pipe(
   v.string(),
