@@ -77,12 +77,13 @@ describe("the declared routes, as served", () => {
     }
   });
 
-  it("refuse a public route under /v1, and a route behind the token check outside it", () => {
+  it("refuse a public route under /v1, a route behind the token check outside it, and an undeclared path parameter", () => {
     const mount = (capability: Capability) =>
       mountCapabilities(new Hono<AppEnv>(), [capability], { runtime: "node" } as RouteDeps);
     expect(() => mount(probe("public", "/v1/open"))).toThrow("GET /v1/open: a public route is served outside /v1");
     expect(() => mount(probe("token", "/closed"))).toThrow("GET /closed: a token route is served under /v1");
     expect(() => mount(probe("token", "/v1/closed"))).not.toThrow();
+    expect(() => mount(probe("token", "/v1/closed/:id"))).toThrow("GET /v1/closed/:id: params must declare exactly id");
   });
 
   it("give the handler its query as the schema reads it: numbers as numbers, defaults filled", async () => {

@@ -49,6 +49,7 @@ export function mountCapabilities(
   for (const [path, served] of byPath(routes)) {
     for (const route of served) {
       requireServedWhereItsAccessSays(route);
+      requireItsPathDeclared(route);
       for (const { body } of Object.values(route.responses)) if (body) nameOfSchema(body);
       const handlers = [describeRoute(operation(route, route.tag, nameOfSchema)), ...handlersOf(route)];
       app.on(route.method, path, ...(handlers as [MiddlewareHandler<AppEnv>]));
@@ -111,6 +112,14 @@ function paramsReader({
 function requireServedWhereItsAccessSays({ method, path, access }: Route) {
   if ((access === "public") === path.startsWith("/v1/")) {
     throw new Error(`${method} ${path}: a ${access} route is served ${access === "public" ? "outside" : "under"} /v1`);
+  }
+}
+
+/** Each `:name` of a path is declared in `params`, and nothing else: the mount validates what it declares. */
+function requireItsPathDeclared({ method, path, params = {} }: Route) {
+  const inPath = path.split("/").flatMap((part) => (part.startsWith(":") ? [part.slice(1)] : []));
+  if (inPath.sort().join() !== Object.keys(params).sort().join()) {
+    throw new Error(`${method} ${path}: params must declare exactly ${inPath.join(", ") || "nothing"}`);
   }
 }
 

@@ -57,7 +57,7 @@ export const route = <
   Params extends PathParams | undefined = undefined,
 >(
   declaration: Route<Query, Body, Params>,
-): Route => declaration as Route;
+): Route => declaration;
 
 /**
  * One part of the API, all it takes to serve and document it: a folder of core/ exports it from
