@@ -6,6 +6,7 @@ import { type App, type AppDeps, createApp } from "../core/app.ts";
 import type { InvocationLimits } from "../core/background/invocation-budget.ts";
 import type { Background } from "../core/background/job.ts";
 import { createBackground } from "../core/background/runner.ts";
+import { CAPABILITY_JOBS } from "../core/capabilities.ts";
 import { consoleLogger, type Logger } from "../core/log.ts";
 import type { KvCache } from "../core/ports/kv.ts";
 import type { RateLimiter } from "../core/ports/rate-limit.ts";
@@ -48,7 +49,7 @@ export function createDeployment(parts: RuntimeParts): Deployment {
   const { settings, kv } = parts.stores;
   checkSecretScope(settings, parts.logger ?? consoleLogger);
   const sql = neonSqlFromSettings(settings, parts.sql);
-  const background = createBackground({ sql, kv, settings }, { limits: parts.limits });
+  const background = createBackground({ sql, kv, settings }, { jobs: CAPABILITY_JOBS, limits: parts.limits });
   const app = createApp({
     sql,
     kv,

@@ -1,10 +1,8 @@
 // What a link is, and how a request names one. Normalization happens here, once: everything
 // downstream (SQL, KV keys, responses) sees the canonical provider and external account id.
-import type { Context } from "hono";
 import * as v from "valibot";
 import { validate } from "../http/body.ts";
 import { pageLimit } from "../http/page.ts";
-import { ProblemError } from "../http/problem.ts";
 import { maxCodePoints, notBlank, printable, publishedAs, TRIMMED_CLASS } from "../http/validation.ts";
 import type { Principal } from "../tokens/auth.ts";
 
@@ -89,25 +87,6 @@ export const UserLinksQuerySchema = v.object({
 
 export function normalizeTarget(input: { provider: string; externalAccountId: string }): LinkTarget {
   return validate(TargetSchema, input);
-}
-
-/**
- * The target named by the last two path segments, decoded here rather than by the router: a
- * malformed escape is a 400 instead of being taken literally, and `%2F` may appear in an id.
- * One trailing slash names the same path (docs/API.md), so it ends no segment.
- */
-export function readTarget(c: Context): LinkTarget {
-  const segments = new URL(c.req.url).pathname.replace(/(?<=.)\/$/, "").split("/");
-  const [provider = "", externalAccountId = ""] = segments.slice(-2).map(decodeSegment);
-  return normalizeTarget({ provider, externalAccountId });
-}
-
-function decodeSegment(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    throw new ProblemError(400, "malformed_request", "The path is not valid percent-encoded UTF-8.");
-  }
 }
 
 export const linkLocation = (target: LinkTarget) =>

@@ -15,7 +15,6 @@ import {
   LinkBodySchema,
   LookupQuerySchema,
   linkLocation,
-  readTarget,
   TargetSchema,
   UserLinksQuerySchema,
 } from "./link.ts";
@@ -54,7 +53,7 @@ export const schemas = {
   LinkSyncReport: v.strictObject({ removed: count, caughtUp: v.boolean() }),
 };
 
-/** The path of one link; read by readTarget, which decodes it itself (a malformed escape is a 400). */
+/** The path of one link, its parameters normalized: what the handlers get is the canonical target. */
 const target = {
   path: "/v1/links/:provider/:externalAccountId",
   params: {
@@ -102,8 +101,7 @@ export function linkRoutes(deps: RouteDeps) {
         409: ["external_account_already_linked", "provider_already_linked", "link_limit_reached"],
         422: ["validation_failed", "provider_not_allowed"],
       },
-      handler: async (c, input) => {
-        const target = readTarget(c);
+      handler: async (c, { params: target, ...input }) => {
         requireAllowedProvider(limits, target.provider);
         const body = await input.body();
         const readAt = now();
@@ -136,8 +134,7 @@ export function linkRoutes(deps: RouteDeps) {
         },
       },
       problems: { ...targetProblems, 404: ["not_found"] },
-      handler: async (c, { query: { consistency } }) => {
-        const target = readTarget(c);
+      handler: async (c, { query: { consistency }, params: target }) => {
         const principal = c.get("principal");
         const cache = cacheFor(c);
         if (consistency === "eventual") {
@@ -161,8 +158,7 @@ export function linkRoutes(deps: RouteDeps) {
       summary: "Unlink (owner only).",
       responses: { 204: written("Unlinked.") },
       problems: { ...targetProblems, 404: ["not_found"] },
-      handler: async (c) => {
-        const target = readTarget(c);
+      handler: async (c, { params: target }) => {
         const { tenantId, userId } = c.get("principal");
         if (!(await unlinkAccount(c.get("sql"), tenantId, target, userId))) throw notFound("No such link.");
         await cacheFor(c).remove(target);

@@ -20,7 +20,7 @@ const edgeCache = (kv: KvCache, tenantId: string) =>
 
 // On PGlite: one session, so every committed change is below the horizon at once and each drain's
 // counts are exact. (On a PostgreSQL shared with other work, its oldest transaction sets the
-// horizon; core/links/changes.test.ts proves the reading there.)
+// horizon; core/links/changes.integration.test.ts proves the reading there.)
 describe("draining the change feed into another deployment's KV", () => {
   let current: Harness | undefined;
   beforeAll(async () => {

@@ -2,12 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMemoryKv } from "../../edge/kv/memory.ts";
 import { type Harness, startHarness } from "../../test/support/harness.ts";
 import { countingKv, emptyFeedSql, endlessFeedSql } from "../../test/support/link-feed.ts";
+import { CAPABILITY_JOBS } from "../capabilities.ts";
 import { SYNC_CURSOR_KEY } from "../links/drain.ts";
 import { linkDrainJob, pruneLinkChangesJob } from "../links/jobs.ts";
 import { silentLogger } from "../log.ts";
 import { parseSettings } from "../settings/settings.ts";
 import type { BackgroundReport } from "./job.ts";
-import { CAPABILITY_JOBS, createBackground } from "./runner.ts";
+import { createBackground } from "./runner.ts";
 
 const settings = parseSettings({ AUTH_SECRET: "s".repeat(32) });
 const drained = (report: BackgroundReport | undefined) => report?.outcomes.get(linkDrainJob);
@@ -103,7 +104,12 @@ describe("the triggers of a run", () => {
     const counted = countingKv(createMemoryKv(() => clock));
     const sync = createBackground(
       { sql, kv: counted.kv, settings, logger: silentLogger },
-      { now: () => clock, sleep: async (ms) => void (clock += ms), limits: { kvOperations: 1_000 } },
+      {
+        jobs: CAPABILITY_JOBS,
+        now: () => clock,
+        sleep: async (ms) => void (clock += ms),
+        limits: { kvOperations: 1_000 },
+      },
     );
     await sync.runFor(60_000);
     expect(counted.calls()).toBeLessThanOrEqual(1_000);
@@ -121,7 +127,12 @@ describe("the triggers of a run", () => {
     );
     const sync = createBackground(
       { sql, kv: counted.kv, settings, logger: silentLogger },
-      { now: () => clock, sleep: async (ms) => void (clock += ms), limits: { kvOperations: 1_000 } },
+      {
+        jobs: CAPABILITY_JOBS,
+        now: () => clock,
+        sleep: async (ms) => void (clock += ms),
+        limits: { kvOperations: 1_000 },
+      },
     );
     await sync.runFor(60_000);
     expect(counted.calls()).toBeLessThanOrEqual(1_000);
@@ -134,7 +145,7 @@ describe("the triggers of a run", () => {
     const { sql, statements } = endlessFeedSql();
     const sync = createBackground(
       { sql, kv: createMemoryKv(), settings, logger: silentLogger },
-      { runTimeMs: 50, batchSize: 10 },
+      { jobs: CAPABILITY_JOBS, runTimeMs: 50, batchSize: 10 },
     );
     expect(drained(await sync.run())).toMatchObject({ caughtUp: false, outOf: "time" });
     // The feed's pruning, then the assets' and the documents' keys.
@@ -151,7 +162,7 @@ describe("the triggers of a run", () => {
     const instance = () =>
       createBackground(
         { sql, kv, settings, logger: silentLogger },
-        { now: () => clock, limits: { sqlStatements: 12 } },
+        { jobs: CAPABILITY_JOBS, now: () => clock, limits: { sqlStatements: 12 } },
       );
     const prunes = () => statements.filter((statement) => statement === "prune").length;
     await instance().run();
@@ -169,7 +180,7 @@ describe("the triggers of a run", () => {
     const kv = createMemoryKv(() => clock);
     const { sql, reads } = emptyFeedSql();
     const instances = [0, 1].map(() =>
-      createBackground({ sql, kv, settings, logger: silentLogger }, { now: () => clock }),
+      createBackground({ sql, kv, settings, logger: silentLogger }, { jobs: CAPABILITY_JOBS, now: () => clock }),
     );
     expect(drained(await instances[0]!.runIfDue())).toMatchObject({ caughtUp: true });
     expect(await instances[1]!.runIfDue()).toBeUndefined(); // the other instance holds the lease
@@ -186,7 +197,7 @@ describe("the triggers of a run", () => {
     const { sql, reads } = emptyFeedSql();
     const sync = createBackground(
       { sql, kv: createMemoryKv(() => clock), settings, logger: silentLogger },
-      { now: () => clock },
+      { jobs: CAPABILITY_JOBS, now: () => clock },
     );
     expect(await sync.runNow(linkDrainJob)).toMatchObject({ caughtUp: true }); // POST /v1/admin/links/sync
     expect(await sync.runIfDue()).toBeUndefined();
@@ -202,6 +213,7 @@ describe("the triggers of a run", () => {
     const sync = createBackground(
       { sql, kv: createMemoryKv(() => clock), settings, logger: silentLogger },
       {
+        jobs: CAPABILITY_JOBS,
         now: () => clock,
         sleep: async (ms) => {
           slept.push(ms);
