@@ -171,7 +171,7 @@ describe("core/ has no import circle", () => {
 });
 
 describe("core/'s machinery depends only downward", () => {
-  // The runner is given the capabilities' jobs by whoever composes the app (core/app.ts, edge/deployment.ts).
+  // The runner is given the capabilities' jobs by whoever composes the app (core/app.ts, edge/instance.ts).
   it("core/background/ imports no capability, nor the list of them", () => {
     const files = filesUnder(join(ROOT, "core", "background")).filter(isSource);
     const reached = files.flatMap((file) => relativeImportsOf(file).map(rel));
@@ -322,7 +322,7 @@ describe("the checks themselves", () => {
     ]);
     expect(refused("dev/measure/startup.ts", "../../bench/lib/cli.ts")).toEqual(["imports bench/lib/cli.ts"]);
     expect(refused("test/links/race.test.ts", "../../bench/lib/cli.ts")).toEqual(["imports bench/lib/cli.ts"]);
-    expect(refused("bench/drain.ts", "../test/links/support.ts")).toEqual(["imports test/links/support.ts"]);
+    expect(refused("bench/sync.ts", "../test/links/support.ts")).toEqual(["imports test/links/support.ts"]);
     expect(refused("bench/race.test.ts", "../test/support/harness.ts")).toEqual(["imports test/support/harness.ts"]);
     expect(refused("dev/local-stack/stack.ts", "../../vitest.config.ts")).toEqual(["imports vitest.config.ts"]);
     expect(refused("core/links/routes.test.ts", "../../bench/lib/cli.ts")).toEqual(["imports bench/lib/cli.ts"]);
@@ -352,7 +352,7 @@ describe("the checks themselves", () => {
     const allowed = (path: string, specifier: string) => againstTheDirection(path, [specifier]);
     expect(allowed("edge/kv/memory.ts", "../../core/ports/kv.ts")).toEqual([]);
     expect(allowed("test/links/race.test.ts", "../../dev/support/tokens.ts")).toEqual([]);
-    expect(allowed("bench/drain.ts", "../dev/support/tokens.ts")).toEqual([]);
+    expect(allowed("bench/sync.ts", "../dev/support/tokens.ts")).toEqual([]);
     expect(allowed("core/links/routes.test.ts", "../../test/support/harness.ts")).toEqual([]);
     expect(allowed("vitest.config.ts", "./test/projects.ts")).toEqual([]);
     expect(allowed("dev/local-stack/stack.ts", "pg")).toEqual([]);

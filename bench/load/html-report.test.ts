@@ -56,8 +56,8 @@ describe("--html: the page again from a saved bench.json", () => {
       await writeFile(saved, JSON.stringify({ format: RESULTS_FORMAT, version: 2, ...fullBenchJson }));
       expect(await writeHtmlFromJson(saved)).toBe(join(dir, "bench.html"));
       expect(await readFile(join(dir, "bench.html"), "utf8")).toBe(benchHtml(fullBenchJson));
-      const other = join(dir, "drain.json");
-      await writeFile(other, JSON.stringify({ command: "npm run bench:drain", results: [] }));
+      const other = join(dir, "sync.json");
+      await writeFile(other, JSON.stringify({ command: "npm run bench:sync", results: [] }));
       await expect(writeHtmlFromJson(other)).rejects.toThrow(/not a results file of this bench/);
     } finally {
       await rm(dir, { recursive: true, force: true });

@@ -8,7 +8,7 @@ import type { RunSettings } from "./results.ts";
 const REQUEST_MS = { local: 8, targets: 80 };
 /** Planning (seeding, priming) and counting around each measured phase. */
 const PHASE_OVERHEAD_MS = 300;
-/** One unlink's staleness: LINK_SYNC_INTERVAL_SECONDS and a drain; about 10 s in the committed runs. */
+/** One unlink's staleness: LINK_SYNC_INTERVAL_SECONDS and a sync; about 10 s in the committed runs. */
 const STALENESS_SAMPLE_MS = 10_000;
 /** Starting one runtime here (workerd is the slowest, ~1.5 s; a wasm build can take longer). */
 const START_MS = 3_000;

@@ -1,7 +1,7 @@
 // Runs the background jobs (job.ts) it is given, the capabilities' (core/capabilities.ts), for a deployment: on a timer or a cron, within
 // one invocation's budget of the platform's limits; after a response, when the deployment's lease
 // has run out (platforms without a scheduler); or on request. One run at a time per instance. The
-// every-minute jobs run first, in a share of the budget, so a drain that never catches up still
+// every-minute jobs run first, in a share of the budget, so a sync that never catches up still
 // leaves time to remove what expired; when they are next due is kept in KV too, so platforms that
 // start an instance per request (Fastly Compute) do not run them on every run.
 import { withDeadline } from "../lib/deadline.ts";

@@ -2,7 +2,7 @@
 // downstream (SQL, KV keys, responses) sees the canonical provider and external account id.
 import * as v from "valibot";
 import { validate } from "../http/body.ts";
-import { pageLimit } from "../http/page.ts";
+import { pageLimit } from "../http/pagination.ts";
 import { maxCodePoints, notBlank, printable, publishedAs, TRIMMED_CLASS } from "../http/validation.ts";
 import type { Principal } from "../tokens/auth.ts";
 

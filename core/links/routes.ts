@@ -8,7 +8,7 @@ import { timestamp } from "../openapi/schemas.ts";
 import { DEFAULT_KV_TIMEOUT_MS } from "../ports/kv.ts";
 import { route } from "../route.ts";
 import { createLinkCache } from "./cache.ts";
-import { linkDrainJob } from "./jobs.ts";
+import { linkSyncJob } from "./jobs.ts";
 import {
   canSee,
   type Link,
@@ -204,22 +204,22 @@ export function linkRoutes(deps: RouteDeps) {
         );
       },
     }),
-    // One drain of the change feed, for an outside scheduler. The drain covers the deployment;
+    // One sync of the change feed, for an outside scheduler. The sync covers the deployment;
     // the answer speaks of the caller's tenant only.
     route({
       method: "POST",
       path: "/v1/admin/links/sync",
       access: "admin",
-      summary: "Drain the link change feed into this deployment's KV cache now (admin only), for an outside scheduler.",
+      summary: "Sync the link change feed into this deployment's KV cache now (admin only), for an outside scheduler.",
       responses: {
         200: {
-          description: "Cache entries of the caller's tenant removed, and whether the feed was drained to its end.",
+          description: "Cache entries of the caller's tenant removed, and whether the feed was synced to its end.",
           body: schemas.LinkSyncReport,
         },
       },
       problems: {},
       handler: async (c) => {
-        const report = await background.runNow(linkDrainJob);
+        const report = await background.runNow(linkSyncJob);
         const removed = report.removedByTenant[c.get("principal").tenantId] ?? 0;
         return c.json({ removed, caughtUp: report.caughtUp && !report.failed });
       },

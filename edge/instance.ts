@@ -38,14 +38,15 @@ export interface RuntimeParts {
   logger?: Logger;
 }
 
-export interface Deployment {
+/** What one instance of a runtime (a process, an isolate, a Compute instance) serves and runs. */
+export interface Instance {
   app: App;
   /** The capabilities' background jobs, as the runtime's scheduler triggers them. */
   background: Pick<Background, "run" | "runFor" | "runIfDue" | "intervalMs">;
 }
 
-/** The app and its drain over the runtime's stores; an unusable setting throws a SettingsError. */
-export function createDeployment(parts: RuntimeParts): Deployment {
+/** One instance's app and background jobs over its runtime's stores; an unusable setting throws a SettingsError. */
+export function createInstance(parts: RuntimeParts): Instance {
   const { settings, kv } = parts.stores;
   checkSecretScope(settings, parts.logger ?? consoleLogger);
   const sql = neonSqlFromSettings(settings, parts.sql);
