@@ -71,7 +71,7 @@ const target = {
 // A malformed percent-escape is a 400; a target that is not a valid name a 422.
 const targetProblems = { 400: ["malformed_request"], 422: ["validation_failed"] } satisfies Problems;
 
-/** The link routes of docs/API.md. Postgres decides every outcome; KV only serves reads. */
+/** The link routes of docs/API-links.md. Postgres decides every outcome; KV only serves reads. */
 export function linkRoutes(deps: RouteDeps) {
   const limits = deps.settings.linkLimits;
   const { background } = deps;
