@@ -58,7 +58,7 @@ const { app, background } = await orExit(() =>
 
 // Deno.cron fires at most once a minute, on the minute; each run runs the jobs every interval until
 // the next one. The rest of the minute this process started in is covered the same way: without it
-// a fresh process (a deploy, an isolate started on Deno Deploy) synced nothing for up to a minute.
+// a fresh process (a deploy, an isolate started on Deno Deploy) would sync nothing for up to a minute.
 const CRON_PERIOD_MS = 60_000;
 void background.runFor(CRON_PERIOD_MS - (Date.now() % CRON_PERIOD_MS));
 void deno.cron("background", "* * * * *", () => background.runFor(CRON_PERIOD_MS));
