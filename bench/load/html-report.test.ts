@@ -8,8 +8,9 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { describeWithChromium, launchChromium } from "../../dev/support/chromium.ts";
 import { numberingChart } from "../race/chart.ts";
+import type { BenchJson } from "./bench-json.ts";
 import { latencyChart } from "./chart.ts";
-import { type BenchJson, benchHtml, RESULTS_FORMAT, writeHtmlFromJson } from "./html-report.ts";
+import { benchHtml, RESULTS_FORMAT, writeHtmlFromJson } from "./html-report.ts";
 import { fullBenchJson } from "./report-fixture.ts";
 
 /** A run that wrote none of the optional fields. */

@@ -1,8 +1,8 @@
 // What `npm run bench` expects each of its phases to take, for the time left it prints. The
-// figures are this machine's (docs/results): a phase on deployments is paced by the network,
+// figures follow the committed runs (docs/results): a phase on deployments is paced by the network,
 // and the measured phases correct the estimate as they finish.
 import { PhaseClock, type PlannedPhase } from "../lib/eta.ts";
-import type { RunSettings } from "./results.ts";
+import type { RunSettings } from "./run-settings.ts";
 
 /** Client time of one request: on the runtimes started here, and on deployments. */
 const REQUEST_MS = { local: 8, targets: 80 };

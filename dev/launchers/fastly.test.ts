@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { parse } from "smol-toml";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { CONFIG_STORE, JWKS_BACKEND, KV_STORE, NEON_BACKEND, SECRET_STORE } from "../../edge/fastly/bindings.ts";
-import { TEST_AUTH_SECRET, TEST_AUTH_SETTINGS } from "../support/tokens.ts";
+import { TEST_AUTH_SETTINGS } from "../support/tokens.ts";
 import { describeWithViceroy } from "../support/viceroy.ts";
 import { FASTLY_MANIFEST, startFastlyRuntime } from "./fastly.ts";
 import { runManifest } from "./fastly-manifest.ts";
