@@ -8,13 +8,13 @@ import { type LocalStack, startLocalStack } from "../dev/local-stack/stack.ts";
 import { createNeonSql } from "../edge/neon/neon-sql.ts";
 import { runScript } from "./lib/run-script.ts";
 
-describe.each(["bench/bench.ts", "bench/race.ts", "bench/drain.ts", "bench/migration.ts"])("%s", (script) => {
+describe.each(["bench/bench.ts", "bench/race.ts", "bench/sync.ts", "bench/migration.ts"])("%s", (script) => {
   it("--help prints the usage, exits 0 and writes nothing", async () => {
     const out = await mkdtemp(join(tmpdir(), "help-"));
     try {
       const run = await runScript(script, ["--help", "--out", out], { DATABASE_URL: undefined });
       expect(run.code).toBe(0);
-      expect(run.stdout).toMatch(/^npm run (bench|race|bench:drain|bench:migration) -- \[options\]/);
+      expect(run.stdout).toMatch(/^npm run (bench|race|bench:sync|bench:migration) -- \[options\]/);
       expect(run.stdout).toMatch(/--out DIR/);
       expect(await readdir(out)).toEqual([]);
     } finally {

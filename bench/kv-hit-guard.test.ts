@@ -20,7 +20,7 @@ describe("a KV hit on every runtime", () => {
   beforeAll(async () => {
     const args = ["--runtimes", RUNTIMES.join(","), "--operations", "link-hit", "--requests", "20"];
     const tiny = ["--rounds", "1", "--warmup", "2", "--concurrency", "2", "--staleness", "0"];
-    // No drain of the change feed during the run: its statements would be counted with the lookups'.
+    // No sync of the change feed during the run: its statements would be counted with the lookups'.
     const env = { DATABASE_URL: undefined, LINK_SYNC_INTERVAL_SECONDS: "3600" };
     ({ out, result } = await runBenchScript<GuardJson>("bench", [...args, ...tiny], env));
   }, 300_000);

@@ -97,7 +97,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Drain the link change feed into this deployment's KV cache now (admin only), for an outside scheduler. */
+        /** Sync the link change feed into this deployment's KV cache now (admin only), for an outside scheduler. */
         post: operations["postV1AdminLinksSync"];
         delete?: never;
         options?: never;
@@ -1638,7 +1638,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Cache entries of the caller's tenant removed, and whether the feed was drained to its end. */
+            /** @description Cache entries of the caller's tenant removed, and whether the feed was synced to its end. */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];

@@ -1,6 +1,6 @@
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { createBackground } from "./background/runner.ts";
-import { CAPABILITIES } from "./capabilities.ts";
+import { CAPABILITIES, CAPABILITY_JOBS } from "./capabilities.ts";
 import type { AppDeps, AppEnv, RouteDeps } from "./deps.ts";
 import { clientKey } from "./http/client-address.ts";
 import { crossOrigin, methodsOfRouter } from "./http/cors.ts";
@@ -29,7 +29,7 @@ export function createApp(deps: AppDeps) {
   const routeDeps: RouteDeps = {
     ...deps,
     logger,
-    background: deps.background ?? createBackground({ ...deps, logger }),
+    background: deps.background ?? createBackground({ ...deps, logger }, { jobs: CAPABILITY_JOBS }),
   };
   // Not strict: one trailing slash is the same path (docs/API.md), to the routes and their 405s.
   const app = new Hono<AppEnv>({ strict: false });

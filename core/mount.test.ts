@@ -6,6 +6,7 @@ import { bearer, TEST_AUTH_SECRET } from "../dev/support/tokens.ts";
 import { createMemoryKv } from "../edge/kv/memory.ts";
 import { createApp } from "./app.ts";
 import type { AppEnv, RouteDeps } from "./deps.ts";
+import { notFound, type ProblemError, problemResponse } from "./http/problem.ts";
 import { silentLogger } from "./log.ts";
 import { mountCapabilities } from "./mount.ts";
 import { type Capability, route } from "./route.ts";
@@ -76,12 +77,13 @@ describe("the declared routes, as served", () => {
     }
   });
 
-  it("refuse a public route under /v1, and a route behind the token check outside it", () => {
+  it("refuse a public route under /v1, a route behind the token check outside it, and an undeclared path parameter", () => {
     const mount = (capability: Capability) =>
       mountCapabilities(new Hono<AppEnv>(), [capability], { runtime: "node" } as RouteDeps);
     expect(() => mount(probe("public", "/v1/open"))).toThrow("GET /v1/open: a public route is served outside /v1");
     expect(() => mount(probe("token", "/closed"))).toThrow("GET /closed: a token route is served under /v1");
     expect(() => mount(probe("token", "/v1/closed"))).not.toThrow();
+    expect(() => mount(probe("token", "/v1/closed/:id"))).toThrow("GET /v1/closed/:id: params must declare exactly id");
   });
 
   it("give the handler its query as the schema reads it: numbers as numbers, defaults filled", async () => {
@@ -110,6 +112,51 @@ describe("the declared routes, as served", () => {
     await served.request("/paged?limit=7");
     await served.request("/paged");
     expect(seen).toEqual([7, 20]);
+  });
+
+  it("give the handler its path's parameters decoded and as their schemas read them, or refuse the path first", async () => {
+    const seen: unknown[] = [];
+    const named = (refusePath?: () => ProblemError): Capability => ({
+      tag: "probe",
+      schemas: {},
+      routes: () => [
+        route({
+          method: "GET",
+          path: "/items/:name/:number",
+          access: "public",
+          summary: "A probe.",
+          params: {
+            name: { description: "A name.", schema: v.pipe(v.string(), v.minLength(2), v.toLowerCase()) },
+            number: { description: "A number.", schema: v.pipe(v.string(), v.regex(/^\d+$/), v.transform(Number)) },
+          },
+          ...(refusePath ? { refusePath } : {}),
+          responses: {},
+          problems: {},
+          handler: (c, { params }) => {
+            seen.push(params);
+            return c.text("");
+          },
+        }),
+      ],
+    });
+    const serve = (capability: Capability) => {
+      const served = new Hono<AppEnv>();
+      served.onError((error) => problemResponse(error as ProblemError));
+      mountCapabilities(served, [capability], { runtime: "node" } as RouteDeps);
+      return async (path: string) => {
+        const response = await served.request(path);
+        return [response.status, response.status === 200 ? "" : (await response.json()).code];
+      };
+    };
+    const answer = serve(named());
+    expect(await answer("/items/A%2FB/12/")).toEqual([200, ""]);
+    expect(seen).toEqual([{ name: "a/b", number: 12 }]);
+    expect(await answer("/items/ab/%E0%A4%A")).toEqual([400, "malformed_request"]);
+    expect(await answer("/items/a/x")).toEqual([422, "validation_failed"]);
+    const namesNothing = serve(named(() => notFound("No such item.")));
+    expect(await namesNothing("/items/ab/%ZZ")).toEqual([404, "not_found"]);
+    expect(await namesNothing("/items/a/1")).toEqual([404, "not_found"]);
+    expect(seen).toHaveLength(1);
   });
 
   it("are the app's own: appWithoutDatabase serves the same routes", () => {

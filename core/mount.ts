@@ -1,12 +1,14 @@
 // Serves the routes the capabilities declare (core/route.ts) on the app: each with its
-// description for the OpenAPI document, its access check, its query's validator and its handler;
-// each path with a 405 for the methods it does not serve.
+// description for the OpenAPI document, its access check, its query's and path's validation and
+// its handler; each path with a 405 for the methods it does not serve.
 import type { Context, Hono, MiddlewareHandler } from "hono";
 import { describeRoute, validator } from "hono-openapi";
+import * as v from "valibot";
 import type { AppEnv, RouteDeps } from "./deps.ts";
 import { readBodyText, readJson, requireMediaType, validate } from "./http/body.ts";
+import { pathValues } from "./http/path.ts";
 import { methodNotAllowedProblem, ProblemError } from "./http/problem.ts";
-import { validationFailed } from "./http/validation.ts";
+import { type Issue, validationFailed } from "./http/validation.ts";
 import { operation } from "./openapi/describe.ts";
 import { namedSchemas, nameOf } from "./openapi/document.ts";
 import { conversion } from "./openapi/json-schema.ts";
@@ -47,6 +49,7 @@ export function mountCapabilities(
   for (const [path, served] of byPath(routes)) {
     for (const route of served) {
       requireServedWhereItsAccessSays(route);
+      requireItsPathDeclared(route);
       for (const { body } of Object.values(route.responses)) if (body) nameOfSchema(body);
       const handlers = [describeRoute(operation(route, route.tag, nameOfSchema)), ...handlersOf(route)];
       app.on(route.method, path, ...(handlers as [MiddlewareHandler<AppEnv>]));
@@ -63,19 +66,60 @@ export function mountCapabilities(
 
 function handlersOf(route: Route): MiddlewareHandler<AppEnv>[] {
   const { query, body } = route;
+  const readParams = paramsReader(route);
   return [
     ...(route.access === "admin" ? [adminOnly] : []),
     ...(query
       ? [validator("query", query, refuseInvalid, { options: { ...conversion } }) as MiddlewareHandler<AppEnv>]
       : []),
-    async (c) => route.handler(c, { query: query && c.req.valid("query" as never), body: () => readBody(c, body) }),
+    async (c) =>
+      route.handler(c, {
+        query: query && c.req.valid("query" as never),
+        params: readParams(c),
+        body: () => readBody(c, body),
+      }),
   ];
+}
+
+/** Reads the path's declared parameters, decoded and validated; a failure answers what the route says. */
+function paramsReader({
+  path,
+  params,
+  refusePath,
+}: Route): (c: Context<AppEnv>) => Record<string, unknown> | undefined {
+  if (!params) return () => undefined;
+  const schema = v.object(Object.fromEntries(Object.entries(params).map(([name, param]) => [name, param.schema])));
+  const refuse = (c: Context<AppEnv>, issues: readonly Issue[], problem: ProblemError) =>
+    refusePath ? refusePath(c, issues) : problem;
+  return (c) => {
+    const values = pathValues(path, new URL(c.req.url).pathname);
+    const undecodable = Object.keys(values).filter((name) => values[name] === undefined);
+    if (undecodable.length > 0) {
+      const issues = undecodable.map((name) => ({ message: "must be valid percent-encoded UTF-8", path: [name] }));
+      throw refuse(
+        c,
+        issues,
+        new ProblemError(400, "malformed_request", "The path is not valid percent-encoded UTF-8."),
+      );
+    }
+    const result = v.safeParse(schema, values);
+    if (!result.success) throw refuse(c, result.issues, validationFailed(result.issues));
+    return result.output;
+  };
 }
 
 /** A public route is served at the root, before any token check; every other under /v1, behind it. */
 function requireServedWhereItsAccessSays({ method, path, access }: Route) {
   if ((access === "public") === path.startsWith("/v1/")) {
     throw new Error(`${method} ${path}: a ${access} route is served ${access === "public" ? "outside" : "under"} /v1`);
+  }
+}
+
+/** Each `:name` of a path is declared in `params`, and nothing else: the mount validates what it declares. */
+function requireItsPathDeclared({ method, path, params = {} }: Route) {
+  const inPath = path.split("/").flatMap((part) => (part.startsWith(":") ? [part.slice(1)] : []));
+  if (inPath.sort().join() !== Object.keys(params).sort().join()) {
+    throw new Error(`${method} ${path}: params must declare exactly ${inPath.join(", ") || "nothing"}`);
   }
 }
 

@@ -2,7 +2,9 @@ import type { Context } from "hono";
 import type * as v from "valibot";
 import type { BackgroundJob } from "./background/job.ts";
 import type { AppEnv, RouteDeps } from "./deps.ts";
-import type { OperationSpec, QuerySchema } from "./openapi/operations.ts";
+import type { ProblemError } from "./http/problem.ts";
+import type { Issue } from "./http/validation.ts";
+import type { OperationSpec, PathParams, QuerySchema } from "./openapi/operations.ts";
 
 /** Who may call a route: anyone (served at the root), any valid token, or an admin token (others get 403). */
 export type Access = "public" | "token" | "admin";
@@ -11,10 +13,16 @@ export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
 type Output<Schema> = Schema extends v.GenericSchema ? v.InferOutput<Schema> : undefined;
 
+type ParamsOutput<Params> = Params extends PathParams
+  ? { -readonly [Name in keyof Params]: v.InferOutput<Params[Name]["schema"]> }
+  : undefined;
+
 /** What a handler is given besides its context. */
-export interface RouteInput<Query, Body> {
+export interface RouteInput<Query, Body, Params = undefined> {
   /** The query, already validated. */
   query: Output<Query>;
+  /** The path's parameters, already decoded and validated. */
+  params: ParamsOutput<Params>;
   /** Reads, parses and validates the body (413, 415, 400 or 422), when the handler is ready to. */
   body: () => Promise<Output<Body>>;
 }
@@ -26,21 +34,29 @@ export interface RouteInput<Query, Body> {
 export interface Route<
   Query extends QuerySchema | undefined = QuerySchema | undefined,
   Body extends v.GenericSchema | undefined = v.GenericSchema | undefined,
-> extends OperationSpec<Query, Body> {
+  Params extends PathParams | undefined = PathParams | undefined,
+> extends OperationSpec<Query, Body, Params> {
   method: Method;
   /** As served, Hono's pattern: `/v1/assets/:id`. A public route is outside `/v1`, every other inside. */
   path: string;
   access: Access;
+  /**
+   * What a path whose parameters do not decode or fail their schemas answers. Without it: 400
+   * `malformed_request` for a malformed percent-escape, else 422 `validation_failed`; a route
+   * whose path then names nothing says so here (404).
+   */
+  refusePath?: (c: Context<AppEnv>, issues: readonly Issue[]) => ProblemError;
   // A method, so that a route's declaration is a Route whatever its schemas.
-  handler(c: Context<AppEnv>, input: RouteInput<Query, Body>): Response | Promise<Response>;
+  handler(c: Context<AppEnv>, input: RouteInput<Query, Body, Params>): Response | Promise<Response>;
 }
 
 /** Declares a route, its handler typed by the schemas it names. */
 export const route = <
   Query extends QuerySchema | undefined = undefined,
   Body extends v.GenericSchema | undefined = undefined,
+  Params extends PathParams | undefined = undefined,
 >(
-  declaration: Route<Query, Body>,
+  declaration: Route<Query, Body, Params>,
 ): Route => declaration;
 
 /**

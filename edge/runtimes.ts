@@ -1,4 +1,4 @@
-// Every runtime the project deploys to, one line each. The wiring (edge/deployment.ts), the
+// Every runtime the project deploys to, one line each. The wiring (edge/instance.ts), the
 // launchers (dev/launchers/index.ts), the KV baseline, the bench and the layout test read this
 // list; a runtime missing from one of their `Record<RuntimeName, …>` fails to type-check.
 

@@ -1,7 +1,5 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { resolve } from "node:path";
+import { describe, expect, it } from "vitest";
 import { RUNTIME_NAMES } from "../edge/runtimes.ts";
 import { projectOf, testProjects } from "./projects.ts";
 
@@ -28,16 +26,18 @@ describe("vitest projects", () => {
     );
     expect(projects.integration).toEqual(
       expect.arrayContaining([
-        "core/assets/routes.test.ts",
-        "edge/kv/workers-kv.test.ts",
-        "dev/support/deno-tests.test.ts",
+        "core/assets/routes.integration.test.ts",
+        "edge/kv/workers-kv.integration.test.ts",
+        "dev/support/deno-tests.integration.test.ts",
       ]),
     );
     expect(projects.fastly).toEqual(
       expect.arrayContaining([
         "test/conformance/fastly.test.ts",
         "test/conformance/schemathesis/fastly.test.ts",
+        "dev/build/fastly.test.ts",
         "dev/launchers/fastly.test.ts",
+        "edge/kv/fastly-kv-on-viceroy.test.ts",
       ]),
     );
     // One suite per runtime of edge/runtimes.ts, and schemathesis on node; Fastly's are in its own
@@ -50,25 +50,16 @@ describe("vitest projects", () => {
     );
   });
 
-  describe("classify files they have never seen", () => {
-    const root = mkdtempSync(join(tmpdir(), "projects-"));
-    const write = (path: string, source: string) => {
-      mkdirSync(dirname(join(root, path)), { recursive: true });
-      writeFileSync(join(root, path), source);
-    };
-    afterAll(() => rmSync(root, { recursive: true, force: true }));
-
-    it("by what they import, transitively", () => {
-      write("test/support/db.ts", 'import pg from "pg";\n');
-      write("core/pure.test.ts", 'import { it } from "vitest";\nimport { x } from "./x.ts";\n');
-      write("core/x.ts", "export const x = 1;\n");
-      write("core/db.test.ts", 'import { db } from "../test/support/db.ts";\n');
-      write("dev/build/fastly-probe.test.ts", 'import { Worker } from "node:worker_threads";\n');
-      write("dev/tool.test.ts", 'const { spawn } = await import("node:child_process");\n');
-      expect(projectOf("core/pure.test.ts", root)).toBe("unit");
-      expect(projectOf("core/db.test.ts", root)).toBe("integration");
-      expect(projectOf("dev/build/fastly-probe.test.ts", root)).toBe("fastly");
-      expect(projectOf("dev/tool.test.ts", root)).toBe("integration");
+  describe("classify files they have never seen, by name and folder alone", () => {
+    it("in core/, edge/ and dev/: unit, unless named *.integration.test.ts", () => {
+      expect(projectOf("core/pure.test.ts")).toBe("unit");
+      expect(projectOf("edge/kv/fastly-like.test.ts")).toBe("unit");
+      expect(projectOf("core/db.integration.test.ts")).toBe("integration");
+      expect(projectOf("dev/tool/spawns.integration.test.ts")).toBe("integration");
+      expect(projectOf("dev/build/fastly.test.ts")).toBe("fastly");
+      expect(projectOf("edge/fastly/pure.test.ts")).toBe("unit");
+      expect(projectOf("dev/launchers/fastly.test.ts")).toBe("fastly");
+      expect(projectOf("edge/kv/fastly-kv-on-viceroy.test.ts")).toBe("fastly");
     });
 
     it("by folder under test/: new folders are integration, never unit", () => {
@@ -76,10 +67,15 @@ describe("vitest projects", () => {
         "test/deploy/wrangler.test.ts",
         "test/local-stack/start.test.ts",
         "test/anything/pure.test.ts",
+        "test/deploy/fastly.test.ts",
       ]) {
-        expect(projectOf(path, root)).toBe("integration");
+        expect(projectOf(path)).toBe("integration");
       }
-      expect(projectOf("test/documents/races.test.ts", root)).toBe("races");
+      expect(projectOf("test/documents/races.test.ts")).toBe("races");
+      expect(projectOf("test/conformance/workerd.test.ts")).toBe("conformance");
+      expect(projectOf("test/conformance/fastly.test.ts")).toBe("fastly");
+      expect(projectOf("test/conformance/schemathesis/fastly.test.ts")).toBe("fastly");
+      expect(projectOf("test/conformance/schemathesis/node.test.ts")).toBe("conformance");
     });
   });
 });

@@ -1,25 +1,18 @@
-// Which vitest project runs a test file (vitest.config.ts). `unit` is the fast loop: tests in
-// core/, edge/ and dev/ that need no database, no subprocess, no worker thread and no wasm. A
-// file counts as heavy when it, or any project file it imports (transitively), imports one of
-// HEAVY_IMPORTS, so a new test lands in the right project without being listed anywhere.
-// Everything under test/ is integration unless it is conformance or a race suite: folders added
-// there later (slow by nature) never slow the fast loop.
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
+// Which vitest project runs a test file (vitest.config.ts), by where it is and how it is named,
+// never by what it imports. `unit` is the fast loop: a `*.test.ts` in core/, edge/ or dev/ needs
+// no database, no subprocess, no worker thread and no wasm; one that does is named
+// `*.integration.test.ts`. Fastly's wasm on Viceroy (its build, launcher and conformance suites,
+// each a `fastly.test.ts`, and an adapter's contract on Viceroy, `*-on-viceroy.test.ts`) is a
+// project of its own. Everything under test/ and bench/ is integration unless it is conformance, a
+// race suite or one of the tree's pure checks: folders added there later (slow by nature) never
+// slow the fast loop.
+import { existsSync, readdirSync } from "node:fs";
+import { join, relative } from "node:path";
 
 type ProjectName = "unit" | "integration" | "conformance" | "races" | "fastly";
 
-/** Imports that mean a database, a subprocess, a worker thread, workerd or a wasm build. */
-const HEAVY_IMPORTS = [
-  /^@electric-sql\/pglite/,
-  /^pg$/,
-  /^miniflare$/,
-  /^wrangler$/,
-  /^esbuild$/,
-  /^@fastly\//,
-  /^(node:)?child_process$/,
-  /^(node:)?worker_threads$/,
-];
+/** A test of core/, edge/ or dev/ that needs a database, a subprocess, a worker thread or workerd. */
+export const INTEGRATION_SUFFIX = ".integration.test.ts";
 
 /** test/ files that are pure checks of the tree, fast enough for the unit loop. */
 const UNIT_IN_TEST = [
@@ -35,30 +28,17 @@ const RACES = [
   /^test\/counterexamples\//,
   /^test\/hardening\/soak\.test\.ts$/,
 ];
+const FASTLY = [/^(dev|test\/conformance)\/(.+\/)?fastly\.test\.ts$/, /-on-viceroy\.test\.ts$/];
 const TEST_ROOTS = ["core", "edge", "dev", "test", "bench"];
 
-const importPattern = /\bfrom\s+["']([^"']+)["']|\bimport\s*\(?\s*["']([^"']+)["']/g;
-const importsOf = (source: string) => [...source.matchAll(importPattern)].map((m) => (m[1] ?? m[2])!);
-
-/** Whether `file` (absolute) or anything it imports from the project reaches a heavy import. */
-function isHeavy(file: string, seen = new Set<string>()): boolean {
-  if (seen.has(file) || !existsSync(file)) return false;
-  seen.add(file);
-  return importsOf(readFileSync(file, "utf8")).some((specifier) =>
-    specifier.startsWith(".")
-      ? isHeavy(resolve(dirname(file), specifier), seen)
-      : HEAVY_IMPORTS.some((re) => re.test(specifier)),
-  );
-}
-
 /** The one project of a test file, given its path relative to the project root. */
-export function projectOf(path: string, root: string): ProjectName {
+export function projectOf(path: string): ProjectName {
   if (UNIT_IN_TEST.includes(path)) return "unit";
-  if (path.startsWith("test/conformance/")) return path.endsWith("/fastly.test.ts") ? "fastly" : "conformance";
+  if (FASTLY.some((re) => re.test(path))) return "fastly";
+  if (path.startsWith("test/conformance/")) return "conformance";
   if (RACES.some((re) => re.test(path))) return "races";
   if (path.startsWith("test/") || path.startsWith("bench/")) return "integration";
-  if (!isHeavy(join(root, path))) return "unit";
-  return /(^|\/)fastly[-./]/.test(path) ? "fastly" : "integration";
+  return path.endsWith(INTEGRATION_SUFFIX) ? "integration" : "unit";
 }
 
 function testFilesUnder(dir: string): string[] {
@@ -76,7 +56,7 @@ export function testProjects(root: string): Record<ProjectName, string[]> {
   const projects: Record<ProjectName, string[]> = { unit: [], integration: [], conformance: [], races: [], fastly: [] };
   for (const file of TEST_ROOTS.flatMap((dir) => testFilesUnder(join(root, dir)))) {
     const path = relative(root, file);
-    projects[projectOf(path, root)].push(path);
+    projects[projectOf(path)].push(path);
   }
   for (const files of Object.values(projects)) files.sort();
   return projects;

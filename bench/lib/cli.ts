@@ -1,4 +1,4 @@
-// What the bench's commands (bench, race, bench:drain, bench:migration) share: their options
+// What the bench's commands (bench, race, bench:sync, bench:migration) share: their options
 // (--help and a wrong option answered as every command of the project answers them, --out), a
 // usage error as one line and the usage (exit 2), how a run was started, where results go.
 import { mkdir, writeFile } from "node:fs/promises";

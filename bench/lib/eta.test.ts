@@ -2,7 +2,7 @@
 // estimates; and the bench's plan from its settings.
 import { describe, expect, it } from "vitest";
 import { benchPlan } from "../load/plan.ts";
-import type { RunSettings } from "../load/results.ts";
+import type { RunSettings } from "../load/run-settings.ts";
 import { racePlan } from "../race/plan.ts";
 import { duration, PhaseClock, type PlannedPhase, remainingMs } from "./eta.ts";
 

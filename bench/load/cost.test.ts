@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { InputFileError } from "../lib/cli.ts";
 import { costPerMillion, costReport, costText, metersOf } from "./cost.ts";
 import { DEFAULT_PRICE_FILE, loadPrices, type Price, parsePrices } from "./price-file.ts";
-import type { Summary } from "./report.ts";
+import type { Summary } from "./summary.ts";
 
 const price = (
   item: string,

@@ -4,7 +4,7 @@
 import { fixed, markdownTable, textTable } from "../lib/format.ts";
 import { operations } from "./operations.ts";
 import type { Meter, Price } from "./price-file.ts";
-import type { Summary, TargetStatus } from "./report.ts";
+import type { Summary, TargetStatus } from "./summary.ts";
 
 const DATABASE = "Neon";
 const NOT_MEASURED: Partial<Record<Meter, string>> = {

@@ -8,10 +8,11 @@ import { budgetedFetch, type RequestBudget } from "./budget.ts";
 import { type Cleanup, removeWhatWasMade } from "./cleanup.ts";
 import { checkTarget } from "./deployments.ts";
 import { startLoadGenerator } from "./load-generator.ts";
-import type { TargetStatus } from "./report.ts";
-import { describeLoad, type RunOutcome, type RunSettings } from "./results.ts";
+import { describeLoad, type RunOutcome } from "./results.ts";
 import type { Target } from "./rounds.ts";
 import { measureRun } from "./run.ts";
+import type { RunSettings } from "./run-settings.ts";
+import type { TargetStatus } from "./summary.ts";
 
 /** A poll every 250 ms for at most a minute: a few hundred requests per sample, at worst. */
 const STALENESS_POLL_MS = 250;

@@ -3,9 +3,9 @@
 // Server-Timing says whether the split can be measured there.
 import { commandLine, UsageError } from "../lib/cli.ts";
 import { platformFromHeaders } from "./platform.ts";
-import type { TargetStatus } from "./report.ts";
 import { causeOf } from "./request.ts";
 import type { Target } from "./rounds.ts";
+import type { TargetStatus } from "./summary.ts";
 
 const TARGET_NAME = /^[A-Za-z0-9_-]{1,20}$/;
 

@@ -9,7 +9,7 @@ import { createScratchSchema, serverVersion } from "../../dev/support/scratch-sc
 import { channel, startTsWorker } from "../lib/ts-worker.ts";
 import type { DatabaseRequest } from "./database-thread.ts";
 import { localTarget } from "./platform.ts";
-import type { TargetStatus } from "./report.ts";
+import type { TargetStatus } from "./summary.ts";
 
 export interface BenchDatabase {
   /** What the runtimes are configured with. */

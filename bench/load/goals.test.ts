@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { goalNotes, kvHitGoals } from "./goals.ts";
 import type { OperationName } from "./operations.ts";
-import type { Summary } from "./report.ts";
+import type { Summary } from "./summary.ts";
 
 /** A summary with what the goals read: rounds' p50s, the pooled p50 and the split's limit. */
 function summary(target: string, operation: OperationName, p50s: number[], limitMs?: number): Summary {

@@ -4,7 +4,7 @@
 // Server-Timing) within 5 % of the KV-hit p50. Fastly's figures, which no local runtime gives
 // (Viceroy is not its edge), are reported beside them and not judged.
 import { intervalRatios } from "./ratios.ts";
-import type { Summary } from "./report.ts";
+import type { Summary } from "./summary.ts";
 
 export const GOALS = { ratio: 1.3, ratioHigh: 1.5, limitShare: 0.05 } as const;
 /** The runtimes judged; every other target is reported only. */

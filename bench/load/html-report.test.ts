@@ -8,8 +8,9 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { describeWithChromium, launchChromium } from "../../dev/support/chromium.ts";
 import { numberingChart } from "../race/chart.ts";
+import type { BenchJson } from "./bench-json.ts";
 import { latencyChart } from "./chart.ts";
-import { type BenchJson, benchHtml, RESULTS_FORMAT, writeHtmlFromJson } from "./html-report.ts";
+import { benchHtml, RESULTS_FORMAT, writeHtmlFromJson } from "./html-report.ts";
 import { fullBenchJson } from "./report-fixture.ts";
 
 /** A run that wrote none of the optional fields. */
@@ -56,8 +57,8 @@ describe("--html: the page again from a saved bench.json", () => {
       await writeFile(saved, JSON.stringify({ format: RESULTS_FORMAT, version: 2, ...fullBenchJson }));
       expect(await writeHtmlFromJson(saved)).toBe(join(dir, "bench.html"));
       expect(await readFile(join(dir, "bench.html"), "utf8")).toBe(benchHtml(fullBenchJson));
-      const other = join(dir, "drain.json");
-      await writeFile(other, JSON.stringify({ command: "npm run bench:drain", results: [] }));
+      const other = join(dir, "sync.json");
+      await writeFile(other, JSON.stringify({ command: "npm run bench:sync", results: [] }));
       await expect(writeHtmlFromJson(other)).rejects.toThrow(/not a results file of this bench/);
     } finally {
       await rm(dir, { recursive: true, force: true });

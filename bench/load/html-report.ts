@@ -5,59 +5,14 @@ import { readFile, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { UsageError } from "../lib/cli.ts";
 import { escapeXml } from "../lib/format.ts";
-import { type LatencyRow, latencyChart } from "./chart.ts";
-import { COLD_HEADER, type ColdStarts, coldRows } from "./cold.ts";
-import type { TargetCost } from "./cost.ts";
+import type { BenchJson } from "./bench-json.ts";
+import { latencyChart } from "./chart.ts";
+import { COLD_HEADER, coldRows } from "./cold.ts";
 import { costTables, htmlTable, ratiosTable, resultsTable, stalenessMatrix } from "./html-tables.ts";
-import type { Split } from "./split.ts";
 import { splitChart } from "./split-chart.ts";
-import type { PairStaleness } from "./staleness.ts";
 
 /** bench.json's `format`: a reader checks it before anything else. */
 export const RESULTS_FORMAT = "edge-race-free-bench";
-
-interface Interval {
-  low: number;
-  high: number;
-}
-
-/** What the page reads of a result; the optional fields are rendered where the run wrote them. */
-export interface ResultRow extends LatencyRow {
-  operation: string;
-  requests: number;
-  errors: number;
-  perSecond: { median: number };
-  latencyMs: { p50: number; p95: number; p99: number };
-  split: Split | null;
-  percentiles?: Array<{ p: number; ms: number | null; samples: number }>;
-  p50Interval?: Interval;
-  load?: { model: "closed"; concurrency: number } | { model: "open"; ratePerSecond: number };
-}
-
-export interface BenchJson {
-  command: string;
-  finishedAt: string;
-  machine: { cpus: number; cpuModel: string; node: string };
-  database?: string;
-  targets: Array<{ target: string; available: boolean; reason?: string; platform?: string }>;
-  results: ResultRow[];
-  ratios?: Array<
-    {
-      label: string;
-      numerator: { target: string; operation: string };
-      denominator: { target: string; operation: string };
-      median: number;
-    } & Interval
-  >;
-  cost?: {
-    table: string;
-    prices: Array<{ item: string; usd: number; per: string; date: string; source: string }>;
-    assumptions: string[];
-    perTarget: TargetCost[];
-  };
-  staleness?: PairStaleness[];
-  coldStarts?: ColdStarts[];
-}
 
 const STYLE = `
 body { font: 14px/1.45 system-ui, sans-serif; margin: 24px auto; max-width: 960px; color: #111; padding: 0 12px; }

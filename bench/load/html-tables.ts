@@ -3,8 +3,8 @@
 import { percentile } from "../../dev/support/stats.ts";
 import { barChart } from "../lib/bar-chart.ts";
 import { escapeXml, fixed } from "../lib/format.ts";
+import type { BenchJson, ResultRow } from "./bench-json.ts";
 import { COST_HEADER, costRows } from "./cost.ts";
-import type { BenchJson, ResultRow } from "./html-report.ts";
 
 /** An HTML table; cells are text, escaped here. */
 export function htmlTable(header: readonly string[], rows: readonly (readonly string[])[]): string {

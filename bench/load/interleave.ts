@@ -1,7 +1,7 @@
 // Phases whose latencies are compared with each other (the app's KV hit over the bare KV get)
 // run in slices that take turns, so a noisy neighbour lands on both alike and a ratio taken
 // within the round stays fair. The same rule as the numbering race's interleaved rounds.
-import type { PhaseResult } from "./phase.ts";
+import type { PhaseResult } from "./phase-recorder.ts";
 
 /** A phase's result with the statements the Neon endpoint served during it. */
 export interface Sample {

@@ -1,6 +1,6 @@
 // The main thread's handle on the load-generator thread (bench/load/worker.ts).
 import { channel, startTsWorker } from "../lib/ts-worker.ts";
-import type { Phase, PhaseResult } from "./phase.ts";
+import type { Phase, PhaseResult } from "./phase-recorder.ts";
 
 export interface LoadGenerator {
   run(phase: Phase): Promise<PhaseResult>;

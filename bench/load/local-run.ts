@@ -13,8 +13,9 @@ import { closeRuntimes, guardProcess, launchKvBaselines, launchRuntimes, openBen
 import { type LoadGenerator, startLoadGenerator } from "./load-generator.ts";
 import { measureNaiveWrite, naiveWriteNote } from "./naive-write.ts";
 import { localTarget } from "./platform.ts";
-import { describeLoad, type RunOutcome, type RunSettings } from "./results.ts";
+import { describeLoad, type RunOutcome } from "./results.ts";
 import { measureRun } from "./run.ts";
+import type { RunSettings } from "./run-settings.ts";
 import { probeUsage } from "./usage-probe.ts";
 
 export interface LocalSettings extends RunSettings {

@@ -2,7 +2,8 @@
 // request due meanwhile (latency from when it was due), where the closed loop counts it once.
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
-import { type Phase, runPhase } from "./phase.ts";
+import { runPhase } from "./phase.ts";
+import type { Phase } from "./phase-recorder.ts";
 import { fetchTransport, type Transport } from "./request.ts";
 
 const SERVICE_MS = 10;

@@ -4,12 +4,12 @@
 // A PATCH chain's request waits for the one before it on its path (If-Match must name the current
 // version); that wait is part of its latency, and the request counts as late.
 import { setTimeout as sleep } from "node:timers/promises";
-import type { Phase, PhaseResult, phaseRecorder } from "./phase.ts";
+import type { Phase, PhaseRecorder, PhaseResult } from "./phase-recorder.ts";
 
 /** Sent later than this after it was due: late (timer granularity is about a millisecond). */
 const LATE_MS = 1;
 
-export async function runOpenPhase(phase: Phase, recorder: ReturnType<typeof phaseRecorder>): Promise<PhaseResult> {
+export async function runOpenPhase(phase: Phase, recorder: PhaseRecorder): Promise<PhaseResult> {
   const intervalMs = 1000 / phase.ratePerSecond!;
   const started = performance.now();
   const deadline = started + phase.timeLimitMs;

@@ -257,9 +257,9 @@ export const operations: Record<OperationName, Operation> = {
     },
   },
   "link-sync": {
-    label: "admin: drain the link feed",
+    label: "admin: sync the link feed",
     expect: { status: 200 },
-    // An idle drain: one statement (core/links/drain.ts); a feed with changes costs more.
+    // An idle sync: one statement (core/links/sync.ts); a feed with changes costs more.
     roundTrips: 1,
     async plan(context) {
       const authorization = await bearer(context, { sub: "bench-admin", tid: context.tenant, role: "admin" });

@@ -1,14 +1,14 @@
 // What `npm run bench` expects each of its phases to take, for the time left it prints. The
-// figures are this machine's (docs/results): a phase on deployments is paced by the network,
+// figures follow the committed runs (docs/results): a phase on deployments is paced by the network,
 // and the measured phases correct the estimate as they finish.
 import { PhaseClock, type PlannedPhase } from "../lib/eta.ts";
-import type { RunSettings } from "./results.ts";
+import type { RunSettings } from "./run-settings.ts";
 
 /** Client time of one request: on the runtimes started here, and on deployments. */
 const REQUEST_MS = { local: 8, targets: 80 };
 /** Planning (seeding, priming) and counting around each measured phase. */
 const PHASE_OVERHEAD_MS = 300;
-/** One unlink's staleness: LINK_SYNC_INTERVAL_SECONDS and a drain; about 10 s in the committed runs. */
+/** One unlink's staleness: LINK_SYNC_INTERVAL_SECONDS and a sync; about 10 s in the committed runs. */
 const STALENESS_SAMPLE_MS = 10_000;
 /** Starting one runtime here (workerd is the slowest, ~1.5 s; a wasm build can take longer). */
 const START_MS = 3_000;

@@ -5,7 +5,7 @@
 import { median } from "../../dev/support/stats.ts";
 import { medianInterval, ratioInterval } from "../stats/bootstrap.ts";
 import type { OperationName } from "./operations.ts";
-import type { Summary } from "./report.ts";
+import type { Summary } from "./summary.ts";
 
 export interface Measurement {
   target: string;

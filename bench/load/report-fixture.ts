@@ -1,6 +1,6 @@
 // A bench.json as a run with every optional field writes it (intervals, percentiles with their
 // samples, load models, ratios, cost, platforms), for the tests of what renders it.
-import type { BenchJson, ResultRow } from "./html-report.ts";
+import type { BenchJson, ResultRow } from "./bench-json.ts";
 
 const TARGETS = ["node", "cloudflare", "deno", "fastly-viceroy"];
 const OPERATIONS = [

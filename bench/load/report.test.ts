@@ -4,8 +4,10 @@ import { median, percentile } from "../../dev/support/stats.ts";
 import { latencyChart } from "./chart.ts";
 import { runInterleaved, type SliceablePhase } from "./interleave.ts";
 import type { OperationName } from "./operations.ts";
-import { benchMarkdown, latencyRatios, type Measured, notes, summarize } from "./report.ts";
-import { type RunSettings, settingsOf } from "./results.ts";
+import { benchMarkdown, latencyRatios, notes, summarize } from "./report.ts";
+import { settingsOf } from "./results.ts";
+import type { RunSettings } from "./run-settings.ts";
+import type { Measured } from "./summary.ts";
 
 describe("stats", () => {
   it("takes nearest-rank percentiles from the raw samples", () => {

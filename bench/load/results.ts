@@ -10,34 +10,18 @@ import { goalNotes, kvHitGoals } from "./goals.ts";
 import { benchHtml, RESULTS_FORMAT } from "./html-report.ts";
 import type { OperationName } from "./operations.ts";
 import { platformsNote } from "./platform.ts";
-import type { Price } from "./price-file.ts";
-import {
-  benchMarkdown,
-  benchText,
-  latencyRatios,
-  notes as reportNotes,
-  summarize,
-  type TargetStatus,
-} from "./report.ts";
+import { benchMarkdown, benchText, latencyRatios, notes as reportNotes, summarize } from "./report.ts";
 import type { RoundSettings } from "./rounds.ts";
 import type { Measurements } from "./run.ts";
+import type { RunSettings } from "./run-settings.ts";
 import { splitMarkdown, splitText } from "./split.ts";
 import { splitChart } from "./split-chart.ts";
 import { stalenessMarkdown, stalenessText } from "./staleness.ts";
+import type { TargetStatus } from "./summary.ts";
 import type { Usage } from "./usage-probe.ts";
 
 /** What bench.json holds, and how: a reader checks `format` and `version` before anything else. */
 export const RESULTS_VERSION = 4;
-
-export interface RunSettings extends RoundSettings {
-  staleness: number;
-  cold: number;
-  idleSeconds: number;
-  maxRequests: number;
-  out: string;
-  /** The price table the cost per million operations is figured from, and its file. */
-  prices: { file: string; table: Price[] };
-}
 
 export interface RunOutcome extends Measurements {
   statuses: TargetStatus[];

@@ -12,7 +12,7 @@ import type { BenchDatabase } from "./environment.ts";
 import { runInterleaved, type Sample, type SliceablePhase } from "./interleave.ts";
 import type { LoadGenerator } from "./load-generator.ts";
 import { type Made, type OperationContext, type OperationName, operations } from "./operations.ts";
-import type { Measured } from "./report.ts";
+import type { Measured } from "./summary.ts";
 
 /** What is benchmarked: a runtime the bench started, or a deployment given by its URL. */
 export interface Target {

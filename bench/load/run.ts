@@ -6,9 +6,9 @@ import { progress } from "../lib/cli.ts";
 import { budgetedFetch } from "./budget.ts";
 import { type ColdStarts, measureColdStarts } from "./cold.ts";
 import { BENCH_PHASES } from "./plan.ts";
-import type { Measured } from "./report.ts";
 import { runRounds, type Session, type Target } from "./rounds.ts";
 import { measureStaleness, type PairStaleness } from "./staleness.ts";
+import type { Measured } from "./summary.ts";
 
 export interface Measurements {
   measured: Measured[];

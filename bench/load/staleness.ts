@@ -1,6 +1,6 @@
 // Cross-edge staleness after an unlink: for every ordered pair of targets over one database
 // (A, B), link through A, wait until B answers it from its KV, unlink through A, and time until B
-// stops answering the old owner. The bound is LINK_SYNC_INTERVAL_SECONDS plus one drain.
+// stops answering the old owner. The bound is LINK_SYNC_INTERVAL_SECONDS plus one sync.
 import { type ProbeOptions, unlinkStaleness } from "../../dev/support/cross-edge.ts";
 import { percentile } from "../../dev/support/stats.ts";
 import { fixed, markdownTable, textTable } from "../lib/format.ts";

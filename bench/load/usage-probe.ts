@@ -14,7 +14,7 @@ import { secretTokens } from "../lib/tokens.ts";
 import { type OperationContext, type OperationName, operations } from "./operations.ts";
 import { fetchTransport, send } from "./request.ts";
 
-/** The calls a request makes (bulk reads only serve the drain of the change feed). */
+/** The calls a request makes (bulk reads only serve the sync of the change feed). */
 export type KvCounts = Record<Exclude<keyof KvCache, "getMany">, number>;
 
 /** Per request of an operation: its KV calls, and its answer's bytes as the app writes them. */

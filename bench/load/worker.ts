@@ -2,6 +2,7 @@
 import { parentPort } from "node:worker_threads";
 import { serve } from "../lib/ts-worker.ts";
 import { httpTransport } from "./http-client.ts";
-import { type Phase, runPhase } from "./phase.ts";
+import { runPhase } from "./phase.ts";
+import type { Phase } from "./phase-recorder.ts";
 
 serve<Phase>(parentPort!, (phase) => runPhase(phase, httpTransport(phase.baseUrl)));

@@ -47,8 +47,6 @@ export const AssetIdSchema = v.pipe(
   ),
 );
 
-export const isAssetId = (id: string): boolean => v.is(AssetIdSchema, id);
-
 // Surrounding whitespace is never meaningful in a name or material; blank is not a value.
 const TextSchema = v.pipe(
   v.string(),

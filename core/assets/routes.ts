@@ -4,8 +4,8 @@
 import type { Context } from "hono";
 import * as v from "valibot";
 import type { AppDeps, AppEnv } from "../deps.ts";
-import { validate } from "../http/body.ts";
 import { notFound, ProblemError } from "../http/problem.ts";
+import { validationFailed } from "../http/validation.ts";
 import {
   IDEMPOTENCY_KEY_HEADER,
   IDEMPOTENT_REPLAYED_HEADER,
@@ -30,7 +30,7 @@ import {
 import { createAssetOnce } from "./create-once.ts";
 import { parseImport } from "./csv-import.ts";
 import { formatEtag } from "./etag.ts";
-import { type Asset, AssetFieldsSchema, AssetIdSchema, AssetPatchSchema, isAssetId, representation } from "./model.ts";
+import { type Asset, AssetFieldsSchema, AssetIdSchema, AssetPatchSchema, representation } from "./model.ts";
 import { evaluateRead, type MatchCondition, putMode, readPreconditions, requireIfMatch } from "./preconditions.ts";
 import {
   deleteAsset,
@@ -44,24 +44,12 @@ import {
 
 type Ctx = Context<AppEnv>;
 
-const NewIdSchema = v.object({ id: AssetIdSchema });
-
 const tenantOf = (c: Ctx) => c.get("principal").tenantId;
 
 const noSuchAsset = () => notFound("No such asset.");
 
-/** The path's id; one that could never have been created cannot exist: 404. */
-function existingId(c: Ctx): string {
-  const id = c.req.param("id")!;
-  if (!isAssetId(id)) throw noSuchAsset();
-  return id;
-}
-
-/** PATCH, approve and DELETE: the existing asset's id, then the If-Match the write requires of it. */
-function conditionalTarget(c: Ctx): { id: string; condition: MatchCondition } {
-  const id = existingId(c);
-  return { id, condition: requireIfMatch(readPreconditions(c.req.raw.headers)) };
-}
+/** PATCH, approve and DELETE: the If-Match the write requires of the asset. */
+const conditionOf = (c: Ctx): MatchCondition => requireIfMatch(readPreconditions(c.req.raw.headers));
 
 const assetLocation = (id: string) => `/v1/assets/${encodeURIComponent(id)}`;
 
@@ -88,7 +76,11 @@ function answerWrite(c: Ctx, result: WriteResult) {
   throw refusals[result.outcome]();
 }
 
-const assetPath = { id: { description: "The asset's id.", schema: AssetIdSchema } };
+/** The path of an existing asset: an id that could never have been created names none (404). */
+const existingAsset = {
+  params: { id: { description: "The asset's id.", schema: AssetIdSchema } },
+  refusePath: noSuchAsset,
+};
 const conditional = { "if-match": ifMatch, "if-none-match": ifNoneMatch };
 const ifMatchRequired = { "if-match": { ...ifMatch, required: true } };
 // `/v1/assets/import` is the CSV import's path, which only POST serves: any other method there is 405.
@@ -151,15 +143,14 @@ export const assetRoutes = ({ settings }: Pick<AppDeps, "settings">) => [
     path: "/v1/assets/:id",
     access: "token",
     summary: "Read an asset (conditional with If-None-Match / If-Match).",
-    params: assetPath,
+    ...existingAsset,
     headers: conditional,
     responses: {
       200: assetResponse("The asset."),
       304: { description: "Not modified.", headers: { etag } },
     },
     problems: { 400: ["malformed_request"], 404: ["not_found"], 412: ["precondition_failed"], ...importPath },
-    handler: async (c) => {
-      const id = existingId(c);
+    handler: async (c, { params: { id } }) => {
       const preconditions = readPreconditions(c.req.raw.headers);
       const found = await findAsset(c.get("sql"), tenantOf(c), id);
       if (!found) throw noSuchAsset();
@@ -174,21 +165,23 @@ export const assetRoutes = ({ settings }: Pick<AppDeps, "settings">) => [
     path: "/v1/assets/:id",
     access: "token",
     summary: "Create with this id (If-None-Match: *) or replace (If-Match).",
-    params: assetPath,
+    ...existingAsset,
+    // The precondition first (400, 428); then an id that cannot be created is refused (422) and
+    // one that cannot exist names nothing to replace (404).
+    refusePath: (c, issues) =>
+      putMode(readPreconditions(c.req.raw.headers)).kind === "create" ? validationFailed(issues) : noSuchAsset(),
     headers: conditional,
     body: json(AssetFieldsSchema),
     responses: { 200: assetResponse("Replaced."), 201: createdResponse },
     problems: { ...conditionalWriteProblems, ...importPath },
-    handler: async (c, input) => {
+    handler: async (c, { params: { id }, body }) => {
       const mode = putMode(readPreconditions(c.req.raw.headers));
       if (mode.kind === "create") {
-        const { id } = validate(NewIdSchema, { id: c.req.param("id") });
-        const created = await insertAsset(c.get("sql"), tenantOf(c), id, await input.body());
+        const created = await insertAsset(c.get("sql"), tenantOf(c), id, await body());
         if (!created) throw new ProblemError(412, "precondition_failed", "An asset with this id already exists.");
         return answerAsset(c, created, 201);
       }
-      const id = existingId(c);
-      const fields = await input.body();
+      const fields = await body();
       return answerWrite(c, await updateAsset(c.get("sql"), tenantOf(c), id, mode.condition, fields));
     },
   }),
@@ -197,14 +190,14 @@ export const assetRoutes = ({ settings }: Pick<AppDeps, "settings">) => [
     path: "/v1/assets/:id",
     access: "token",
     summary: "Change name and/or material (JSON merge patch), If-Match required.",
-    params: assetPath,
+    ...existingAsset,
     headers: ifMatchRequired,
     body: { mediaTypes: ["application/json", "application/merge-patch+json"], schema: AssetPatchSchema },
     responses: { 200: assetResponse("Changed.") },
     problems: { ...conditionalWriteProblems, ...importPath },
-    handler: async (c, input) => {
-      const { id, condition } = conditionalTarget(c);
-      return answerWrite(c, await updateAsset(c.get("sql"), tenantOf(c), id, condition, await input.body()));
+    handler: async (c, { params: { id }, body }) => {
+      const condition = conditionOf(c);
+      return answerWrite(c, await updateAsset(c.get("sql"), tenantOf(c), id, condition, await body()));
     },
   }),
   route({
@@ -212,13 +205,12 @@ export const assetRoutes = ({ settings }: Pick<AppDeps, "settings">) => [
     path: "/v1/assets/:id/approve",
     access: "token",
     summary: "Approve (locks the asset), If-Match required.",
-    params: assetPath,
+    ...existingAsset,
     headers: ifMatchRequired,
     responses: { 200: assetResponse("Approved.") },
     problems: conditionalWriteProblems,
-    handler: async (c) => {
-      const { id, condition } = conditionalTarget(c);
-      return answerWrite(c, await updateAsset(c.get("sql"), tenantOf(c), id, condition, { approve: true }));
+    handler: async (c, { params: { id } }) => {
+      return answerWrite(c, await updateAsset(c.get("sql"), tenantOf(c), id, conditionOf(c), { approve: true }));
     },
   }),
   route({
@@ -226,13 +218,12 @@ export const assetRoutes = ({ settings }: Pick<AppDeps, "settings">) => [
     path: "/v1/assets/:id",
     access: "token",
     summary: "Delete, If-Match required.",
-    params: assetPath,
+    ...existingAsset,
     headers: ifMatchRequired,
     responses: { 204: written("Deleted.") },
     problems: { ...conditionalWriteProblems, ...importPath },
-    handler: async (c) => {
-      const { id, condition } = conditionalTarget(c);
-      const outcome = await deleteAsset(c.get("sql"), tenantOf(c), id, condition);
+    handler: async (c, { params: { id } }) => {
+      const outcome = await deleteAsset(c.get("sql"), tenantOf(c), id, conditionOf(c));
       if (outcome !== "deleted") throw refusals[outcome]();
       return c.body(null, 204);
     },

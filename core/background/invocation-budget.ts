@@ -1,6 +1,6 @@
 // What one invocation may still spend. Platforms cap the store operations of an invocation
 // (Workers: 1,000 KV operations; Fastly Compute: 32 backend requests, each SQL statement one);
-// work that runs in the background of an invocation (a drain of the link change feed, the
+// work that runs in the background of an invocation (a sync of the link change feed, the
 // housekeeping) counts its calls here, plans its batches to fit, and stops before the limit or
 // its time runs out, so the next invocation resumes instead of this one failing midway.
 import { aroundEachKvCall, aroundEachSqlCall } from "../ports/around-each-call.ts";

@@ -1,5 +1,5 @@
 // What a capability hands the background runner (runner.ts): jobs that run after the requests,
-// each within the invocation's budget. A job runs on every run (the link drain) or about once a
+// each within the invocation's budget. A job runs on every run (the link sync) or about once a
 // minute per deployment (removing what has expired); it says whether it finished, and a job that
 // did not goes on in the next run.
 import type { Logger } from "../log.ts";

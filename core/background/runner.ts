@@ -1,10 +1,9 @@
-// Runs the capabilities' background jobs (job.ts) for a deployment: on a timer or a cron, within
+// Runs the background jobs (job.ts) it is given, the capabilities' (core/capabilities.ts), for a deployment: on a timer or a cron, within
 // one invocation's budget of the platform's limits; after a response, when the deployment's lease
 // has run out (platforms without a scheduler); or on request. One run at a time per instance. The
-// every-minute jobs run first, in a share of the budget, so a drain that never catches up still
+// every-minute jobs run first, in a share of the budget, so a sync that never catches up still
 // leaves time to remove what expired; when they are next due is kept in KV too, so platforms that
 // start an instance per request (Fastly Compute) do not run them on every run.
-import { CAPABILITIES } from "../capabilities.ts";
 import { withDeadline } from "../lib/deadline.ts";
 import { consoleLogger, errorMessage, type Logger } from "../log.ts";
 import { DEFAULT_KV_TIMEOUT_MS, type KvCache } from "../ports/kv.ts";
@@ -25,9 +24,6 @@ const EVERY_MINUTE_SHARE = 0.25;
 const DEFAULT_RUN_TIME_MS = 30_000;
 const LEASE_TTL_SECONDS = 60; // the store's floor; the lease's own time is in its value
 
-/** Every job the capabilities register (core/capabilities.ts), in their order. */
-export const CAPABILITY_JOBS: readonly BackgroundJob[] = CAPABILITIES.flatMap((capability) => capability.jobs ?? []);
-
 interface BackgroundDeps {
   sql: Sql;
   kv: KvCache;
@@ -36,7 +32,8 @@ interface BackgroundDeps {
 }
 
 interface BackgroundOptions {
-  jobs?: readonly BackgroundJob[];
+  /** What it runs, in this order (the app's composer passes the capabilities' jobs). */
+  jobs: readonly BackgroundJob[];
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
   /** The platform's per-invocation limits (Workers: 1,000 KV operations); none by default. */
@@ -47,9 +44,9 @@ interface BackgroundOptions {
   batchSize?: number;
 }
 
-export function createBackground(deps: BackgroundDeps, options: BackgroundOptions = {}): Background {
+export function createBackground(deps: BackgroundDeps, options: BackgroundOptions): Background {
   const { now = () => Date.now(), sleep = (ms: number) => new Promise<void>((done) => setTimeout(done, ms)) } = options;
-  const { jobs = CAPABILITY_JOBS, limits = {}, runTimeMs = DEFAULT_RUN_TIME_MS } = options;
+  const { jobs, limits = {}, runTimeMs = DEFAULT_RUN_TIME_MS } = options;
   const everyMinute = jobs.filter((job) => job.cadence === "every-minute");
   const intervalMs = deps.settings.linkSyncIntervalSeconds * 1000;
   const logger = deps.logger ?? consoleLogger;

@@ -1,7 +1,7 @@
 // Documents in Postgres. The number is allocated by the BEFORE INSERT trigger of
 // sql/0003_documents.sql (its function as sql/0005 replaced it), inside the INSERT itself: one
 // statement, one round trip, no gap.
-import { keysetPage, type Page } from "../http/page.ts";
+import { keysetPage, type Page } from "../http/pagination.ts";
 import type { Caller, KeyedRequest } from "../idempotency/key.ts";
 import { settleKeyedCreate } from "../idempotency/settle.ts";
 import { toIsoTimestamp } from "../ports/rows.ts";

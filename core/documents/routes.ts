@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import * as v from "valibot";
 import type { AppDeps, AppEnv } from "../deps.ts";
-import { integerText, pageLimit } from "../http/page.ts";
+import { integerText, pageLimit } from "../http/pagination.ts";
 import { notFound } from "../http/problem.ts";
 import { maxCodePoints, printable } from "../http/validation.ts";
 import {
@@ -31,6 +31,7 @@ const PageQuerySchema = v.object({
 
 /** A path that cannot name a document (0, -1, 1.5, 007, beyond 2^53 - 1) names none: 404. */
 const DocNumberSchema = integerText(1, Number.MAX_SAFE_INTEGER);
+const noSuchDocument = () => notFound("No such document.");
 
 const DocumentSchema = v.strictObject({
   id: v.string(),
@@ -99,13 +100,12 @@ export const documentRoutes = ({ settings }: Pick<AppDeps, "settings">) => [
     access: "token",
     summary: "One document by number.",
     params: { docNumber: { description: "The document's number.", schema: DocNumberSchema } },
+    refusePath: noSuchDocument,
     responses: { 200: { description: "The document.", body: schemas.Document } },
     problems: { 404: ["not_found"] },
-    handler: async (c) => {
-      const docNumber = v.safeParse(DocNumberSchema, c.req.param("docNumber"));
-      const document =
-        docNumber.success && (await findDocument(c.get("sql"), c.get("principal").tenantId, docNumber.output));
-      if (!document) throw notFound("No such document.");
+    handler: async (c, { params }) => {
+      const document = await findDocument(c.get("sql"), c.get("principal").tenantId, params.docNumber);
+      if (!document) throw noSuchDocument();
       return c.json(document);
     },
   }),

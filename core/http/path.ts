@@ -11,3 +11,25 @@ export const emptySegmentsNameNothing: MiddlewareHandler = async (c, next) => {
   if (new URL(c.req.url).pathname.includes("//")) throw new ProblemError(404, "not_found", "No such route.");
   await next();
 };
+
+/**
+ * The values of a pattern's `:name` segments in `pathname`, percent-decoded here rather than by
+ * the router: a malformed escape is told apart (`undefined`) instead of being taken literally,
+ * and `%2F` may appear in a value.
+ */
+export function pathValues(pattern: string, pathname: string): Record<string, string | undefined> {
+  const segments = pathname.split("/");
+  const values: Record<string, string | undefined> = {};
+  pattern.split("/").forEach((part, index) => {
+    if (part.startsWith(":")) values[part.slice(1)] = decodeSegment(segments[index] ?? "");
+  });
+  return values;
+}
+
+function decodeSegment(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+}

@@ -66,7 +66,7 @@ export const maxCodePoints = (max: number, message = `must be at most ${max} cha
   );
 
 /** A failed check, as valibot and Standard Schema report it: a message and where. */
-interface Issue {
+export interface Issue {
   message: string;
   path?: readonly unknown[];
 }

@@ -1,26 +1,26 @@
-// The links capability's background jobs: the drain of the change feed into this deployment's KV
+// The links capability's background jobs: the sync of the change feed into this deployment's KV
 // cache on every run, and pruning the feed of changes past its retention about once a minute.
 import { type BackgroundJob, inBatches, type JobContext, type JobOutcome } from "../background/job.ts";
 import { pruneChanges } from "./changes.ts";
-import { type DrainReport, drainLinkChanges } from "./drain.ts";
+import { type SyncReport, syncLinkCache } from "./sync.ts";
 
 /** The feed keeps changes at least this long (or the cache lifetime, when longer). */
 const MIN_CHANGE_RETENTION_SECONDS = 3600;
 
-export type DrainOutcome = DrainReport & JobOutcome;
+export type SyncOutcome = SyncReport & JobOutcome;
 
-export const linkDrainJob: BackgroundJob<DrainOutcome> = {
-  name: "links/drain",
+export const linkSyncJob: BackgroundJob<SyncOutcome> = {
+  name: "links/sync",
   cadence: "every-run",
   async run({ sql, kv, budget, logger, batchSize }: JobContext) {
-    const report = await drainLinkChanges(sql, kv, { budget, logger, batchSize });
+    const report = await syncLinkCache(sql, kv, { budget, logger, batchSize });
     return { ...report, done: report.caughtUp };
   },
 };
 
 /**
  * A cached entry lives LINK_CACHE_TTL_SECONDS: the feed keeps the changes at least that long, so
- * a drain that resumes within it still finds every change behind an entry it may hold.
+ * a sync that resumes within it still finds every change behind an entry it may hold.
  */
 export const pruneLinkChangesJob: BackgroundJob = {
   name: "links/prune-changes",
@@ -31,4 +31,4 @@ export const pruneLinkChangesJob: BackgroundJob = {
   },
 };
 
-export const LINK_JOBS: readonly BackgroundJob[] = [linkDrainJob, pruneLinkChangesJob];
+export const LINK_JOBS: readonly BackgroundJob[] = [linkSyncJob, pruneLinkChangesJob];

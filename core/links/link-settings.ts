@@ -1,4 +1,4 @@
-// The links capability's settings: how long a cached link lives, how often a deployment drains
+// The links capability's settings: how long a cached link lives, how often a deployment syncs
 // the change feed, and what a deployment lets one user link (how many accounts, of which providers).
 import * as v from "valibot";
 import { MIN_KV_TTL_SECONDS } from "../ports/kv.ts";
@@ -48,7 +48,7 @@ export const LINK_SETTINGS = settingsGroup(
   },
   (values) => ({
     linkCacheTtlSeconds: values.LINK_CACHE_TTL_SECONDS,
-    /** How often each deployment drains the link change feed into its KV cache. */
+    /** How often each deployment syncs the link change feed into its KV cache. */
     linkSyncIntervalSeconds: values.LINK_SYNC_INTERVAL_SECONDS,
     linkLimits: { maxPerUser: values.LINK_MAX_PER_USER, providers: values.LINK_PROVIDERS } as LinkLimits,
   }),

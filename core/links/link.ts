@@ -1,12 +1,9 @@
 // What a link is, and how a request names one. Normalization happens here, once: everything
 // downstream (SQL, KV keys, responses) sees the canonical provider and external account id.
-import type { Context } from "hono";
 import * as v from "valibot";
 import { validate } from "../http/body.ts";
-import { pageLimit } from "../http/page.ts";
-import { ProblemError } from "../http/problem.ts";
+import { pageLimit } from "../http/pagination.ts";
 import { maxCodePoints, notBlank, printable, publishedAs, TRIMMED_CLASS } from "../http/validation.ts";
-import { RecentMap } from "../lib/recent-map.ts";
 import type { Principal } from "../tokens/auth.ts";
 
 export interface Link {
@@ -90,36 +87,6 @@ export const UserLinksQuerySchema = v.object({
 
 export function normalizeTarget(input: { provider: string; externalAccountId: string }): LinkTarget {
   return validate(TargetSchema, input);
-}
-
-/**
- * The target named by the last two path segments, decoded here rather than by the router: a
- * malformed escape is a 400 instead of being taken literally, and `%2F` may appear in an id.
- * One trailing slash names the same path (docs/API.md), so it ends no segment.
- */
-export function readTarget(c: Context): LinkTarget {
-  const url = c.req.url;
-  let target = recentTargets.get(url);
-  if (target === undefined) {
-    const segments = new URL(url).pathname.replace(/(?<=.)\/$/, "").split("/");
-    const [provider = "", externalAccountId = ""] = segments.slice(-2).map(decodeSegment);
-    target = Object.freeze(normalizeTarget({ provider, externalAccountId }));
-    recentTargets.set(url, target);
-  }
-  return target;
-}
-
-// The targets of the URLs read most recently: a URL names the same target each time, and a link
-// looked up again then costs no URL parse, no decoding and no schema check. Only valid targets are
-// kept (a refused one throws each time). Bounded; the oldest is forgotten first.
-const recentTargets = new RecentMap<string, LinkTarget>(1024);
-
-function decodeSegment(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    throw new ProblemError(400, "malformed_request", "The path is not valid percent-encoded UTF-8.");
-  }
 }
 
 export const linkLocation = (target: LinkTarget) =>

@@ -2,7 +2,7 @@
 // who owns what within a tenant; every write is one statement, and no answer depends on a read
 // made before it. Every statement names the tenant: no query reads, changes or conflicts with
 // another tenant's links.
-import { keysetPage, type Page } from "../http/page.ts";
+import { keysetPage, type Page } from "../http/pagination.ts";
 import { toIsoTimestamp } from "../ports/rows.ts";
 import { isUniqueViolation, type Row, type Sql } from "../ports/sql.ts";
 import type { Link, LinkTarget } from "./link.ts";

@@ -1,6 +1,6 @@
 // Makes one tenant's KV cache entries agree with its links in Postgres, in bounded batches: one KV list page or one keyset
-// page of the table at a time, each checked with one SQL round trip and KV calls a few at a time, as the drain makes
-// them (drain.ts): each call's deadline starts when it is issued, so one queued behind the platform's connection
+// page of the table at a time, each checked with one SQL round trip and KV calls a few at a time, as the sync makes
+// them (sync.ts): each call's deadline starts when it is issued, so one queued behind the platform's connection
 // limit would time out though it lands. A call does what the invocation's budget (invocation-budget.ts: Workers
 // allow 1,000 KV operations) and time allow, and answers where it stopped: `next`, from which the following call
 // goes on, until `next` is null.
@@ -10,10 +10,10 @@ import { numeralsUpTo, publishedAs } from "../http/validation.ts";
 import { mapBounded } from "../lib/map-bounded.ts";
 import type { Sql } from "../ports/sql.ts";
 import type { LinkCache } from "./cache.ts";
-import { KV_CONCURRENCY } from "./drain.ts";
 import { linkKey, targetText } from "./kv-keys.ts";
 import { type Link, sameLink } from "./link.ts";
 import { findLinks, pageLinks } from "./repository.ts";
+import { KV_CONCURRENCY } from "./sync.ts";
 
 export const DEFAULT_RESYNC_BATCH_SIZE = 100;
 const DEFAULT_RESYNC_TIME_MS = 30_000;

@@ -8,14 +8,13 @@ import { timestamp } from "../openapi/schemas.ts";
 import { DEFAULT_KV_TIMEOUT_MS } from "../ports/kv.ts";
 import { route } from "../route.ts";
 import { createLinkCache } from "./cache.ts";
-import { linkDrainJob } from "./jobs.ts";
+import { linkSyncJob } from "./jobs.ts";
 import {
   canSee,
   type Link,
   LinkBodySchema,
   LookupQuerySchema,
   linkLocation,
-  readTarget,
   TargetSchema,
   UserLinksQuerySchema,
 } from "./link.ts";
@@ -54,7 +53,7 @@ export const schemas = {
   LinkSyncReport: v.strictObject({ removed: count, caughtUp: v.boolean() }),
 };
 
-/** The path of one link; read by readTarget, which decodes it itself (a malformed escape is a 400). */
+/** The path of one link, its parameters normalized: what the handlers get is the canonical target. */
 const target = {
   path: "/v1/links/:provider/:externalAccountId",
   params: {
@@ -72,7 +71,7 @@ const target = {
 // A malformed percent-escape is a 400; a target that is not a valid name a 422.
 const targetProblems = { 400: ["malformed_request"], 422: ["validation_failed"] } satisfies Problems;
 
-/** The link routes of docs/API.md. Postgres decides every outcome; KV only serves reads. */
+/** The link routes of docs/API-links.md. Postgres decides every outcome; KV only serves reads. */
 export function linkRoutes(deps: RouteDeps) {
   const limits = deps.settings.linkLimits;
   const { background } = deps;
@@ -102,8 +101,7 @@ export function linkRoutes(deps: RouteDeps) {
         409: ["external_account_already_linked", "provider_already_linked", "link_limit_reached"],
         422: ["validation_failed", "provider_not_allowed"],
       },
-      handler: async (c, input) => {
-        const target = readTarget(c);
+      handler: async (c, { params: target, ...input }) => {
         requireAllowedProvider(limits, target.provider);
         const body = await input.body();
         const readAt = now();
@@ -136,8 +134,7 @@ export function linkRoutes(deps: RouteDeps) {
         },
       },
       problems: { ...targetProblems, 404: ["not_found"] },
-      handler: async (c, { query: { consistency } }) => {
-        const target = readTarget(c);
+      handler: async (c, { query: { consistency }, params: target }) => {
         const principal = c.get("principal");
         const cache = cacheFor(c);
         if (consistency === "eventual") {
@@ -161,8 +158,7 @@ export function linkRoutes(deps: RouteDeps) {
       summary: "Unlink (owner only).",
       responses: { 204: written("Unlinked.") },
       problems: { ...targetProblems, 404: ["not_found"] },
-      handler: async (c) => {
-        const target = readTarget(c);
+      handler: async (c, { params: target }) => {
         const { tenantId, userId } = c.get("principal");
         if (!(await unlinkAccount(c.get("sql"), tenantId, target, userId))) throw notFound("No such link.");
         await cacheFor(c).remove(target);
@@ -208,22 +204,22 @@ export function linkRoutes(deps: RouteDeps) {
         );
       },
     }),
-    // One drain of the change feed, for an outside scheduler. The drain covers the deployment;
+    // One sync of the change feed, for an outside scheduler. The sync covers the deployment;
     // the answer speaks of the caller's tenant only.
     route({
       method: "POST",
       path: "/v1/admin/links/sync",
       access: "admin",
-      summary: "Drain the link change feed into this deployment's KV cache now (admin only), for an outside scheduler.",
+      summary: "Sync the link change feed into this deployment's KV cache now (admin only), for an outside scheduler.",
       responses: {
         200: {
-          description: "Cache entries of the caller's tenant removed, and whether the feed was drained to its end.",
+          description: "Cache entries of the caller's tenant removed, and whether the feed was synced to its end.",
           body: schemas.LinkSyncReport,
         },
       },
       problems: {},
       handler: async (c) => {
-        const report = await background.runNow(linkDrainJob);
+        const report = await background.runNow(linkSyncJob);
         const removed = report.removedByTenant[c.get("principal").tenantId] ?? 0;
         return c.json({ removed, caughtUp: report.caughtUp && !report.failed });
       },

@@ -31,10 +31,17 @@ export type Problems = Partial<Record<number, ProblemCode[]>>;
 /** A query: the parameters it reads, as text in and typed out. */
 export type QuerySchema = v.ObjectSchema<v.ObjectEntries, undefined>;
 
-export interface OperationSpec<Query extends QuerySchema | undefined, Body extends v.GenericSchema | undefined> {
+/** A path's parameters, by name: each read from its segment, percent-decoded, with its schema. */
+export type PathParams = Readonly<Record<string, { readonly description: string; readonly schema: v.GenericSchema }>>;
+
+export interface OperationSpec<
+  Query extends QuerySchema | undefined,
+  Body extends v.GenericSchema | undefined,
+  Params extends PathParams | undefined = PathParams | undefined,
+> {
   summary: string;
-  /** Path parameters: documented here, read by the handler (what a path naming nothing answers is the route's call). */
-  params?: Record<string, { description: string; schema: v.GenericSchema }>;
+  /** Validated before the handler runs, after the query (core/mount.ts; what a failure answers is the route's call). */
+  params?: Params;
   /** Validated before the handler runs: 422 `validation_failed` otherwise. */
   query?: Query;
   headers?: Record<string, HeaderSpec>;

@@ -18,7 +18,7 @@ import { isPublishedSecret } from "./published-secrets.ts";
 /**
  * Where AUTH_SECRET may sign: `local`, the local stack and the tests on this machine (set by
  * dev/launchers, no issuer needed); `deployment`, a deployment that chose a shared HS256 secret
- * over an identity provider. Unset, a deployment refuses AUTH_SECRET (edge/deployment.ts).
+ * over an identity provider. Unset, a deployment refuses AUTH_SECRET (edge/instance.ts).
  */
 export type SecretScope = "local" | "deployment";
 

@@ -19,7 +19,7 @@ import { wasmSections } from "./wasm-sections.ts";
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const LOCK_PATH = join(ROOT, "bin", ".build-lock");
 // Files every wasm may import besides its folders: the service's wiring and the lock of its packages.
-const SOURCE_FILES = ["package-lock.json", "edge/deployment.ts", "edge/runtimes.ts"];
+const SOURCE_FILES = ["package-lock.json", "edge/instance.ts", "edge/runtimes.ts"];
 const STALE_LOCK_MS = 5 * 60_000;
 
 /** One wasm this project compiles: its entry, where it goes, and the folders it is built from. */

@@ -1,6 +1,6 @@
 // `npm start -- --runtime cloudflare,fastly`: several runtimes side by side over one database, one
 // port each, the way several CDNs serve one API over one Neon database. Each keeps its own KV cache
-// and drains the shared link change feed into it.
+// and syncs the shared link change feed into it.
 import type { RawSettings } from "../../core/settings/settings.ts";
 import {
   isRuntimeName,

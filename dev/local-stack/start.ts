@@ -102,7 +102,7 @@ const env = {
   ...stack.settings,
   // The interactive reference at /docs (the node runtime serves it): on here unless turned off.
   API_DOCS: process.env.API_DOCS ?? "on",
-  // Where each response's time went (docs/benchmarks.md): on here unless turned off.
+  // Where each response's time went (docs/benchmarks-time.md): on here unless turned off.
   SERVER_TIMING: process.env.SERVER_TIMING ?? "on",
 };
 servers = await launchRuntimes(runtimes, env, port).catch(async (error: Error) => {

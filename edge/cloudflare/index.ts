@@ -1,9 +1,9 @@
 // The Cloudflare Workers entry: a module worker. Bindings → settings → ports → the core app.
-// A Cron Trigger (wrangler.toml) runs `scheduled`, which runs the background jobs (the link drain into LINKS among them).
+// A Cron Trigger (wrangler.toml) runs `scheduled`, which runs the background jobs (the link sync into LINKS among them).
 import type { ExecutionContext } from "hono";
 import { consoleLogger } from "../../core/log.ts";
 import { misconfiguredResponse } from "../../core/settings/misconfigured.ts";
-import { createDeployment, type Deployment } from "../deployment.ts";
+import { createInstance, type Instance } from "../instance.ts";
 import { createWorkersKv } from "../kv/workers-kv.ts";
 import { createWorkersRateLimiter, type WorkersRateLimitBindings } from "../rate-limit/workers.ts";
 import { type Bindings, invocationLimits, settingsFromBindings } from "./settings.ts";
@@ -13,14 +13,14 @@ const CRON_PERIOD_MS = 60_000;
 
 // One app per isolate and bindings object: building it (settings, key import, SQL port) is not
 // per-request work. Workers hand the same `env` to every request of an isolate.
-const deployments = new WeakMap<Bindings, Deployment>();
+const instances = new WeakMap<Bindings, Instance>();
 
 type Env = Bindings & WorkersRateLimitBindings;
 
-function deploymentFor(env: Env): Deployment {
-  let deployment = deployments.get(env);
-  if (!deployment) {
-    deployment = createDeployment({
+function instanceFor(env: Env): Instance {
+  let instance = instances.get(env);
+  if (!instance) {
+    instance = createInstance({
       runtime: "cloudflare",
       stores: { settings: settingsFromBindings(env), kv: createWorkersKv(env.LINKS) },
       limits: invocationLimits(env),
@@ -28,24 +28,24 @@ function deploymentFor(env: Env): Deployment {
       // Set by Cloudflare's edge to the address it took the request from, whatever the client sent.
       clientAddress: (c) => c.req.header("cf-connecting-ip"),
     });
-    deployments.set(env, deployment);
+    instances.set(env, instance);
   }
-  return deployment;
+  return instance;
 }
 
 export default {
   fetch(request: Request, env: Env, ctx: ExecutionContext): Response | Promise<Response> {
-    let deployment: Deployment;
+    let instance: Instance;
     try {
-      deployment = deploymentFor(env);
+      instance = instanceFor(env);
     } catch (error) {
       // Workers have no start-up step to fail: an unusable setting is answered on every request.
       return misconfiguredResponse(error, consoleLogger);
     }
-    return deployment.app.fetch(request, env, ctx);
+    return instance.app.fetch(request, env, ctx);
   },
   // An unusable setting throws here too: Workers record a failed scheduled run with its error.
   scheduled(_controller: unknown, env: Env, ctx: ExecutionContext): void {
-    ctx.waitUntil(deploymentFor(env).background.runFor(CRON_PERIOD_MS));
+    ctx.waitUntil(instanceFor(env).background.runFor(CRON_PERIOD_MS));
   },
 };

@@ -10,7 +10,7 @@ const RESERVED_SUBREQUESTS = 2;
  * The Workers entry's own setting, beside core's: the subrequests its plan allows an invocation
  * (Free 50, the default; Paid 10,000 unless raised). One invocation may then spend 1,000 KV
  * operations on every plan, and as many SQL statements (each a fetch to Neon, a subrequest) as
- * the plan leaves: a cron run that drains a long backlog stops at the limit and the next run
+ * the plan leaves: a cron run that syncs a long backlog stops at the limit and the next run
  * resumes, instead of failing midway.
  */
 export const WORKERS_SETTINGS = settingsGroup(

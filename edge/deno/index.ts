@@ -2,13 +2,13 @@
 // settings → ports → the core app, served by Deno.serve with Deno KV as the link cache. An
 // unusable setting (a HOST or PORT it cannot listen on, a DENO_KV_PATH it cannot open included)
 // stops it at start with one line naming the setting; SIGTERM and SIGINT stop it gracefully.
-// Deno.cron runs the background jobs (the link drain among them).
+// Deno.cron runs the background jobs (the link sync among them).
 import type { Context } from "hono";
 import { type StopSignal, stopGracefullyOnSignals } from "../../core/server/graceful-stop.ts";
 import { listenAddress, listenFailure } from "../../core/server/listen-address.ts";
 import { misconfiguredLine } from "../../core/settings/misconfigured.ts";
 import { SettingsError } from "../../core/settings/settings.ts";
-import { createDeployment } from "../deployment.ts";
+import { createInstance } from "../instance.ts";
 import { createDenoKv } from "../kv/deno-kv.ts";
 import { createDenoKvRateLimiter, type DenoKvCounters, type DenoKvU64 } from "../rate-limit/deno-kv.ts";
 import { type DenoKvOpener, openKvAt } from "./kv-path.ts";
@@ -53,12 +53,12 @@ const rateLimiter = createDenoKvRateLimiter(denoKv as unknown as DenoKvCounters,
 const clientAddress = (c: Context) =>
   (c.env as { remoteAddr?: { hostname?: string } } | undefined)?.remoteAddr?.hostname;
 const { app, background } = await orExit(() =>
-  createDeployment({ runtime: "deno", stores: { settings, kv }, rateLimiter, clientAddress }),
+  createInstance({ runtime: "deno", stores: { settings, kv }, rateLimiter, clientAddress }),
 );
 
 // Deno.cron fires at most once a minute, on the minute; each run runs the jobs every interval until
 // the next one. The rest of the minute this process started in is covered the same way: without it
-// a fresh process (a deploy, an isolate started on Deno Deploy) drained nothing for up to a minute.
+// a fresh process (a deploy, an isolate started on Deno Deploy) would sync nothing for up to a minute.
 const CRON_PERIOD_MS = 60_000;
 void background.runFor(CRON_PERIOD_MS - (Date.now() % CRON_PERIOD_MS));
 void deno.cron("background", "* * * * *", () => background.runFor(CRON_PERIOD_MS));

@@ -1,7 +1,7 @@
 // The Fastly Compute service, built into bin/main.wasm by `npm run build:fastly`. Compute only
 // dispatches to `fetch` event listeners. Settings come from a Config Store and a Secret Store, the
 // KV cache is a Fastly KV Store, and every Neon request goes to the named `neon` backend.
-// Compute has no scheduler: after a response, a request runs the background jobs (the link drain
+// Compute has no scheduler: after a response, a request runs the background jobs (the link sync
 // into the KV Store among them) when this deployment's lease (held in that store) has run out, at
 // most once per interval.
 import { enforceExplicitBackends } from "fastly:backend";
@@ -14,7 +14,7 @@ import { ProblemError, problemResponse } from "../../core/http/problem.ts";
 import { consoleLogger, errorMessage } from "../../core/log.ts";
 import { misconfiguredResponse } from "../../core/settings/misconfigured.ts";
 import { parseSettings, SettingsError } from "../../core/settings/settings.ts";
-import { createDeployment, type Deployment, type RuntimeStores } from "../deployment.ts";
+import { createInstance, type Instance, type RuntimeStores } from "../instance.ts";
 import { createFastlyKv } from "../kv/fastly-kv.ts";
 import { createFastlyRateLimiter } from "../rate-limit/fastly-erl.ts";
 import { installAbortSignal } from "./abort-signal.ts";
@@ -43,13 +43,13 @@ const COMPUTE_LIMITS = { sqlStatements: 28 };
 // settings like on every other runtime, with no stand-in to keep in step with the ports.
 // Its counters are opened on first use, so it is made once, at the top level, for every deployment.
 const rateLimiter = createFastlyRateLimiter({ RateCounter, PenaltyBox });
-let deployment: Promise<Deployment> | undefined;
+let instance: Promise<Instance> | undefined;
 
-/** The instance's deployment, built on its first request; a failed read is tried again on the next. */
-function deploymentOfInstance(): Promise<Deployment> {
-  deployment ??= readStores()
+/** This instance's app and jobs, built on its first request; a failed read is tried again on the next. */
+function thisInstance(): Promise<Instance> {
+  instance ??= readStores()
     .then((stores) =>
-      createDeployment({
+      createInstance({
         runtime: "fastly",
         stores,
         sql: { fetchFunction: fetchThroughBackend(NEON_BACKEND) },
@@ -61,10 +61,10 @@ function deploymentOfInstance(): Promise<Deployment> {
       }),
     )
     .catch((error: unknown) => {
-      deployment = undefined;
+      instance = undefined;
       throw error;
     });
-  return deployment;
+  return instance;
 }
 
 // OpenSSL's first-use setup behind crypto.subtle, done at the top level so that the snapshot
@@ -89,10 +89,10 @@ interface FetchEvent extends FastlyEnv {
 }
 
 async function handle(event: FetchEvent): Promise<Response> {
-  let app: Deployment["app"];
-  let background: Deployment["background"];
+  let app: Instance["app"];
+  let background: Instance["background"];
   try {
-    ({ app, background } = await deploymentOfInstance());
+    ({ app, background } = await thisInstance());
   } catch (error) {
     if (error instanceof SettingsError) return misconfiguredResponse(error, consoleLogger);
     consoleLogger.log("error", "startup_failed", { error: errorMessage(error) });

@@ -1,5 +1,5 @@
 // js-compute's WebCrypto runs OpenSSL inside the wasm, and OpenSSL sets itself up on first use
-// (providers, algorithm lookups): about a millisecond that every fresh instance would pay on its
+// (providers, algorithm lookups): work that every fresh instance would pay on its
 // first HMAC (the HS256 check of every authenticated request) and SHA-256 (every link key). Used
 // once at the top level, which the build snapshots, that work is done in every instance's snapshot.
 // The inputs are throwaway: no key, digest or random state of a request is made here.

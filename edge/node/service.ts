@@ -5,7 +5,7 @@ import type { IncomingMessage } from "node:http";
 import type { Context } from "hono";
 import type { KvCache } from "../../core/ports/kv.ts";
 import { parseSettings, type RawSettings } from "../../core/settings/settings.ts";
-import { createDeployment } from "../deployment.ts";
+import { createInstance } from "../instance.ts";
 import { createMemoryKv } from "../kv/memory.ts";
 import { createMemoryRateLimiter } from "../rate-limit/memory.ts";
 import { withApiReference } from "./api-reference.ts";
@@ -27,7 +27,7 @@ export async function startNodeService(
 ): Promise<RunningServer> {
   const stores = { settings: parseSettings(env), kv };
   const { maxConnections, apiDocs } = readNodeSettings(env);
-  const { app, background } = createDeployment({
+  const { app, background } = createInstance({
     runtime: "node",
     stores,
     rateLimiter: createMemoryRateLimiter(),

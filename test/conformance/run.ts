@@ -64,7 +64,7 @@ export function runConformance(runtime: RuntimeName): void {
     const cases = runtime === "fastly" ? viceroyRateLimitCases : rateLimitCases;
     cases(httpClient(limited, conformsToServedDocument(limited)));
 
-    // The same database, another deployment: its KV store holds a link and a drain cursor planted there.
+    // The same database, another deployment: its KV store holds a link and a sync cursor planted there.
     const planted = serve(runtime, async () => ({ ...stack?.settings }), undefined, plantedLinkEntries);
     plantedLinkCases(
       httpClient(server, conformsToServedDocument(server)),

@@ -2,7 +2,7 @@
 import type { KvCache } from "../../core/ports/kv.ts";
 
 type KvBehaviour = "ok" | "throw" | "hang";
-type Operation = Exclude<keyof KvCache, "getMany">; // without bulk reads: the drain reads one by one
+type Operation = Exclude<keyof KvCache, "getMany">; // without bulk reads: the sync reads one by one
 
 interface HeldPut {
   /** Resolves once the held put has been called (its ttl is already decided). */

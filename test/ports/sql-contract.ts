@@ -1,7 +1,7 @@
 // What the SQL port (core/ports/sql.ts) promises core, whatever carries it: row objects from one
 // parameterized statement, Postgres refusals as DatabaseError with SQLSTATE and constraint,
 // transactions all or nothing with their options honoured. Run on every local backend through
-// the SQL port over Neon's driver (edge/neon/neon-sql.test.ts). Each case touches rows of its own.
+// the SQL port over Neon's driver (edge/neon/neon-sql.integration.test.ts). Each case touches rows of its own.
 import assert from "node:assert/strict";
 import { DatabaseError, DatabaseUnavailableError, isUniqueViolation, type Sql } from "../../core/ports/sql.ts";
 import type { ContractCase } from "./contract.ts";

@@ -1,4 +1,4 @@
-// Stand-ins for a drain's two stores: a KV store whose calls are counted as a platform counts an
+// Stand-ins for a sync's two stores: a KV store whose calls are counted as a platform counts an
 // invocation's operations, and databases whose link change feed is empty or never ends.
 import { aroundEachKvCall } from "../../core/ports/around-each-call.ts";
 import type { KvCache } from "../../core/ports/kv.ts";

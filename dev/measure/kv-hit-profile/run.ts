@@ -30,7 +30,7 @@ const APP_ENV = {
   AUTH_SECRET_SCOPE: "local",
   SERVER_TIMING: "on",
   LINK_CACHE_TTL_SECONDS: "3600",
-  // Never reached by a KV hit; the drain's timer stays quiet for the run.
+  // Never reached by a KV hit; the sync's timer stays quiet for the run.
   DATABASE_URL: "postgres://profile@127.0.0.1:9/none",
   NEON_FETCH_ENDPOINT: "http://127.0.0.1:9/sql",
   LINK_SYNC_INTERVAL_SECONDS: "3600",

@@ -238,7 +238,7 @@ export function linkCases(call: Call) {
       expect((await call("GET", linkPath("github", id), { as: first })).json.displayName).toBe("first");
     });
 
-    it("POST /v1/admin/links/sync: 403 for user and service tokens; for an admin, one drain of the change feed", async () => {
+    it("POST /v1/admin/links/sync: 403 for user and service tokens; for an admin, one sync of the change feed", async () => {
       for (const role of ["user", "service"] as const) {
         expectProblem(
           await call("POST", "/v1/admin/links/sync", { as: { sub: unique(role), tid: "acme", role } }),
@@ -255,7 +255,7 @@ export function linkCases(call: Call) {
       const sync = await call("POST", "/v1/admin/links/sync", { as: { sub: "root", tid: tenant, role: "admin" } });
       expectStatus(sync, 200);
       expect(sync.json).toEqual({ removed: expect.any(Number), caughtUp: true });
-      // Drained: whatever this edge serves now is the renamed link (its own copy of the rename
+      // Synced: whatever this edge serves now is the renamed link (its own copy of the rename
       // equals Postgres and may stay; a copy of the old name would have been deleted).
       const lookup = await call("GET", path, { as: user });
       expectStatus(lookup, 200);

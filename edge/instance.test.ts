@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Logger } from "../core/log.ts";
 import { parseSettings, SettingsError } from "../core/settings/settings.ts";
-import { createDeployment, type RuntimeStores } from "./deployment.ts";
+import { createInstance, type RuntimeStores } from "./instance.ts";
 import { createMemoryKv } from "./kv/memory.ts";
 
 const raw = {
@@ -17,23 +17,23 @@ const stores = (env: Record<string, string> = raw): RuntimeStores => ({
 const healthz = async (fetch: (request: Request) => Response | Promise<Response>) =>
   (await fetch(new Request("http://edge.test/healthz"))).json();
 
-describe("createDeployment", () => {
+describe("createInstance", () => {
   it("serves the runtime's name and runs its background at the settings' interval", async () => {
-    const { app, background } = createDeployment({ runtime: "node", stores: stores() });
+    const { app, background } = createInstance({ runtime: "node", stores: stores() });
     expect(await healthz(app.fetch)).toEqual({ status: "ok", runtime: "node" });
     expect(background.intervalMs).toBe(parseSettings(raw).linkSyncIntervalSeconds * 1000);
   });
 
   it("throws a SettingsError when the stores lack a setting", () => {
     const { DATABASE_URL: _, ...withoutDatabase } = raw;
-    expect(() => createDeployment({ runtime: "node", stores: stores(withoutDatabase) })).toThrow(SettingsError);
+    expect(() => createInstance({ runtime: "node", stores: stores(withoutDatabase) })).toThrow(SettingsError);
   });
 
   it("refuses AUTH_SECRET without AUTH_SECRET_SCOPE, naming the scope, and logs nothing", () => {
     const { AUTH_SECRET_SCOPE: _, ...unscoped } = raw;
     const logged: unknown[] = [];
     const logger: Logger = { log: (...line) => void logged.push(line) };
-    expect(() => createDeployment({ runtime: "node", stores: stores(unscoped), logger })).toThrow(
+    expect(() => createInstance({ runtime: "node", stores: stores(unscoped), logger })).toThrow(
       /^AUTH_SECRET_SCOPE is not set: /,
     );
     expect(logged).toEqual([]);
@@ -42,7 +42,7 @@ describe("createDeployment", () => {
   it("takes a deployed AUTH_SECRET with one warning line at start; the local scope logs none", () => {
     const logged: unknown[][] = [];
     const logger: Logger = { log: (...line) => void logged.push(line) };
-    createDeployment({ runtime: "node", stores: stores(), logger });
+    createInstance({ runtime: "node", stores: stores(), logger });
     expect(logged).toEqual([]);
     const deployed = {
       ...raw,
@@ -52,7 +52,7 @@ describe("createDeployment", () => {
       AUTH_ISSUER: "https://api.example/",
       AUTH_AUDIENCE: "edge-api",
     };
-    createDeployment({ runtime: "node", stores: stores(deployed), logger });
+    createInstance({ runtime: "node", stores: stores(deployed), logger });
     expect(logged).toEqual([
       ["warn", "shared_secret_signs", expect.objectContaining({ setting: "AUTH_SECRET_SCOPE" })],
     ]);

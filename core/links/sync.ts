@@ -1,19 +1,19 @@
-// Drains the change feed (changes.ts) into this deployment's KV cache: every entry named by a
+// Syncs the change feed (changes.ts) into this deployment's KV cache: every entry named by a
 // change since the cursor is deleted unless it already equals the link in Postgres (read after the
 // change committed: the deployment's own write-back of that very change stays), then the cursor,
 // kept in the same KV, moves on. Each page is one feed read, the KV reads of the entries named
 // (bulk reads where the store has them: on Workers one operation per 100 keys), one statement for
-// the links of the entries found, and the deletes. A drain goes on until it caught up, its time
+// the links of the entries found, and the deletes. A sync goes on until it caught up, its time
 // is up, or the invocation's store operations (invocation-budget.ts) would not cover another
-// page; the next one resumes at the cursor, saved at most once a second and where a drain stops.
-// A drain that fails anywhere saves the cursor of the last page fully applied when it can (else
+// page; the next one resumes at the cursor, saved at most once a second and where a sync stops.
+// A sync that fails anywhere saves the cursor of the last page fully applied when it can (else
 // the last one saved stays), so the next one retries the changes after it (deletes are
 // idempotent); the entries' own TTL stays the backstop. The entries only trigger it.
 // The cursor sits in a store others can write: one that is unreadable (garbled, overflowing
 // Postgres' types) or past the feed's horizon (no read gave it out) is discarded with a warning,
-// and the drain starts again at the feed's start, as with a lost cursor. Not at the horizon: the
+// and the sync starts again at the feed's start, as with a lost cursor. Not at the horizon: the
 // changes between the true cursor and the horizon would be skipped, and only deletes are replayed.
-// When drains run is sync.ts's.
+// When syncs run is sync.ts's.
 import { createInvocationBudget, type InvocationBudget } from "../background/invocation-budget.ts";
 import { withDeadline } from "../lib/deadline.ts";
 import { mapBounded } from "../lib/map-bounded.ts";
@@ -30,27 +30,27 @@ import { findLinksAcrossTenants } from "./repository.ts";
 export const SYNC_CURSOR_KEY = "links/sync/cursor";
 
 const DEFAULT_SYNC_BATCH_SIZE = 100;
-/** A drain stops starting pages after this long; the next one resumes at its cursor. */
-export const DEFAULT_DRAIN_TIME_MS = 30_000;
-/** A lost cursor restarts the drain at the feed's start: harmless, only deletes are replayed. */
+/** A sync stops starting pages after this long; the next one resumes at its cursor. */
+export const DEFAULT_SYNC_TIME_MS = 30_000;
+/** A lost cursor restarts the sync at the feed's start: harmless, only deletes are replayed. */
 const CURSOR_TTL_SECONDS = 7 * 24 * 3600;
 
-export interface DrainReport {
+export interface SyncReport {
   /** Changes read from the feed and applied. */
   changes: number;
   /** KV entries deleted, per tenant. */
   removedByTenant: Record<string, number>;
-  /** Whether the drain reached the horizon (and saved its cursor there). */
+  /** Whether the sync reached the horizon (and saved its cursor there). */
   caughtUp: boolean;
   /** Whether it stopped at a failure, leaving the cursor at the last batch fully applied. */
   failed: boolean;
-  /** What ended a drain that neither caught up nor failed; the next drain resumes at the cursor. */
+  /** What ended a sync that neither caught up nor failed; the next sync resumes at the cursor. */
   outOf?: "time" | "budget";
 }
 
-interface DrainOptions {
+interface SyncOptions {
   batchSize?: number;
-  /** What the invocation may spend; by default unlimited operations for DEFAULT_DRAIN_TIME_MS. */
+  /** What the invocation may spend; by default unlimited operations for DEFAULT_SYNC_TIME_MS. */
   budget?: InvocationBudget;
   kvTimeoutMs?: number;
   logger?: Logger;
@@ -60,7 +60,7 @@ interface DrainOptions {
 export const KV_CONCURRENCY = 6;
 /**
  * Workers KV takes at most one write a second to a key: the cursor is saved that often while a
- * drain runs, and where it ends. A drain that fails replays at most that much (deletes only).
+ * sync runs, and where it ends. A sync that fails replays at most that much (deletes only).
  */
 const CURSOR_SAVE_INTERVAL_MS = 1_000;
 
@@ -82,13 +82,13 @@ function pageSizeWithin(budget: InvocationBudget, batchSize: number, bulk: boole
   return size;
 }
 
-export async function drainLinkChanges(sql: Sql, kv: KvCache, options: DrainOptions = {}): Promise<DrainReport> {
+export async function syncLinkCache(sql: Sql, kv: KvCache, options: SyncOptions = {}): Promise<SyncReport> {
   const { batchSize = DEFAULT_SYNC_BATCH_SIZE, logger = silentLogger } = options;
-  const budget = options.budget ?? createInvocationBudget({}, Date.now() + DEFAULT_DRAIN_TIME_MS);
+  const budget = options.budget ?? createInvocationBudget({}, Date.now() + DEFAULT_SYNC_TIME_MS);
   const [meteredSql, meteredKv] = [budget.meterSql(sql), budget.meterKv(kv)];
   const bulk = meteredKv.getMany !== undefined;
   const timeoutMs = options.kvTimeoutMs ?? DEFAULT_KV_TIMEOUT_MS;
-  const report: DrainReport = { changes: 0, removedByTenant: {}, caughtUp: false, failed: false };
+  const report: SyncReport = { changes: 0, removedByTenant: {}, caughtUp: false, failed: false };
   const kvCall = <T>(call: () => Promise<T>) => withDeadline(call, timeoutMs);
   if (budget.kvLeft() < 1 + pageCost(1, bulk).kv) return { ...report, outOf: "budget" };
   let saved: string | null = null;
@@ -125,7 +125,7 @@ export async function drainLinkChanges(sql: Sql, kv: KvCache, options: DrainOpti
     }
     await saveCursor(); // its put was counted in every page's cost
   } catch (error) {
-    // What was applied stays applied: a cursor saved now spares the next drain replaying it.
+    // What was applied stays applied: a cursor saved now spares the next sync replaying it.
     if (saved !== null) await saveCursor().catch(() => undefined);
     logger.log("warn", "link_sync_failed", { error: errorMessage(error), changes: report.changes });
     return { ...report, failed: true, caughtUp: false };
@@ -134,7 +134,7 @@ export async function drainLinkChanges(sql: Sql, kv: KvCache, options: DrainOpti
   return report;
 }
 
-/** Where a drain starts: the stored cursor, or the feed's start when it is unreadable. */
+/** Where a sync starts: the stored cursor, or the feed's start when it is unreadable. */
 function usableCursor(stored: string, logger: Logger): FeedCursor {
   if (parseFeedCursor(stored)) return stored;
   discarded(logger, "unreadable");

@@ -6,6 +6,7 @@ import { type App, type AppDeps, createApp } from "../core/app.ts";
 import type { InvocationLimits } from "../core/background/invocation-budget.ts";
 import type { Background } from "../core/background/job.ts";
 import { createBackground } from "../core/background/runner.ts";
+import { CAPABILITY_JOBS } from "../core/capabilities.ts";
 import { consoleLogger, type Logger } from "../core/log.ts";
 import type { KvCache } from "../core/ports/kv.ts";
 import type { RateLimiter } from "../core/ports/rate-limit.ts";
@@ -37,18 +38,19 @@ export interface RuntimeParts {
   logger?: Logger;
 }
 
-export interface Deployment {
+/** What one instance of a runtime (a process, an isolate, a Compute instance) serves and runs. */
+export interface Instance {
   app: App;
   /** The capabilities' background jobs, as the runtime's scheduler triggers them. */
   background: Pick<Background, "run" | "runFor" | "runIfDue" | "intervalMs">;
 }
 
-/** The app and its drain over the runtime's stores; an unusable setting throws a SettingsError. */
-export function createDeployment(parts: RuntimeParts): Deployment {
+/** One instance's app and background jobs over its runtime's stores; an unusable setting throws a SettingsError. */
+export function createInstance(parts: RuntimeParts): Instance {
   const { settings, kv } = parts.stores;
   checkSecretScope(settings, parts.logger ?? consoleLogger);
   const sql = neonSqlFromSettings(settings, parts.sql);
-  const background = createBackground({ sql, kv, settings }, { limits: parts.limits });
+  const background = createBackground({ sql, kv, settings }, { jobs: CAPABILITY_JOBS, limits: parts.limits });
   const app = createApp({
     sql,
     kv,

@@ -2,21 +2,22 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMemoryKv } from "../../edge/kv/memory.ts";
 import { type Harness, startHarness } from "../../test/support/harness.ts";
 import { countingKv, emptyFeedSql, endlessFeedSql } from "../../test/support/link-feed.ts";
-import { SYNC_CURSOR_KEY } from "../links/drain.ts";
-import { linkDrainJob, pruneLinkChangesJob } from "../links/jobs.ts";
+import { CAPABILITY_JOBS } from "../capabilities.ts";
+import { linkSyncJob, pruneLinkChangesJob } from "../links/jobs.ts";
+import { SYNC_CURSOR_KEY } from "../links/sync.ts";
 import { silentLogger } from "../log.ts";
 import { parseSettings } from "../settings/settings.ts";
 import type { BackgroundReport } from "./job.ts";
-import { CAPABILITY_JOBS, createBackground } from "./runner.ts";
+import { createBackground } from "./runner.ts";
 
 const settings = parseSettings({ AUTH_SECRET: "s".repeat(32) });
-const drained = (report: BackgroundReport | undefined) => report?.outcomes.get(linkDrainJob);
+const synced = (report: BackgroundReport | undefined) => report?.outcomes.get(linkSyncJob);
 const EVERY_MINUTE_JOBS = CAPABILITY_JOBS.filter((job) => job.cadence === "every-minute");
 
 describe("the jobs the capabilities register", () => {
-  it("are the link drain on every run, and pruning the feed and expiring both kinds of Idempotency-Key every minute", () => {
+  it("are the link sync on every run, and pruning the feed and expiring both kinds of Idempotency-Key every minute", () => {
     expect(CAPABILITY_JOBS.map((job) => [job.name, job.cadence])).toEqual([
-      ["links/drain", "every-run"],
+      ["links/sync", "every-run"],
       ["links/prune-changes", "every-minute"],
       ["assets/expire-idempotency-keys", "every-minute"],
       ["documents/expire-idempotency-keys", "every-minute"],
@@ -103,16 +104,21 @@ describe("the triggers of a run", () => {
     const counted = countingKv(createMemoryKv(() => clock));
     const sync = createBackground(
       { sql, kv: counted.kv, settings, logger: silentLogger },
-      { now: () => clock, sleep: async (ms) => void (clock += ms), limits: { kvOperations: 1_000 } },
+      {
+        jobs: CAPABILITY_JOBS,
+        now: () => clock,
+        sleep: async (ms) => void (clock += ms),
+        limits: { kvOperations: 1_000 },
+      },
     );
     await sync.runFor(60_000);
     expect(counted.calls()).toBeLessThanOrEqual(1_000);
-    expect(counted.calls()).toBeGreaterThan(990); // back to back, not one drain per interval
+    expect(counted.calls()).toBeGreaterThan(990); // back to back, not one sync per interval
     expect(clock).toBe(0); // no sleep: the budget, not the schedule, ended it
     expect(await counted.kv.get(SYNC_CURSOR_KEY)).toBe(`${last()}:${last()}`); // every page read was applied
   });
 
-  it("reads a page's entries in bulk where the store can, one operation per 100 keys: a cron run drains far more", async () => {
+  it("reads a page's entries in bulk where the store can, one operation per 100 keys: a cron run syncs far more", async () => {
     let clock = 0;
     const { sql, last } = endlessFeedSql();
     const counted = countingKv(
@@ -121,7 +127,12 @@ describe("the triggers of a run", () => {
     );
     const sync = createBackground(
       { sql, kv: counted.kv, settings, logger: silentLogger },
-      { now: () => clock, sleep: async (ms) => void (clock += ms), limits: { kvOperations: 1_000 } },
+      {
+        jobs: CAPABILITY_JOBS,
+        now: () => clock,
+        sleep: async (ms) => void (clock += ms),
+        limits: { kvOperations: 1_000 },
+      },
     );
     await sync.runFor(60_000);
     expect(counted.calls()).toBeLessThanOrEqual(1_000);
@@ -130,13 +141,13 @@ describe("the triggers of a run", () => {
     expect(await counted.kv.get(SYNC_CURSOR_KEY)).toBe(`${last()}:${last()}`);
   });
 
-  it("runs the every-minute jobs before the drain, so a drain that never catches up still prunes", async () => {
+  it("runs the every-minute jobs before the sync, so a sync that never catches up still prunes", async () => {
     const { sql, statements } = endlessFeedSql();
     const sync = createBackground(
       { sql, kv: createMemoryKv(), settings, logger: silentLogger },
-      { runTimeMs: 50, batchSize: 10 },
+      { jobs: CAPABILITY_JOBS, runTimeMs: 50, batchSize: 10 },
     );
-    expect(drained(await sync.run())).toMatchObject({ caughtUp: false, outOf: "time" });
+    expect(synced(await sync.run())).toMatchObject({ caughtUp: false, outOf: "time" });
     // The feed's pruning, then the assets' and the documents' keys.
     expect(statements.slice(0, 3)).toEqual(["prune", "other", "other"]);
     expect(statements.slice(3).every((statement) => statement === "feed")).toBe(true);
@@ -151,7 +162,7 @@ describe("the triggers of a run", () => {
     const instance = () =>
       createBackground(
         { sql, kv, settings, logger: silentLogger },
-        { now: () => clock, limits: { sqlStatements: 12 } },
+        { jobs: CAPABILITY_JOBS, now: () => clock, limits: { sqlStatements: 12 } },
       );
     const prunes = () => statements.filter((statement) => statement === "prune").length;
     await instance().run();
@@ -164,35 +175,35 @@ describe("the triggers of a run", () => {
     expect(prunes()).toBe(2);
   });
 
-  it("drains from requests at most once per interval per deployment, through a lease in KV", async () => {
+  it("syncs from requests at most once per interval per deployment, through a lease in KV", async () => {
     let clock = 1_000_000;
     const kv = createMemoryKv(() => clock);
     const { sql, reads } = emptyFeedSql();
     const instances = [0, 1].map(() =>
-      createBackground({ sql, kv, settings, logger: silentLogger }, { now: () => clock }),
+      createBackground({ sql, kv, settings, logger: silentLogger }, { jobs: CAPABILITY_JOBS, now: () => clock }),
     );
-    expect(drained(await instances[0]!.runIfDue())).toMatchObject({ caughtUp: true });
+    expect(synced(await instances[0]!.runIfDue())).toMatchObject({ caughtUp: true });
     expect(await instances[1]!.runIfDue()).toBeUndefined(); // the other instance holds the lease
     clock += 5_000;
     expect(await instances[0]!.runIfDue()).toBeUndefined();
     expect(reads()).toBe(1);
     clock += 5_000;
-    expect(drained(await instances[1]!.runIfDue())).toMatchObject({ caughtUp: true });
+    expect(synced(await instances[1]!.runIfDue())).toMatchObject({ caughtUp: true });
     expect(reads()).toBe(2);
   });
 
-  it("does not drain again after a response when the request itself drained: one invocation, one budget", async () => {
+  it("does not sync again after a response when the request itself synced: one invocation, one budget", async () => {
     let clock = 1_000_000;
     const { sql, reads } = emptyFeedSql();
     const sync = createBackground(
       { sql, kv: createMemoryKv(() => clock), settings, logger: silentLogger },
-      { now: () => clock },
+      { jobs: CAPABILITY_JOBS, now: () => clock },
     );
-    expect(await sync.runNow(linkDrainJob)).toMatchObject({ caughtUp: true }); // POST /v1/admin/links/sync
+    expect(await sync.runNow(linkSyncJob)).toMatchObject({ caughtUp: true }); // POST /v1/admin/links/sync
     expect(await sync.runIfDue()).toBeUndefined();
     expect(reads()).toBe(1);
     clock += 10_000;
-    expect(drained(await sync.runIfDue())).toMatchObject({ caughtUp: true });
+    expect(synced(await sync.runIfDue())).toMatchObject({ caughtUp: true });
   });
 
   it("runs one run at a time per instance, and a run every interval for a cron's period", async () => {
@@ -202,6 +213,7 @@ describe("the triggers of a run", () => {
     const sync = createBackground(
       { sql, kv: createMemoryKv(() => clock), settings, logger: silentLogger },
       {
+        jobs: CAPABILITY_JOBS,
         now: () => clock,
         sleep: async (ms) => {
           slept.push(ms);

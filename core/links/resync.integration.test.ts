@@ -7,10 +7,10 @@ import { createInvocationBudget } from "../background/invocation-budget.ts";
 import { silentLogger } from "../log.ts";
 import { DEFAULT_LINK_CACHE_TTL_SECONDS } from "../settings/settings.ts";
 import { createLinkCache } from "./cache.ts";
-import { KV_CONCURRENCY } from "./drain.ts";
 import { linkKey, tenantKeyPrefix } from "./kv-keys.ts";
 import type { Link } from "./link.ts";
 import { DEFAULT_RESYNC_BATCH_SIZE, parseResyncPosition, type ResyncCounts, resyncLinkCache } from "./resync.ts";
+import { KV_CONCURRENCY } from "./sync.ts";
 
 const admin: TokenClaims = { sub: "root", role: "admin" };
 const service: TokenClaims = { sub: "billing", role: "service" };
@@ -60,7 +60,7 @@ describeOnBackends("POST /v1/admin/links/resync", (harness) => {
     expect(await cacheKeys(kv, tenantId)).toHaveLength(BULK);
   });
 
-  it("has at most KV_CONCURRENCY store calls in flight, as the drain does", async () => {
+  it("has at most KV_CONCURRENCY store calls in flight, as the sync does", async () => {
     const { sql, kv } = harness();
     const tenantId = "bounded";
     await sql.query(

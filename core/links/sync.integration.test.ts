@@ -11,17 +11,17 @@ import type { KvCache } from "../ports/kv.ts";
 import type { Sql } from "../ports/sql.ts";
 import { createLinkCache } from "./cache.ts";
 import { FEED_START, parseFeedCursor } from "./changes.ts";
-import { drainLinkChanges, SYNC_CURSOR_KEY } from "./drain.ts";
 import type { Link } from "./link.ts";
+import { SYNC_CURSOR_KEY, syncLinkCache } from "./sync.ts";
 
-/** Another deployment's cache over its own store: what the drain must bring in line. */
+/** Another deployment's cache over its own store: what the sync must bring in line. */
 const edgeCache = (kv: KvCache, tenantId: string) =>
   createLinkCache(kv, { tenantId, ttlSeconds: 300, logger: silentLogger });
 
-// On PGlite: one session, so every committed change is below the horizon at once and each drain's
+// On PGlite: one session, so every committed change is below the horizon at once and each sync's
 // counts are exact. (On a PostgreSQL shared with other work, its oldest transaction sets the
-// horizon; core/links/changes.test.ts proves the reading there.)
-describe("draining the change feed into another deployment's KV", () => {
+// horizon; core/links/changes.integration.test.ts proves the reading there.)
+describe("syncing the change feed into another deployment's KV", () => {
   let current: Harness | undefined;
   beforeAll(async () => {
     current = await startHarness({ backend: "pglite" });
@@ -34,21 +34,21 @@ describe("draining the change feed into another deployment's KV", () => {
     harness().request(path, { method, as, body });
   const link = async (path: string, as: TokenClaims, body?: unknown) =>
     (await (await request("PUT", path, as, body)).json()) as Link;
-  /** A drain of `kv` from scratch, so later tests only see their own changes. */
+  /** A sync of `kv` from scratch, so later tests only see their own changes. */
   const caughtUpKv = async () => {
     const kv = createMemoryKv();
-    expect((await drainLinkChanges(harness().sql, kv)).caughtUp).toBe(true);
+    expect((await syncLinkCache(harness().sql, kv)).caughtUp).toBe(true);
     return kv;
   };
 
   it("deletes every entry a change names since the cursor, of that tenant only, and saves the cursor", async () => {
     const kv = await caughtUpKv();
-    const north = { sub: "drain-user", tid: "north" };
-    const south = { sub: "drain-user", tid: "south" };
-    const path = linkPath("github", "drained");
+    const north = { sub: "sync-user", tid: "north" };
+    const south = { sub: "sync-user", tid: "south" };
+    const path = linkPath("github", "synced");
     const [northLink, southLink] = [await link(path, north, { displayName: "n" }), await link(path, south)];
     const kept = await link(linkPath("gitlab", "kept"), north);
-    expect((await drainLinkChanges(harness().sql, kv)).changes).toBe(3);
+    expect((await syncLinkCache(harness().sql, kv)).changes).toBe(3);
     const cursor = await kv.get(SYNC_CURSOR_KEY);
     for (const [tenant, cached] of [
       ["north", northLink],
@@ -61,7 +61,7 @@ describe("draining the change feed into another deployment's KV", () => {
     expect((await request("DELETE", path, north)).status).toBe(204);
     expect((await request("PUT", linkPath("gitlab", "kept"), north, { displayName: "renamed" })).status).toBe(200);
     harness().stack.endpoint.resetStatements();
-    const report = await drainLinkChanges(harness().sql, kv);
+    const report = await syncLinkCache(harness().sql, kv);
     expect(report).toEqual({ changes: 2, removedByTenant: { north: 2 }, caughtUp: true, failed: false });
     expect(harness().stack.endpoint.statements()).toBe(2); // the feed read, the cached entries' links
     expect(await edgeCache(kv, "north").read(northLink)).toBeUndefined();
@@ -69,8 +69,8 @@ describe("draining the change feed into another deployment's KV", () => {
     expect(await edgeCache(kv, "south").read(southLink)).toEqual(southLink);
     expect(await kv.get(SYNC_CURSOR_KEY)).not.toBe(cursor);
     harness().stack.endpoint.resetStatements();
-    expect(await drainLinkChanges(harness().sql, kv)).toMatchObject({ changes: 0, caughtUp: true });
-    expect(harness().stack.endpoint.statements()).toBe(1); // an idle drain: the feed read only
+    expect(await syncLinkCache(harness().sql, kv)).toMatchObject({ changes: 0, caughtUp: true });
+    expect(harness().stack.endpoint.statements()).toBe(1); // an idle sync: the feed read only
   });
 
   it("keeps an entry that already equals the link in Postgres: a deployment's own write-back stays", async () => {
@@ -78,47 +78,47 @@ describe("draining the change feed into another deployment's KV", () => {
     const owner = { sub: "own-write", tid: "own" };
     const created = await link(linkPath("github", "own-write"), owner, { displayName: "mine" });
     expect(await edgeCache(kv, "own").write(created, Date.now())).toBe(true);
-    expect(await drainLinkChanges(harness().sql, kv)).toMatchObject({ changes: 1, removedByTenant: {} });
+    expect(await syncLinkCache(harness().sql, kv)).toMatchObject({ changes: 1, removedByTenant: {} });
     expect(await edgeCache(kv, "own").read(created)).toEqual(created);
   });
 
-  it("stops before the invocation's KV or SQL budget would run out, and the next drain resumes there", async () => {
+  it("stops before the invocation's KV or SQL budget would run out, and the next sync resumes there", async () => {
     const kv = await caughtUpKv();
     for (let i = 0; i < 12; i++) await link(linkPath("bounded", `b-${i}`), { sub: `bounded-${i}`, tid: "bounded" });
     const counted = countingKv(kv);
     // The cursor's get, then pages that fit what is left: a page of n may need n gets, n deletes
     // and the cursor's put. Of 10 operations: 1, then pages of 2, 2, 2 and 1 (2 gets each, none
-    // cached so no delete), and the cursor's one put where the drain ends.
+    // cached so no delete), and the cursor's one put where the sync ends.
     const kvBudget = createInvocationBudget({ kvOperations: 10 }, Date.now() + 30_000);
-    const first = await drainLinkChanges(harness().sql, counted.kv, { batchSize: 2, budget: kvBudget });
+    const first = await syncLinkCache(harness().sql, counted.kv, { batchSize: 2, budget: kvBudget });
     expect(first).toMatchObject({ changes: 7, caughtUp: false, failed: false, outOf: "budget" });
     expect(counted.calls()).toBe(9);
     expect(counted.puts(SYNC_CURSOR_KEY)).toBe(1);
     harness().stack.endpoint.resetStatements();
     const sqlBudget = createInvocationBudget({ sqlStatements: 3 }, Date.now() + 30_000);
-    const second = await drainLinkChanges(harness().sql, kv, { batchSize: 2, budget: sqlBudget });
+    const second = await syncLinkCache(harness().sql, kv, { batchSize: 2, budget: sqlBudget });
     expect(second).toMatchObject({ changes: 4, caughtUp: false, outOf: "budget" }); // two pages of 2 statements: 1 left
     expect(harness().stack.endpoint.statements()).toBeLessThanOrEqual(3);
-    const rest = await drainLinkChanges(harness().sql, kv, { batchSize: 2 });
+    const rest = await syncLinkCache(harness().sql, kv, { batchSize: 2 });
     expect(rest).toMatchObject({ changes: 1, caughtUp: true });
   });
 
-  it("starts no page once its time is up, and the next drain resumes at the cursor", async () => {
+  it("starts no page once its time is up, and the next sync resumes at the cursor", async () => {
     const kv = await caughtUpKv();
     await link(linkPath("late", "late-1"), { sub: "late", tid: "late" });
     const cursor = await kv.get(SYNC_CURSOR_KEY);
     const spent = createInvocationBudget({}, Date.now() - 1);
-    expect(await drainLinkChanges(harness().sql, kv, { budget: spent })).toMatchObject({ changes: 0, outOf: "time" });
+    expect(await syncLinkCache(harness().sql, kv, { budget: spent })).toMatchObject({ changes: 0, outOf: "time" });
     expect(await kv.get(SYNC_CURSOR_KEY)).toBe(cursor);
-    expect(await drainLinkChanges(harness().sql, kv)).toMatchObject({ changes: 1, caughtUp: true });
+    expect(await syncLinkCache(harness().sql, kv)).toMatchObject({ changes: 1, caughtUp: true });
   });
 
-  it("leaves the cursor where it was when KV or the database fails, and the next drain applies the change", async () => {
+  it("leaves the cursor where it was when KV or the database fails, and the next sync applies the change", async () => {
     const faulty = createFaultyKv(await caughtUpKv());
     const owner = { sub: "fail-user", tid: "fails" };
     const path = linkPath("github", "fails");
     const cached = await link(path, owner);
-    await drainLinkChanges(harness().sql, faulty);
+    await syncLinkCache(harness().sql, faulty);
     await edgeCache(faulty, "fails").write(cached, Date.now());
     const cursor = await faulty.get(SYNC_CURSOR_KEY);
     expect((await request("DELETE", path, owner)).status).toBe(204);
@@ -127,19 +127,19 @@ describe("draining the change feed into another deployment's KV", () => {
       query: async () => Promise.reject(new Error("database down")),
       transaction: async () => Promise.reject(new Error("database down")),
     };
-    expect(await drainLinkChanges(down, faulty)).toMatchObject({ failed: true, changes: 0 });
+    expect(await syncLinkCache(down, faulty)).toMatchObject({ failed: true, changes: 0 });
     faulty.setFault("down");
-    expect(await drainLinkChanges(harness().sql, faulty)).toMatchObject({ failed: true, changes: 0 });
+    expect(await syncLinkCache(harness().sql, faulty)).toMatchObject({ failed: true, changes: 0 });
     faulty.setFault("none");
     expect(await faulty.get(SYNC_CURSOR_KEY)).toBe(cursor);
     expect(await edgeCache(faulty, "fails").read(cached)).toEqual(cached);
 
-    expect(await drainLinkChanges(harness().sql, faulty)).toMatchObject({ changes: 1, failed: false });
+    expect(await syncLinkCache(harness().sql, faulty)).toMatchObject({ changes: 1, failed: false });
     expect(await edgeCache(faulty, "fails").read(cached)).toBeUndefined();
   });
 
   // Planted by whoever else writes the store: taken as they stand, one past the horizon would make
-  // every drain "catch up" with nothing applied, an overflowing one every drain fail.
+  // every sync "catch up" with nothing applied, an overflowing one every sync fail.
   for (const [planted, reason] of [
     ["18446744073709551615:0", "ahead of the feed's horizon"],
     ["18446744073709551616:0", "unreadable"],
@@ -147,7 +147,7 @@ describe("draining the change feed into another deployment's KV", () => {
     ["-1:0", "unreadable"],
     ["soon", "unreadable"],
   ] as const) {
-    it(`discards a cursor ${planted} (${reason}) with one warning and drains again from the feed's start`, async () => {
+    it(`discards a cursor ${planted} (${reason}) with one warning and syncs again from the feed's start`, async () => {
       const kv = await caughtUpKv();
       const owner = { sub: "planted-cursor-user", tid: "planted" };
       const path = linkPath("github", `planted-${crypto.randomUUID()}`);
@@ -160,20 +160,20 @@ describe("draining the change feed into another deployment's KV", () => {
       const logger: Logger = {
         log: (level, event, fields = {}) => void (level === "warn" && warnings.push({ event, fields })),
       };
-      const report = await drainLinkChanges(harness().sql, kv, { logger });
+      const report = await syncLinkCache(harness().sql, kv, { logger });
       expect(report).toMatchObject({ caughtUp: true, failed: false });
       expect(report.removedByTenant.planted).toBe(1);
       expect(report.changes).toBeGreaterThanOrEqual(2); // from the feed's start: the link and unlink among them
       expect(await edgeCache(kv, "planted").read(cached)).toBeUndefined();
       expect(warnings).toEqual([{ event: "link_sync_cursor_discarded", fields: { reason, restartAt: FEED_START } }]);
-      // The cursor saved is the feed's own: the next drain reads from there, warning no more.
+      // The cursor saved is the feed's own: the next sync reads from there, warning no more.
       expect(parseFeedCursor((await kv.get(SYNC_CURSOR_KEY))!)).toBeDefined();
-      expect(await drainLinkChanges(harness().sql, kv, { logger })).toMatchObject({ changes: 0, caughtUp: true });
+      expect(await syncLinkCache(harness().sql, kv, { logger })).toMatchObject({ changes: 0, caughtUp: true });
       expect(warnings).toHaveLength(1);
     });
   }
 
-  it("saves the cursor at most once a second while it drains and where it stops, and after a failure what was applied", async () => {
+  it("saves the cursor at most once a second while it syncs and where it stops, and after a failure what was applied", async () => {
     let clock = 0;
     const { sql: endless, last } = endlessFeedSql();
     let reads = 0;
@@ -187,7 +187,7 @@ describe("draining the change feed into another deployment's KV", () => {
     };
     const counted = countingKv(createMemoryKv(() => clock));
     const budget = createInvocationBudget({}, 10_000, () => clock);
-    const report = await drainLinkChanges(sql, counted.kv, { batchSize: 10, budget });
+    const report = await syncLinkCache(sql, counted.kv, { batchSize: 10, budget });
     expect(report).toMatchObject({ failed: true, changes: 390 });
     expect(counted.puts(SYNC_CURSOR_KEY)).toBe(4); // after 1, 2 and 3 s, then at the failure
     expect(await counted.kv.get(SYNC_CURSOR_KEY)).toBe(`${last()}:${last()}`);

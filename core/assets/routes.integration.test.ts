@@ -254,6 +254,8 @@ describeOnBackends("assets: conditional writes", (h) => {
     await expectProblem(await put({ "if-match": '"stale"' }), 412, "precondition_failed");
     await expectProblem(await put({ "if-match": "*" }, undefined, freshId()), 404, "not_found");
     await expectProblem(await put({ "if-match": "*" }, undefined, "bad%20id"), 404, "not_found");
+    // The precondition is judged before the id: without one, an impossible id is still a 428.
+    await expectProblem(await put({}, undefined, "bad%20id"), 428, "precondition_required");
     expect((await getAsset(h(), id)).etag).toBe(etag);
 
     const replaced = await put({ "if-match": etag });

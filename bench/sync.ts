@@ -1,10 +1,10 @@
-// `npm run bench:drain`: how fast one deployment drains a backlog of the link change feed, per
+// `npm run bench:sync`: how fast one deployment syncs a backlog of the link change feed, per
 // runtime, through the admin sync route (each call one invocation, within the platform's budget:
 // Workers 1,000 KV operations, Fastly 28 statements), and how long until the feed is back under
 // its retention bound. Each runtime gets a fresh database holding the same backlog: `--changes`
 // new changes (of which `--stale` name entries the deployment has cached, whose links are gone,
-// so the drain must delete them) and `--old` changes past the retention, which the housekeeping
-// must prune. Writes drain.json and drain.md.
+// so the sync must delete them) and `--old` changes past the retention, which the housekeeping
+// must prune. Writes sync.json and sync.md.
 import { randomBytes } from "node:crypto";
 import type { Sql } from "../core/ports/sql.ts";
 import { launchRuntime, type RunningRuntime, type RuntimeName, runtimeNames } from "../dev/launchers/index.ts";
@@ -23,18 +23,18 @@ import {
 } from "./lib/cli.ts";
 import { type BenchDatabase, guardProcess, openBenchDatabase } from "./load/environment.ts";
 
-const USAGE = `npm run bench:drain -- [options]
+const USAGE = `npm run bench:sync -- [options]
   --changes N     new changes in the backlog (default 100000)
   --stale N       of those, changes naming entries the deployment cached (default 1000)
   --old N         changes past the feed's retention, to be pruned (default 100000)
   --runtimes LIST ${runtimeNames.join(",")} (default: all)
-  --out DIR       where drain.json and drain.md go (default docs/results)
+  --out DIR       where sync.json and sync.md go (default docs/results)
 Database: DATABASE_URL (postgres://…, a scratch schema per runtime, dropped after), else PGlite.`;
 
-const TENANT = "drain";
+const TENANT = "sync";
 const GIVE_UP_MS = 600_000;
 
-interface DrainResult {
+interface SyncResult {
   runtime: RuntimeName;
   /** Sync calls (invocations) until the one that answered caughtUp. */
   calls: number;
@@ -68,7 +68,7 @@ type Options = ReturnType<typeof options>;
 const count = async (sql: Sql, where: string) =>
   Number((await sql.query(`SELECT count(*) AS n FROM link_changes WHERE ${where}`))[0]?.n);
 
-/** Whether every change of the feed lies below the horizon a drain reads up to. */
+/** Whether every change of the feed lies below the horizon a sync reads up to. */
 const belowHorizon = async (sql: Sql) =>
   (await sql.query("SELECT pg_snapshot_xmin(pg_current_snapshot()) > (SELECT max(txid) FROM link_changes) AS below"))[0]
     ?.below === true;
@@ -109,7 +109,7 @@ async function seedBacklog(sql: Sql, url: string, authorization: string, opts: O
   );
 }
 
-async function drainOnce(runtime: RuntimeName, db: BenchDatabase, opts: Options, running: RunningRuntime[]) {
+async function syncOnce(runtime: RuntimeName, db: BenchDatabase, opts: Options, running: RunningRuntime[]) {
   const secret = randomBytes(32).toString("hex");
   const env = {
     ...process.env,
@@ -117,7 +117,7 @@ async function drainOnce(runtime: RuntimeName, db: BenchDatabase, opts: Options,
     DATABASE_URL: db.databaseUrl,
     NEON_FETCH_ENDPOINT: db.neonFetchEndpoint,
     LINK_CACHE_TTL_SECONDS: "3600",
-    LINK_SYNC_INTERVAL_SECONDS: "3600", // only the measured calls drain
+    LINK_SYNC_INTERVAL_SECONDS: "3600", // only the measured calls sync
   };
   const started = await launchRuntime(runtime, env, { port: 0, log: "file" });
   running.push(started);
@@ -134,7 +134,7 @@ async function drainOnce(runtime: RuntimeName, db: BenchDatabase, opts: Options,
   let prunedMs: number | null = null;
   while (performance.now() - start < GIVE_UP_MS && (caughtUpMs === undefined || prunedMs === null)) {
     // The feed is read below the server's oldest transaction in flight, and on a shared server
-    // another session's transaction can hide the backlog: a drain that answers caughtUp then has
+    // another session's transaction can hide the backlog: a sync that answers caughtUp then has
     // not read it. Only a call made while the whole backlog was below that horizon counts.
     const backlogReadable = caughtUpMs === undefined && (await belowHorizon(sql));
     const response = await fetch(`${started.url}/v1/admin/links/sync`, {
@@ -166,15 +166,15 @@ async function drainOnce(runtime: RuntimeName, db: BenchDatabase, opts: Options,
   };
 }
 
-function markdown(results: DrainResult[], opts: Options, machine: string, databaseDescription: string): string {
+function markdown(results: SyncResult[], opts: Options, machine: string, databaseDescription: string): string {
   const rows = results.map(
     (r) =>
       `| ${r.runtime} | ${r.calls} | ${(r.caughtUpMs / 1000).toFixed(1)} s | ${r.changesPerSecond} | ${r.removed} of ${opts.stale} | ${r.prunedMs === null ? "not yet" : `${(r.prunedMs / 1000).toFixed(1)} s`} | ${r.left.total} / ${r.left.pastRetention} |`,
   );
   return [
-    "# Draining a backlog of the link change feed",
+    "# Syncing a backlog of the link change feed",
     "",
-    `Command: \`${commandLine("bench:drain")}\` (database: ${databaseDescription}) on ${machine}: a backlog of ${opts.changes} changes (${opts.stale} naming cached entries whose links are gone) and ${opts.old} changes past the retention, drained by one deployment through \`POST /v1/admin/links/sync\` (one invocation per call).`,
+    `Command: \`${commandLine("bench:sync")}\` (database: ${databaseDescription}) on ${machine}: a backlog of ${opts.changes} changes (${opts.stale} naming cached entries whose links are gone) and ${opts.old} changes past the retention, synced by one deployment through \`POST /v1/admin/links/sync\` (one invocation per call).`,
     "",
     "| runtime | sync calls to catch up | caught up after | changes/s | stale entries removed | past retention pruned after | rows left / past retention |",
     "| ------- | ---------------------- | --------------- | --------- | --------------------- | --------------------------- | -------------------------- |",
@@ -194,14 +194,14 @@ async function main() {
     unmute();
   };
   const guard = guardProcess(cleanup, running);
-  const results: DrainResult[] = [];
+  const results: SyncResult[] = [];
   let databaseDescription = "";
   try {
     for (const runtime of opts.runtimes) {
       const db = await openBenchDatabase(process.env.DATABASE_URL);
       databases.push(db);
       databaseDescription = db.description.replace(/, schema \S+/, "");
-      const result = await drainOnce(runtime, db, opts, running);
+      const result = await syncOnce(runtime, db, opts, running);
       guard.takeOver();
       progress(
         `${runtime}: caught up in ${result.caughtUpMs} ms (${result.changesPerSecond} changes/s, ${result.calls} calls)`,
@@ -214,8 +214,8 @@ async function main() {
     const info = await machineInfo();
     const machine = `${info.cpus} × ${info.cpuModel}, Node ${info.node}, load ${info.loadAverage.join(" ")}`;
     const written = await writeResults(opts.out, {
-      "drain.json": `${JSON.stringify({ options: opts, results }, null, 2)}\n`,
-      "drain.md": markdown(results, opts, machine, databaseDescription),
+      "sync.json": `${JSON.stringify({ options: opts, results }, null, 2)}\n`,
+      "sync.md": markdown(results, opts, machine, databaseDescription),
     });
     for (const file of written) progress(`wrote ${file}`);
   } finally {
