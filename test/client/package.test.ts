@@ -14,9 +14,11 @@ const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, "../..");
 const TSC = join(ROOT, "node_modules/typescript/bin/tsc");
 
-const SCRIPT = `import { createClient, type Problem } from "edge-race-free-client";
+// The server and token are written into the script: the types `tsc --init` gives name no
+// runtime's globals, so a script reading `process.env` would need Node's types installed too.
+const script = (baseUrl: string, token: string) => `import { createClient, type Problem } from "edge-race-free-client";
 
-const api = createClient({ baseUrl: process.env.API_URL!, token: process.env.TOKEN! });
+const api = createClient({ baseUrl: ${JSON.stringify(baseUrl)}, token: ${JSON.stringify(token)} });
 const account = { path: { provider: "github", externalAccountId: "77" } };
 const linked = await api.PUT("/v1/links/{provider}/{externalAccountId}", { params: account });
 const other = { path: { provider: "github", externalAccountId: "78" } };
@@ -59,13 +61,10 @@ describe("the client package, outside this repository", () => {
 
   it("type-checks and runs a script against the API", async () => {
     const project = join(scratch, "project");
-    writeFileSync(join(project, "script.ts"), SCRIPT);
-    await run("node", [TSC, "-p", "."], { cwd: project });
     const token = await signToken({ sub: "carol", tid: "acme" });
-    const { stdout } = await run("node", ["script.js"], {
-      cwd: project,
-      env: { ...process.env, API_URL: server!.url, TOKEN: token },
-    });
+    writeFileSync(join(project, "script.ts"), script(server!.url, token));
+    await run("node", [TSC, "-p", "."], { cwd: project });
+    const { stdout } = await run("node", ["script.js"], { cwd: project });
     expect(JSON.parse(stdout)).toEqual({ linked: "carol", status: 409, problem: "provider_already_linked", items: 0 });
   });
 
