@@ -6,11 +6,13 @@ import { type App, createApp } from "../core/app.ts";
 import type { InvocationLimits } from "../core/background/invocation-budget.ts";
 import type { Background } from "../core/background/job.ts";
 import { createBackground } from "../core/background/runner.ts";
+import { consoleLogger } from "../core/log.ts";
 import type { KvCache } from "../core/ports/kv.ts";
 import type { RateLimiter } from "../core/ports/rate-limit.ts";
 import type { Settings } from "../core/settings/settings.ts";
 import { neonSqlFromSettings } from "./neon/neon-sql.ts";
 import type { RuntimeName } from "./runtimes.ts";
+import { createTelemetry, type TelemetryParts } from "./telemetry/telemetry.ts";
 
 /** What a runtime reads before anything is served: its settings and its KV store. */
 export interface RuntimeStores {
@@ -30,19 +32,24 @@ export interface RuntimeParts {
   limits?: InvocationLimits;
   /** Counts requests per caller and per tenant with what the platform offers (edge/rate-limit/). */
   rateLimiter?: RateLimiter;
+  /** How traces leave and when, where OTEL_EXPORTER_OTLP_ENDPOINT asks for them (edge/telemetry/). */
+  telemetry?: Omit<TelemetryParts, "runtime" | "logger">;
 }
 
 export interface Deployment {
   app: App;
   /** The capabilities' background jobs, as the runtime's scheduler triggers them. */
   background: Pick<Background, "run" | "runFor" | "runIfDue" | "intervalMs">;
+  /** Sends the spans recorded so far (a scheduled run's, before its invocation ends); never rejects. */
+  flushTraces(): Promise<void>;
 }
 
 /** The app and its drain over the runtime's stores; an unusable setting throws a SettingsError. */
 export function createDeployment(parts: RuntimeParts): Deployment {
   const { settings, kv } = parts.stores;
   const sql = neonSqlFromSettings(settings, parts.sql);
-  const background = createBackground({ sql, kv, settings }, { limits: parts.limits });
+  const telemetry = createTelemetry(settings, { ...parts.telemetry, runtime: parts.runtime, logger: consoleLogger });
+  const background = createBackground({ sql, kv, settings, telemetry }, { limits: parts.limits });
   const app = createApp({
     sql,
     kv,
@@ -51,6 +58,7 @@ export function createDeployment(parts: RuntimeParts): Deployment {
     runtime: parts.runtime,
     jwksFetch: parts.jwksFetch,
     rateLimiter: parts.rateLimiter,
+    telemetry,
   });
-  return { app, background };
+  return { app, background, flushTraces: () => telemetry?.flush() ?? Promise.resolve() };
 }

@@ -5,6 +5,7 @@ import { IDEMPOTENCY_SETTINGS } from "../documents/idempotency.ts";
 import { CORS_SETTINGS } from "../http/cors-settings.ts";
 import { RATE_LIMIT_SETTINGS } from "../http/rate-limit-settings.ts";
 import { LINK_SETTINGS } from "../links/link-settings.ts";
+import { TELEMETRY_SETTINGS } from "../telemetry/settings.ts";
 import { AUTH_SETTINGS } from "../tokens/settings.ts";
 import {
   type NamesOf,
@@ -70,6 +71,7 @@ export const SETTINGS_GROUPS = [
   IDEMPOTENCY_SETTINGS,
   RATE_LIMIT_SETTINGS,
   CORS_SETTINGS,
+  TELEMETRY_SETTINGS,
 ] as const;
 
 /** The same settings object on every runtime. */
@@ -78,7 +80,8 @@ export type Settings = v.InferOutput<typeof AUTH_SETTINGS> &
   v.InferOutput<typeof LINK_SETTINGS> &
   v.InferOutput<typeof IDEMPOTENCY_SETTINGS> &
   v.InferOutput<typeof RATE_LIMIT_SETTINGS> &
-  v.InferOutput<typeof CORS_SETTINGS>;
+  v.InferOutput<typeof CORS_SETTINGS> &
+  v.InferOutput<typeof TELEMETRY_SETTINGS>;
 
 /** The names every runtime reads, whatever holds them (environment, bindings, stores). */
 export type SettingName = NamesOf<(typeof SETTINGS_GROUPS)[number]>;
@@ -93,6 +96,7 @@ export function parseSettings(raw: RawSettings): Settings {
     ...parseGroup(IDEMPOTENCY_SETTINGS, raw),
     ...parseGroup(RATE_LIMIT_SETTINGS, raw),
     ...parseGroup(CORS_SETTINGS, raw),
+    ...parseGroup(TELEMETRY_SETTINGS, raw),
   };
 }
 

@@ -25,6 +25,8 @@ function deploymentFor(env: Env): Deployment {
       stores: { settings: settingsFromBindings(env), kv: createWorkersKv(env.LINKS) },
       limits: invocationLimits(env),
       rateLimiter: createWorkersRateLimiter(env),
+      // Each invocation sends its own spans within waitUntil: a timer may not outlive it.
+      telemetry: { flushAfterEachResponse: true },
     });
     deployments.set(env, deployment);
   }
@@ -44,6 +46,7 @@ export default {
   },
   // An unusable setting throws here too: Workers record a failed scheduled run with its error.
   scheduled(_controller: unknown, env: Env, ctx: ExecutionContext): void {
-    ctx.waitUntil(deploymentFor(env).background.runFor(CRON_PERIOD_MS));
+    const deployment = deploymentFor(env);
+    ctx.waitUntil(deployment.background.runFor(CRON_PERIOD_MS).finally(deployment.flushTraces));
   },
 };

@@ -11,11 +11,18 @@ export const SECRET_STORE = "secrets";
 export const NEON_BACKEND = "neon";
 /** The backend AUTH_JWKS_URL is fetched through: the identity provider's host. */
 export const JWKS_BACKEND = "jwks";
+/** The backend traces are sent through: OTEL_EXPORTER_OTLP_ENDPOINT's host. */
+export const OTEL_BACKEND = "otel";
 
 import { SETTING_NAMES, type SettingName } from "../../core/settings/settings.ts";
 
-/** Secret Store keys: the HS256 key and the connection string (it carries the database password). */
-export const SECRET_KEYS = ["AUTH_SECRET", "DATABASE_URL"] as const satisfies readonly SettingName[];
+/** Secret Store keys: the HS256 key, the connection string (it carries the database password), the collector's headers. */
+export const SECRET_KEYS = [
+  "AUTH_SECRET",
+  "DATABASE_URL",
+  // The collector's credentials (an API key header) are secret too.
+  "OTEL_EXPORTER_OTLP_HEADERS",
+] as const satisfies readonly SettingName[];
 /**
  * Config Store keys: every other setting of core's, read from its list, so a new setting reaches
  * Fastly without an edit here (public keys and claim names among them: nothing there signs a token).
