@@ -10,6 +10,7 @@ import {
   JWKS_BACKEND,
   KV_STORE,
   NEON_BACKEND,
+  OTEL_BACKEND,
   SECRET_KEYS,
   SECRET_STORE,
 } from "../../edge/fastly/bindings.ts";
@@ -55,10 +56,12 @@ export function runOverrides(env: RawSettings): LocalServerOverrides {
     Object.fromEntries(keys.flatMap((key) => (env[key] === undefined ? [] : [[key, env[key]!]])));
   const endpoint = env.NEON_FETCH_ENDPOINT;
   const jwksUrl = env.AUTH_JWKS_URL;
+  const otelUrl = env.OTEL_EXPORTER_OTLP_ENDPOINT;
   return {
     backends: {
       ...(endpoint ? { [NEON_BACKEND]: { url: new URL(endpoint).origin } } : {}),
       ...(jwksUrl ? { [JWKS_BACKEND]: { url: new URL(jwksUrl).origin } } : {}),
+      ...(otelUrl ? { [OTEL_BACKEND]: { url: new URL(otelUrl).origin } } : {}),
     },
     configStores: { [CONFIG_STORE]: pick(CONFIG_KEYS) },
     secretStores: { [SECRET_STORE]: pick(SECRET_KEYS) },

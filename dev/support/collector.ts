@@ -118,14 +118,14 @@ interface OtlpValue {
   doubleValue?: number;
 }
 
-const valueOf = (value: OtlpValue): unknown =>
+const plainValue = (value: OtlpValue): unknown =>
   value.stringValue ??
   (value.intValue === undefined ? undefined : Number(value.intValue)) ??
   value.boolValue ??
   value.doubleValue;
 
 const attributesOf = (list: { key: string; value: OtlpValue }[] = []) =>
-  Object.fromEntries(list.map(({ key, value }) => [key, valueOf(value)]));
+  Object.fromEntries(list.map(({ key, value }) => [key, plainValue(value)]));
 
 /** The file exporter's OTLP JSON lines, flattened to spans. */
 export function parseSpans(text: string): CollectedSpan[] {

@@ -17,6 +17,8 @@ const ROOT = join(import.meta.dirname, "../..");
 const README_URL = "http://127.0.0.1:8787";
 const STEP_MARK = "@@tour-step@@";
 const STARTUP_TIMEOUT_MS = 180_000;
+// The tour is some twenty requests, each a process or two (curl, npm run token) on a loaded machine.
+const TOUR_TIMEOUT_MS = 150_000;
 const SERVER = 2; // OTLP's SPAN_KIND_SERVER
 
 /** What the tour sends that no span may hold: a body's values, an id bound as a parameter. */
@@ -105,41 +107,48 @@ export function tracesOfTour(runtime: RuntimeName): void {
       await collector?.stop();
     });
 
-    it("continues each request's trace: a server span named by its route, its parts as children", async () => {
-      expectPrintedAsShown(steps, await runTour(steps, server!.url));
-      const traced = steps.filter((step) => step.traceId);
-      const spans = await spansOf(
-        collector!,
-        traced.map((step) => step.traceId!),
-      );
-      for (const step of traced) {
-        const trace = spans.filter((span) => span.traceId === step.traceId);
-        const [root, ...more] = trace.filter((span) => span.kind === SERVER);
-        expect(root, `no server span for ${step.command}`).toBeDefined();
-        expect(more).toEqual([]);
-        expect(root!.parentSpanId).toBe(step.parentId);
-        expect(root!.name).toMatch(/^(GET|PUT|PATCH|POST|DELETE) \/v1\/[a-z]+(\/\{[A-Za-z]+\})*$/);
-        expect(root!.attributes["http.route"]).toBe(root!.name.split(" ")[1]);
-        expect(root!.resource).toMatchObject({
-          "service.name": "tour",
-          "edge.runtime": runtime,
-          "deployment.environment.name": "test",
-        });
-        expect(root!.resource["process.runtime.name"]).toEqual(expect.any(String));
-        const children = trace.filter((span) => span !== root);
-        for (const child of children) expect(child.parentSpanId, child.name).toBe(root!.spanId);
-        expect(children.map((child) => child.name)).toContain("token check");
-        for (const db of children.filter((child) => child.attributes["db.system"])) {
-          expect(db.attributes).toMatchObject({ "db.system": "postgresql", "db.operation.name": expect.any(String) });
-          expect(Object.keys(db.attributes).some((key) => /statement|query\.text|param/.test(key))).toBe(false);
+    it(
+      "continues each request's trace: a server span named by its route, its parts as children",
+      async () => {
+        expectPrintedAsShown(steps, await runTour(steps, server!.url));
+        const traced = steps.filter((step) => step.traceId);
+        const spans = await spansOf(
+          collector!,
+          traced.map((step) => step.traceId!),
+        );
+        for (const step of traced) {
+          const trace = spans.filter((span) => span.traceId === step.traceId);
+          const [root, ...more] = trace.filter((span) => span.kind === SERVER);
+          expect(root, `no server span for ${step.command}`).toBeDefined();
+          expect(more).toEqual([]);
+          expect(root!.parentSpanId).toBe(step.parentId);
+          expect(root!.name).toMatch(/^(GET|PUT|PATCH|POST|DELETE) \/v1\/[a-z]+(\/\{[A-Za-z]+\})*$/);
+          expect(root!.attributes["http.route"]).toBe(root!.name.split(" ")[1]);
+          expect(root!.resource).toMatchObject({
+            "service.name": "tour",
+            "edge.runtime": runtime,
+            "deployment.environment.name": "test",
+          });
+          expect(root!.resource["process.runtime.name"]).toEqual(expect.any(String));
+          const children = trace.filter((span) => span !== root);
+          for (const child of children) expect(child.parentSpanId, child.name).toBe(root!.spanId);
+          expect(children.map((child) => child.name)).toContain("token check");
+          for (const db of children.filter((child) => child.attributes["db.system"])) {
+            expect(db.attributes).toMatchObject({ "db.system": "postgresql", "db.operation.name": expect.any(String) });
+            expect(Object.keys(db.attributes).some((key) => /statement|query\.text|param/.test(key))).toBe(false);
+          }
         }
-      }
-      // The refused link names its problem; the first write took a statement on the links table.
-      const names = spans.map((span) => [span.name, span.attributes["problem.code"]]);
-      expect(names).toContainEqual(["PUT /v1/links/{provider}/{externalAccountId}", "external_account_already_linked"]);
-      expect(spans.some((span) => span.attributes["db.collection.name"] === "linked_external_accounts")).toBe(true);
-      expect(spans.some((span) => span.name.startsWith("kv "))).toBe(true);
-    });
+        // The refused link names its problem; the first write took a statement on the links table.
+        const names = spans.map((span) => [span.name, span.attributes["problem.code"]]);
+        expect(names).toContainEqual([
+          "PUT /v1/links/{provider}/{externalAccountId}",
+          "external_account_already_linked",
+        ]);
+        expect(spans.some((span) => span.attributes["db.collection.name"] === "linked_external_accounts")).toBe(true);
+        expect(spans.some((span) => span.name.startsWith("kv "))).toBe(true);
+      },
+      TOUR_TIMEOUT_MS,
+    );
 
     it("records no token, password or statement parameter", async () => {
       const text = collector!.text();
@@ -175,12 +184,16 @@ export function tourWithoutCollector(runtime: RuntimeName): void {
       await collector?.stop();
     });
 
-    it("answers every step as the README shows, the collector gone after the third", async () => {
-      const outputs = await runTour(steps, server!.url, (i) =>
-        i === 3 ? `kill -TERM ${collector!.pid}; sleep 0.5` : "",
-      );
-      expectPrintedAsShown(steps, outputs);
-      expect(collector!.spans().length).toBeGreaterThan(0);
-    });
+    it(
+      "answers every step as the README shows, the collector gone after the third",
+      async () => {
+        const outputs = await runTour(steps, server!.url, (i) =>
+          i === 3 ? `kill -TERM ${collector!.pid}; sleep 0.5` : "",
+        );
+        expectPrintedAsShown(steps, outputs);
+        expect(collector!.spans().length).toBeGreaterThan(0);
+      },
+      TOUR_TIMEOUT_MS,
+    );
   });
 }
