@@ -24,7 +24,11 @@ function manifest(text: string): string {
 
 describe("fastly.toml [local_server]", () => {
   it("the project's manifest declares every store, key and backend the service opens", () => {
-    const config = readLocalServer(PROJECT_MANIFEST, { AUTH_SECRET: "a", DATABASE_URL: "b" });
+    const config = readLocalServer(PROJECT_MANIFEST, {
+      AUTH_SECRET: "a",
+      DATABASE_URL: "b",
+      OTEL_EXPORTER_OTLP_HEADERS: "c",
+    });
     expect(Object.keys(config.kvStores)).toContain(KV_STORE);
     expect(Object.keys(config.backends)).toContain(NEON_BACKEND);
     // Optional settings (the identity provider's) may stay out of the local manifest; a key that
@@ -32,7 +36,11 @@ describe("fastly.toml [local_server]", () => {
     const configured = Object.keys(config.configStores[CONFIG_STORE]!);
     expect(CONFIG_KEYS).toEqual(expect.arrayContaining(configured));
     expect(configured).toEqual(expect.arrayContaining(["LINK_CACHE_TTL_SECONDS", "NEON_FETCH_ENDPOINT"]));
-    expect(config.secretStores[SECRET_STORE]).toEqual({ AUTH_SECRET: "a", DATABASE_URL: "b" });
+    expect(config.secretStores[SECRET_STORE]).toEqual({
+      AUTH_SECRET: "a",
+      DATABASE_URL: "b",
+      OTEL_EXPORTER_OTLP_HEADERS: "c",
+    });
     expect(Object.keys(config.secretStores[SECRET_STORE]!).sort()).toEqual([...SECRET_KEYS].sort());
   });
 
@@ -67,7 +75,11 @@ s = [{ key = "DATA", data = "d" }, { key = "FILE", file = "secret.txt" }, { key 
   });
 
   it("overrides replace backends and merge into stores", () => {
-    const config = readLocalServer(PROJECT_MANIFEST, { AUTH_SECRET: "a", DATABASE_URL: "b" });
+    const config = readLocalServer(PROJECT_MANIFEST, {
+      AUTH_SECRET: "a",
+      DATABASE_URL: "b",
+      OTEL_EXPORTER_OTLP_HEADERS: "c",
+    });
     const merged = applyOverrides(config, {
       backends: { [NEON_BACKEND]: { url: "http://127.0.0.1:5555" } },
       configStores: { [CONFIG_STORE]: { NEON_FETCH_ENDPOINT: "http://127.0.0.1:5555/sql" } },
