@@ -10,12 +10,14 @@ import { rateLimits } from "./http/rate-limit.ts";
 import { refusedTokenQuota } from "./http/refused-tokens.ts";
 import { requestLogging } from "./http/request-id.ts";
 import { serverTiming } from "./http/server-timing.ts";
+import { waitUntilOf } from "./http/wait-until.ts";
 import { consoleLogger, errorMessage, type Logger } from "./log.ts";
 import { type DeclaredRoute, mountCapabilities, RECOGNIZED_METHODS } from "./mount.ts";
 import { openApi } from "./openapi/index.ts";
 import { DatabaseOutcomeUnknownError, DatabaseUnavailableError } from "./ports/sql.ts";
 import { SettingsError } from "./settings/error.ts";
 import { misconfiguredResponse } from "./settings/misconfigured.ts";
+import { requestTracing } from "./telemetry/middleware.ts";
 import { type Authenticate, createAuthenticator } from "./tokens/auth.ts";
 import type { Background } from "./tokens/jwks-cache.ts";
 
@@ -34,7 +36,9 @@ export function createApp(deps: AppDeps) {
   // Not strict: one trailing slash is the same path (docs/API.md), to the routes and their 405s.
   const app = new Hono<AppEnv>({ strict: false });
 
-  // First: its total covers everything the app does with a request, the log line included.
+  // First: the request's span covers everything the app does with it (core/telemetry/).
+  app.use(requestTracing(deps));
+  // Its total covers everything the app does with a request, the log line included.
   app.use(serverTiming(deps));
   app.use(requestLogging(logger));
   // Before the token check: a browser's preflight carries no token.
@@ -64,7 +68,7 @@ export function createApp(deps: AppDeps) {
     const verify = authenticate;
     // Looked up only when a key set refresh needs it: where there is no execution context (Node,
     // Deno), Hono's getter throws, and an Error's stack on every request costs more than the check.
-    const background: Background = (work) => backgroundOf(c)?.(work);
+    const background: Background = (work) => waitUntilOf(c)?.(work);
     const check = () => c.get("timed")("auth", () => verify(c.req.header("authorization"), background));
     c.set("principal", await guarded(c, check));
     await (limit ? limit(c, next) : next());
@@ -97,16 +101,6 @@ const recognizedMethodsOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
   }
   await next();
 };
-
-/** The platform's `waitUntil`, where the entry passed an execution context (Workers, Compute). */
-function backgroundOf(c: Context<AppEnv>): Background | undefined {
-  try {
-    const context = c.executionCtx;
-    return (work) => context.waitUntil(work);
-  } catch {
-    return undefined;
-  }
-}
 
 function answerError(error: unknown, c: Context<AppEnv>, logger: Logger): Response {
   if (error instanceof ProblemError) return problemResponse(error);
