@@ -16,7 +16,7 @@ import { type DeclaredRoute, mountCapabilities, RECOGNIZED_METHODS } from "./mou
 import { openApi } from "./openapi/index.ts";
 import { DatabaseOutcomeUnknownError, DatabaseUnavailableError } from "./ports/sql.ts";
 import { SettingsError } from "./settings/error.ts";
-import { misconfiguredResponse } from "./settings/misconfigured.ts";
+import { misconfiguredProblem } from "./settings/misconfigured.ts";
 import { requestTracing } from "./telemetry/middleware.ts";
 import { type Authenticate, createAuthenticator } from "./tokens/auth.ts";
 import type { Background } from "./tokens/jwks-cache.ts";
@@ -77,7 +77,7 @@ export function createApp(deps: AppDeps) {
   const routes = mountCapabilities(app, [...CAPABILITIES, openApi(app, CAPABILITIES)], routeDeps);
   declared.set(app, routes);
 
-  app.notFound((c) => problemResponse(new ProblemError(404, "not_found", notFoundDetail(c.req.path))));
+  app.notFound((c) => answerError(new ProblemError(404, "not_found", notFoundDetail(c.req.path)), c, logger));
   app.onError((error, c) => answerError(error, c, logger));
   return app;
 }
@@ -103,36 +103,47 @@ const recognizedMethodsOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
 };
 
 function answerError(error: unknown, c: Context<AppEnv>, logger: Logger): Response {
-  if (error instanceof ProblemError) return problemResponse(error);
+  const { problem, headers } = problemOf(error, c, logger);
+  // Kept for the request's span: the answer's body is not read back to learn it.
+  c.set("problemCode", problem.code);
+  return problemResponse(problem, headers);
+}
+
+function problemOf(
+  error: unknown,
+  c: Context<AppEnv>,
+  logger: Logger,
+): { problem: ProblemError; headers?: Record<string, string> } {
+  if (error instanceof ProblemError) return { problem: error };
   // The SQL port's refused login: the connection string is wrong, whatever the request.
-  if (error instanceof SettingsError) return misconfiguredResponse(error, logger);
+  if (error instanceof SettingsError) return { problem: misconfiguredProblem(error, logger) };
   const requestId = c.get("requestId");
   // A read whose answer was lost wrote nothing either way: for it, "unknown" is "unavailable".
   const isRead = c.req.method === "GET" || c.req.method === "HEAD";
   if (error instanceof DatabaseUnavailableError || (error instanceof DatabaseOutcomeUnknownError && isRead)) {
     logger.log("warn", "database_unavailable", { requestId, error: errorMessage(error) });
-    return problemResponse(
-      new ProblemError(
+    return {
+      problem: new ProblemError(
         503,
         "database_unavailable",
         "The database cannot be reached; nothing was written. Retry shortly.",
       ),
-      { "retry-after": "2" },
-    );
+      headers: { "retry-after": "2" },
+    };
   }
   if (error instanceof DatabaseOutcomeUnknownError) {
     // No Retry-After: a blind retry might write twice. An Idempotency-Key makes the retry safe.
     logger.log("warn", "database_outcome_unknown", { requestId, error: errorMessage(error) });
-    return problemResponse(
-      new ProblemError(
+    return {
+      problem: new ProblemError(
         504,
         "database_outcome_unknown",
         "The database did not confirm the outcome: the change may or may not have been made. " +
           "Check before retrying, or retry with the same Idempotency-Key.",
       ),
-    );
+    };
   }
   // Details stay in the log; the client gets no stack trace or internals.
   logger.log("error", "unhandled_error", { requestId, error: errorMessage(error) });
-  return problemResponse(new ProblemError(500, "internal_error", "An unexpected error occurred."));
+  return { problem: new ProblemError(500, "internal_error", "An unexpected error occurred.") };
 }

@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import type { Background } from "./background/job.ts";
+import type { ProblemCode } from "./http/problem.ts";
 import type { Logger } from "./log.ts";
 import type { KvCache } from "./ports/kv.ts";
 import type { RateLimiter } from "./ports/rate-limit.ts";
@@ -44,5 +45,7 @@ export interface AppEnv {
     kv: KvCache;
     /** Runs token verification or rate limiting, measured as its part of Server-Timing when it is on. */
     timed: <T>(part: "auth" | "limit", work: () => Promise<T>) => Promise<T>;
+    /** The code of the problem this request is answered with, set where the answer is made. */
+    problemCode?: ProblemCode;
   };
 }

@@ -7,7 +7,6 @@ import { SpanStatusCode } from "@opentelemetry/api";
 import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
 import type { AppDeps, AppEnv } from "../deps.ts";
-import { PROBLEM_CONTENT_TYPE } from "../http/problem.ts";
 import { waitUntilOf } from "../http/wait-until.ts";
 import { failed, startServerSpan, tracedKv, tracedPart, tracedSql } from "./tracing.ts";
 
@@ -21,7 +20,7 @@ export function requestTracing(deps: AppDeps): MiddlewareHandler<AppEnv> {
     c.set("timed", tracedPart(telemetry, context));
     try {
       await next();
-      await describeAnswer(span, c);
+      describeAnswer(span, c);
     } catch (error) {
       failed(span, error);
       throw error;
@@ -44,7 +43,7 @@ export function routeOf(c: Context<AppEnv>): string | undefined {
   return path?.replace(/:([A-Za-z0-9_]+)(\{[^}]*\})?/g, "{$1}");
 }
 
-async function describeAnswer(span: Span, c: Context<AppEnv>): Promise<void> {
+function describeAnswer(span: Span, c: Context<AppEnv>): void {
   const route = routeOf(c);
   const status = c.res.status;
   if (route) {
@@ -52,23 +51,13 @@ async function describeAnswer(span: Span, c: Context<AppEnv>): Promise<void> {
     span.setAttribute("http.route", route);
   }
   span.setAttribute("http.response.status_code", status);
-  if (c.res.headers.get("content-type")?.startsWith(PROBLEM_CONTENT_TYPE)) {
-    const code = await problemCodeOf(c.res);
-    if (code) span.setAttribute("problem.code", code);
-  }
+  // Set where the problem became the answer: reading the body back (a clone) is not reliable on
+  // every runtime's Response.
+  const code = c.get("problemCode");
+  if (code) span.setAttribute("problem.code", code);
   // A refusal is the client's (4xx); only the server's own failures mark the span failed.
   if (status >= 500) {
     span.setAttribute("error.type", String(status));
     span.setStatus({ code: SpanStatusCode.ERROR });
-  }
-}
-
-/** The problem's `code` (a short body the app wrote itself); none when it cannot be read. */
-async function problemCodeOf(response: Response): Promise<string | undefined> {
-  try {
-    const { code } = (await response.clone().json()) as { code?: unknown };
-    return typeof code === "string" ? code : undefined;
-  } catch {
-    return undefined;
   }
 }
