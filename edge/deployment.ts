@@ -12,6 +12,7 @@ import type { RateLimiter } from "../core/ports/rate-limit.ts";
 import { type Settings, SettingsError } from "../core/settings/settings.ts";
 import { neonSqlFromSettings } from "./neon/neon-sql.ts";
 import type { RuntimeName } from "./runtimes.ts";
+import { createTelemetry, type TelemetryParts } from "./telemetry/telemetry.ts";
 
 /** What a runtime reads before anything is served: its settings and its KV store. */
 export interface RuntimeStores {
@@ -35,12 +36,16 @@ export interface RuntimeParts {
   clientAddress?: AppDeps["clientAddress"];
   /** Where the start-up warning goes (default: the console's structured lines). */
   logger?: Logger;
+  /** How traces leave and when, where OTEL_EXPORTER_OTLP_ENDPOINT asks for them (edge/telemetry/). */
+  telemetry?: Omit<TelemetryParts, "runtime" | "logger">;
 }
 
 export interface Deployment {
   app: App;
   /** The capabilities' background jobs, as the runtime's scheduler triggers them. */
   background: Pick<Background, "run" | "runFor" | "runIfDue" | "intervalMs">;
+  /** Sends the spans recorded so far (a scheduled run's, before its invocation ends); never rejects. */
+  flushTraces(): Promise<void>;
 }
 
 /** The app and its drain over the runtime's stores; an unusable setting throws a SettingsError. */
@@ -48,7 +53,12 @@ export function createDeployment(parts: RuntimeParts): Deployment {
   const { settings, kv } = parts.stores;
   checkSecretScope(settings, parts.logger ?? consoleLogger);
   const sql = neonSqlFromSettings(settings, parts.sql);
-  const background = createBackground({ sql, kv, settings }, { limits: parts.limits });
+  const telemetry = createTelemetry(settings, {
+    ...parts.telemetry,
+    runtime: parts.runtime,
+    logger: parts.logger ?? consoleLogger,
+  });
+  const background = createBackground({ sql, kv, settings, telemetry }, { limits: parts.limits });
   const app = createApp({
     sql,
     kv,
@@ -58,8 +68,9 @@ export function createDeployment(parts: RuntimeParts): Deployment {
     jwksFetch: parts.jwksFetch,
     rateLimiter: parts.rateLimiter,
     clientAddress: parts.clientAddress,
+    telemetry,
   });
-  return { app, background };
+  return { app, background, flushTraces: () => telemetry?.flush() ?? Promise.resolve() };
 }
 
 /**

@@ -27,6 +27,8 @@ function deploymentFor(env: Env): Deployment {
       rateLimiter: createWorkersRateLimiter(env),
       // Set by Cloudflare's edge to the address it took the request from, whatever the client sent.
       clientAddress: (c) => c.req.header("cf-connecting-ip"),
+      // Each invocation sends its own spans within waitUntil: a timer may not outlive it.
+      telemetry: { flushAfterEachResponse: true },
     });
     deployments.set(env, deployment);
   }
@@ -46,6 +48,7 @@ export default {
   },
   // An unusable setting throws here too: Workers record a failed scheduled run with its error.
   scheduled(_controller: unknown, env: Env, ctx: ExecutionContext): void {
-    ctx.waitUntil(deploymentFor(env).background.runFor(CRON_PERIOD_MS));
+    const deployment = deploymentFor(env);
+    ctx.waitUntil(deployment.background.runFor(CRON_PERIOD_MS).finally(deployment.flushTraces));
   },
 };

@@ -1,0 +1,4 @@
+import { tourWithoutCollector, tracesOfTour } from "./traces.ts";
+
+tracesOfTour("cloudflare");
+tourWithoutCollector("cloudflare");

@@ -1,0 +1,4 @@
+import { tourWithoutCollector, tracesOfTour } from "./traces.ts";
+
+tracesOfTour("node");
+tourWithoutCollector("node");
