@@ -1,4 +1,3 @@
-import { tourWithoutCollector, tracesOfTour } from "./traces.ts";
+import { tracesOfTour } from "./traces.ts";
 
 tracesOfTour("cloudflare");
-tourWithoutCollector("cloudflare");

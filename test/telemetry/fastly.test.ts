@@ -1,4 +1,4 @@
-import { tourWithoutCollector, tracesOfTour } from "./traces.ts";
+import { describeWithViceroy } from "../../dev/support/viceroy.ts";
+import { tracesOfTour } from "./traces.ts";
 
-tracesOfTour("fastly");
-tourWithoutCollector("fastly");
+describeWithViceroy("the Fastly service on Viceroy", () => tracesOfTour("fastly"));
