@@ -36,8 +36,9 @@ export function createApp(deps: AppDeps) {
   // Not strict: one trailing slash is the same path (docs/API.md), to the routes and their 405s.
   const app = new Hono<AppEnv>({ strict: false });
 
-  // First: the request's span covers everything the app does with it (core/telemetry/).
-  app.use(requestTracing(deps));
+  // First: the request's span covers everything the app does with it (core/telemetry/). With
+  // tracing off nothing is installed: a request runs as if tracing did not exist.
+  if (deps.telemetry) app.use(requestTracing(deps, deps.telemetry));
   // Its total covers everything the app does with a request, the log line included.
   app.use(serverTiming(deps));
   app.use(requestLogging(logger));

@@ -8,12 +8,10 @@ import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { waitUntilOf } from "../http/wait-until.ts";
-import { failed, startServerSpan, tracedKv, tracedPart, tracedSql } from "./tracing.ts";
+import { failed, startServerSpan, type Telemetry, tracedKv, tracedPart, tracedSql } from "./tracing.ts";
 
-export function requestTracing(deps: AppDeps): MiddlewareHandler<AppEnv> {
-  const telemetry = deps.telemetry;
+export function requestTracing(deps: AppDeps, telemetry: Telemetry): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    if (!telemetry) return next();
     const { span, context } = startServerSpan(telemetry, c.req.raw);
     c.set("sql", tracedSql(deps.sql, telemetry, context));
     c.set("kv", tracedKv(deps.kv, telemetry, context));
