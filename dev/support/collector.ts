@@ -6,19 +6,16 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort } from "./free-port.ts";
-import { describeNeeding } from "./required-tool.ts";
 
 export const COLLECTOR_PATH = process.env.OTELCOL_BIN ?? join(homedir(), "go/bin/otelcol-edge");
 
 export const collectorInstalled = () => existsSync(COLLECTOR_PATH);
 
-/** `describe` for suites that send to the collector: skipped with a warning without it, failing in CI. */
-export function describeWithCollector(name: string, fn: () => void): void {
-  const missing = collectorInstalled()
-    ? undefined
-    : `the OpenTelemetry Collector is missing at ${COLLECTOR_PATH} (bash .ci/tools builds it; OTELCOL_BIN names another)`;
-  describeNeeding("the OpenTelemetry Collector", missing, name, fn);
-}
+/** The one line saying what is missing and how to get it. */
+export const COLLECTOR_MISSING = `the OpenTelemetry Collector is missing at ${COLLECTOR_PATH} (bash .ci/tools builds it; OTELCOL_BIN names another)`;
+
+/** OTLP's SPAN_KIND_SERVER: a request's own span. */
+export const SPAN_KIND_SERVER = 2;
 
 /** One span as the collector wrote it, with its resource's attributes beside its own. */
 export interface CollectedSpan {

@@ -10,11 +10,14 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { launchRuntime, type RunningRuntime, type RuntimeName } from "../../dev/launchers/index.ts";
 import { type LocalStack, startLocalStack } from "../../dev/local-stack/stack.ts";
 import {
+  COLLECTOR_MISSING,
   type CollectedSpan,
   type Collector,
-  describeWithCollector,
+  collectorInstalled,
+  SPAN_KIND_SERVER,
   startCollector,
 } from "../../dev/support/collector.ts";
+import { describeNeeding } from "../../dev/support/required-tool.ts";
 import { TEST_AUTH_SECRET } from "../../dev/support/tokens.ts";
 import { matchesExpected, readTour, type TourStep } from "../readme/tour.ts";
 
@@ -24,7 +27,6 @@ const STEP_MARK = "@@tour-step@@";
 const STARTUP_TIMEOUT_MS = 180_000;
 // The tour is some twenty requests, each a process or two (curl, npm run token) on a loaded machine.
 const TOUR_TIMEOUT_MS = 150_000;
-const SERVER = 2; // OTLP's SPAN_KIND_SERVER
 
 /** What the tour sends that no span may hold: a body's values, an id bound as a parameter. */
 const NEVER_RECORDED = ["chair-42", "Order 7", "order-7", "steel", "Bearer", "eyJ"];
@@ -82,7 +84,7 @@ async function spansOf(collector: Collector, traceIds: string[], timeoutMs = 20_
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const spans = collector.spans();
-    const served = new Set(spans.filter((span) => span.kind === SERVER).map((span) => span.traceId));
+    const served = new Set(spans.filter((span) => span.kind === SPAN_KIND_SERVER).map((span) => span.traceId));
     if (traceIds.every((id) => served.has(id)) || Date.now() > deadline) return spans;
     await new Promise((done) => setTimeout(done, 200));
   }
@@ -94,7 +96,8 @@ async function spansOf(collector: Collector, traceIds: string[], timeoutMs = 20_
  * shows again) with the collector stopped after its third step.
  */
 export function tracesOfTour(runtime: RuntimeName): void {
-  describeWithCollector(`traces [${runtime}]`, () => {
+  const missing = collectorInstalled() ? undefined : COLLECTOR_MISSING;
+  describeNeeding("the OpenTelemetry Collector", missing, `traces [${runtime}]`, () => {
     const tour = readTour(readFileSync(join(ROOT, "README.md"), "utf8"));
     const steps = withTraceparents(tour);
     let stack: LocalStack | undefined;
@@ -176,7 +179,7 @@ export function tracesOfTour(runtime: RuntimeName): void {
 /** One request's trace: its server span continues the step's traceparent, the rest are its children. */
 function expectTraceOf(step: TracedStep, spans: CollectedSpan[], runtime: RuntimeName): void {
   const trace = spans.filter((span) => span.traceId === step.traceId);
-  const [root, ...more] = trace.filter((span) => span.kind === SERVER);
+  const [root, ...more] = trace.filter((span) => span.kind === SPAN_KIND_SERVER);
   expect(root, `no server span for ${step.command}`).toBeDefined();
   expect(more).toEqual([]);
   expect(root!.parentSpanId).toBe(step.parentId);
