@@ -5,6 +5,7 @@
 import { relative } from "node:path";
 import type { RuntimeName } from "../dev/launchers/index.ts";
 import { runtimeNames } from "../dev/launchers/index.ts";
+import { COLLECTOR_MISSING, collectorInstalled } from "../dev/support/collector.ts";
 import { benchOptions, positiveInt, progress, runBenchCommand, selection, UsageError } from "./lib/cli.ts";
 import { givenTokens, keyTokens, type TokenSource } from "./lib/tokens.ts";
 import { RequestBudget } from "./load/budget.ts";
@@ -47,6 +48,9 @@ const USAGE = `npm run bench -- [options]
   --runtimes LIST   ${runtimeNames.join(",")} (default: all)
   --db-rtt MS       the Neon endpoint holds each round trip this long, as the edge-to-database
                     distance would (default 0: same machine; at the edge 5–40)
+  --otel            each runtime twice, tracing off and on (RUNTIME+otel, exporting to the
+                    OpenTelemetry Collector the bench starts: bash .ci/tools builds it); the KV
+                    hit's p50 of both side by side, and whether tracing adds at most 10 %
   Database: DATABASE_URL (postgres://…, a scratch schema is used and dropped), else embedded PGlite.
   With PostgreSQL the bench also times the naive write and the local endpoint's overhead over pg.
  Signing in to deployments (one of):
@@ -79,6 +83,7 @@ function parse() {
     operations: { type: "string" },
     "time-limit": { type: "string" },
     "db-rtt": { type: "string" },
+    otel: { type: "boolean", default: false },
     staleness: { type: "string" },
     cold: { type: "string" },
     idle: { type: "string" },
@@ -116,6 +121,7 @@ function options(values: Values, prices: { file: string; table: Price[] }) {
     explicitOperations: picked !== undefined,
     timeLimitMs: positiveInt("time-limit", values["time-limit"], 6_000),
     dbRttMs: positiveInt("db-rtt", values["db-rtt"], 0, 0),
+    otel: values.otel === true,
     staleness: positiveInt("staleness", values.staleness, defaults.staleness, 0),
     cold: positiveInt("cold", values.cold, 0, 0),
     idleSeconds: positiveInt("idle", values.idle, 30, 0),
@@ -150,8 +156,8 @@ async function deploymentTokens(values: Values): Promise<TokenSource> {
 
 /** What deployments cannot do, refused before anything is sent; what one identity cannot do, left out. */
 function checkForDeployments(opts: Options, values: Values, tokens: TokenSource): OperationName[] {
-  if (values.runtimes !== undefined || values["db-rtt"] !== undefined) {
-    throw new UsageError("--runtimes and --db-rtt are for the runtimes the bench starts, not for --target");
+  if (values.runtimes !== undefined || values["db-rtt"] !== undefined || opts.otel) {
+    throw new UsageError("--runtimes, --db-rtt and --otel are for the runtimes the bench starts, not for --target");
   }
   const local = opts.operations.filter((name) => ["local-database", "baseline"].includes(operations[name].needs ?? ""));
   if (local.length > 0) throw new UsageError(`--operations ${local.join(",")}: only on the runtimes the bench starts`);
@@ -201,8 +207,9 @@ async function main(): Promise<number> {
   const opts = options(values, { file: relative(process.cwd(), priceFile), table });
   const command = recordedCommand(process.argv.slice(2));
   if (opts.targets.length === 0) {
+    if (opts.otel && !collectorInstalled()) throw new UsageError(`--otel: ${COLLECTOR_MISSING}`);
     const budget = new RequestBudget(opts.maxRequests);
-    const clock = startBenchClock(opts, opts.runtimes.length, "local");
+    const clock = startBenchClock(opts, opts.runtimes.length * (opts.otel ? 2 : 1), "local");
     clock.begin(BENCH_PHASES.start);
     const outcome = await runOnLocalRuntimes({ ...opts, clock }, budget);
     await writeRun(outcome, opts, command, budget.sent);

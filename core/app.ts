@@ -10,12 +10,14 @@ import { rateLimits } from "./http/rate-limit.ts";
 import { refusedTokenQuota } from "./http/refused-tokens.ts";
 import { requestLogging } from "./http/request-id.ts";
 import { serverTiming } from "./http/server-timing.ts";
+import { waitUntilOf } from "./http/wait-until.ts";
 import { consoleLogger, errorMessage, type Logger } from "./log.ts";
 import { type DeclaredRoute, mountCapabilities, RECOGNIZED_METHODS } from "./mount.ts";
 import { openApi } from "./openapi/index.ts";
 import { DatabaseOutcomeUnknownError, DatabaseUnavailableError } from "./ports/sql.ts";
 import { SettingsError } from "./settings/error.ts";
-import { misconfiguredResponse } from "./settings/misconfigured.ts";
+import { misconfiguredProblem } from "./settings/misconfigured.ts";
+import { requestTracing } from "./telemetry/middleware.ts";
 import { type Authenticate, createAuthenticator } from "./tokens/auth.ts";
 import type { Background } from "./tokens/jwks-cache.ts";
 
@@ -34,7 +36,10 @@ export function createApp(deps: AppDeps) {
   // Not strict: one trailing slash is the same path (docs/API.md), to the routes and their 405s.
   const app = new Hono<AppEnv>({ strict: false });
 
-  // First: its total covers everything the app does with a request, the log line included.
+  // First: the request's span covers everything the app does with it (core/telemetry/). With
+  // tracing off nothing is installed: a request runs as if tracing did not exist.
+  if (deps.telemetry) app.use(requestTracing(deps, deps.telemetry));
+  // Its total covers everything the app does with a request, the log line included.
   app.use(serverTiming(deps));
   app.use(requestLogging(logger));
   // Before the token check: a browser's preflight carries no token. With no origin listed there
@@ -65,7 +70,7 @@ export function createApp(deps: AppDeps) {
     const verify = authenticate;
     // Looked up only when a key set refresh needs it: where there is no execution context (Node,
     // Deno), Hono's getter throws, and an Error's stack on every request costs more than the check.
-    const background: Background = (work) => backgroundOf(c)?.(work);
+    const background: Background = (work) => waitUntilOf(c)?.(work);
     const check = () => c.get("timed")("auth", () => verify(c.req.header("authorization"), background));
     c.set("principal", await guarded(c, check));
     await (limit ? limit(c, next) : next());
@@ -74,7 +79,7 @@ export function createApp(deps: AppDeps) {
   const routes = mountCapabilities(app, [...CAPABILITIES, openApi(app, CAPABILITIES)], routeDeps);
   declared.set(app, routes);
 
-  app.notFound((c) => problemResponse(new ProblemError(404, "not_found", notFoundDetail(c.req.path))));
+  app.notFound((c) => answerError(new ProblemError(404, "not_found", notFoundDetail(c.req.path)), c, logger));
   app.onError((error, c) => answerError(error, c, logger));
   return app;
 }
@@ -99,47 +104,48 @@ const recognizedMethodsOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
 };
 
-/** The platform's `waitUntil`, where the entry passed an execution context (Workers, Compute). */
-function backgroundOf(c: Context<AppEnv>): Background | undefined {
-  try {
-    const context = c.executionCtx;
-    return (work) => context.waitUntil(work);
-  } catch {
-    return undefined;
-  }
+function answerError(error: unknown, c: Context<AppEnv>, logger: Logger): Response {
+  const { problem, headers } = problemOf(error, c, logger);
+  // Kept for the request's span: the answer's body is not read back to learn it.
+  c.set("problemCode", problem.code);
+  return problemResponse(problem, headers);
 }
 
-function answerError(error: unknown, c: Context<AppEnv>, logger: Logger): Response {
-  if (error instanceof ProblemError) return problemResponse(error);
+function problemOf(
+  error: unknown,
+  c: Context<AppEnv>,
+  logger: Logger,
+): { problem: ProblemError; headers?: Record<string, string> } {
+  if (error instanceof ProblemError) return { problem: error };
   // The SQL port's refused login: the connection string is wrong, whatever the request.
-  if (error instanceof SettingsError) return misconfiguredResponse(error, logger);
+  if (error instanceof SettingsError) return { problem: misconfiguredProblem(error, logger) };
   const requestId = c.get("requestId");
   // A read whose answer was lost wrote nothing either way: for it, "unknown" is "unavailable".
   const isRead = c.req.method === "GET" || c.req.method === "HEAD";
   if (error instanceof DatabaseUnavailableError || (error instanceof DatabaseOutcomeUnknownError && isRead)) {
     logger.log("warn", "database_unavailable", { requestId, error: errorMessage(error) });
-    return problemResponse(
-      new ProblemError(
+    return {
+      problem: new ProblemError(
         503,
         "database_unavailable",
         "The database cannot be reached; nothing was written. Retry shortly.",
       ),
-      { "retry-after": "2" },
-    );
+      headers: { "retry-after": "2" },
+    };
   }
   if (error instanceof DatabaseOutcomeUnknownError) {
     // No Retry-After: a blind retry might write twice. An Idempotency-Key makes the retry safe.
     logger.log("warn", "database_outcome_unknown", { requestId, error: errorMessage(error) });
-    return problemResponse(
-      new ProblemError(
+    return {
+      problem: new ProblemError(
         504,
         "database_outcome_unknown",
         "The database did not confirm the outcome: the change may or may not have been made. " +
           "Check before retrying, or retry with the same Idempotency-Key.",
       ),
-    );
+    };
   }
   // Details stay in the log; the client gets no stack trace or internals.
   logger.log("error", "unhandled_error", { requestId, error: errorMessage(error) });
-  return problemResponse(new ProblemError(500, "internal_error", "An unexpected error occurred."));
+  return { problem: new ProblemError(500, "internal_error", "An unexpected error occurred.") };
 }

@@ -1,10 +1,12 @@
 import type { Context } from "hono";
 import type { Background } from "./background/job.ts";
+import type { ProblemCode } from "./http/problem.ts";
 import type { Logger } from "./log.ts";
 import type { KvCache } from "./ports/kv.ts";
 import type { RateLimiter } from "./ports/rate-limit.ts";
 import type { Sql } from "./ports/sql.ts";
 import type { Settings } from "./settings/settings.ts";
+import type { Telemetry } from "./telemetry/tracing.ts";
 import type { Principal } from "./tokens/auth.ts";
 
 /** What every runtime hands to core: the two ports, settings, and where logs go. */
@@ -24,6 +26,8 @@ export interface AppDeps {
    * never a header a client may write; none: refused tokens are not counted per client.
    */
   clientAddress?: (c: Context<AppEnv>) => string | undefined;
+  /** Records and exports traces (OTEL_EXPORTER_OTLP_ENDPOINT); none: nothing is traced. */
+  telemetry?: Telemetry;
   /** The deployment's background jobs, shared with the entry's trigger; made when absent. */
   background?: Background;
 }
@@ -36,10 +40,12 @@ export interface AppEnv {
   Variables: {
     principal: Principal;
     requestId: string;
-    /** The ports as this request uses them: measured for Server-Timing when it is on. */
+    /** The ports as this request uses them: traced and measured for Server-Timing when those are on. */
     sql: Sql;
     kv: KvCache;
     /** Runs token verification or rate limiting, measured as its part of Server-Timing when it is on. */
     timed: <T>(part: "auth" | "limit", work: () => Promise<T>) => Promise<T>;
+    /** The code of the problem this request is answered with, set where the answer is made. */
+    problemCode?: ProblemCode;
   };
 }

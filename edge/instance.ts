@@ -13,6 +13,7 @@ import type { RateLimiter } from "../core/ports/rate-limit.ts";
 import { type Settings, SettingsError } from "../core/settings/settings.ts";
 import { neonSqlFromSettings } from "./neon/neon-sql.ts";
 import type { RuntimeName } from "./runtimes.ts";
+import { createTelemetry, type TelemetryParts } from "./telemetry/telemetry.ts";
 
 /** What a runtime reads before anything is served: its settings and its KV store. */
 export interface RuntimeStores {
@@ -36,6 +37,8 @@ export interface RuntimeParts {
   clientAddress?: AppDeps["clientAddress"];
   /** Where the start-up warning goes (default: the console's structured lines). */
   logger?: Logger;
+  /** How traces leave and when, where OTEL_EXPORTER_OTLP_ENDPOINT asks for them (edge/telemetry/). */
+  telemetry?: Omit<TelemetryParts, "runtime" | "logger">;
 }
 
 /** What one instance of a runtime (a process, an isolate, a Compute instance) serves and runs. */
@@ -43,6 +46,8 @@ export interface Instance {
   app: App;
   /** The capabilities' background jobs, as the runtime's scheduler triggers them. */
   background: Pick<Background, "run" | "runFor" | "runIfDue" | "intervalMs">;
+  /** Sends the spans recorded so far (a scheduled run's, before its invocation ends); never rejects. */
+  flushTraces(): Promise<void>;
 }
 
 /** One instance's app and background jobs over its runtime's stores; an unusable setting throws a SettingsError. */
@@ -50,7 +55,15 @@ export function createInstance(parts: RuntimeParts): Instance {
   const { settings, kv } = parts.stores;
   checkSecretScope(settings, parts.logger ?? consoleLogger);
   const sql = neonSqlFromSettings(settings, parts.sql);
-  const background = createBackground({ sql, kv, settings }, { jobs: CAPABILITY_JOBS, limits: parts.limits });
+  const telemetry = createTelemetry(settings, {
+    ...parts.telemetry,
+    runtime: parts.runtime,
+    logger: parts.logger ?? consoleLogger,
+  });
+  const background = createBackground(
+    { sql, kv, settings, telemetry },
+    { jobs: CAPABILITY_JOBS, limits: parts.limits },
+  );
   const app = createApp({
     sql,
     kv,
@@ -60,8 +73,9 @@ export function createInstance(parts: RuntimeParts): Instance {
     jwksFetch: parts.jwksFetch,
     rateLimiter: parts.rateLimiter,
     clientAddress: parts.clientAddress,
+    telemetry,
   });
-  return { app, background };
+  return { app, background, flushTraces: () => telemetry?.flush() ?? Promise.resolve() };
 }
 
 /**

@@ -39,7 +39,7 @@ const RUNTIME_DEPENDENCIES = Object.keys(
 /** Runtime dependencies that tie code to one runtime or driver: edge/ only. */
 const EDGE_ONLY_DEPENDENCIES = ["@hono/node-server", "@neondatabase/serverless", "postgres"];
 /** The folders of edge/ that are no runtime: port adapters, one per file, and the release migrator. */
-const SHARED_EDGE_DIRS = ["kv", "neon", "rate-limit", "migrate"];
+const SHARED_EDGE_DIRS = ["kv", "neon", "rate-limit", "migrate", "telemetry"];
 const RUNTIME_ROOT_FILES = ["index.ts", "server.ts", "settings.ts", "bindings.ts"];
 
 const isTest = (file: string) => /\.(test|test\.deno)\.ts$/.test(file);

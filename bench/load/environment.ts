@@ -8,7 +8,7 @@ import { isPostgresUrl } from "../../dev/local-stack/stack.ts";
 import { createScratchSchema, serverVersion } from "../../dev/support/scratch-schema.ts";
 import { channel, startTsWorker } from "../lib/ts-worker.ts";
 import type { DatabaseRequest } from "./database-thread.ts";
-import { localTarget } from "./platform.ts";
+import { type LocalTarget, localTarget } from "./platform.ts";
 import type { TargetStatus } from "./summary.ts";
 
 export interface BenchDatabase {
@@ -76,27 +76,34 @@ async function startDatabaseThread(
   };
 }
 
+/** A runtime the bench started, under its name in the results. */
+export interface RunningTarget extends RunningRuntime {
+  target: string;
+}
+
 /**
  * Launches each runtime in turn into `running` (filled as they start, so a cleanup during the
  * launches closes those already up); a failure becomes an "unavailable" status with its reason.
+ * `named` says what each is called in the results (the traced twin of `--otel` is named apart).
  */
 export async function launchRuntimes(
   names: readonly RuntimeName[],
   env: Record<string, string | undefined>,
-  running: RunningRuntime[],
+  running: RunningTarget[],
   onStatus: (status: TargetStatus) => void,
+  named: (runtime: RuntimeName) => LocalTarget = localTarget,
 ): Promise<{ statuses: TargetStatus[] }> {
   const statuses: TargetStatus[] = [];
   for (const name of names) {
     const started = performance.now();
-    const named = localTarget(name);
+    const target = named(name);
     let status: TargetStatus;
     try {
-      running.push(await launchRuntime(name, env, { port: 0, log: "file" }));
-      status = { ...named, available: true, startMs: Math.round(performance.now() - started) };
+      running.push({ ...(await launchRuntime(name, env, { port: 0, log: "file" })), target: target.target });
+      status = { ...target, available: true, startMs: Math.round(performance.now() - started) };
     } catch (error) {
       const reason = (error instanceof Error ? error.message : String(error)).split("\n")[0]!.slice(0, 200);
-      status = { ...named, available: false, reason };
+      status = { ...target, available: false, reason };
     }
     statuses.push(status);
     onStatus(status);

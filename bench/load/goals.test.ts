@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { goalNotes, kvHitGoals } from "./goals.ts";
+import { goalNotes, kvHitGoals, tracingGoals } from "./goals.ts";
 import type { OperationName } from "./operations.ts";
 import type { Summary } from "./summary.ts";
 
@@ -43,6 +43,28 @@ describe("the KV hit's goals", () => {
     );
     expect(goalNotes(goals)[0]).toBe(
       "Goal node: KV-hit p50 ≤ 1.3× bare KV get p50, interval's upper end ≤ 1.5×: 1.20× [95 % interval 1.20–1.20×] — met",
+    );
+  });
+});
+
+describe("the cost of tracing (--otel)", () => {
+  it("sets each runtime's traced KV-hit p50 beside its untraced one, round by round, judged within 1.1×", () => {
+    const goals = tracingGoals([
+      summary("node", "link-hit", [1, 2, 1]),
+      summary("node+otel", "link-hit", [1.05, 2.1, 1.1]),
+      summary("deno", "link-hit", [1, 1, 1]),
+      summary("deno+otel", "link-hit", [1.2, 1.15, 1.3]),
+      summary("fastly-viceroy", "link-hit", [4, 4, 4]),
+      summary("fastly-viceroy+otel", "link-hit", [5, 5, 5]),
+      summary("cloudflare+otel", "link-hit", [1, 1, 1]),
+    ]);
+    expect(goals.map((g) => [g.target, g.met])).toEqual([
+      ["node", true],
+      ["deno", false],
+      ["fastly-viceroy", null],
+    ]);
+    expect(goalNotes(goals)[0]).toBe(
+      "Goal node: tracing on adds ≤ 10 % to the KV-hit p50: off 1.00 ms, on 1.05 ms: 1.05× [95 % interval 1.05–1.10×] — met",
     );
   });
 });

@@ -3,10 +3,13 @@
 // the ratio's 95 % interval ending at or below 1.5×, and the rate limiter's counting (`limit` in
 // Server-Timing) within 5 % of the KV-hit p50. Fastly's figures, which no local runtime gives
 // (Viceroy is not its edge), are reported beside them and not judged.
+import { median } from "../../dev/support/stats.ts";
+import { medianInterval } from "../stats/bootstrap.ts";
+import { TRACED_SUFFIX } from "./platform.ts";
 import { intervalRatios } from "./ratios.ts";
 import type { Summary } from "./summary.ts";
 
-export const GOALS = { ratio: 1.3, ratioHigh: 1.5, limitShare: 0.05 } as const;
+export const GOALS = { ratio: 1.3, ratioHigh: 1.5, limitShare: 0.05, tracedRatio: 1.1 } as const;
 /** The runtimes judged; every other target is reported only. */
 export const JUDGED_TARGETS = ["node", "cloudflare", "deno"];
 
@@ -47,6 +50,41 @@ export function kvHitGoals(summaries: readonly Summary[]): Goal[] {
       });
     }
     return goals;
+  });
+}
+
+/**
+ * `--otel`: each runtime's KV-hit p50 with tracing on (RUNTIME+otel, exporting to the collector)
+ * over the same runtime's with it off, round by round (the two take turns within each round), the median
+ * of those ratios within 1.1× (at most 10 % added).
+ */
+export function tracingGoals(summaries: readonly Summary[]): Goal[] {
+  const hit = (target: string) =>
+    summaries.find((s) => s.target === target && s.operation === "link-hit" && s.requests > 0);
+  return summaries.flatMap((traced) => {
+    if (traced.operation !== "link-hit" || !traced.target.endsWith(TRACED_SUFFIX)) return [];
+    const target = traced.target.slice(0, -TRACED_SUFFIX.length);
+    const plain = hit(target);
+    if (!plain || traced.requests === 0) return [];
+    const perRound = traced.rounds.flatMap(({ round, p50 }) => {
+      const ratio = p50 / (plain.rounds.find((r) => r.round === round)?.p50 ?? Number.NaN);
+      return Number.isFinite(ratio) ? [ratio] : [];
+    });
+    if (perRound.length === 0) return [];
+    const ratio = median(perRound);
+    const { low, high } = medianInterval(perRound);
+    const p50s = `off ${plain.latencyMs.p50.toFixed(2)} ms, on ${traced.latencyMs.p50.toFixed(2)} ms`;
+    // The server's own time beside it: on a busy machine the client's p50 is mostly waiting.
+    const edge = (s: Summary) => s.split?.p50Ms.edge.toFixed(2);
+    const served = edge(plain) && edge(traced) ? ` (Server-Timing edge p50 ${edge(plain)} → ${edge(traced)} ms)` : "";
+    return [
+      {
+        target,
+        goal: `tracing on adds ≤ ${Math.round((GOALS.tracedRatio - 1) * 100)} % to the KV-hit p50`,
+        figure: `${p50s}: ${times(ratio)} [95 % interval ${low.toFixed(2)}–${times(high)}]${served}`,
+        met: JUDGED_TARGETS.includes(target) ? ratio <= GOALS.tracedRatio : null,
+      },
+    ];
   });
 }
 

@@ -26,6 +26,19 @@ export function localTarget(runtime: RuntimeName): LocalTarget {
   return LOCAL_TARGETS[runtime];
 }
 
+/** What a traced target's name adds to its runtime's (`--otel`: node beside node+otel). */
+export const TRACED_SUFFIX = "+otel";
+
+/** The same runtime with tracing on, exporting to the OpenTelemetry Collector on this machine. */
+export function tracedTarget(runtime: RuntimeName): LocalTarget {
+  const plain = LOCAL_TARGETS[runtime];
+  return {
+    ...plain,
+    target: `${plain.target}${TRACED_SUFFIX}`,
+    platform: `${plain.platform}, tracing on (OTLP to the OpenTelemetry Collector on this machine)`,
+  };
+}
+
 export const UNKNOWN_PLATFORM = "unknown";
 
 /** Header tests in order: the first that holds names the platform. */

@@ -6,7 +6,7 @@ import { latencyChart } from "./chart.ts";
 import type { Cleanup } from "./cleanup.ts";
 import { coldMarkdown, coldText } from "./cold.ts";
 import { costMarkdown, costReport, costText } from "./cost.ts";
-import { goalNotes, kvHitGoals } from "./goals.ts";
+import { goalNotes, kvHitGoals, tracingGoals } from "./goals.ts";
 import { benchHtml, RESULTS_FORMAT } from "./html-report.ts";
 import type { OperationName } from "./operations.ts";
 import { platformsNote } from "./platform.ts";
@@ -65,7 +65,7 @@ export async function writeRun(outcome: RunOutcome, opts: RunSettings, command: 
   const summaries = summarize(outcome.measured, outcome.usageProbe);
   const ratios = latencyRatios(summaries);
   const cost = costReport(summaries, outcome.statuses, opts.prices.table, opts.prices.file);
-  const goals = kvHitGoals(summaries);
+  const goals = [...kvHitGoals(summaries), ...tracingGoals(summaries)];
   const notes = [
     platformsNote(outcome.statuses),
     ...reportNotes(summaries, outcome.statuses),

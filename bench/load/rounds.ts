@@ -52,6 +52,11 @@ export interface Session {
   state: Map<string, TargetState>;
   /** Per runtime: its bare KV get's URL, or why it did not start. */
   baselines: Map<string, string | Error>;
+  /**
+   * `--otel`: per target, the same runtime with tracing on. Each phase of the two is measured in
+   * slices that take turns, so that the traced p50 over the untraced one can be read round by round.
+   */
+  twins?: Map<string, Target>;
 }
 
 /**
@@ -164,16 +169,19 @@ function groups(selected: readonly OperationName[]): OperationName[][] {
   );
 }
 
+/** `group`'s phases on each of `targets` (a target, or it and its twin), one Sample each, in that order. */
 async function measureGroup(
   session: Session,
-  target: Target,
+  targets: readonly Target[],
   group: readonly OperationName[],
   round: number,
 ): Promise<Sample[]> {
   const { requests, timeLimitMs } = session.opts;
-  if (group.length === 1) return [await measure(session, target, group[0]!, `r${round}`, requests)];
+  if (group.length === 1 && targets.length === 1)
+    return [await measure(session, targets[0]!, group[0]!, `r${round}`, requests)];
   const phases: SliceablePhase[] = [];
-  for (const operation of group) phases.push(await plan(session, target, operation, `r${round}`, requests));
+  for (const target of targets)
+    for (const operation of group) phases.push(await plan(session, target, operation, `r${round}`, requests));
   return runInterleaved(phases, { round, slices: INTERLEAVED_SLICES, timeLimitMs });
 }
 
@@ -193,19 +201,24 @@ export async function runRounds(session: Session, targets: readonly Target[]): P
     }
   }
   const measured: Measured[] = [];
+  const twinNames = new Set([...(session.twins?.values() ?? [])].map((twin) => twin.name));
   for (let round = 1; round <= opts.rounds; round++) {
     // Rotated each round: no target always goes first, on a cooler or busier machine.
     const order = targets.map((_, i) => targets[(i + round - 1) % targets.length]!);
     for (const target of order) {
+      if (twinNames.has(target.name)) continue; // measured beside its untraced runtime
+      const twin = session.twins?.get(target.name);
+      const side = twin ? [target, twin] : [target];
       for (const group of groups(opts.operations)) {
-        const samples = await measureGroup(session, target, group, round);
-        group.forEach((operation, i) => {
+        const samples = await measureGroup(session, side, group, round);
+        const phases = side.flatMap((measuredTarget) => group.map((operation) => ({ measuredTarget, operation })));
+        phases.forEach(({ measuredTarget, operation }, i) => {
           const { result, statements } = samples[i]!;
-          measured.push({ target: target.name, operation, round, result, statements });
+          measured.push({ target: measuredTarget.name, operation, round, result, statements });
           const done = result.latencies.length;
           const errors = Object.values(result.errors).reduce((sum, n) => sum + n, 0);
           progress(
-            `round ${round}/${opts.rounds}  ${target.name.padEnd(10)} ${operations[operation].label.padEnd(22)} ` +
+            `round ${round}/${opts.rounds}  ${measuredTarget.name.padEnd(10)} ${operations[operation].label.padEnd(22)} ` +
               `${String(done).padStart(5)} req  ${fixed(done / (result.wallMs / 1000), 0).padStart(6)} req/s  ` +
               `p50 ${fixed(percentile(result.latencies, 50), 1)} ms  errors ${errors}  round trips/req ${fixed(statements / Math.max(done, 1), 2)}${opts.clock?.step() ?? ""}`,
           );

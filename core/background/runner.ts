@@ -4,11 +4,13 @@
 // every-minute jobs run first, in a share of the budget, so a sync that never catches up still
 // leaves time to remove what expired; when they are next due is kept in KV too, so platforms that
 // start an instance per request (Fastly Compute) do not run them on every run.
+import { type Context, trace } from "@opentelemetry/api";
 import { withDeadline } from "../lib/deadline.ts";
 import { consoleLogger, errorMessage, type Logger } from "../log.ts";
 import { DEFAULT_KV_TIMEOUT_MS, type KvCache } from "../ports/kv.ts";
 import type { Sql } from "../ports/sql.ts";
 import type { Settings } from "../settings/settings.ts";
+import { inSpan, startRootSpan, type Telemetry, tracedKv, tracedSql } from "../telemetry/tracing.ts";
 import { createInvocationBudget, type InvocationBudget, type InvocationLimits } from "./invocation-budget.ts";
 import type { Background, BackgroundJob, BackgroundReport, JobOutcome } from "./job.ts";
 
@@ -29,6 +31,8 @@ interface BackgroundDeps {
   kv: KvCache;
   settings: Settings;
   logger?: Logger;
+  /** Each run is a trace of its own, each job a span in it, its statements and KV calls theirs. */
+  telemetry?: Telemetry;
 }
 
 interface BackgroundOptions {
@@ -56,11 +60,26 @@ export function createBackground(deps: BackgroundDeps, options: BackgroundOption
 
   /** An invocation's budget: the platform's limits, for `ms` from now. */
   const budgetFor = (ms: number) => createInvocationBudget(limits, now() + ms, now);
-  const contextFor = (budget: InvocationBudget) => ({ ...deps, logger, budget, batchSize: options.batchSize });
+  const contextFor = (budget: InvocationBudget, ports: Pick<BackgroundDeps, "sql" | "kv">) => ({
+    ...deps,
+    ...ports,
+    logger,
+    budget,
+    batchSize: options.batchSize,
+  });
+  const { telemetry } = deps;
+  let runTrace: Context | undefined;
 
   async function runJob(job: BackgroundJob, budget: InvocationBudget): Promise<JobOutcome> {
+    const run = (ports: Pick<BackgroundDeps, "sql" | "kv">) => job.run(contextFor(budget, ports));
     try {
-      return await job.run(contextFor(budget));
+      if (!telemetry || !runTrace) return await run(deps);
+      return await inSpan(telemetry, runTrace, `job ${job.name}`, { "job.name": job.name }, (span) =>
+        run({
+          sql: tracedSql(deps.sql, telemetry, trace.setSpan(runTrace!, span)),
+          kv: tracedKv(deps.kv, telemetry, trace.setSpan(runTrace!, span)),
+        }),
+      );
     } catch (error) {
       logger.log("warn", "background_job_failed", { job: job.name, error: errorMessage(error) });
       return { done: false, failed: true };
@@ -93,15 +112,23 @@ export function createBackground(deps: BackgroundDeps, options: BackgroundOption
     // invocation's budget, and the run after its response would spend it a second time.
     ranAt = now();
     running ??= (async () => {
+      const root = telemetry && startRootSpan(telemetry, "background run");
+      runTrace = root?.context;
       const report: BackgroundReport = { outcomes: new Map() };
-      await runEveryMinute(budget, report);
-      for (const job of selected) {
-        if (job.cadence !== "every-run") continue;
-        const outcome = await runJob(job, budget);
-        report.outcomes.set(job, outcome);
-        report.outOf ??= outcome.outOf;
+      try {
+        await runEveryMinute(budget, report);
+        for (const job of selected) {
+          if (job.cadence !== "every-run") continue;
+          const outcome = await runJob(job, budget);
+          report.outcomes.set(job, outcome);
+          report.outOf ??= outcome.outOf;
+        }
+        if (report.outOf) root?.span.setAttribute("background.out_of", report.outOf);
+        return report;
+      } finally {
+        root?.span.end();
+        runTrace = undefined;
       }
-      return report;
     })().finally(() => {
       running = undefined;
     });

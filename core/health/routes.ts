@@ -39,6 +39,7 @@ export function healthRoutes({ runtime }: AppDeps) {
         // Any failure means not ready. Probes read the status code; the body is a problem like
         // every other error, naming the runtime as /healthz does.
         const problem = new ProblemError(503, "database_unavailable", "The database cannot be reached.", { runtime });
+        c.set("problemCode", problem.code);
         return problemResponse(problem, { "retry-after": "5" });
       },
     }),

@@ -44,23 +44,27 @@ const untimed = <T>(_part: string, work: () => Promise<T>) => work();
 export function serverTiming(deps: AppDeps): MiddlewareHandler<AppEnv> {
   const measure = timing({ totalDescription: DESCRIPTIONS.total });
   return async (c, next) => {
+    // As tracing (core/telemetry/) left them, when it is on.
+    const sql = c.var.sql ?? deps.sql;
+    const kv = c.var.kv ?? deps.kv;
+    const timed = c.var.timed ?? untimed;
     if (!deps.settings.serverTiming) {
-      c.set("sql", deps.sql);
-      c.set("kv", deps.kv);
-      c.set("timed", untimed);
+      c.set("sql", sql);
+      c.set("kv", kv);
+      c.set("timed", timed);
       return next();
     }
     return measure(c, async () => {
       const spans = { db: new Span(), kv: new Span(), auth: new Span(), limit: new Span() };
       c.set(
         "sql",
-        aroundEachSqlCall(deps.sql, (call) => spans.db.time(call)),
+        aroundEachSqlCall(sql, (call) => spans.db.time(call)),
       );
       c.set(
         "kv",
-        aroundEachKvCall(deps.kv, (call) => spans.kv.time(call)),
+        aroundEachKvCall(kv, (call) => spans.kv.time(call)),
       );
-      c.set("timed", (part, work) => spans[part].time(work));
+      c.set("timed", (part, work) => spans[part].time(() => timed(part, work)));
       await next();
       // Every part on every response, 0 when unused: a reader finds the same names everywhere.
       // Three decimals: an in-memory KV read takes microseconds.

@@ -11,10 +11,15 @@ import { SettingsError } from "./error.ts";
  * Other errors are rethrown.
  */
 export function misconfiguredResponse(error: unknown, logger: Logger): Response {
+  return problemResponse(misconfiguredProblem(error, logger));
+}
+
+/** The problem misconfiguredResponse answers with, for an app that makes the response itself. */
+export function misconfiguredProblem(error: unknown, logger: Logger): ProblemError {
   if (!(error instanceof SettingsError)) throw error;
   logger.log("error", "misconfigured", { setting: error.setting, error: error.message });
   const detail = `The service is misconfigured: see ${error.setting} in its log.`;
-  return problemResponse(new ProblemError(500, "misconfigured", detail, { setting: error.setting }));
+  return new ProblemError(500, "misconfigured", detail, { setting: error.setting });
 }
 
 /** What a runtime with a start-up step prints before it exits: one line, no stack trace. */

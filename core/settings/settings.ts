@@ -7,6 +7,7 @@ import { RATE_LIMIT_SETTINGS } from "../http/rate-limit-settings.ts";
 import { IDEMPOTENCY_SETTINGS } from "../idempotency/key.ts";
 import { isLoopbackHost } from "../lib/loopback.ts";
 import { LINK_SETTINGS } from "../links/link-settings.ts";
+import { TELEMETRY_SETTINGS } from "../telemetry/settings.ts";
 import { KEY_SET_MAC_SETTINGS } from "../tokens/key-set-mac.ts";
 import { AUTH_SETTINGS } from "../tokens/settings.ts";
 import {
@@ -81,6 +82,7 @@ export const SETTINGS_GROUPS = [
   RATE_LIMIT_SETTINGS,
   CLIENT_ADDRESS_SETTINGS,
   CORS_SETTINGS,
+  TELEMETRY_SETTINGS,
 ] as const;
 
 /** The same settings object on every runtime. */
@@ -91,7 +93,8 @@ export type Settings = v.InferOutput<typeof AUTH_SETTINGS> &
   v.InferOutput<typeof IDEMPOTENCY_SETTINGS> &
   v.InferOutput<typeof RATE_LIMIT_SETTINGS> &
   v.InferOutput<typeof CLIENT_ADDRESS_SETTINGS> &
-  v.InferOutput<typeof CORS_SETTINGS>;
+  v.InferOutput<typeof CORS_SETTINGS> &
+  v.InferOutput<typeof TELEMETRY_SETTINGS>;
 
 /** The names every runtime reads, whatever holds them (environment, bindings, stores). */
 export type SettingName = NamesOf<(typeof SETTINGS_GROUPS)[number]>;
@@ -108,6 +111,7 @@ export function parseSettings(raw: RawSettings): Settings {
     ...parseGroup(RATE_LIMIT_SETTINGS, raw),
     ...parseGroup(CLIENT_ADDRESS_SETTINGS, raw),
     ...parseGroup(CORS_SETTINGS, raw),
+    ...parseGroup(TELEMETRY_SETTINGS, raw),
   };
 }
 

@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { build, type Metafile } from "esbuild";
+import { build, type Metafile, type Plugin } from "esbuild";
 import { UNUSED_SCHEMA_LIBRARIES } from "./cloudflare.ts";
 import { wasmSections } from "./wasm-sections.ts";
 
@@ -97,6 +97,22 @@ async function buildFastlyWasm(hash?: string, target: WasmTarget = SERVICE_WASM)
   }
 }
 
+/**
+ * OpenTelemetry's packages pick their platform (`./platform`) through package.json's `browser`
+ * map, which esbuild applies only for the browser platform; the Node one imports `util`, which
+ * Compute lacks. Their browser platform is Web-standard.
+ */
+const openTelemetryWithoutNode: Plugin = {
+  name: "opentelemetry-without-node",
+  setup(build) {
+    build.onResolve({ filter: /^(\.\.?\/)+platform$/ }, (args) =>
+      args.importer.includes("/node_modules/@opentelemetry/")
+        ? { path: join(args.resolveDir, args.path, "browser/index.js") }
+        : undefined,
+    );
+  },
+};
+
 /** The service as one minified ES module; `fastly:*` stays for js-compute to provide. */
 export async function minifiedInput(entry = SERVICE_WASM.entry): Promise<{ text: string; metafile: Metafile }> {
   const result = await build({
@@ -109,6 +125,7 @@ export async function minifiedInput(entry = SERVICE_WASM.entry): Promise<{ text:
     mainFields: ["module", "main"],
     target: "es2022",
     external: ["fastly:*", ...UNUSED_SCHEMA_LIBRARIES],
+    plugins: [openTelemetryWithoutNode],
     // Mangled names are safe here: errors name themselves (`name = "…"`), nothing reads a class name.
     minify: true,
     metafile: true,

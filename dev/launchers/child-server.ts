@@ -8,6 +8,8 @@ import { createInterface } from "node:readline";
 
 // Viceroy compiles the 17 MB wasm with Cranelift before it listens: about 50 s on two busy cores.
 export const STARTUP_TIMEOUT_MS = 240_000;
+/** What a suite's start-up hook waits: PGlite and the first wasm build come before the launcher's own wait. */
+export const SUITE_STARTUP_TIMEOUT_MS = STARTUP_TIMEOUT_MS + 60_000;
 /** How often a log file is read for the "listening" line while the server starts. */
 const LOG_FILE_POLL_MS = 20;
 

@@ -1,6 +1,6 @@
 // The fastly.toml a run gives Viceroy: the project's `[local_server]` (backends, kv_stores,
-// config_stores, secret_stores) with this run's values over it. The `neon` and `jwks` backends
-// point at the run's endpoints, the config store holds the run's settings, the KV store starts
+// config_stores, secret_stores) with this run's values over it. The `neon`, `jwks` and `otel`
+// backends point at the run's endpoints, the config store holds the run's settings, the KV store starts
 // with the entries planted, and the secrets stay out of the file: the manifest names an
 // environment variable for each, and Viceroy's environment carries the values.
 import { readFileSync } from "node:fs";
@@ -12,6 +12,7 @@ import {
   JWKS_BACKEND,
   KV_STORE,
   NEON_BACKEND,
+  OTEL_BACKEND,
   SECRET_STORE,
 } from "../../edge/fastly/bindings.ts";
 import { fastlyKey } from "../../edge/kv/fastly-keys.ts";
@@ -36,8 +37,10 @@ export function runManifest(projectManifest: string, env: RawSettings, kvEntries
   const local = manifest.local_server as unknown as LocalServer;
   const neon = backendAt(env.NEON_FETCH_ENDPOINT);
   const jwks = backendAt(env.AUTH_JWKS_URL);
+  const otel = backendAt(env.OTEL_EXPORTER_OTLP_ENDPOINT);
   if (neon) local.backends[NEON_BACKEND] = neon;
   if (jwks) local.backends[JWKS_BACKEND] = jwks;
+  if (otel) local.backends[OTEL_BACKEND] = otel;
   // Seeded as the KV adapter (edge/kv/fastly-kv.ts) names its keys.
   const seeds = Object.entries(kvEntries).map(([key, data]) => ({ key: fastlyKey(key), data }));
   local.kv_stores[KV_STORE] = [...(local.kv_stores[KV_STORE] ?? []), ...seeds];

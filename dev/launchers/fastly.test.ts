@@ -3,7 +3,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse } from "smol-toml";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { CONFIG_STORE, JWKS_BACKEND, KV_STORE, NEON_BACKEND, SECRET_STORE } from "../../edge/fastly/bindings.ts";
+import {
+  CONFIG_STORE,
+  JWKS_BACKEND,
+  KV_STORE,
+  NEON_BACKEND,
+  OTEL_BACKEND,
+  SECRET_STORE,
+} from "../../edge/fastly/bindings.ts";
 import { TEST_AUTH_SETTINGS } from "../support/tokens.ts";
 import { describeWithViceroy } from "../support/viceroy.ts";
 import { STARTUP_TIMEOUT_MS } from "./child-server.ts";
@@ -45,6 +52,13 @@ describe("the run's fastly.toml", () => {
     expect(local.config_stores[CONFIG_STORE]!.contents.AUTH_JWKS_URL).toBe(jwksUrl);
   });
 
+  it("points the otel backend at the origin of OTEL_EXPORTER_OTLP_ENDPOINT", () => {
+    const endpoint = "http://127.0.0.1:4318/collector";
+    const local = localServer(runManifest(FASTLY_MANIFEST, { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: endpoint }).toml);
+    expect(local.backends[OTEL_BACKEND]).toEqual({ url: "http://127.0.0.1:4318" });
+    expect(local.config_stores[CONFIG_STORE]!.contents.OTEL_EXPORTER_OTLP_ENDPOINT).toBe(endpoint);
+  });
+
   it("leaves the manifest's backend for a setting that is no http(s) URL: the service refuses it by name", () => {
     for (const bad of ["ftp://127.0.0.1:9/sql", "not a url"]) {
       const local = localServer(runManifest(FASTLY_MANIFEST, { ...env, NEON_FETCH_ENDPOINT: bad }).toml);
@@ -54,12 +68,20 @@ describe("the run's fastly.toml", () => {
   });
 
   it("keeps the secrets out of the file: Viceroy's environment carries them, an unset one empty", () => {
-    const { toml, secretEnv } = runManifest(FASTLY_MANIFEST, { DATABASE_URL: env.DATABASE_URL });
+    const headers = "authorization=Bearer%20collector-key";
+    const run = { DATABASE_URL: env.DATABASE_URL, OTEL_EXPORTER_OTLP_HEADERS: headers };
+    const { toml, secretEnv } = runManifest(FASTLY_MANIFEST, run);
     expect(toml).not.toContain(env.DATABASE_URL);
+    expect(toml).not.toContain(headers);
     const secrets = Object.fromEntries(
       localServer(toml).secret_stores[SECRET_STORE]!.map(({ key, env: name }) => [key, secretEnv[name]]),
     );
-    expect(secrets).toEqual({ AUTH_SECRET: "", AUTH_JWKS_KV_SECRET: "", DATABASE_URL: env.DATABASE_URL });
+    expect(secrets).toEqual({
+      AUTH_SECRET: "",
+      AUTH_JWKS_KV_SECRET: "",
+      DATABASE_URL: env.DATABASE_URL,
+      OTEL_EXPORTER_OTLP_HEADERS: headers,
+    });
   });
 
   it("seeds the KV store with the planted entries, keyed as the service's adapter keys them", () => {

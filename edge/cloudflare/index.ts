@@ -27,6 +27,8 @@ function instanceFor(env: Env): Instance {
       rateLimiter: createWorkersRateLimiter(env),
       // Set by Cloudflare's edge to the address it took the request from, whatever the client sent.
       clientAddress: (c) => c.req.header("cf-connecting-ip"),
+      // Each invocation sends its own spans within waitUntil: a timer may not outlive it.
+      telemetry: { flushAfterEachResponse: true },
     });
     instances.set(env, instance);
   }
@@ -46,6 +48,7 @@ export default {
   },
   // An unusable setting throws here too: Workers record a failed scheduled run with its error.
   scheduled(_controller: unknown, env: Env, ctx: ExecutionContext): void {
-    ctx.waitUntil(instanceFor(env).background.runFor(CRON_PERIOD_MS));
+    const instance = instanceFor(env);
+    ctx.waitUntil(instance.background.runFor(CRON_PERIOD_MS).finally(instance.flushTraces));
   },
 };

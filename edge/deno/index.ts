@@ -52,7 +52,7 @@ const rateLimiter = createDenoKvRateLimiter(denoKv as unknown as DenoKvCounters,
 // Deno.serve hands each request's connection beside it, which Hono keeps as `env`.
 const clientAddress = (c: Context) =>
   (c.env as { remoteAddr?: { hostname?: string } } | undefined)?.remoteAddr?.hostname;
-const { app, background } = await orExit(() =>
+const { app, background, flushTraces } = await orExit(() =>
   createInstance({ runtime: "deno", stores: { settings, kv }, rateLimiter, clientAddress }),
 );
 
@@ -84,10 +84,11 @@ stopGracefullyOnSignals({
       deno.addSignalListener(signal, handler);
     } catch {}
   },
-  // The counts admitted since the last interval reach the shared counters before the end.
+  // The counts admitted since the last interval reach the shared counters before the end, and
+  // the last requests' spans the collector.
   close: async () => {
     await server.shutdown();
-    await rateLimiter.flush();
+    await Promise.all([rateLimiter.flush(), flushTraces()]);
   },
   exit: (code) => deno.exit(code),
 });

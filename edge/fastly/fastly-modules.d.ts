@@ -5,6 +5,7 @@
 declare module "fastly:backend";
 declare module "fastly:config-store";
 declare module "fastly:edge-rate-limiter";
+declare module "fastly:env";
 declare module "fastly:experimental";
 declare module "fastly:kv-store";
 declare module "fastly:secret-store";

@@ -7,6 +7,7 @@
 import { enforceExplicitBackends } from "fastly:backend";
 import { ConfigStore } from "fastly:config-store";
 import { PenaltyBox, RateCounter } from "fastly:edge-rate-limiter";
+import { env } from "fastly:env";
 import { setReusableSandboxOptions } from "fastly:experimental";
 import { KVStore } from "fastly:kv-store";
 import { SecretStore } from "fastly:secret-store";
@@ -18,7 +19,7 @@ import { createInstance, type Instance, type RuntimeStores } from "../instance.t
 import { createFastlyKv } from "../kv/fastly-kv.ts";
 import { createFastlyRateLimiter } from "../rate-limit/fastly-erl.ts";
 import { installAbortSignal } from "./abort-signal.ts";
-import { CONFIG_STORE, JWKS_BACKEND, KV_STORE, NEON_BACKEND, SECRET_STORE } from "./bindings.ts";
+import { CONFIG_STORE, JWKS_BACKEND, KV_STORE, NEON_BACKEND, OTEL_BACKEND, SECRET_STORE } from "./bindings.ts";
 import { installEd25519 } from "./ed25519.ts";
 import { fetchThroughBackend } from "./neon-fetch.ts";
 import { SANDBOX_REUSE } from "./reuse.ts";
@@ -58,6 +59,12 @@ function thisInstance(): Promise<Instance> {
         rateLimiter,
         // The fetch event's client, handed in as the app's env: read only when a token is refused.
         clientAddress: (c) => (c.env as FastlyEnv | undefined)?.client.address,
+        // Spans leave through the `otel` backend, each response's within its waitUntil.
+        telemetry: {
+          fetch: fetchThroughBackend(OTEL_BACKEND),
+          flushAfterEachResponse: true,
+          deployment: fastlyDeployment(),
+        },
       }),
     )
     .catch((error: unknown) => {
@@ -70,6 +77,13 @@ function thisInstance(): Promise<Instance> {
 // OpenSSL's first-use setup behind crypto.subtle, done at the top level so that the snapshot
 // holds it. Only speed depends on it: a failure here leaves that work to each instance.
 warmWebCrypto().catch(() => {});
+
+/** The service and its version, as Compute names them, in every trace's resource. */
+const fastlyDeployment = () => ({
+  "faas.name": env("FASTLY_SERVICE_ID"),
+  "service.version": env("FASTLY_SERVICE_VERSION"),
+  "cloud.region": env("FASTLY_POP"),
+});
 
 async function readStores(): Promise<RuntimeStores> {
   const raw = await readFastlySettings(new ConfigStore(CONFIG_STORE), new SecretStore(SECRET_STORE));
@@ -91,8 +105,9 @@ interface FetchEvent extends FastlyEnv {
 async function handle(event: FetchEvent): Promise<Response> {
   let app: Instance["app"];
   let background: Instance["background"];
+  let flushTraces: Instance["flushTraces"];
   try {
-    ({ app, background } = await thisInstance());
+    ({ app, background, flushTraces } = await thisInstance());
   } catch (error) {
     if (error instanceof SettingsError) return misconfiguredResponse(error, consoleLogger);
     consoleLogger.log("error", "startup_failed", { error: errorMessage(error) });
@@ -105,7 +120,11 @@ async function handle(event: FetchEvent): Promise<Response> {
     props: {},
   });
   // Registered before the response is handed over, run after it: never on the request's path.
-  event.waitUntil(Promise.resolve().then(() => background.runIfDue()));
+  event.waitUntil(
+    Promise.resolve()
+      .then(() => background.runIfDue())
+      .finally(flushTraces),
+  );
   return response;
 }
 

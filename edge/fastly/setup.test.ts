@@ -4,7 +4,15 @@ import { readFileSync } from "node:fs";
 import { parse } from "smol-toml";
 import { describe, expect, it } from "vitest";
 import { parseSettings, SettingsError } from "../../core/settings/settings.ts";
-import { CONFIG_KEYS, CONFIG_STORE, JWKS_BACKEND, NEON_BACKEND, SECRET_KEYS, SECRET_STORE } from "./bindings.ts";
+import {
+  CONFIG_KEYS,
+  CONFIG_STORE,
+  JWKS_BACKEND,
+  NEON_BACKEND,
+  OTEL_BACKEND,
+  SECRET_KEYS,
+  SECRET_STORE,
+} from "./bindings.ts";
 import { requireNeonEndpoint } from "./settings.ts";
 
 interface Setup {
@@ -19,7 +27,7 @@ const SECRET = "s".repeat(32);
 
 describe("fastly.toml [setup]", () => {
   it("declares the named backends without a fixed address: the deploy asks for them", () => {
-    expect(Object.keys(setup.backends).sort()).toEqual([JWKS_BACKEND, NEON_BACKEND].sort());
+    expect(Object.keys(setup.backends).sort()).toEqual([JWKS_BACKEND, NEON_BACKEND, OTEL_BACKEND].sort());
     for (const backend of Object.values(setup.backends)) {
       expect(backend.address).toBeUndefined();
       expect(backend.port).toBe(443);

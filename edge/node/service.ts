@@ -27,7 +27,7 @@ export async function startNodeService(
 ): Promise<RunningServer> {
   const stores = { settings: parseSettings(env), kv };
   const { maxConnections, apiDocs } = readNodeSettings(env);
-  const { app, background } = createInstance({
+  const { app, background, flushTraces } = createInstance({
     runtime: "node",
     stores,
     rateLimiter: createMemoryRateLimiter(),
@@ -42,6 +42,8 @@ export async function startNodeService(
     async close() {
       clearInterval(timer);
       await server.close();
+      // The last requests' spans leave now rather than with a batch the exit would lose.
+      await flushTraces();
     },
   };
 }

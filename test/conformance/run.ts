@@ -2,7 +2,7 @@
 // conformance suite against it over HTTP.
 import { afterAll, beforeAll, describe } from "vitest";
 import type { RawSettings } from "../../core/settings/settings.ts";
-import { STARTUP_TIMEOUT_MS as RUNTIME_STARTUP_TIMEOUT_MS } from "../../dev/launchers/child-server.ts";
+import { SUITE_STARTUP_TIMEOUT_MS as STARTUP_TIMEOUT_MS } from "../../dev/launchers/child-server.ts";
 import type { RuntimeName } from "../../dev/launchers/index.ts";
 import { launchRuntime, type RunningRuntime } from "../../dev/launchers/index.ts";
 import type { KvEntries } from "../../dev/launchers/planted-kv.ts";
@@ -27,9 +27,6 @@ import {
 } from "./identity-provider.ts";
 import { conformsToServedDocument } from "./openapi-check.ts";
 import { conformanceSuite, loginRefusedSuite, unavailableSuite } from "./suite.ts";
-
-// PGlite (and the wasm build, the first time) come before the launcher's own wait for the runtime.
-const STARTUP_TIMEOUT_MS = RUNTIME_STARTUP_TIMEOUT_MS + 60_000;
 
 export function runConformance(runtime: RuntimeName): void {
   describe(`conformance [${runtime}]`, () => {

@@ -6,7 +6,7 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { STARTUP_TIMEOUT_MS as RUNTIME_STARTUP_TIMEOUT_MS } from "../../../dev/launchers/child-server.ts";
+import { SUITE_STARTUP_TIMEOUT_MS as STARTUP_TIMEOUT_MS } from "../../../dev/launchers/child-server.ts";
 import { launchRuntime, type RunningRuntime, type RuntimeName } from "../../../dev/launchers/index.ts";
 import { type LocalStack, startLocalStack } from "../../../dev/local-stack/stack.ts";
 import { describeNeeding } from "../../../dev/support/required-tool.ts";
@@ -19,8 +19,6 @@ const missing = existsSync(SCHEMATHESIS)
   : `schemathesis is not at ${SCHEMATHESIS} (bash .ci/tools installs 4.32.5 into .cache/schemathesis)`;
 const PHASES = ["Examples", "Coverage", "Fuzzing", "Stateful"];
 
-// PGlite (and the wasm build, the first time) come before the launcher's own wait for the runtime.
-const STARTUP_TIMEOUT_MS = RUNTIME_STARTUP_TIMEOUT_MS + 60_000;
 // The configuration bounds a run to about a minute; a busy machine gets as much again.
 const RUN_TIMEOUT_MS = 240_000;
 

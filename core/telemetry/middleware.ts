@@ -1,0 +1,61 @@
+// One server span per request, named by its route (`PUT /v1/links/{provider}/{externalAccountId}`),
+// continuing the caller's trace when it sends `traceparent`; the ports, the token check and the
+// rate-limit count as its children. Sent after the response where the platform has `waitUntil`.
+
+import type { Span } from "@opentelemetry/api";
+import { SpanStatusCode } from "@opentelemetry/api";
+import type { Context, MiddlewareHandler } from "hono";
+import { matchedRoutes } from "hono/route";
+import type { AppDeps, AppEnv } from "../deps.ts";
+import { waitUntilOf } from "../http/wait-until.ts";
+import { failed, startServerSpan, type Telemetry, tracedKv, tracedPart, tracedSql } from "./tracing.ts";
+
+export function requestTracing(deps: AppDeps, telemetry: Telemetry): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const { span, context } = startServerSpan(telemetry, c.req.raw);
+    c.set("sql", tracedSql(deps.sql, telemetry, context));
+    c.set("kv", tracedKv(deps.kv, telemetry, context));
+    c.set("timed", tracedPart(telemetry, context));
+    try {
+      await next();
+      describeAnswer(span, c);
+    } catch (error) {
+      failed(span, error);
+      throw error;
+    } finally {
+      span.end();
+      // Workers and Compute end an invocation's work with it: the export is kept alive past the
+      // answer. Elsewhere the exporter's own timer sends batches.
+      if (telemetry.flushAfterEachResponse) waitUntilOf(c)?.(telemetry.flush());
+    }
+  };
+}
+
+/**
+ * The route the request matched, as the API documents it (`:provider` is `{provider}`), even when
+ * a middleware answered before it ran (a refused token); none when no route matched.
+ */
+export function routeOf(c: Context<AppEnv>): string | undefined {
+  // Middlewares are registered for every method (ALL); a route for its own.
+  const path = matchedRoutes(c).findLast((route) => route.method !== "ALL")?.path;
+  return path?.replace(/:([A-Za-z0-9_]+)(\{[^}]*\})?/g, "{$1}");
+}
+
+function describeAnswer(span: Span, c: Context<AppEnv>): void {
+  const route = routeOf(c);
+  const status = c.res.status;
+  if (route) {
+    span.updateName(`${c.req.method} ${route}`);
+    span.setAttribute("http.route", route);
+  }
+  span.setAttribute("http.response.status_code", status);
+  // Set where the problem became the answer: reading the body back (a clone) is not reliable on
+  // every runtime's Response.
+  const code = c.get("problemCode");
+  if (code) span.setAttribute("problem.code", code);
+  // A refusal is the client's (4xx); only the server's own failures mark the span failed.
+  if (status >= 500) {
+    span.setAttribute("error.type", String(status));
+    span.setStatus({ code: SpanStatusCode.ERROR });
+  }
+}

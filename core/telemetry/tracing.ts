@@ -1,0 +1,126 @@
+// Traces, in OpenTelemetry's API only: which SDK records and exports them is the runtime's
+// (edge/telemetry/). Contexts are handed on explicitly, never through an active context, so the
+// same code runs where no context manager exists (Workers, Compute).
+import {
+  type Attributes,
+  type Context,
+  ROOT_CONTEXT,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  type TextMapPropagator,
+  type Tracer,
+  trace,
+} from "@opentelemetry/api";
+import { aroundEachKvCall } from "../ports/around-each-call.ts";
+import type { KvCache } from "../ports/kv.ts";
+import type { Row, Sql, SqlStatement } from "../ports/sql.ts";
+import { describeStatement } from "./statement.ts";
+
+/** What a runtime hands to core when tracing is on. */
+export interface Telemetry {
+  tracer: Tracer;
+  /** Reads W3C `traceparent` (and `tracestate`) from a request's headers. */
+  propagator: TextMapPropagator;
+  /** Sends what is recorded now, within the exporter's bounds; never rejects. */
+  flush(): Promise<void>;
+  /** Whether each response sends its spans (Workers, Compute), rather than a timer (Node, Deno). */
+  flushAfterEachResponse: boolean;
+}
+
+/** The parts of a request that `Server-Timing` names too, each a child span. */
+export type TracedPart = "auth" | "limit";
+
+const PART_SPANS: Record<TracedPart, string> = { auth: "token check", limit: "rate limit count" };
+
+const headerGetter = {
+  keys: (headers: Headers) => [...headers.keys()],
+  get: (headers: Headers, key: string) => headers.get(key) ?? undefined,
+};
+
+/** The caller's trace, when the request carries a valid `traceparent`; a new one otherwise. */
+export const callerContext = (telemetry: Telemetry, headers: Headers): Context =>
+  telemetry.propagator.extract(ROOT_CONTEXT, headers, headerGetter);
+
+/** Runs `work` as a span under `parent`, ended when it settles, an error recorded on it. */
+export async function inSpan<T>(
+  telemetry: Telemetry,
+  parent: Context,
+  name: string,
+  attributes: Attributes,
+  work: (span: Span) => Promise<T>,
+): Promise<T> {
+  const span = telemetry.tracer.startSpan(name, { attributes }, parent);
+  try {
+    return await work(span);
+  } catch (error) {
+    failed(span, error);
+    throw error;
+  } finally {
+    span.end();
+  }
+}
+
+/** Marks a span failed with the error's class only: a message may quote what a caller sent. */
+export function failed(span: Span, error: unknown): void {
+  const type = error instanceof Error ? error.name : "Error";
+  span.setAttribute("error.type", type);
+  span.setStatus({ code: SpanStatusCode.ERROR, message: type });
+}
+
+/** Token check or rate-limit count, as a child of `parent`. */
+export const tracedPart =
+  (telemetry: Telemetry, parent: Context) =>
+  <T>(part: TracedPart, work: () => Promise<T>): Promise<T> =>
+    inSpan(telemetry, parent, PART_SPANS[part], {}, work);
+
+/**
+ * The SQL port with each call a span under `parent`: `db.system` postgresql, the statement's
+ * operation and table, never its text or parameters.
+ */
+export function tracedSql(sql: Sql, telemetry: Telemetry, parent: Context): Sql {
+  return {
+    query: <T extends Row = Row>(text: string, params?: readonly unknown[]) =>
+      inSpan(telemetry, parent, ...statementSpan([{ text }]), () => sql.query<T>(text, params)),
+    transaction: (statements, options) =>
+      inSpan(telemetry, parent, ...statementSpan(statements), () => sql.transaction(statements, options)),
+  };
+}
+
+function statementSpan(statements: readonly SqlStatement[]): [string, Attributes] {
+  const described = statements.map((statement) => describeStatement(statement.text));
+  const tables = [...new Set(described.flatMap((d) => (d.table ? [d.table] : [])))];
+  const operation = described.length === 1 ? described[0]!.operation : "BATCH";
+  const attributes: Attributes = {
+    "db.system": "postgresql",
+    "db.system.name": "postgresql",
+    "db.operation.name": operation,
+    ...(tables.length === 1 ? { "db.collection.name": tables[0] } : {}),
+    ...(described.length > 1 ? { "db.operation.batch.size": described.length } : {}),
+  };
+  return [tables.length === 1 ? `${operation} ${tables[0]}` : operation, attributes];
+}
+
+/** The KV port with each call a span under `parent`, named by its method; keys are not recorded. */
+export function tracedKv(kv: KvCache, telemetry: Telemetry, parent: Context): KvCache {
+  return aroundEachKvCall(kv, (call, method) =>
+    inSpan(telemetry, parent, `kv ${method}`, { "kv.operation": method }, call),
+  );
+}
+
+/** A server span for a request, continuing the caller's trace; and the context its children go under. */
+export function startServerSpan(telemetry: Telemetry, request: Request): { span: Span; context: Context } {
+  const parent = callerContext(telemetry, request.headers);
+  const span = telemetry.tracer.startSpan(
+    request.method,
+    { kind: SpanKind.SERVER, attributes: { "http.request.method": request.method } },
+    parent,
+  );
+  return { span, context: trace.setSpan(parent, span) };
+}
+
+/** A background run's own trace: never a request's child. */
+export function startRootSpan(telemetry: Telemetry, name: string): { span: Span; context: Context } {
+  const span = telemetry.tracer.startSpan(name, { kind: SpanKind.INTERNAL, root: true }, ROOT_CONTEXT);
+  return { span, context: trace.setSpan(ROOT_CONTEXT, span) };
+}

@@ -1,0 +1,70 @@
+// The span exporter every runtime uses: OTLP/HTTP JSON, serialized by OpenTelemetry's own
+// transformer, sent with the `fetch` the runtime hands it (Fastly: through a named backend).
+// A collector that is down, refuses or is slow loses the batch, counted in one warning: a trace
+// is never worth a retry queue that grows without bound.
+import { type ExportResult, ExportResultCode } from "@opentelemetry/core";
+import { JsonTraceSerializer } from "@opentelemetry/otlp-transformer";
+import type { ReadableSpan, SpanExporter } from "@opentelemetry/sdk-trace";
+import { withDeadline } from "../../core/lib/deadline.ts";
+import { errorMessage, type Logger } from "../../core/log.ts";
+import type { TraceSettings } from "../../core/telemetry/settings.ts";
+
+/** How long one export may take before its batch is dropped. */
+export const EXPORT_TIMEOUT_MS = 5_000;
+
+export interface OtlpExporterOptions {
+  settings: Pick<TraceSettings, "url" | "headers">;
+  logger: Logger;
+  fetch?: typeof fetch;
+  timeoutMs?: number;
+}
+
+export class OtlpFetchExporter implements SpanExporter {
+  /** Spans dropped since the start, the warning's running count. */
+  dropped = 0;
+  private readonly pending = new Set<Promise<unknown>>();
+
+  constructor(private readonly options: OtlpExporterOptions) {}
+
+  export(spans: ReadableSpan[], done: (result: ExportResult) => void): void {
+    const sent = this.send(spans).then(
+      () => done({ code: ExportResultCode.SUCCESS }),
+      (error: unknown) => {
+        this.dropped += spans.length;
+        this.options.logger.log("warn", "traces_dropped", {
+          spans: spans.length,
+          droppedSoFar: this.dropped,
+          error: errorMessage(error),
+        });
+        done({ code: ExportResultCode.FAILED, error: error instanceof Error ? error : new Error(String(error)) });
+      },
+    );
+    this.pending.add(sent);
+    void sent.finally(() => this.pending.delete(sent));
+  }
+
+  private async send(spans: ReadableSpan[]): Promise<void> {
+    const { settings, fetch: send = fetch, timeoutMs = EXPORT_TIMEOUT_MS } = this.options;
+    const body = JsonTraceSerializer.serializeRequest(spans) as Uint8Array<ArrayBuffer> | undefined;
+    if (!body) throw new Error("the spans could not be serialized");
+    await withDeadline(async (signal) => {
+      const response = await send(settings.url, {
+        method: "POST",
+        headers: { ...settings.headers, "content-type": "application/json" },
+        body,
+        signal,
+      });
+      // Read to the end, so the connection can be reused; the body says nothing we act on.
+      await response.arrayBuffer().catch(() => undefined);
+      if (!response.ok) throw new Error(`the collector answered ${response.status}`);
+    }, timeoutMs);
+  }
+
+  async forceFlush(): Promise<void> {
+    await Promise.allSettled([...this.pending]);
+  }
+
+  async shutdown(): Promise<void> {
+    await this.forceFlush();
+  }
+}

@@ -1,0 +1,89 @@
+// The OpenTelemetry SDK behind core's tracing: a tracer provider whose spans are batched in a
+// bounded queue and exported over OTLP/HTTP (otlp-exporter.ts). Made only when
+// OTEL_EXPORTER_OTLP_ENDPOINT is set; nothing here is registered globally.
+import { type Attributes, type DiagLogger, DiagLogLevel, diag } from "@opentelemetry/api";
+import { setGlobalErrorHandler, W3CTraceContextPropagator } from "@opentelemetry/core";
+import { resourceFromAttributes } from "@opentelemetry/resources";
+import { BatchSpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
+import type { Logger } from "../../core/log.ts";
+import type { Settings } from "../../core/settings/settings.ts";
+import type { Telemetry } from "../../core/telemetry/tracing.ts";
+import type { RuntimeName } from "../runtimes.ts";
+import { EXPORT_TIMEOUT_MS, OtlpFetchExporter } from "./otlp-exporter.ts";
+
+/** Spans held for export at most; beyond, new ones are dropped and counted. */
+export const MAX_QUEUED_SPANS = 2_048;
+/** Spans in one export at most. */
+const MAX_BATCH_SPANS = 512;
+/** Where a timer sends batches (Node, Deno): how long a span waits at most. */
+const BATCH_DELAY_MS = 1_000;
+
+/** What each runtime says of itself in every trace, beside the service's settings. */
+const RUNTIME_RESOURCE: Record<RuntimeName, Attributes> = {
+  node: { "process.runtime.name": "nodejs" },
+  cloudflare: {
+    "process.runtime.name": "workerd",
+    "cloud.provider": "cloudflare",
+    "cloud.platform": "cloudflare_workers",
+  },
+  deno: { "process.runtime.name": "deno" },
+  fastly: { "process.runtime.name": "js-compute", "cloud.provider": "fastly", "cloud.platform": "fastly_compute" },
+};
+
+export interface TelemetryParts {
+  runtime: RuntimeName;
+  logger: Logger;
+  /** How exports leave (Fastly: through the `otel` backend). */
+  fetch?: typeof fetch;
+  /** Workers and Compute: each response sends its spans within `waitUntil`; elsewhere a timer does. */
+  flushAfterEachResponse?: boolean;
+  /** What the platform says of this deployment (its version, its id), where it says it. */
+  deployment?: Attributes;
+}
+
+/** Core's Telemetry over the SDK, or none when no endpoint is set. */
+export function createTelemetry(settings: Settings, parts: TelemetryParts): Telemetry | undefined {
+  const traces = settings.traces;
+  if (!traces) return undefined;
+  reportSdkWarnings(parts.logger);
+  const exporter = new OtlpFetchExporter({ settings: traces, logger: parts.logger, fetch: parts.fetch });
+  const flushAfterEachResponse = parts.flushAfterEachResponse ?? false;
+  const processor = new BatchSpanProcessor({
+    exporter,
+    maxQueueSize: MAX_QUEUED_SPANS,
+    maxExportBatchSize: MAX_BATCH_SPANS,
+    // Where each response flushes, the timer only matters for spans no response sends.
+    scheduledDelayMillis: BATCH_DELAY_MS,
+    // The exporter bounds its own time (otlp-exporter.ts); this is the SDK's backstop.
+    exportTimeoutMillis: 2 * EXPORT_TIMEOUT_MS,
+  });
+  const provider = new TracerProvider({
+    resource: resourceFromAttributes({
+      ...traces.resourceAttributes,
+      ...parts.deployment,
+      ...RUNTIME_RESOURCE[parts.runtime],
+      "edge.runtime": parts.runtime,
+      "service.name": traces.serviceName,
+      "service.instance.id": crypto.randomUUID(),
+    }),
+    spanProcessors: [processor],
+  });
+  return {
+    tracer: provider.getTracer("edge-race-free"),
+    propagator: new W3CTraceContextPropagator(),
+    flush: () => processor.forceFlush().catch(() => undefined),
+    flushAfterEachResponse,
+  };
+}
+
+/**
+ * The SDK reports a full queue through its diagnostic logger (once per run of drops, with their
+ * count); those warnings go to the service's log. Export failures are the exporter's to report.
+ */
+function reportSdkWarnings(logger: Logger): void {
+  const warn = (message: string) => logger.log("warn", "traces_dropped", { reason: message });
+  const quiet = () => {};
+  const diagLogger: DiagLogger = { error: quiet, warn, info: quiet, debug: quiet, verbose: quiet };
+  diag.setLogger(diagLogger, { logLevel: DiagLogLevel.WARN, suppressOverrideMessage: true });
+  setGlobalErrorHandler(quiet);
+}

@@ -1,0 +1,3 @@
+import { tracesOfTour } from "./traces.ts";
+
+tracesOfTour("cloudflare");

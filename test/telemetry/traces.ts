@@ -1,0 +1,201 @@
+// The README's tour on one runtime, sending traces to a real OpenTelemetry Collector: every
+// request carries its own W3C `traceparent`, and its trace is read back from what the collector
+// wrote. Then the same tour with the collector stopped midway: every step answers as before.
+import { execFile } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { SUITE_STARTUP_TIMEOUT_MS as STARTUP_TIMEOUT_MS } from "../../dev/launchers/child-server.ts";
+import { launchRuntime, type RunningRuntime, type RuntimeName } from "../../dev/launchers/index.ts";
+import { type LocalStack, startLocalStack } from "../../dev/local-stack/stack.ts";
+import {
+  COLLECTOR_MISSING,
+  type CollectedSpan,
+  type Collector,
+  collectorInstalled,
+  SPAN_KIND_SERVER,
+  startCollector,
+} from "../../dev/support/collector.ts";
+import { describeNeeding } from "../../dev/support/required-tool.ts";
+import { TEST_AUTH_SECRET } from "../../dev/support/tokens.ts";
+import { matchesExpected, readTour, type TourStep } from "../readme/tour.ts";
+
+const ROOT = join(import.meta.dirname, "../..");
+const README_URL = "http://127.0.0.1:8787";
+const STEP_MARK = "@@tour-step@@";
+// The tour is some twenty requests, each a process or two (curl, npm run token) on a loaded machine.
+const TOUR_TIMEOUT_MS = 150_000;
+
+/** What the tour sends that no span may hold: a body's values, an id bound as a parameter. */
+const NEVER_RECORDED = ["chair-42", "Order 7", "order-7", "steel", "Bearer", "eyJ"];
+
+interface TracedStep extends TourStep {
+  traceId?: string;
+  parentId?: string;
+}
+
+const hex = (bytes: number) => randomBytes(bytes).toString("hex");
+
+/** The tour as another tenant's callers: everything it makes is that tenant's, so it starts afresh. */
+const asTenant = (steps: TourStep[], tenant: string): TourStep[] =>
+  steps.map(({ command, expected }) => ({
+    command: command.replaceAll("--tid acme", `--tid ${tenant}`),
+    expected: expected.map((line) => line.replaceAll('"tenantId":"acme"', `"tenantId":"${tenant}"`)),
+  }));
+
+/** Each curl of the tour sent with a traceparent of its own. */
+function withTraceparents(steps: TourStep[]): TracedStep[] {
+  return steps.map((step) => {
+    if (!step.command.includes("curl ")) return step;
+    const traceId = hex(16);
+    const parentId = hex(8);
+    const command = step.command.replace("curl ", `curl -H 'traceparent: 00-${traceId}-${parentId}-01' `);
+    return { ...step, command, traceId, parentId };
+  });
+}
+
+/**
+ * Runs the tour against `url`; `between(i)` is shell run after step i. Answers what each step
+ * printed. Not spawnSync: the Node runtime serves from this very process.
+ */
+async function runTour(
+  steps: TourStep[],
+  url: string,
+  between: (index: number) => string = () => "",
+): Promise<string[]> {
+  const script = steps
+    .map(({ command }, i) => `${command.replaceAll(README_URL, url)}\nprintf '\\n${STEP_MARK}\\n'\n${between(i)}`)
+    .join("\n");
+  const env = { ...process.env, AUTH_SECRET: TEST_AUTH_SECRET };
+  const run = await promisify(execFile)("bash", ["-c", script], { cwd: ROOT, env, encoding: "utf8", timeout: 120_000 });
+  return run.stdout.split(`${STEP_MARK}\n`).map((output) => output.replace(/^\n+/, ""));
+}
+
+function expectPrintedAsShown(steps: TourStep[], outputs: string[]): void {
+  steps.forEach((step, i) => {
+    const output = outputs[i] ?? "";
+    expect(matchesExpected(output, step.expected), `$ ${step.command}\n${output}`).toBe(true);
+  });
+}
+
+async function spansOf(collector: Collector, traceIds: string[], timeoutMs = 20_000): Promise<CollectedSpan[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const spans = collector.spans();
+    const served = new Set(spans.filter((span) => span.kind === SPAN_KIND_SERVER).map((span) => span.traceId));
+    if (traceIds.every((id) => served.has(id)) || Date.now() > deadline) return spans;
+    await new Promise((done) => setTimeout(done, 200));
+  }
+}
+
+/**
+ * The README's tour on `runtime`, twice over one collector, one database and one server: first
+ * traced and checked span by span, then as another tenant (so that it answers as the README
+ * shows again) with the collector stopped after its third step.
+ */
+export function tracesOfTour(runtime: RuntimeName): void {
+  const missing = collectorInstalled() ? undefined : COLLECTOR_MISSING;
+  describeNeeding("the OpenTelemetry Collector", missing, `traces [${runtime}]`, () => {
+    const tour = readTour(readFileSync(join(ROOT, "README.md"), "utf8"));
+    const steps = withTraceparents(tour);
+    let stack: LocalStack | undefined;
+    let collector: Collector | undefined;
+    let server: RunningRuntime | undefined;
+
+    beforeAll(async () => {
+      collector = await startCollector();
+      stack = await startLocalStack();
+      server = await launchRuntime(
+        runtime,
+        {
+          ...stack.settings,
+          AUTH_SECRET: TEST_AUTH_SECRET,
+          OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint,
+          OTEL_EXPORTER_OTLP_HEADERS: "x-tour=traced",
+          OTEL_SERVICE_NAME: "tour",
+          OTEL_RESOURCE_ATTRIBUTES: "deployment.environment.name=test",
+        },
+        { port: 0 },
+      );
+    }, STARTUP_TIMEOUT_MS);
+
+    afterAll(async () => {
+      await server?.close();
+      await stack?.close();
+      await collector?.stop();
+    });
+
+    it(
+      "continues each request's trace: a server span named by its route, its parts as children",
+      async () => {
+        expectPrintedAsShown(steps, await runTour(steps, server!.url));
+        const traced = steps.filter((step) => step.traceId);
+        const spans = await spansOf(
+          collector!,
+          traced.map((step) => step.traceId!),
+        );
+        for (const step of traced) expectTraceOf(step, spans, runtime);
+        // The refused link names its problem; the first write took a statement on the links table.
+        const names = spans.map((span) => [span.name, span.attributes["problem.code"]]);
+        expect(names).toContainEqual([
+          "PUT /v1/links/{provider}/{externalAccountId}",
+          "external_account_already_linked",
+        ]);
+        expect(spans.some((span) => span.attributes["db.collection.name"] === "linked_external_accounts")).toBe(true);
+        expect(spans.some((span) => span.name.startsWith("kv "))).toBe(true);
+      },
+      TOUR_TIMEOUT_MS,
+    );
+
+    it("records no token, password or statement parameter", () => {
+      const text = collector!.text();
+      const password = new URL(stack!.settings.DATABASE_URL).password;
+      for (const secret of [...NEVER_RECORDED, TEST_AUTH_SECRET, ...(password ? [password] : [])]) {
+        expect(text.includes(secret), secret).toBe(false);
+      }
+    });
+
+    it(
+      "answers every step as the README shows, the collector gone after the third",
+      async () => {
+        const again = withTraceparents(asTenant(tour, "acme-2"));
+        // Where spans leave on the exporter's timer (Node, Deno: a batch each second), the first
+        // steps' batch is given the time to leave before the collector goes.
+        const outputs = await runTour(again, server!.url, (i) =>
+          i === 3 ? `sleep 1.5; kill -TERM ${collector!.pid}; sleep 0.5` : "",
+        );
+        expectPrintedAsShown(again, outputs);
+        // Tracing was on: what the first steps sent before the collector went was written.
+        const before = new Set(again.slice(0, 4).map((step) => step.traceId));
+        expect(collector!.spans().some((span) => before.has(span.traceId))).toBe(true);
+      },
+      TOUR_TIMEOUT_MS,
+    );
+  });
+}
+
+/** One request's trace: its server span continues the step's traceparent, the rest are its children. */
+function expectTraceOf(step: TracedStep, spans: CollectedSpan[], runtime: RuntimeName): void {
+  const trace = spans.filter((span) => span.traceId === step.traceId);
+  const [root, ...more] = trace.filter((span) => span.kind === SPAN_KIND_SERVER);
+  expect(root, `no server span for ${step.command}`).toBeDefined();
+  expect(more).toEqual([]);
+  expect(root!.parentSpanId).toBe(step.parentId);
+  expect(root!.name).toMatch(/^(GET|PUT|PATCH|POST|DELETE) \/v1\/[a-z]+(\/\{[A-Za-z]+\})*$/);
+  expect(root!.attributes["http.route"]).toBe(root!.name.split(" ")[1]);
+  expect(root!.resource).toMatchObject({
+    "service.name": "tour",
+    "edge.runtime": runtime,
+    "deployment.environment.name": "test",
+  });
+  expect(root!.resource["process.runtime.name"]).toEqual(expect.any(String));
+  const children = trace.filter((span) => span !== root);
+  for (const child of children) expect(child.parentSpanId, child.name).toBe(root!.spanId);
+  expect(children.map((child) => child.name)).toContain("token check");
+  for (const db of children.filter((child) => child.attributes["db.system"])) {
+    expect(db.attributes).toMatchObject({ "db.system": "postgresql", "db.operation.name": expect.any(String) });
+    expect(Object.keys(db.attributes).some((key) => /statement|query\.text|param/.test(key))).toBe(false);
+  }
+}
