@@ -15,7 +15,7 @@
 //    (bindings.ts), and the modules those import; next to them only their tests, type
 //    declarations (*.d.ts) and tsconfig.json.
 // 4. A client/ source (the typed client the package exports) imports only client/ files and the
-//    runtime dependencies of package.json, and names no runtime: it runs wherever its user's code does.
+//    dependencies of client/package.json, and names no runtime: it runs wherever its user's code does.
 // 5. Every .ts file of the repository imports only along core ← edge ← dev ← test, bench: a file
 //    of core/, edge/ or dev/ imports its own folder and those to its left; test/ and bench/ may
 //    import dev/, edge/ and core/ but never each other (what both need lives in dev/support/);
@@ -32,10 +32,10 @@ import { describe, expect, it } from "vitest";
 import { RUNTIME_NAMES, RUNTIMES } from "../edge/runtimes.ts";
 
 const ROOT = resolve(import.meta.dirname, "..");
-const RUNTIME_DEPENDENCIES = Object.keys(
-  (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { dependencies: Record<string, string> })
-    .dependencies,
-);
+const dependenciesOf = (manifest: string) =>
+  Object.keys((JSON.parse(readFileSync(join(ROOT, manifest), "utf8")) as { dependencies: object }).dependencies);
+const RUNTIME_DEPENDENCIES = dependenciesOf("package.json");
+const CLIENT_DEPENDENCIES = dependenciesOf("client/package.json");
 /** Runtime dependencies that tie code to one runtime or driver: edge/ only. */
 const EDGE_ONLY_DEPENDENCIES = ["@hono/node-server", "@neondatabase/serverless", "postgres"];
 /** The folders of edge/ that are no runtime: port adapters, one per file, and the release migrator. */
@@ -98,6 +98,7 @@ function runtimeNamesIn(source: string): string[] {
 
 const coreBare = (specifier: string) =>
   RUNTIME_DEPENDENCIES.includes(packageOf(specifier)) && !EDGE_ONLY_DEPENDENCIES.includes(packageOf(specifier));
+const clientBare = (specifier: string) => CLIENT_DEPENDENCIES.includes(packageOf(specifier));
 const edgeBare = (specifier: string) =>
   RUNTIME_DEPENDENCIES.includes(packageOf(specifier)) || /^(node|cloudflare|fastly):/.test(specifier);
 
@@ -232,12 +233,31 @@ describe("edge/ ships alone", () => {
   });
 });
 
+// package.json's dependencies are what a production install holds: what ships imports each one,
+// and a package only development, the tests or client/ use is a development dependency.
+describe("package.json's dependencies", () => {
+  const shipped = ["core", "edge"].flatMap((dir) => filesUnder(join(ROOT, dir))).filter(isSource);
+  const imported = new Set(
+    shipped
+      .flatMap(importsOf)
+      .filter((specifier) => !specifier.startsWith("."))
+      .map(packageOf),
+  );
+
+  it.each(RUNTIME_DEPENDENCIES)("%s is imported by core/ or edge/", (name) => {
+    expect(imported.has(name)).toBe(true);
+  });
+});
+
 describe("client/ ships alone", () => {
   const files = filesUnder(join(ROOT, "client")).filter(isSource);
 
-  it.each(files.map((file) => [rel(file), file]))("%s imports only client/ and runtime dependencies", (_name, file) => {
-    expect(importViolations(file, ["client"], coreBare)).toEqual([]);
-  });
+  it.each(files.map((file) => [rel(file), file]))(
+    "%s imports only client/ and its package's dependencies",
+    (_, file) => {
+      expect(importViolations(file, ["client"], clientBare)).toEqual([]);
+    },
+  );
 
   it.each(files.map((file) => [rel(file), file]))("%s names no runtime", (_name, file) => {
     expect(runtimeNamesIn(readFileSync(file, "utf8"))).toEqual([]);

@@ -72,7 +72,7 @@ export const SERVICE_SETTINGS = settingsGroup(
   }),
 );
 
-/** Every group of core's settings, each read from the same raw strings. */
+/** Every group of core's settings, each read from the same raw strings: the one list of them. */
 export const SETTINGS_GROUPS = [
   AUTH_SETTINGS,
   KEY_SET_MAC_SETTINGS,
@@ -85,34 +85,28 @@ export const SETTINGS_GROUPS = [
   TELEMETRY_SETTINGS,
 ] as const;
 
+/** What the groups build, merged into one object. */
+type OutputsOf<Groups extends readonly v.GenericSchema[]> = Groups extends readonly [
+  infer First extends v.GenericSchema,
+  ...infer Rest extends readonly v.GenericSchema[],
+]
+  ? v.InferOutput<First> & OutputsOf<Rest>
+  : unknown;
+
 /** The same settings object on every runtime. */
-export type Settings = v.InferOutput<typeof AUTH_SETTINGS> &
-  v.InferOutput<typeof KEY_SET_MAC_SETTINGS> &
-  v.InferOutput<typeof SERVICE_SETTINGS> &
-  v.InferOutput<typeof LINK_SETTINGS> &
-  v.InferOutput<typeof IDEMPOTENCY_SETTINGS> &
-  v.InferOutput<typeof RATE_LIMIT_SETTINGS> &
-  v.InferOutput<typeof CLIENT_ADDRESS_SETTINGS> &
-  v.InferOutput<typeof CORS_SETTINGS> &
-  v.InferOutput<typeof TELEMETRY_SETTINGS>;
+export type Settings = OutputsOf<typeof SETTINGS_GROUPS>;
 
 /** The names every runtime reads, whatever holds them (environment, bindings, stores). */
 export type SettingName = NamesOf<(typeof SETTINGS_GROUPS)[number]>;
 export const SETTING_NAMES: readonly SettingName[] = SETTINGS_GROUPS.flatMap((group) => namesOf(group));
 
-/** Checks every setting; the first unusable one throws a SettingsError naming it (never its value). */
+/**
+ * Checks every setting, group by group in the list's order; the first unusable one throws a
+ * SettingsError naming it (never its value).
+ */
 export function parseSettings(raw: RawSettings): Settings {
-  return {
-    ...parseGroup(AUTH_SETTINGS, raw),
-    ...parseGroup(KEY_SET_MAC_SETTINGS, raw),
-    ...parseGroup(SERVICE_SETTINGS, raw),
-    ...parseGroup(LINK_SETTINGS, raw),
-    ...parseGroup(IDEMPOTENCY_SETTINGS, raw),
-    ...parseGroup(RATE_LIMIT_SETTINGS, raw),
-    ...parseGroup(CLIENT_ADDRESS_SETTINGS, raw),
-    ...parseGroup(CORS_SETTINGS, raw),
-    ...parseGroup(TELEMETRY_SETTINGS, raw),
-  };
+  // Each group's output is its part of Settings: their union is the whole.
+  return Object.assign({}, ...SETTINGS_GROUPS.map((group) => parseGroup(group, raw))) as Settings;
 }
 
 /** Settings from a runtime's own lookup: the same names, the same object, on every runtime. */

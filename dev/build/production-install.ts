@@ -6,15 +6,35 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { ROOT } from "./fastly.ts";
 
+/**
+ * The install command the guide's image and Deno Deploy run. `--omit=optional` keeps out the
+ * optional peers of production packages that the lock holds for development (TypeScript for
+ * valibot, zod for hono-openapi's schema converters): npm flags those `devOptional`, which
+ * `--omit=dev` alone keeps (npm/cli#7772).
+ */
+export const PRODUCTION_INSTALL_COMMAND = "npm ci --omit=dev --omit=optional";
 export const PRODUCTION_INSTALL = [
-  "npm",
-  "ci",
-  "--omit=dev",
-  "--omit=optional",
+  ...PRODUCTION_INSTALL_COMMAND.split(" "),
   "--ignore-scripts",
   "--no-audit",
   "--no-fund",
 ];
+
+interface LockEntry {
+  dev?: boolean;
+  optional?: boolean;
+  devOptional?: boolean;
+}
+
+/**
+ * The packages the install puts in node_modules, read from package-lock.json's flags: every entry
+ * under node_modules/ but those for development only, optional ones and `devOptional` ones.
+ */
+export function productionPackagesOfLock(lock: { packages: Record<string, LockEntry> }): string[] {
+  return Object.entries(lock.packages)
+    .filter(([path, entry]) => path.startsWith("node_modules/") && !entry.dev && !entry.optional && !entry.devOptional)
+    .map(([path]) => path.slice(path.lastIndexOf("node_modules/") + "node_modules/".length));
+}
 
 /** Runs the install in `dir`, copying package.json and its lock there first unless `dir` has them. */
 export async function installProductionDependencies(dir: string, { copyManifest = false } = {}): Promise<void> {

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildDenoDeployUpload, DENO_DEPLOY_DIR, readDeployConfig, trackedFiles } from "../../dev/build/deno-deploy.ts";
 import { ROOT } from "../../dev/build/fastly.ts";
+import { PRODUCTION_INSTALL_COMMAND } from "../../dev/build/production-install.ts";
 import { DENO_BIN } from "../../dev/launchers/deno.ts";
 import { RUNTIMES } from "../../edge/runtimes.ts";
 import { runToExit } from "./processes.ts";
@@ -16,7 +17,7 @@ describe("deno.json deploy", () => {
     expect(config.runtime.entrypoint.replace(/^\.\//, "")).toBe(RUNTIMES.deno.entry);
     expect(await trackedFiles()).toContain(RUNTIMES.deno.entry);
     // Production dependencies as the lock file pins them: what the service runs with elsewhere.
-    expect(config.install).toMatch(/^npm ci --omit=dev --omit=optional\b/);
+    expect(config.install).toBe(PRODUCTION_INSTALL_COMMAND);
     // Deploy Classic's keys (deployctl's include/exclude) are not read by Deno Deploy any more.
     const { deploy } = JSON.parse(await readFile(join(ROOT, "deno.json"), "utf8"));
     expect(Object.keys(deploy).sort()).toEqual(["install", "runtime"]);
