@@ -36,6 +36,13 @@ export function productionPackagesOfLock(lock: { packages: Record<string, LockEn
     .map(([path]) => path.slice(path.lastIndexOf("node_modules/") + "node_modules/".length));
 }
 
+/**
+ * The OpenTelemetry SDK's packages (what exports traces, and its own dependencies: the OTLP
+ * transformer brings the logs and metrics SDKs and the semantic conventions, 25 MB in all), kept
+ * apart from the API's own install when its size is bounded and reported beside it.
+ */
+export const isTracingSdk = (name: string): boolean => name.startsWith("@opentelemetry/");
+
 /** Runs the install in `dir`, copying package.json and its lock there first unless `dir` has them. */
 export async function installProductionDependencies(dir: string, { copyManifest = false } = {}): Promise<void> {
   if (copyManifest) {
