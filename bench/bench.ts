@@ -40,7 +40,7 @@ const USAGE = `npm run bench -- [options]
   --cold N          first requests after a pause, per target (default 0: none)
   --idle SECONDS    the pause before each of them (default 30)
   --max-requests N  the most requests the run sends, clean-up included (default: none; targets 3000)
-  --out DIR         where the results go (default docs/results)
+  --out DIR         where the results go (default bench/results)
   --prices FILE     the price table for the cost per million operations (default bench/prices.json)
   --html FILE       no run: bench.html made again from a saved bench.json, written beside it
  The runtimes started here:

@@ -43,7 +43,7 @@ const USAGE = `npm run bench:migration -- [options]
   --from NAME     the first migration applied under load (default ${FIRST_TENANT_MIGRATION}: every
                   one since the schema before tenants); the earlier ones build the starting schema
   --migrations DIR  the migrations to apply (default sql/), e.g. an earlier release's, to compare
-  --out DIR       where migration.json and migration.md go (default docs/results)
+  --out DIR       where migration.json and migration.md go (default bench/results)
 Database: DATABASE_URL (postgres://…), else ${LOCAL_POSTGRES_URL}; the run uses a scratch schema it drops.`;
 
 // The previous release's document insert (before sql/0011): it must keep working on the new schema.

@@ -43,7 +43,7 @@ const USAGE = `npm run race -- [options]
   --slices N         each strategy's time in a round, cut into N slices that take turns (default 4)
   --pool N           PostgreSQL connections behind the Neon endpoint (default 16)
   --skip-numbering   only the races
-  --out DIR          where race.json, race.md and race.svg go (default docs/results)
+  --out DIR          where race.json, race.md and race.svg go (default bench/results)
 Database: DATABASE_URL (postgres://…), else ${LOCAL_POSTGRES_URL}; the run uses a scratch schema it drops.`;
 
 function options() {

@@ -28,7 +28,7 @@ const USAGE = `npm run bench:sync -- [options]
   --stale N       of those, changes naming entries the deployment cached (default 1000)
   --old N         changes past the feed's retention, to be pruned (default 100000)
   --runtimes LIST ${runtimeNames.join(",")} (default: all)
-  --out DIR       where sync.json and sync.md go (default docs/results)
+  --out DIR       where sync.json and sync.md go (default bench/results)
 Database: DATABASE_URL (postgres://…, a scratch schema per runtime, dropped after), else PGlite.`;
 
 const TENANT = "sync";

@@ -8,7 +8,7 @@ import type { ParseArgsConfig } from "node:util";
 import { parseCommandLine } from "../../dev/support/command-line.ts";
 
 /** Committed: docs/benchmarks.md points at the results and the command that made them. */
-export const DEFAULT_RESULTS_DIR = fileURLToPath(new URL("../../docs/results", import.meta.url));
+export const DEFAULT_RESULTS_DIR = fileURLToPath(new URL("../results", import.meta.url));
 
 const OUT_OPTION = { out: { type: "string", default: DEFAULT_RESULTS_DIR } } as const;
 

@@ -4,10 +4,10 @@
 // endpoint's overhead).
 import { randomBytes } from "node:crypto";
 import type { RunningRuntime, RuntimeName } from "../../dev/launchers/index.ts";
-import { endpointOverheadNote, measureEndpointOverhead } from "../../dev/measure/endpoint-overhead.ts";
 import { createNeonSql } from "../../edge/neon/neon-sql.ts";
 import { muteStdout, progress } from "../lib/cli.ts";
 import { secretTokens } from "../lib/tokens.ts";
+import { endpointOverheadNote, measureEndpointOverhead } from "../measure/endpoint-overhead.ts";
 import type { RequestBudget } from "./budget.ts";
 import { closeRuntimes, guardProcess, launchKvBaselines, launchRuntimes, openBenchDatabase } from "./environment.ts";
 import { type LoadGenerator, startLoadGenerator } from "./load-generator.ts";
