@@ -148,6 +148,12 @@ describe("npm run bench (tiny settings, node runtime)", () => {
       expect(usage(operation).bytesOut).toSatisfy((bytes: number) => bytes > 100 && bytes < 4096);
   });
 
+  it("says its single round is too few for an interval, in its report and on stderr", async () => {
+    const warning = /WARNING: 1 round\(s\): the 95 % intervals need 3/;
+    expect(await readFile(join(out, "bench.md"), "utf8")).toMatch(warning);
+    expect(run.stderr).toMatch(warning);
+  });
+
   it("writes the Markdown table, the SVG chart and the HTML page", async () => {
     const markdown = await readFile(join(out, "bench.md"), "utf8");
     expect(markdown).toContain("npm run bench -- --requests 20");

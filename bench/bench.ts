@@ -6,7 +6,18 @@ import { relative } from "node:path";
 import type { RuntimeName } from "../dev/launchers/index.ts";
 import { runtimeNames } from "../dev/launchers/index.ts";
 import { COLLECTOR_MISSING, collectorInstalled } from "../dev/support/collector.ts";
-import { benchOptions, positiveInt, progress, runBenchCommand, selection, UsageError } from "./lib/cli.ts";
+import {
+  benchOptions,
+  bounds,
+  OUT_HELP,
+  progress,
+  runBenchCommand,
+  selection,
+  UsageError,
+  type WholeNumber,
+  wholeNumber,
+} from "./lib/cli.ts";
+import { benchWarnings, warningLine } from "./lib/small-run.ts";
 import { givenTokens, keyTokens, type TokenSource } from "./lib/tokens.ts";
 import { RequestBudget } from "./load/budget.ts";
 import { runOnDeployments } from "./load/deployment-run.ts";
@@ -19,35 +30,59 @@ import { DEFAULT_PRICE_FILE, loadPrices, type Price } from "./load/price-file.ts
 import { writeRun } from "./load/results.ts";
 import { compareFiles, DEFAULT_NOISE } from "./stats/compare.ts";
 
+/** The whole-number options' bounds and, on the runtimes started here, defaults. */
+const NUMBERS = {
+  requests: { min: 1, default: 200 },
+  concurrency: { min: 1, default: 4 },
+  rate: { min: 1 },
+  rounds: { min: 1, default: 3 },
+  warmup: { min: 0, default: 20 },
+  "time-limit": { min: 1, default: 6_000 },
+  staleness: { min: 0, default: 3 },
+  cold: { min: 0, default: 0 },
+  idle: { min: 0, default: 30 },
+  "max-requests": { min: 1 },
+  "db-rtt": { min: 0, default: 0 },
+} satisfies Record<string, WholeNumber>;
+/** On deployments (--target): fewer requests, a cap on them. */
+const TARGET_DEFAULTS = { requests: 50, concurrency: 2, warmup: 5, staleness: 1, "max-requests": 3000 };
+type TargetDefault = keyof typeof TARGET_DEFAULTS;
+
+const help = (name: TargetDefault) =>
+  bounds(
+    NUMBERS[name],
+    `default ${"default" in NUMBERS[name] ? NUMBERS[name].default : "none"}; targets ${TARGET_DEFAULTS[name]}`,
+  );
+
 const USAGE = `npm run bench -- [options]
        npm run bench -- --compare OLD.json NEW.json [--noise PCT]
   --compare         per target and operation, the change of the median p50 and req/s between two
                     runs' bench.json with its 95 % interval; "no significant difference" when the
-                    interval holds zero; "within noise" when it lies within ±PCT % (default 5)
+                    interval holds zero; "within noise" when it lies within ±PCT % (0–100, default 5)
   --target NAME=URL  a deployment already running (repeat for several); without any, the bench
                      starts the runtimes here (--runtimes) over a database of its own
-  --requests N      requests per target, operation and round (default 200; targets 50)
-  --concurrency N   requests in flight at once (default 4: two cores serve client and servers; targets 2)
+  --requests N      requests per target, operation and round ${help("requests")}
+  --concurrency N   requests in flight at once, two cores serving client and servers ${help("concurrency")}
   --rate N          the open model instead: N requests per second per target and operation, each
                     timed from when it was due (a stall counts in every request due meanwhile);
-                    --concurrency then only sets how many PATCH chains run side by side
-  --rounds N        measured rounds; the spread between them is reported (default 3)
-  --warmup N        unmeasured requests per target and operation first (default 20; targets 5)
+                    --concurrency then only sets how many PATCH chains run side by side ${bounds(NUMBERS.rate)}
+  --rounds N        measured rounds; the spread between them is reported ${bounds(NUMBERS.rounds)}
+  --warmup N        unmeasured requests per target and operation first ${help("warmup")}
   --operations LIST ${operationNames.join(",")}
                     (default: ${defaultOperations.local.join(",")};
                     targets: ${defaultOperations.targets.join(",")})
-  --time-limit MS   no new request in a phase after this long (default 6000)
-  --staleness N     unlinks per target pair timed for cross-edge staleness (default 3; targets 1; 0: none)
-  --cold N          first requests after a pause, per target (default 0: none)
-  --idle SECONDS    the pause before each of them (default 30)
-  --max-requests N  the most requests the run sends, clean-up included (default: none; targets 3000)
-  --out DIR         where the results go (default docs/results)
+  --time-limit MS   no new request in a phase after this long ${bounds(NUMBERS["time-limit"])}
+  --staleness N     unlinks per target pair timed for cross-edge staleness, 0: none ${help("staleness")}
+  --cold N          first requests after a pause, per target, 0: none ${bounds(NUMBERS.cold)}
+  --idle SECONDS    the pause before each of them ${bounds(NUMBERS.idle)}
+  --max-requests N  the most requests the run sends, clean-up included ${help("max-requests")}
+  --out DIR         where the results go (${OUT_HELP})
   --prices FILE     the price table for the cost per million operations (default bench/prices.json)
   --html FILE       no run: bench.html made again from a saved bench.json, written beside it
  The runtimes started here:
   --runtimes LIST   ${runtimeNames.join(",")} (default: all)
   --db-rtt MS       the Neon endpoint holds each round trip this long, as the edge-to-database
-                    distance would (default 0: same machine; at the edge 5–40)
+                    distance would, 5–40 at the edge ${bounds(NUMBERS["db-rtt"])}
   --otel            each runtime twice, tracing off and on (RUNTIME+otel, exporting to the
                     OpenTelemetry Collector the bench starts: bash .ci/tools builds it); the KV
                     hit's p50 of both side by side, and whether tracing adds at most 10 %
@@ -60,15 +95,6 @@ const USAGE = `npm run bench -- [options]
                     the deployments' JWKS holds; --kid ID, --iss ISSUER, --aud AUDIENCE as they
                     check them; --tenant-claim (default tid) and --role-claim (default role)
  The bench beside autocannon on the same target: npm run bench:cross-check -- --help`;
-
-const LOCAL_DEFAULTS = {
-  requests: 200,
-  concurrency: 4,
-  warmup: 20,
-  staleness: 3,
-  maxRequests: Number.POSITIVE_INFINITY,
-};
-const TARGET_DEFAULTS = { requests: 50, concurrency: 2, warmup: 5, staleness: 1, maxRequests: 3000 };
 
 function parse() {
   return benchOptions(USAGE, {
@@ -104,28 +130,31 @@ type Values = ReturnType<typeof parse>;
 
 function options(values: Values, prices: { file: string; table: Price[] }) {
   const targets = parseTargets(values.target ?? []);
-  const defaults = targets.length > 0 ? TARGET_DEFAULTS : LOCAL_DEFAULTS;
+  const onTargets = targets.length > 0;
+  const number = (name: keyof typeof NUMBERS, fallback?: number) =>
+    wholeNumber(name, values[name], NUMBERS[name], fallback);
+  const byTarget = (name: TargetDefault, local?: number) => number(name, onTargets ? TARGET_DEFAULTS[name] : local);
   const picked = values.operations;
   return {
     targets,
-    requests: positiveInt("requests", values.requests, defaults.requests),
-    concurrency: positiveInt("concurrency", values.concurrency, defaults.concurrency),
-    ratePerSecond: values.rate === undefined ? undefined : positiveInt("rate", values.rate, 0),
-    rounds: positiveInt("rounds", values.rounds, 3),
-    warmup: positiveInt("warmup", values.warmup, defaults.warmup, 0),
+    requests: byTarget("requests", NUMBERS.requests.default),
+    concurrency: byTarget("concurrency", NUMBERS.concurrency.default),
+    ratePerSecond: values.rate === undefined ? undefined : number("rate"),
+    rounds: number("rounds"),
+    warmup: byTarget("warmup", NUMBERS.warmup.default),
     runtimes: selection<RuntimeName>("runtimes", values.runtimes, runtimeNames),
     operations:
       picked === undefined
         ? defaultOperations[targets.length > 0 ? "targets" : "local"]
         : selection<OperationName>("operations", picked, operationNames),
     explicitOperations: picked !== undefined,
-    timeLimitMs: positiveInt("time-limit", values["time-limit"], 6_000),
-    dbRttMs: positiveInt("db-rtt", values["db-rtt"], 0, 0),
+    timeLimitMs: number("time-limit"),
+    dbRttMs: number("db-rtt"),
     otel: values.otel === true,
-    staleness: positiveInt("staleness", values.staleness, defaults.staleness, 0),
-    cold: positiveInt("cold", values.cold, 0, 0),
-    idleSeconds: positiveInt("idle", values.idle, 30, 0),
-    maxRequests: positiveInt("max-requests", values["max-requests"], defaults.maxRequests),
+    staleness: byTarget("staleness", NUMBERS.staleness.default),
+    cold: number("cold"),
+    idleSeconds: number("idle"),
+    maxRequests: byTarget("max-requests", Number.POSITIVE_INFINITY),
     out: values.out,
     prices,
   };
@@ -206,13 +235,15 @@ async function main(): Promise<number> {
   const table = await loadPrices(priceFile);
   const opts = options(values, { file: relative(process.cwd(), priceFile), table });
   const command = recordedCommand(process.argv.slice(2));
+  const warnings = benchWarnings(opts).map(warningLine);
+  for (const warning of warnings) progress(warning);
   if (opts.targets.length === 0) {
     if (opts.otel && !collectorInstalled()) throw new UsageError(`--otel: ${COLLECTOR_MISSING}`);
     const budget = new RequestBudget(opts.maxRequests);
     const clock = startBenchClock(opts, opts.runtimes.length * (opts.otel ? 2 : 1), "local");
     clock.begin(BENCH_PHASES.start);
     const outcome = await runOnLocalRuntimes({ ...opts, clock }, budget);
-    await writeRun(outcome, opts, command, budget.sent);
+    await writeRun({ ...outcome, notes: [...warnings, ...outcome.notes] }, opts, command, budget.sent);
     return 0;
   }
   const tokens = await deploymentTokens(values);
@@ -234,7 +265,12 @@ async function main(): Promise<number> {
   );
   const clock = startBenchClock(run, opts.targets.length, "targets");
   const outcome = await runOnDeployments({ ...run, clock }, opts.targets, tokens, budgets);
-  await writeRun(outcome, run, command, budgets.run.sent + budgets.cleanup.sent);
+  await writeRun(
+    { ...outcome, notes: [...warnings, ...outcome.notes] },
+    run,
+    command,
+    budgets.run.sent + budgets.cleanup.sent,
+  );
   return 0;
 }
 

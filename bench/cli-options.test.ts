@@ -1,5 +1,6 @@
-// The bench's own options: --help prints the usage and runs nothing, an unknown option is refused; --db-rtt holds every round
-// trip to the Neon endpoint for the given time, so an edge-to-database distance can be benched.
+// The bench's own options: --help prints the usage, with each number's bounds, and runs nothing;
+// an unknown option is refused; --db-rtt holds every round trip to the Neon endpoint for the given
+// time, so an edge-to-database distance can be benched.
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,26 +9,51 @@ import { type LocalStack, startLocalStack } from "../dev/local-stack/stack.ts";
 import { createNeonSql } from "../edge/neon/neon-sql.ts";
 import { runScript } from "./lib/run-script.ts";
 
-describe.each(["bench/bench.ts", "bench/race.ts", "bench/sync.ts", "bench/migration.ts"])("%s", (script) => {
-  it("--help prints the usage, exits 0 and writes nothing", async () => {
-    const out = await mkdtemp(join(tmpdir(), "help-"));
-    try {
-      const run = await runScript(script, ["--help", "--out", out], { DATABASE_URL: undefined });
-      expect(run.code).toBe(0);
-      expect(run.stdout).toMatch(/^npm run (bench|race|bench:sync|bench:migration) -- \[options\]/);
-      expect(run.stdout).toMatch(/--out DIR/);
-      expect(await readdir(out)).toEqual([]);
-    } finally {
-      await rm(out, { recursive: true, force: true });
-    }
-  }, 60_000);
+/** The usage's options that take a number, each with its help (continuation lines included). */
+function numberOptions(usage: string): { option: string; help: string }[] {
+  const blocks = usage.split(/\n(?= {1,2}--)/);
+  return blocks.flatMap((block) => {
+    const option = /^ {1,2}(--\S+) (N|MS|SECONDS|PCT)\b/.exec(block)?.[1];
+    return option ? [{ option, help: block }] : [];
+  });
+}
 
-  it("answers an unknown option with one line and the usage (exit 2)", async () => {
-    const run = await runScript(script, ["--no-such-option"], { DATABASE_URL: undefined });
-    expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/^Unknown option '--no-such-option'.*\n\nnpm run /);
-  }, 60_000);
+describe("the options that take a number state their bounds", () => {
+  it("finds them in a usage, continuation lines included", () => {
+    const usage =
+      "npm run x\n  --rate N    per second, each\n              timed (≥ 1, no default)\n  --out DIR   there";
+    expect(numberOptions(usage)).toEqual([{ option: "--rate", help: expect.stringMatching(/no default\)$/) }]);
+  });
 });
+
+describe.each(["bench/bench.ts", "bench/race.ts", "bench/sync.ts", "bench/migration.ts", "bench/cross-check.ts"])(
+  "%s",
+  (script) => {
+    it("--help prints the usage with each number's bounds and default, exits 0 and writes nothing", async () => {
+      const out = await mkdtemp(join(tmpdir(), "help-"));
+      try {
+        const run = await runScript(script, ["--help", "--out", out], { DATABASE_URL: undefined });
+        expect(run.code).toBe(0);
+        expect(run.stdout).toMatch(/^npm run (bench|race|bench:sync|bench:migration|bench:cross-check) -- \[options\]/);
+        if (!script.endsWith("cross-check.ts"))
+          expect(run.stdout).toMatch(/--out DIR .*default bench\/out, which git ignores/);
+        const numbers = numberOptions(run.stdout);
+        expect(numbers.length).toBeGreaterThanOrEqual(3);
+        const unbounded = numbers.filter(({ help }) => !/\((≥ [\d,]+|[\d,]+–[\d,]+), (default|no default)/.test(help));
+        expect(unbounded.map(({ option }) => option)).toEqual([]);
+        expect(await readdir(out)).toEqual([]);
+      } finally {
+        await rm(out, { recursive: true, force: true });
+      }
+    }, 60_000);
+
+    it("answers an unknown option with one line and the usage (exit 2)", async () => {
+      const run = await runScript(script, ["--no-such-option"], { DATABASE_URL: undefined });
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(/^Unknown option '--no-such-option'.*\n\nnpm run /);
+    }, 60_000);
+  },
+);
 
 describe("the endpoint's round-trip delay (--db-rtt)", () => {
   const DELAY_MS = 120;

@@ -1,7 +1,15 @@
 // `npm run bench:cross-check`: the bench's load generator beside autocannon on the same target,
 // operation, requests and connections (bench/load/cross-check.ts): do their throughput and p50
 // agree within 15 %? On the node runtime started here, or on a deployment given by URL.
-import { benchOptions, positiveInt, progress, runBenchCommand, UsageError } from "./lib/cli.ts";
+import {
+  benchOptions,
+  bounds,
+  progress,
+  runBenchCommand,
+  UsageError,
+  type WholeNumber,
+  wholeNumber,
+} from "./lib/cli.ts";
 import { givenTokens } from "./lib/tokens.ts";
 import { AGREEMENT, crossCheckText } from "./load/cross-check.ts";
 import { crossCheckDeployment, crossCheckLocalNode } from "./load/cross-check-run.ts";
@@ -10,14 +18,22 @@ import { type OperationName, operations } from "./load/operations.ts";
 
 const CHECKED: OperationName[] = ["link-hit", "link-strong"];
 
+/** The whole-number options: their bounds and defaults. */
+const NUMBERS = {
+  "db-rtt": { min: 0, default: 0 },
+  requests: { min: 1, default: 500 },
+  concurrency: { min: 1, default: 4 },
+  turns: { min: 1, default: 3 },
+} satisfies Record<string, WholeNumber>;
+
 const USAGE = `npm run bench:cross-check -- [options]
   --target NAME=URL  a deployment already running; without it, the node runtime is started here
   --token JWT        (or BENCH_TOKEN) for --target
   --operation NAME   ${CHECKED.join(" or ")} (default link-hit)
-  --db-rtt MS        the node runtime's database round trip, held this long (default 0)
-  --requests N       requests per client and turn (default 500)
-  --concurrency N    connections of each client (default 4; the bench's)
-  --turns N          turns of each client; the medians are compared (default 3)
+  --db-rtt MS        the node runtime's database round trip, held this long ${bounds(NUMBERS["db-rtt"])}
+  --requests N       requests per client and turn ${bounds(NUMBERS.requests)}
+  --concurrency N    connections of each client, the bench's by default ${bounds(NUMBERS.concurrency)}
+  --turns N          turns of each client; the medians are compared ${bounds(NUMBERS.turns)}
  Exit code 0 when both figures agree within ${AGREEMENT * 100} %, 1 when not.`;
 
 async function main(): Promise<number> {
@@ -34,10 +50,10 @@ async function main(): Promise<number> {
   if (!CHECKED.includes(operation)) throw new UsageError(`--operation: ${CHECKED.join(" or ")}`);
   const settings = {
     operation,
-    dbRttMs: positiveInt("db-rtt", values["db-rtt"], 0, 0),
-    requests: positiveInt("requests", values.requests, 500),
-    concurrency: positiveInt("concurrency", values.concurrency, 4),
-    turns: positiveInt("turns", values.turns, 3),
+    dbRttMs: wholeNumber("db-rtt", values["db-rtt"], NUMBERS["db-rtt"]),
+    requests: wholeNumber("requests", values.requests, NUMBERS.requests),
+    concurrency: wholeNumber("concurrency", values.concurrency, NUMBERS.concurrency),
+    turns: wholeNumber("turns", values.turns, NUMBERS.turns),
   };
   progress(`${operations[operation].label}: ${settings.turns} turns of ${settings.requests} requests per client`);
   if (!values.target) {

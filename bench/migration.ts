@@ -27,23 +27,33 @@ import { DEFAULT_MIGRATIONS_DIR, migrate, migrationFiles } from "../edge/migrate
 import { postgresMigrationSession } from "../edge/migrate/postgres.ts";
 import {
   benchOptions,
+  bounds,
   commandLine,
   machineInfo,
-  positiveInt,
+  OUT_HELP,
   progress,
   runBenchCommand,
   UsageError,
+  type WholeNumber,
+  wholeNumber,
   writeResults,
 } from "./lib/cli.ts";
 
+/** The whole-number options: their bounds and defaults. */
+const NUMBERS = {
+  links: { min: 1, default: 1_000_000 },
+  documents: { min: 0, default: 100_000 },
+  writers: { min: 1, default: 4 },
+} satisfies Record<string, WholeNumber>;
+
 const USAGE = `npm run bench:migration -- [options]
-  --links N       links in the table before the migration (default 1000000)
-  --documents N   keyed documents before the migration (default 100000)
-  --writers N     writers running throughout (default 4)
+  --links N       links in the table before the migration ${bounds(NUMBERS.links)}
+  --documents N   keyed documents before the migration ${bounds(NUMBERS.documents)}
+  --writers N     writers running throughout ${bounds(NUMBERS.writers)}
   --from NAME     the first migration applied under load (default ${FIRST_TENANT_MIGRATION}: every
                   one since the schema before tenants); the earlier ones build the starting schema
   --migrations DIR  the migrations to apply (default sql/), e.g. an earlier release's, to compare
-  --out DIR       where migration.json and migration.md go (default docs/results)
+  --out DIR       where migration.json and migration.md go (${OUT_HELP})
 Database: DATABASE_URL (postgres://…), else ${LOCAL_POSTGRES_URL}; the run uses a scratch schema it drops.`;
 
 // The previous release's document insert (before sql/0011): it must keep working on the new schema.
@@ -59,9 +69,9 @@ function options() {
     migrations: { type: "string" },
   });
   return {
-    links: positiveInt("links", values.links, 1_000_000),
-    documents: positiveInt("documents", values.documents, 100_000, 0),
-    writers: positiveInt("writers", values.writers, 4),
+    links: wholeNumber("links", values.links, NUMBERS.links),
+    documents: wholeNumber("documents", values.documents, NUMBERS.documents),
+    writers: wholeNumber("writers", values.writers, NUMBERS.writers),
     from: values.from,
     migrations: values.migrations,
     out: values.out,

@@ -75,6 +75,14 @@ describeWithPostgres("npm run race (tiny settings)", () => {
     expect(ceilings.map((s) => s.ratioToCeiling)).toEqual([1, 1]);
   });
 
+  it("says its numbering ran too short and in too few rounds, in its report and on stderr", async () => {
+    const markdown = await readFile(join(out, "race.md"), "utf8");
+    for (const warning of [/WARNING: numbering ran 150 ms per strategy and round/, /WARNING: 1 round\(s\)/]) {
+      expect(markdown).toMatch(warning);
+      expect(run.stderr).toMatch(warning);
+    }
+  });
+
   it("prints the tables and writes them as Markdown", async () => {
     expect(run.stdout).toMatch(/duplicate owners/);
     expect(run.stdout).toMatch(/lost updates/);

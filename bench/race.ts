@@ -5,16 +5,19 @@
 import { LOCAL_POSTGRES_URL } from "../dev/support/scratch-schema.ts";
 import {
   benchOptions,
+  bounds,
   commandLine,
   machineInfo,
-  positiveInt,
+  OUT_HELP,
   progress,
   runBenchCommand,
   selection,
-  UsageError,
+  type WholeNumber,
+  wholeNumber,
   writeResults,
 } from "./lib/cli.ts";
 import { PhaseClock } from "./lib/eta.ts";
+import { aboveCeilingWarnings, raceWarnings, warningLine } from "./lib/small-run.ts";
 import { createApi } from "./race/api.ts";
 import { numberingChart } from "./race/chart.ts";
 import { openRaceDatabase, type RaceDatabase } from "./race/database.ts";
@@ -32,18 +35,30 @@ import { RACE_PHASES, racePlan } from "./race/plan.ts";
 import { MAX_CONTENDERS, type ProblemLoad, type ProblemResult, problemNames, problems } from "./race/problems.ts";
 import { raceMarkdown, raceText, summarizeNumbering } from "./race/report.ts";
 
+/** The whole-number options: their bounds and defaults. */
+const NUMBERS = {
+  targets: { min: 1, default: 20 },
+  contenders: { min: 2, max: MAX_CONTENDERS, default: 8 },
+  workers: { min: 1, default: 8 },
+  duration: { min: 50, default: 2_000 },
+  tenants: { min: 1, default: 64 },
+  rounds: { min: 1, default: 5 },
+  slices: { min: 1, default: 4 },
+  pool: { min: 1, default: 16 },
+} satisfies Record<string, WholeNumber>;
+
 const USAGE = `npm run race -- [options]
   --problems links,numbering,assets   which problems to race (default: all)
-  --targets N        accounts / tenants / assets raced on (default 20)
-  --contenders N     concurrent requests per target (default 8, at most ${MAX_CONTENDERS})
-  --workers N        connections allocating numbers concurrently (default 8)
-  --duration MS      per strategy, scenario and round, all slices together (default 2000)
-  --tenants N        tenants of the "many tenants" scenario (default 64)
-  --rounds N         rounds of the throughput comparison (default 5; a ratio is taken in each)
-  --slices N         each strategy's time in a round, cut into N slices that take turns (default 4)
-  --pool N           PostgreSQL connections behind the Neon endpoint (default 16)
+  --targets N        accounts / tenants / assets raced on ${bounds(NUMBERS.targets)}
+  --contenders N     concurrent requests per target ${bounds(NUMBERS.contenders)}
+  --workers N        connections allocating numbers concurrently ${bounds(NUMBERS.workers)}
+  --duration MS      per strategy, scenario and round, all slices together ${bounds(NUMBERS.duration)}
+  --tenants N        tenants of the "many tenants" scenario ${bounds(NUMBERS.tenants)}
+  --rounds N         rounds of the throughput comparison; a ratio is taken in each ${bounds(NUMBERS.rounds)}
+  --slices N         each strategy's time in a round, cut into N slices that take turns ${bounds(NUMBERS.slices)}
+  --pool N           PostgreSQL connections behind the Neon endpoint ${bounds(NUMBERS.pool)}
   --skip-numbering   only the races
-  --out DIR          where race.json, race.md and race.svg go (default docs/results)
+  --out DIR          where race.json, race.md and race.svg go (${OUT_HELP})
 Database: DATABASE_URL (postgres://…), else ${LOCAL_POSTGRES_URL}; the run uses a scratch schema it drops.`;
 
 function options() {
@@ -59,20 +74,18 @@ function options() {
     pool: { type: "string" },
     "skip-numbering": { type: "boolean", default: false },
   });
-  const workers = positiveInt("workers", values.workers, 8);
-  const contenders = positiveInt("contenders", values.contenders, 8, 2);
-  if (contenders > MAX_CONTENDERS) throw new UsageError(`--contenders must be at most ${MAX_CONTENDERS}`);
+  const number = (name: keyof typeof NUMBERS) => wholeNumber(name, values[name], NUMBERS[name]);
   return {
     problems: selection("problems", values.problems, problemNames),
-    load: { targets: positiveInt("targets", values.targets, 20), contenders },
+    load: { targets: number("targets"), contenders: number("contenders") },
     numbering: {
-      workers,
-      durationMs: positiveInt("duration", values.duration, 2000, 50),
-      tenants: positiveInt("tenants", values.tenants, 64),
+      workers: number("workers"),
+      durationMs: number("duration"),
+      tenants: number("tenants"),
     } satisfies NumberingLoad,
-    rounds: positiveInt("rounds", values.rounds, 5),
-    slices: positiveInt("slices", values.slices, 4),
-    pool: positiveInt("pool", values.pool, 16),
+    rounds: number("rounds"),
+    slices: number("slices"),
+    pool: number("pool"),
     skipNumbering: values["skip-numbering"],
     out: values.out,
   };
@@ -124,6 +137,8 @@ async function compareNumbering(
 
 async function main(): Promise<number> {
   const opts = options();
+  const tooSmall = raceWarnings(opts);
+  for (const warning of tooSmall) progress(warningLine(warning));
   const opened = await openRaceDatabase(process.env.DATABASE_URL || undefined, {
     endpointPool: opts.pool,
     directPool: opts.numbering.workers,
@@ -149,7 +164,9 @@ async function main(): Promise<number> {
     if (!opts.skipNumbering) clock.begin(RACE_PHASES.numbering);
     const runs = opts.skipNumbering ? [] : await compareNumbering(db, opts.numbering, opts.rounds, opts.slices, clock);
     const numbering = summarizeNumbering(runs, runs.length ? await numberingViolations(db.pool) : {});
+    const warnings = [...tooSmall, ...aboveCeilingWarnings(numbering)].map(warningLine);
     console.log(raceText(problemResults, numbering));
+    for (const warning of warnings) console.log(warning);
     const command = commandLine("race");
     const result = {
       command,
@@ -165,10 +182,15 @@ async function main(): Promise<number> {
       },
       problems: problemResults,
       numbering,
+      warnings,
     };
     const files = await writeResults(opts.out, {
       "race.json": `${JSON.stringify(result, null, 2)}\n`,
-      "race.md": `Command: \`${command}\` (PostgreSQL ${db.serverVersion})\n\n${raceMarkdown(problemResults, numbering)}`,
+      "race.md": [
+        `Command: \`${command}\` (PostgreSQL ${db.serverVersion})`,
+        ...warnings.map((warning) => `\n**${warning}**`),
+        `\n${raceMarkdown(problemResults, numbering)}`,
+      ].join("\n"),
       ...(numbering.length
         ? {
             "race.svg": numberingChart(
@@ -179,6 +201,7 @@ async function main(): Promise<number> {
         : {}),
     });
     progress(`Results: ${files.join(", ")}`);
+    for (const warning of warnings) progress(warning);
     return 0;
   } finally {
     process.off("SIGINT", stop);

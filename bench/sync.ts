@@ -12,23 +12,33 @@ import { signToken } from "../dev/support/tokens.ts";
 import { createNeonSql } from "../edge/neon/neon-sql.ts";
 import {
   benchOptions,
+  bounds,
   commandLine,
   machineInfo,
   muteStdout,
-  positiveInt,
+  OUT_HELP,
   progress,
   runBenchCommand,
   selection,
+  type WholeNumber,
+  wholeNumber,
   writeResults,
 } from "./lib/cli.ts";
 import { type BenchDatabase, guardProcess, openBenchDatabase } from "./load/environment.ts";
 
+/** The whole-number options: their bounds and defaults. */
+const NUMBERS = {
+  changes: { min: 1, default: 100_000 },
+  stale: { min: 0, default: 1_000 },
+  old: { min: 0, default: 100_000 },
+} satisfies Record<string, WholeNumber>;
+
 const USAGE = `npm run bench:sync -- [options]
-  --changes N     new changes in the backlog (default 100000)
-  --stale N       of those, changes naming entries the deployment cached (default 1000)
-  --old N         changes past the feed's retention, to be pruned (default 100000)
+  --changes N     new changes in the backlog ${bounds(NUMBERS.changes)}
+  --stale N       of those, changes naming entries the deployment cached ${bounds(NUMBERS.stale)}
+  --old N         changes past the feed's retention, to be pruned ${bounds(NUMBERS.old)}
   --runtimes LIST ${runtimeNames.join(",")} (default: all)
-  --out DIR       where sync.json and sync.md go (default docs/results)
+  --out DIR       where sync.json and sync.md go (${OUT_HELP})
 Database: DATABASE_URL (postgres://…, a scratch schema per runtime, dropped after), else PGlite.`;
 
 const TENANT = "sync";
@@ -55,9 +65,9 @@ function options() {
     runtimes: { type: "string" },
   });
   return {
-    changes: positiveInt("changes", values.changes, 100_000),
-    stale: positiveInt("stale", values.stale, 1_000, 0),
-    old: positiveInt("old", values.old, 100_000, 0),
+    changes: wholeNumber("changes", values.changes, NUMBERS.changes),
+    stale: wholeNumber("stale", values.stale, NUMBERS.stale),
+    old: wholeNumber("old", values.old, NUMBERS.old),
     runtimes: selection<RuntimeName>("runtimes", values.runtimes, runtimeNames),
     out: values.out,
   };

@@ -1,7 +1,7 @@
 // The guides name the repository's files as they are: every path a page of docs/ or the README
-// puts in backticks (`core/app.ts`, `edge/<runtime>/`, `npx tsx dev/measure/startup.ts`) exists.
+// puts in backticks (`core/app.ts`, `edge/<runtime>/`, `npx tsx bench/measure/startup.ts`) exists.
 // A path is a word that starts with one of the repository's folders; `<name>` stands for any one
-// name and `*` for any part of one, as the guides write them. docs/results/ is left out: it
+// name and `*` for any part of one, as the guides write them. bench/results/ is left out: it
 // records past runs, with the paths of their day.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, normalize, resolve } from "node:path";

@@ -346,10 +346,8 @@ describe("the checks themselves", () => {
     expect(refused("edge/deno/index.ts", "../../dev/local-stack/stack.ts")).toEqual([
       "imports dev/local-stack/stack.ts",
     ]);
-    expect(refused("dev/measure/startup.ts", "../../test/support/harness.ts")).toEqual([
-      "imports test/support/harness.ts",
-    ]);
-    expect(refused("dev/measure/startup.ts", "../../bench/lib/cli.ts")).toEqual(["imports bench/lib/cli.ts"]);
+    expect(refused("dev/build/node.ts", "../../test/support/harness.ts")).toEqual(["imports test/support/harness.ts"]);
+    expect(refused("dev/build/node.ts", "../../bench/lib/cli.ts")).toEqual(["imports bench/lib/cli.ts"]);
     expect(refused("test/links/race.test.ts", "../../bench/lib/cli.ts")).toEqual(["imports bench/lib/cli.ts"]);
     expect(refused("bench/sync.ts", "../test/links/support.ts")).toEqual(["imports test/links/support.ts"]);
     expect(refused("bench/race.test.ts", "../test/support/harness.ts")).toEqual(["imports test/support/harness.ts"]);

@@ -15,7 +15,7 @@ const LITERAL = /(["'`])([^"'`\s$\\]{32,})\1/g;
 function writtenSecrets(): Set<string> {
   const files = execFileSync("git", ["ls-files", "*.ts", "*.md", "*.toml", "*.json"], { cwd: ROOT, encoding: "utf8" })
     .split("\n")
-    .filter((file) => file && !file.startsWith("docs/results/") && file !== "package-lock.json");
+    .filter((file) => file && !file.startsWith("bench/results/") && file !== "package-lock.json");
   const found = new Set<string>();
   for (const file of files) {
     for (const line of readFileSync(join(ROOT, file), "utf8").split("\n")) {

@@ -1,14 +1,21 @@
 // What the bench's commands (bench, race, bench:sync, bench:migration) share: their options
-// (--help and a wrong option answered as every command of the project answers them, --out), a
-// usage error as one line and the usage (exit 2), how a run was started, where results go.
+// (--help and a wrong option answered as every command of the project answers them, --out, whole
+// numbers within stated bounds), a usage error as one line and the usage (exit 2), how a run was
+// started, where results go.
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ParseArgsConfig } from "node:util";
 import { parseCommandLine } from "../../dev/support/command-line.ts";
 
-/** Committed: docs/benchmarks.md points at the results and the command that made them. */
-export const DEFAULT_RESULTS_DIR = fileURLToPath(new URL("../../docs/results", import.meta.url));
+/** Where a run writes unless told otherwise: ignored by git, so a run of one's own never touches the committed results. */
+export const DEFAULT_RESULTS_DIR = fileURLToPath(new URL("../out", import.meta.url));
+
+/** The committed results, which docs/benchmarks.md quotes: written only when `--out` names them. */
+export const COMMITTED_RESULTS_DIR = "bench/results";
+
+/** What `--out DIR` does, as every command's usage says it. */
+export const OUT_HELP = `default bench/out, which git ignores; ${COMMITTED_RESULTS_DIR}: the committed ones`;
 
 const OUT_OPTION = { out: { type: "string", default: DEFAULT_RESULTS_DIR } } as const;
 
@@ -31,11 +38,40 @@ export async function runBenchCommand(usage: string, main: () => Promise<number>
   }
 }
 
-/** A whole number ≥ min from an option, or a usage error naming the option. */
-export function positiveInt(name: string, value: string | undefined, fallback: number, min = 1): number {
-  if (value === undefined) return fallback;
+/** A whole-number option: its least and greatest value and its default, as --help states them and parsing holds them. */
+export interface WholeNumber {
+  min: number;
+  max?: number;
+  default?: number;
+}
+
+const figure = (n: number) => n.toLocaleString("en-US");
+
+/** "2–32", "≥ 0": the values an option takes. */
+const range = ({ min, max }: WholeNumber) => (max === undefined ? `≥ ${figure(min)}` : `${figure(min)}–${figure(max)}`);
+
+/**
+ * An option's bounds as its --help line gives them: "(2–32, default 8)", "(≥ 0, default 3)";
+ * `defaultText` where the default depends on something else ("default 200; targets 50").
+ */
+export function bounds(option: WholeNumber, defaultText?: string): string {
+  const fallback = option.default;
+  return `(${range(option)}, ${defaultText ?? (fallback === undefined ? "no default" : `default ${figure(fallback)}`)})`;
+}
+
+/** A whole number within the option's bounds (`fallback` when not given), or a usage error naming the option. */
+export function wholeNumber(
+  name: string,
+  value: string | undefined,
+  option: WholeNumber,
+  fallback = option.default,
+): number {
+  if (value === undefined && fallback !== undefined) return fallback;
   const number = Number(value);
-  if (!Number.isInteger(number) || number < min) throw new UsageError(`--${name} must be a whole number ≥ ${min}`);
+  const { min, max = Number.POSITIVE_INFINITY } = option;
+  if (value === undefined || value.trim() === "" || !Number.isInteger(number) || number < min || number > max) {
+    throw new UsageError(`--${name} must be a whole number ${range(option)}`);
+  }
   return number;
 }
 

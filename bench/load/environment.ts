@@ -112,14 +112,14 @@ export async function launchRuntimes(
 }
 
 /**
- * Starts each runtime's bare KV get (dev/measure/kv-baseline/) into `running`; returns its URL per
+ * Starts each runtime's bare KV get (bench/measure/kv-baseline/) into `running`; returns its URL per
  * runtime, or why it could not start.
  */
 export async function launchKvBaselines(
   names: readonly RuntimeName[],
   running: RunningRuntime[],
 ): Promise<Map<RuntimeName, string | Error>> {
-  const { launchKvBaseline } = await import("../../dev/measure/kv-baseline/launch.ts");
+  const { launchKvBaseline } = await import("../measure/kv-baseline/launch.ts");
   const urls = new Map<RuntimeName, string | Error>();
   for (const name of names) {
     try {

@@ -4,11 +4,11 @@
 // endpoint's overhead).
 import { randomBytes } from "node:crypto";
 import type { RunningRuntime, RuntimeName } from "../../dev/launchers/index.ts";
-import { endpointOverheadNote, measureEndpointOverhead } from "../../dev/measure/endpoint-overhead.ts";
 import { type Collector, SPAN_KIND_SERVER, startCollector } from "../../dev/support/collector.ts";
 import { createNeonSql } from "../../edge/neon/neon-sql.ts";
 import { muteStdout, progress } from "../lib/cli.ts";
 import { secretTokens } from "../lib/tokens.ts";
+import { endpointOverheadNote, measureEndpointOverhead } from "../measure/endpoint-overhead.ts";
 import type { RequestBudget } from "./budget.ts";
 import {
   closeRuntimes,

@@ -2,8 +2,9 @@
 // how many database round trips the design promises. Each target gets its own accounts, assets
 // and tenants (`owner`), and every phase its own fresh links (`tag`), so the targets start every
 // phase from the same database and cache state.
-import { BASELINE_PATH } from "../../dev/measure/kv-baseline/handler.ts";
+
 import type { BenchClaims, TokenSource } from "../lib/tokens.ts";
+import { BASELINE_PATH } from "../measure/kv-baseline/handler.ts";
 import type { Expectation, PlannedRequest } from "./request.ts";
 
 export type OperationName =
@@ -60,7 +61,7 @@ export interface Operation {
   expect: Expectation;
   /** Database round trips per request by design: 0 for a KV hit, 1 for each write. */
   roundTrips: number;
-  /** "baseline": sent to the runtime's bare KV get (dev/measure/kv-baseline/), not to the app. */
+  /** "baseline": sent to the runtime's bare KV get (bench/measure/kv-baseline/), not to the app. */
   target?: "baseline";
   /** What the operation needs beyond a target's URL and a token. */
   needs?: "local-database" | "baseline" | "many-users";

@@ -1,5 +1,5 @@
 // What `npm run bench` expects each of its phases to take, for the time left it prints. The
-// figures follow the committed runs (docs/results): a phase on deployments is paced by the network,
+// figures follow the committed runs (bench/results): a phase on deployments is paced by the network,
 // and the measured phases correct the estimate as they finish.
 import { PhaseClock, type PlannedPhase } from "../lib/eta.ts";
 import type { RunSettings } from "./run-settings.ts";

@@ -37,7 +37,7 @@ describe("the targets the bench starts", () => {
 
   it("are listed with their platforms in one note", () => {
     expect(platformsNote([localTarget("node"), { target: "edge" }])).toBe(
-      "Targets: node = Node.js on this machine; edge = unknown",
+      "Targets: node = Node.js, local; edge = unknown",
     );
   });
 });

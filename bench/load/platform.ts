@@ -1,6 +1,6 @@
-// What each target is, in words a reader of the results can quote: the runtimes started here run
-// on this machine, and the Fastly one is js-compute's wasm on Viceroy, Fastly's local runtime, not
-// Fastly's edge; a deployment is named from its answers' headers.
+// What each target is, in words a reader of the results can quote: the runtimes the bench starts
+// run locally, beside it, and the Fastly one is js-compute's wasm on Viceroy, Fastly's local
+// runtime, not Fastly's edge; a deployment is named from its answers' headers.
 import type { RuntimeName } from "../../dev/launchers/index.ts";
 
 export interface LocalTarget {
@@ -12,9 +12,9 @@ export interface LocalTarget {
 }
 
 const LOCAL_TARGETS: Record<RuntimeName, LocalTarget> = {
-  node: { target: "node", platform: "Node.js on this machine" },
-  cloudflare: { target: "cloudflare", platform: "workerd (Miniflare) on this machine", billedAs: "Cloudflare" },
-  deno: { target: "deno", platform: "Deno on this machine", billedAs: "Deno Deploy" },
+  node: { target: "node", platform: "Node.js, local" },
+  cloudflare: { target: "cloudflare", platform: "workerd (Miniflare), local", billedAs: "Cloudflare" },
+  deno: { target: "deno", platform: "Deno, local", billedAs: "Deno Deploy" },
   fastly: {
     target: "fastly-viceroy",
     platform: "js-compute wasm on Viceroy, Fastly's local runtime — not Fastly's edge",
@@ -59,7 +59,7 @@ export function platformFromHeaders(headers: Headers): string {
   return HEADER_RULES.find((rule) => rule.holds(headers))?.platform ?? UNKNOWN_PLATFORM;
 }
 
-/** "Targets: node = Node.js on this machine; …": what each name in the tables stands for. */
+/** "Targets: node = Node.js, local; …": what each name in the tables stands for. */
 export function platformsNote(statuses: readonly { target: string; platform?: string }[]): string {
   return `Targets: ${statuses.map((s) => `${s.target} = ${s.platform ?? UNKNOWN_PLATFORM}`).join("; ")}`;
 }

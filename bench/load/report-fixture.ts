@@ -64,7 +64,7 @@ export const fullBenchJson: BenchJson = {
   machine: { cpus: 2, cpuModel: "AMD EPYC", node: "20.20.2" },
   database: "PostgreSQL 15 (DATABASE_URL)",
   targets: [
-    ...TARGETS.map((target) => ({ target, available: true, platform: `${target} (this machine)` })),
+    ...TARGETS.map((target) => ({ target, available: true, platform: `${target}, local` })),
     { target: "bun", available: false, reason: "no launcher" },
   ],
   results: TARGETS.flatMap((target, t) => OPERATIONS.map((operation, o) => result(target, t, operation, o))),

@@ -2,7 +2,7 @@
 import type { PlannedPhase } from "../lib/eta.ts";
 import { strategyNames } from "./numbering.ts";
 
-/** One variant of one problem under its load, on this machine (docs/results/race.md's run). */
+/** One variant of one problem under its load, as long as in the committed run (bench/results/race.md). */
 const VARIANT_MS = 2_000;
 const SCENARIOS = 2;
 

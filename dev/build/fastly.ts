@@ -23,7 +23,7 @@ const SOURCE_FILES = ["package-lock.json", "edge/instance.ts", "edge/runtimes.ts
 const STALE_LOCK_MS = 5 * 60_000;
 
 /** One wasm this project compiles: its entry, where it goes, and the folders it is built from. */
-interface WasmTarget {
+export interface WasmTarget {
   entry: string;
   wasmPath: string;
   sourceDirs: string[];
@@ -34,13 +34,6 @@ const SERVICE_WASM: WasmTarget = {
   entry: join(ROOT, "edge", "fastly", "index.ts"),
   wasmPath: join(ROOT, "bin", "main.wasm"),
   sourceDirs: ["core", "edge/fastly", "edge/kv", "edge/neon", "dev/build"],
-};
-
-/** The benchmark's bare KV get (dev/measure/kv-baseline/): never deployed. */
-export const KV_BASELINE_WASM: WasmTarget = {
-  entry: join(ROOT, "dev", "measure", "kv-baseline", "fastly.ts"),
-  wasmPath: join(ROOT, "bin", "kv-baseline.wasm"),
-  sourceDirs: ["dev/measure/kv-baseline", "edge/kv", "edge/fastly", "core/ports", "dev/build"],
 };
 
 const stampPath = (target: WasmTarget) => `${target.wasmPath}.sources-sha256`;

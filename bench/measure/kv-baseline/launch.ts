@@ -1,6 +1,7 @@
 // Starts the bare-KV-get baseline of a runtime, the way dev/launchers/ start the service: node in
 // process, the Worker in workerd, the script in the deno binary, the wasm on Viceroy.
 
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { createMemoryKv } from "../../../edge/kv/memory.ts";
@@ -21,7 +22,7 @@ const baselines: Record<RuntimeName, () => Promise<RunningBaseline>> = {
   async cloudflare() {
     const [{ Miniflare }, { workerCompatibility }] = await Promise.all([
       import("miniflare"),
-      import("../../launchers/cloudflare.ts"),
+      import("../../../dev/launchers/cloudflare.ts"),
     ]);
     const bundled = await build({
       entryPoints: [here("./workers.ts")],
@@ -46,20 +47,24 @@ const baselines: Record<RuntimeName, () => Promise<RunningBaseline>> = {
     return { url: url.origin, close: () => mf.dispose() };
   },
   async deno() {
-    const { spawnDenoServer } = await import("../../launchers/deno.ts");
+    const { spawnDenoServer } = await import("../../../dev/launchers/deno.ts");
     const env: Record<string, string> = {};
     for (const [name, value] of Object.entries(process.env)) if (value !== undefined) env[name] = value;
-    return spawnDenoServer(["run", "--allow-net=127.0.0.1", "--unstable-kv", "dev/measure/kv-baseline/deno.ts"], env);
+    return spawnDenoServer(["run", "--allow-net=127.0.0.1", "--unstable-kv", "bench/measure/kv-baseline/deno.ts"], env);
   },
   async fastly() {
-    const [{ ensureFastlyWasm, KV_BASELINE_WASM }, { FASTLY_MANIFEST }, { runManifest }, { startViceroy }] =
-      await Promise.all([
-        import("../../build/fastly.ts"),
-        import("../../launchers/fastly.ts"),
-        import("../../launchers/fastly-manifest.ts"),
-        import("../../launchers/viceroy.ts"),
-      ]);
-    const wasmPath = await ensureFastlyWasm(KV_BASELINE_WASM);
+    const [{ ensureFastlyWasm, ROOT }, { FASTLY_MANIFEST }, { runManifest }, { startViceroy }] = await Promise.all([
+      import("../../../dev/build/fastly.ts"),
+      import("../../../dev/launchers/fastly.ts"),
+      import("../../../dev/launchers/fastly-manifest.ts"),
+      import("../../../dev/launchers/viceroy.ts"),
+    ]);
+    // Its own wasm, never deployed: built from this folder, the KV stores and Fastly's bindings.
+    const wasmPath = await ensureFastlyWasm({
+      entry: join(ROOT, "bench", "measure", "kv-baseline", "fastly.ts"),
+      wasmPath: join(ROOT, "bin", "kv-baseline.wasm"),
+      sourceDirs: ["bench/measure/kv-baseline", "edge/kv", "edge/fastly", "core/ports", "dev/build"],
+    });
     // The service's manifest: the same KV Store (edge_cache), empty; nothing else is used.
     const { toml, secretEnv } = runManifest(FASTLY_MANIFEST, {});
     return startViceroy({ wasmPath, manifest: toml, env: secretEnv, port: 0 });

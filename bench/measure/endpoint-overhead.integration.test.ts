@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { describeWithPostgres } from "../support/postgres.ts";
-import { LOCAL_POSTGRES_URL } from "../support/scratch-schema.ts";
+import { describeWithPostgres } from "../../dev/support/postgres.ts";
+import { LOCAL_POSTGRES_URL } from "../../dev/support/scratch-schema.ts";
 import { BLOCK_ROUNDS, endpointOverheadNote, measureEndpointOverhead, roundTripFigures } from "./endpoint-overhead.ts";
 
 const constant = (count: number, value: number) => Array.from({ length: count }, () => value);

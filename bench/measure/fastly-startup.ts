@@ -1,11 +1,11 @@
-// `npx tsx dev/measure/fastly-startup.ts [runs]`: the compiled service's size, and the time from
+// `npx tsx bench/measure/fastly-startup.ts [runs]`: the compiled service's size, and the time from
 // launching the Fastly runtime (wasm already built) to its first /healthz answer, then one more.
 // /healthz needs no database, so none is started.
 import { stat } from "node:fs/promises";
-import { ensureFastlyWasm } from "../build/fastly.ts";
-import { startFastlyRuntime } from "../launchers/fastly.ts";
-import { median } from "../support/stats.ts";
-import { TEST_AUTH_SETTINGS } from "../support/tokens.ts";
+import { ensureFastlyWasm } from "../../dev/build/fastly.ts";
+import { startFastlyRuntime } from "../../dev/launchers/fastly.ts";
+import { median } from "../../dev/support/stats.ts";
+import { TEST_AUTH_SETTINGS } from "../../dev/support/tokens.ts";
 
 const runs = Number(process.argv[2] ?? 5);
 const env = {

@@ -1,13 +1,13 @@
-// `npx tsx dev/measure/startup.ts [runs]`: the Cloudflare bundle's size, and per runtime the
+// `npx tsx bench/measure/startup.ts [runs]`: the Cloudflare bundle's size, and per runtime the
 // time from launching it (as `npm start -- --runtime X` does) until /healthz first answers 200.
 // The database stack is started once, before any clock runs: only the runtime is timed.
 import { gzipSync } from "node:zlib";
+import { bundleWorker } from "../../dev/build/cloudflare.ts";
+import { launchRuntime } from "../../dev/launchers/index.ts";
+import { startLocalStack } from "../../dev/local-stack/stack.ts";
+import { median } from "../../dev/support/stats.ts";
+import { TEST_AUTH_SETTINGS } from "../../dev/support/tokens.ts";
 import { RUNTIME_NAMES } from "../../edge/runtimes.ts";
-import { bundleWorker } from "../build/cloudflare.ts";
-import { launchRuntime } from "../launchers/index.ts";
-import { startLocalStack } from "../local-stack/stack.ts";
-import { median } from "../support/stats.ts";
-import { TEST_AUTH_SETTINGS } from "../support/tokens.ts";
 
 // Fastly's launch is measured apart (fastly-startup.ts): its host compiles the wasm first.
 const RUNTIMES = RUNTIME_NAMES.filter((name) => name !== "fastly");

@@ -2,18 +2,18 @@
 // over `pg` directly and through the SQL port the Node service uses (→ endpoint → PostgreSQL),
 // interleaved so both see the same machine, keep-alive on both, the ratio taken within each block
 // of rounds so that a noisy stretch lands on both sides of it. `npm run bench` reports it; run
-// alone: `npx tsx dev/measure/endpoint-overhead.ts [--rounds 4000]` (prints one JSON object).
+// alone: `npx tsx bench/measure/endpoint-overhead.ts [--rounds 4000]` (prints one JSON object).
 // Needs a PostgreSQL that may create a scratch database: TEST_POSTGRES_URL, default
 // postgres://postgres@127.0.0.1:5432/postgres.
 import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
+import { startLocalStack } from "../../dev/local-stack/stack.ts";
+import { parseCommandLine } from "../../dev/support/command-line.ts";
+import { runStatement } from "../../dev/support/run-statement.ts";
+import { LOCAL_POSTGRES_URL } from "../../dev/support/scratch-schema.ts";
+import { median, percentile, range } from "../../dev/support/stats.ts";
 import { createNeonSql } from "../../edge/neon/neon-sql.ts";
-import { startLocalStack } from "../local-stack/stack.ts";
-import { parseCommandLine } from "../support/command-line.ts";
-import { runStatement } from "../support/run-statement.ts";
-import { LOCAL_POSTGRES_URL } from "../support/scratch-schema.ts";
-import { median, percentile, range } from "../support/stats.ts";
 
 /** Where a round trip's time goes, p50 and p90 in ms, and the ratio of the p50s. */
 export interface RoundTripFigures {
@@ -162,7 +162,7 @@ function round(value: number): number {
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const usage = `Usage: npx tsx dev/measure/endpoint-overhead.ts [--rounds N]
+  const usage = `Usage: npx tsx bench/measure/endpoint-overhead.ts [--rounds N]
 
 One-row INSERT and SELECT 1, p50 over pg directly vs through the local Neon endpoint, interleaved.`;
   const values = parseCommandLine(usage, { rounds: { type: "string", default: String(DEFAULT_ROUNDS) } });

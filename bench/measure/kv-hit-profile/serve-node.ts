@@ -1,11 +1,11 @@
-// One server of the profile (dev/measure/kv-hit-profile/run.ts) in a Node process of its own,
+// One server of the profile (bench/measure/kv-hit-profile/run.ts) in a Node process of its own,
 // started with --inspect: `baseline` the bare KV get, `app` the Node service as `npm start` runs
 // it, its KV holding PROFILE_KV_ENTRIES. Prints {"url": …} once it listens.
 
+import { startNodeRuntime } from "../../../dev/launchers/node.ts";
+import type { KvEntries } from "../../../dev/launchers/planted-kv.ts";
 import { createMemoryKv } from "../../../edge/kv/memory.ts";
 import { listen } from "../../../edge/node/server.ts";
-import { startNodeRuntime } from "../../launchers/node.ts";
-import type { KvEntries } from "../../launchers/planted-kv.ts";
 import { kvBaselineHandler } from "../kv-baseline/handler.ts";
 
 const entries = JSON.parse(process.env.PROFILE_KV_ENTRIES ?? "{}") as KvEntries;

@@ -1,15 +1,16 @@
-// `npx tsx dev/measure/rate-limit-cost.ts [--requests N] [--blocks N] [--http]`: what the rate
+// `npx tsx bench/measure/rate-limit-cost.ts [--requests N] [--blocks N] [--http]`: what the rate
 // limits add to a KV hit, in process (or, with --http, over HTTP to Node's server in a process of
 // its own): the same link lookup sent to an app without a rate limiter and to one with Node's
-// (memory), in blocks that take turns (dev/measure/kv-hit.ts); short blocks, so the machine's
+// (memory), in blocks that take turns (bench/measure/kv-hit.ts); short blocks, so the machine's
 // drift lands on both alike. The quotas are raised out of
 // reach, so every lookup is counted and none refused. Printed: the p50 of
 // every lookup and the median of the blocks' means, each app's, and the difference.
+
+import { parseCommandLine } from "../../dev/support/command-line.ts";
 import { createMemoryRateLimiter } from "../../edge/rate-limit/memory.ts";
-import { parseCommandLine } from "../support/command-line.ts";
 import { type KvHitCost, kvHitApp, kvHitsInTurns, serveApps, servedApart } from "./kv-hit.ts";
 
-const USAGE = `Usage: npx tsx dev/measure/rate-limit-cost.ts [--requests N] [--blocks N] [--http]
+const USAGE = `Usage: npx tsx bench/measure/rate-limit-cost.ts [--requests N] [--blocks N] [--http]
 
 A KV-hit link lookup without and with the rate limiter, in turns: µs per request.
   --http  over HTTP, each app behind Node's server on loopback, in another process (default: in process)`;

@@ -1,5 +1,5 @@
 // `npm run measure:kv-hit-profile`: where a KV hit's server time goes beyond a bare KV get's, on
-// Node and Deno. Each server (the runtime's bare KV get, dev/measure/kv-baseline/, and the
+// Node and Deno. Each server (the runtime's bare KV get, bench/measure/kv-baseline/, and the
 // service as `npm start` runs it, its KV holding the link) runs in a process of its own under the
 // inspector; a CPU profile is taken while this process sends it the bench's KV-hit lookups over
 // kept-alive connections; each profile is read as CPU µs per request in each part (cpu-profile.ts).
@@ -13,11 +13,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
+import { spawnDenoServer, startDenoRuntime } from "../../../dev/launchers/deno.ts";
+import type { KvEntries } from "../../../dev/launchers/planted-kv.ts";
+import { bearer, TEST_AUTH_SECRET } from "../../../dev/support/tokens.ts";
 import { kvPathFlags } from "../../../edge/deno/kv-path.ts";
 import { createMemoryKv } from "../../../edge/kv/memory.ts";
-import { spawnDenoServer, startDenoRuntime } from "../../launchers/deno.ts";
-import type { KvEntries } from "../../launchers/planted-kv.ts";
-import { bearer, TEST_AUTH_SECRET } from "../../support/tokens.ts";
 import { BASELINE_PATH } from "../kv-baseline/handler.ts";
 import { kvHitApp } from "../kv-hit.ts";
 import { type CpuProfile, cpuPerRequest, type PartName, topFunctions } from "./cpu-profile.ts";
@@ -109,7 +109,7 @@ async function denoServer(kind: "baseline" | "app", entries: KvEntries): Promise
       "--allow-net=127.0.0.1",
       ...kvPathFlags(path),
       "--unstable-kv",
-      "dev/measure/kv-baseline/deno.ts",
+      "bench/measure/kv-baseline/deno.ts",
       path,
     ],
     { ...(process.env as Record<string, string>) },

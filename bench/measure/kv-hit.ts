@@ -7,10 +7,10 @@ import { type AppDeps, createApp } from "../../core/app.ts";
 import { silentLogger } from "../../core/log.ts";
 import type { Sql } from "../../core/ports/sql.ts";
 import { parseSettings, type RawSettings } from "../../core/settings/settings.ts";
+import { median, percentile } from "../../dev/support/stats.ts";
+import { bearer, TEST_AUTH_SECRET } from "../../dev/support/tokens.ts";
 import { createMemoryKv } from "../../edge/kv/memory.ts";
 import { listen } from "../../edge/node/server.ts";
-import { median, percentile } from "../support/stats.ts";
-import { bearer, TEST_AUTH_SECRET } from "../support/tokens.ts";
 
 const LINK = {
   tenant_id: "acme",
