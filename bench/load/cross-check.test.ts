@@ -19,14 +19,15 @@ describe("the outside cross-check's verdict", () => {
 });
 
 describe("the bench beside autocannon", () => {
-  // A strong lookup with the database 20 ms away, as at the edge: the server's time, not either
-  // client's, sets both figures. On a 1 ms KV hit over loopback the bench's own client is still a
-  // large share of the p50 (docs/benchmarks.md).
-  it("agrees within 15 % on a strong link lookup on the node runtime", { timeout: 60_000 }, async () => {
+  // A strong lookup with the database 50 ms away, as at a far edge: the server's time, not either
+  // client's, sets both figures, even when the suites beside it keep both cores busy (at 20 ms a
+  // client waiting for a core moved req/s by 15 %). On a 1 ms KV hit over loopback the bench's own
+  // client is still a large share of the p50 (docs/benchmarks.md).
+  it("agrees within 15 % on a strong link lookup on the node runtime", { timeout: 120_000 }, async () => {
     const quiet = vi.spyOn(console, "log").mockImplementation(() => {}); // the runtime's line per request
     const check = await crossCheckLocalNode({
       operation: "link-strong",
-      dbRttMs: 20,
+      dbRttMs: 50,
       requests: 200,
       concurrency: 4,
       turns: 5,
