@@ -133,10 +133,14 @@ const plainValue = (value: OtlpValue): unknown =>
 const attributesOf = (list: { key: string; value: OtlpValue }[] = []) =>
   Object.fromEntries(list.map(({ key, value }) => [key, plainValue(value)]));
 
-/** The file exporter's OTLP JSON lines, flattened to spans. */
+/**
+ * The file exporter's OTLP JSON lines, flattened to spans. Only whole lines: read while the
+ * collector writes, the file may end in a batch's first part, which the next read will hold whole.
+ */
 export function parseSpans(text: string): CollectedSpan[] {
   const spans: CollectedSpan[] = [];
-  for (const line of text.split("\n")) {
+  const written = text.slice(0, text.lastIndexOf("\n") + 1);
+  for (const line of written.split("\n")) {
     if (!line.trim()) continue;
     const batch = JSON.parse(line) as {
       resourceSpans?: {
