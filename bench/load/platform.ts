@@ -29,13 +29,13 @@ export function localTarget(runtime: RuntimeName): LocalTarget {
 /** What a traced target's name adds to its runtime's (`--otel`: node beside node+otel). */
 export const TRACED_SUFFIX = "+otel";
 
-/** The same runtime with tracing on, exporting to the OpenTelemetry Collector on this machine. */
+/** The same runtime with tracing on, exporting to a local OpenTelemetry Collector. */
 export function tracedTarget(runtime: RuntimeName): LocalTarget {
   const plain = LOCAL_TARGETS[runtime];
   return {
     ...plain,
     target: `${plain.target}${TRACED_SUFFIX}`,
-    platform: `${plain.platform}, tracing on (OTLP to the OpenTelemetry Collector on this machine)`,
+    platform: `${plain.platform}, tracing on (OTLP to a local OpenTelemetry Collector)`,
   };
 }
 
