@@ -4,7 +4,9 @@
 // through db.query(): db.query() parses values with its type parsers (array types even despite a
 // custom `parsers` option) and reports only name and dataTypeID per field. The raw messages
 // carry exactly what Neon's proxy forwards: the text Postgres sent and the full field description.
+import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
 import { messages, PGlite, protocol } from "@electric-sql/pglite";
 import {
   beginStatement,
@@ -17,6 +19,7 @@ import {
   type Statement,
   toPostgresError,
 } from "./backend.ts";
+import { newClusterImage } from "./pglite-image.ts";
 
 interface PgliteBackend extends SqlBackend {
   /**
@@ -30,8 +33,7 @@ interface PgliteBackend extends SqlBackend {
 
 /** `dataDir` undefined → in memory; a path → persisted there (the folder is created). */
 export async function createPgliteBackend(dataDir?: string): Promise<PgliteBackend> {
-  if (dataDir) await mkdir(dataDir, { recursive: true });
-  const db = await PGlite.create(dataDir ? { dataDir } : {});
+  const db = await openCluster(dataDir);
   const superuser = String(
     (await db.query<{ rolname: string }>("SELECT rolname FROM pg_roles WHERE oid = 10")).rows[0]?.rolname,
   );
@@ -191,6 +193,14 @@ function concat(parts: Uint8Array[]): Uint8Array {
 }
 
 /** Runs the functions given to it one at a time, in call order, whatever each one's outcome. */
+/** The cluster in `dataDir`; a new one (in memory, or a folder without one) from the image of one (pglite-image.ts). */
+async function openCluster(dataDir: string | undefined): Promise<PGlite> {
+  if (!dataDir) return PGlite.create({ loadDataDir: await newClusterImage() });
+  await mkdir(dataDir, { recursive: true });
+  if (existsSync(join(dataDir, "PG_VERSION"))) return PGlite.create({ dataDir });
+  return PGlite.create({ dataDir, loadDataDir: await newClusterImage() });
+}
+
 function promiseQueue() {
   let tail: Promise<unknown> = Promise.resolve();
   return <T>(fn: () => Promise<T>): Promise<T> => {
