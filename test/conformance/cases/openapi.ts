@@ -1,5 +1,6 @@
 // The OpenAPI document: served by every runtime, the same everywhere, naming every operation.
 import { describe, expect, it } from "vitest";
+import { appWithoutDatabase } from "../../../dev/support/app-without-database.ts";
 import { routes } from "../../support/routes.ts";
 import { type Call, expectProblem, expectStatus } from "../client.ts";
 
@@ -14,6 +15,12 @@ export function openApiCases(call: Call) {
       );
       const declared = routes.map(({ method, pattern }) => `${method} ${pattern.replace(/:([A-Za-z0-9_]+)/g, "{$1}")}`);
       expect(served.sort()).toEqual(declared.sort());
+    });
+
+    it("is the document core generates, on every runtime (the Fastly build embeds its own copy)", async () => {
+      const { json: served } = await call("GET", "/openapi.json", { as: null });
+      const generated = await appWithoutDatabase().request("/openapi.json");
+      expect(served).toEqual(await generated.json());
     });
 
     it("names bearer security, the conditional and idempotency headers, and every problem code a route answers", async () => {
