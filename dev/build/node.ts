@@ -1,6 +1,6 @@
 // `npm run build:node`: the Node release, dist/node/index.js (the server) and dist/node/migrate.js
 // (the release migrator for the database at DATABASE_URL), each one ES module. Packages stay
-// imports, so both run with `npm ci --omit=dev --omit=optional` (every import is a runtime dependency).
+// imports, so both run with `npm ci --omit=dev --omit=optional --no-workspaces` (every import is a runtime dependency).
 
 import { cp, rm } from "node:fs/promises";
 import { join, resolve } from "node:path";

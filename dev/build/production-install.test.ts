@@ -16,6 +16,7 @@ describe("the production install", () => {
     const own = packages.filter((name) => !isTracingSdk(name));
     expect(own.length, own.join(" ")).toBeLessThanOrEqual(25);
     expect(packages).toContain("@opentelemetry/sdk-trace");
+    expect(packages).not.toContain("edge-race-free-bench");
   });
 
   it("leaves out the optional peers the lock holds for development (TypeScript, zod)", () => {
@@ -25,7 +26,7 @@ describe("the production install", () => {
     }
   });
 
-  it("is left out by npm's flags: dev, optional and devOptional", () => {
+  it("is left out by npm's flags: dev, optional, devOptional, and a workspace's link", () => {
     const sample = {
       "": {},
       "node_modules/kept": {},
@@ -33,6 +34,7 @@ describe("the production install", () => {
       "node_modules/tool": { dev: true },
       "node_modules/binary": { optional: true },
       "node_modules/peer-for-tools": { devOptional: true },
+      "node_modules/a-workspace": { link: true },
     };
     expect(productionPackagesOfLock({ packages: sample })).toEqual(["kept", "nested"]);
   });

@@ -1,5 +1,5 @@
 // What a release installs beside its files: package.json's production dependencies only, exactly
-// as the lock file pins them (`npm ci --omit=dev --omit=optional`). Builds here test their output against it.
+// as the lock file pins them (`npm ci --omit=dev --omit=optional --no-workspaces`). Builds here test their output against it.
 import { execFile } from "node:child_process";
 import { cp, readdir } from "node:fs/promises";
 import { join } from "node:path";
@@ -10,9 +10,10 @@ import { ROOT } from "./fastly.ts";
  * The install command the guide's image and Deno Deploy run. `--omit=optional` keeps out the
  * optional peers of production packages that the lock holds for development (TypeScript for
  * valibot, zod for hono-openapi's schema converters): npm flags those `devOptional`, which
- * `--omit=dev` alone keeps (npm/cli#7772).
+ * `--omit=dev` alone keeps (npm/cli#7772). `--no-workspaces`: the benchmark's package (bench/)
+ * is not linked into what ships.
  */
-export const PRODUCTION_INSTALL_COMMAND = "npm ci --omit=dev --omit=optional";
+export const PRODUCTION_INSTALL_COMMAND = "npm ci --omit=dev --omit=optional --no-workspaces";
 export const PRODUCTION_INSTALL = [
   ...PRODUCTION_INSTALL_COMMAND.split(" "),
   "--ignore-scripts",
@@ -21,6 +22,8 @@ export const PRODUCTION_INSTALL = [
 ];
 
 interface LockEntry {
+  /** A workspace's link (bench/), which the install does not make. */
+  link?: boolean;
   dev?: boolean;
   optional?: boolean;
   devOptional?: boolean;
@@ -28,11 +31,13 @@ interface LockEntry {
 
 /**
  * The packages the install puts in node_modules, read from package-lock.json's flags: every entry
- * under node_modules/ but those for development only, optional ones and `devOptional` ones.
+ * under node_modules/ but those for development only, optional ones, `devOptional` ones and
+ * workspace links.
  */
 export function productionPackagesOfLock(lock: { packages: Record<string, LockEntry> }): string[] {
+  const installed = (entry: LockEntry) => !entry.dev && !entry.optional && !entry.devOptional && !entry.link;
   return Object.entries(lock.packages)
-    .filter(([path, entry]) => path.startsWith("node_modules/") && !entry.dev && !entry.optional && !entry.devOptional)
+    .filter(([path, entry]) => path.startsWith("node_modules/") && installed(entry))
     .map(([path]) => path.slice(path.lastIndexOf("node_modules/") + "node_modules/".length));
 }
 

@@ -1,5 +1,5 @@
 // The Node release as deployed: the built server and migrator run by plain `node` from a folder
-// holding only them, the migrations and the production dependencies (`npm ci --omit=dev --omit=optional`), as
+// holding only them, the migrations and the production dependencies (`npm ci --omit=dev --omit=optional --no-workspaces`), as
 // the guide's image does; configured only through the environment.
 import { existsSync, readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
