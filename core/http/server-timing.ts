@@ -44,10 +44,11 @@ const untimed = <T>(_part: string, work: () => Promise<T>) => work();
 export function serverTiming(deps: AppDeps): MiddlewareHandler<AppEnv> {
   const measure = timing({ totalDescription: DESCRIPTIONS.total });
   return async (c, next) => {
-    // As tracing (core/telemetry/) left them, when it is on.
-    const sql = c.var.sql ?? deps.sql;
-    const kv = c.var.kv ?? deps.kv;
-    const timed = c.var.timed ?? untimed;
+    // As tracing (core/telemetry/) left them, when it is on. `c.get`, not `c.var`: Hono builds
+    // `c.var` anew, an object of every variable, at each read.
+    const sql = c.get("sql") ?? deps.sql;
+    const kv = c.get("kv") ?? deps.kv;
+    const timed = c.get("timed") ?? untimed;
     if (!deps.settings.serverTiming) {
       c.set("sql", sql);
       c.set("kv", kv);

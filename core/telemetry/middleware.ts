@@ -38,8 +38,17 @@ export function requestTracing(deps: AppDeps, telemetry: Telemetry): MiddlewareH
 export function routeOf(c: Context<AppEnv>): string | undefined {
   // Middlewares are registered for every method (ALL); a route for its own.
   const path = matchedRoutes(c).findLast((route) => route.method !== "ALL")?.path;
-  return path?.replace(/:([A-Za-z0-9_]+)(\{[^}]*\})?/g, "{$1}");
+  if (path === undefined) return undefined;
+  let route = documentedPaths.get(path);
+  if (route === undefined) {
+    route = path.replace(/:([A-Za-z0-9_]+)(\{[^}]*\})?/g, "{$1}");
+    documentedPaths.set(path, route);
+  }
+  return route;
 }
+
+/** Each route's path as the API documents it, keyed by Hono's: as many as the app declares. */
+const documentedPaths = new Map<string, string>();
 
 function describeAnswer(span: Span, c: Context<AppEnv>): void {
   const route = routeOf(c);
