@@ -13,12 +13,17 @@ import { failed, startServerSpan, type Telemetry, tracedKv, tracedPart, tracedSq
 export function requestTracing(deps: AppDeps, telemetry: Telemetry): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const { span, context } = startServerSpan(telemetry, c.req.raw);
-    c.set("sql", tracedSql(deps.sql, telemetry, context));
-    c.set("kv", tracedKv(deps.kv, telemetry, context));
-    c.set("timed", tracedPart(telemetry, context));
+    // A request the sampler leaves out: under every standard sampler so are its children (one
+    // decision per trace id, or the parent's), so none is started.
+    const recording = span.isRecording();
+    if (recording) {
+      c.set("sql", tracedSql(deps.sql, telemetry, context));
+      c.set("kv", tracedKv(deps.kv, telemetry, context));
+      c.set("timed", tracedPart(telemetry, context));
+    }
     try {
       await next();
-      describeAnswer(span, c);
+      if (recording) describeAnswer(span, c);
     } catch (error) {
       failed(span, error);
       throw error;

@@ -40,6 +40,28 @@ function isHttpUrl(value: string): boolean {
 
 export const DEFAULT_SERVICE_NAME = "edge-race-free";
 
+/**
+ * The samplers OpenTelemetry's environment specification names for OTEL_TRACES_SAMPLER, bar the
+ * vendors' (jaeger_remote, xray): which requests are recorded and sent.
+ */
+export const TRACE_SAMPLERS = [
+  "always_on",
+  "always_off",
+  "traceidratio",
+  "parentbased_always_on",
+  "parentbased_always_off",
+  "parentbased_traceidratio",
+] as const;
+export type TraceSampler = (typeof TRACE_SAMPLERS)[number];
+
+/** OTEL_TRACES_SAMPLER_ARG: the share of traces a ratio sampler keeps, written as a decimal. */
+const ratio = v.pipe(
+  v.string(),
+  v.trim(),
+  v.regex(/^(0(\.[0-9]+)?|1(\.0+)?|\.[0-9]+)$/, "must be a number from 0 to 1 (0.1 keeps one trace in ten)"),
+  v.transform(Number),
+);
+
 export const TELEMETRY_SETTINGS = settingsGroup(
   {
     OTEL_EXPORTER_OTLP_ENDPOINT: optional(
@@ -48,6 +70,11 @@ export const TELEMETRY_SETTINGS = settingsGroup(
     OTEL_EXPORTER_OTLP_HEADERS: optional(keyValueList("headers")),
     OTEL_SERVICE_NAME: withDefault(v.pipe(text, v.minLength(1, "must not be empty")), DEFAULT_SERVICE_NAME),
     OTEL_RESOURCE_ATTRIBUTES: optional(keyValueList("attributes")),
+    OTEL_TRACES_SAMPLER: withDefault(
+      v.pipe(v.string(), v.trim(), v.picklist(TRACE_SAMPLERS, `must be one of ${TRACE_SAMPLERS.join(", ")}`)),
+      "parentbased_always_on",
+    ),
+    OTEL_TRACES_SAMPLER_ARG: withDefault(ratio, "1"),
   },
   (values) => ({
     /** Traces over OTLP/HTTP, when OTEL_EXPORTER_OTLP_ENDPOINT is set; none otherwise. */
@@ -58,6 +85,9 @@ export const TELEMETRY_SETTINGS = settingsGroup(
           headers: (values.OTEL_EXPORTER_OTLP_HEADERS ?? {}) as Readonly<Record<string, string>>,
           serviceName: values.OTEL_SERVICE_NAME,
           resourceAttributes: (values.OTEL_RESOURCE_ATTRIBUTES ?? {}) as Readonly<Record<string, string>>,
+          sampler: values.OTEL_TRACES_SAMPLER as TraceSampler,
+          /** The share a ratio sampler keeps (the `*traceidratio` ones only read it). */
+          samplerRatio: values.OTEL_TRACES_SAMPLER_ARG,
         }
       : undefined,
   }),

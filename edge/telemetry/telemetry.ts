@@ -4,9 +4,18 @@
 import { type Attributes, type DiagLogger, DiagLogLevel, diag } from "@opentelemetry/api";
 import { setGlobalErrorHandler, W3CTraceContextPropagator } from "@opentelemetry/core";
 import { resourceFromAttributes } from "@opentelemetry/resources";
-import { BatchSpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
+import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
+  BatchSpanProcessor,
+  ParentBasedSampler,
+  type Sampler,
+  TraceIdRatioBasedSampler,
+  TracerProvider,
+} from "@opentelemetry/sdk-trace";
 import type { Logger } from "../../core/log.ts";
 import type { Settings } from "../../core/settings/settings.ts";
+import type { TraceSampler, TraceSettings } from "../../core/telemetry/settings.ts";
 import type { Telemetry } from "../../core/telemetry/tracing.ts";
 import type { RuntimeName } from "../runtimes.ts";
 import { EXPORT_TIMEOUT_MS, OtlpFetchExporter } from "./otlp-exporter.ts";
@@ -67,6 +76,7 @@ export function createTelemetry(settings: Settings, parts: TelemetryParts): Tele
       "service.instance.id": crypto.randomUUID(),
     }),
     spanProcessors: [processor],
+    sampler: samplerOf(traces),
   });
   return {
     tracer: provider.getTracer("edge-race-free"),
@@ -74,6 +84,19 @@ export function createTelemetry(settings: Settings, parts: TelemetryParts): Tele
     flush: () => processor.forceFlush().catch(() => undefined),
     flushAfterEachResponse,
   };
+}
+
+/** OTEL_TRACES_SAMPLER's sampler, as the SDK implements each (OTEL_TRACES_SAMPLER_ARG its ratio). */
+export function samplerOf({ sampler, samplerRatio }: Pick<TraceSettings, "sampler" | "samplerRatio">): Sampler {
+  const samplers: Record<TraceSampler, () => Sampler> = {
+    always_on: () => new AlwaysOnSampler(),
+    always_off: () => new AlwaysOffSampler(),
+    traceidratio: () => new TraceIdRatioBasedSampler(samplerRatio),
+    parentbased_always_on: () => new ParentBasedSampler({ root: new AlwaysOnSampler() }),
+    parentbased_always_off: () => new ParentBasedSampler({ root: new AlwaysOffSampler() }),
+    parentbased_traceidratio: () => new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(samplerRatio) }),
+  };
+  return samplers[sampler]();
 }
 
 /**
