@@ -13,7 +13,8 @@ import type { RateLimiter } from "../core/ports/rate-limit.ts";
 import { type Settings, SettingsError } from "../core/settings/settings.ts";
 import { neonSqlFromSettings } from "./neon/neon-sql.ts";
 import type { RuntimeName } from "./runtimes.ts";
-import { createTelemetry, type TelemetryParts } from "./telemetry/telemetry.ts";
+import { sdkMissing, type TelemetryFactory } from "./telemetry/load.ts";
+import type { TelemetryParts } from "./telemetry/telemetry.ts";
 
 /** What a runtime reads before anything is served: its settings and its KV store. */
 export interface RuntimeStores {
@@ -39,6 +40,8 @@ export interface RuntimeParts {
   logger?: Logger;
   /** How traces leave and when, where OTEL_EXPORTER_OTLP_ENDPOINT asks for them (edge/telemetry/). */
   telemetry?: Omit<TelemetryParts, "runtime" | "logger">;
+  /** The OpenTelemetry SDK's factory, where the runtime has it (edge/telemetry/load.ts). */
+  createTelemetry?: TelemetryFactory;
 }
 
 /** What one instance of a runtime (a process, an isolate, a Compute instance) serves and runs. */
@@ -55,7 +58,8 @@ export function createInstance(parts: RuntimeParts): Instance {
   const { settings, kv } = parts.stores;
   checkSecretScope(settings, parts.logger ?? consoleLogger);
   const sql = neonSqlFromSettings(settings, parts.sql);
-  const telemetry = createTelemetry(settings, {
+  if (settings.traces && !parts.createTelemetry) throw sdkMissing();
+  const telemetry = parts.createTelemetry?.(settings, {
     ...parts.telemetry,
     runtime: parts.runtime,
     logger: parts.logger ?? consoleLogger,

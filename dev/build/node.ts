@@ -1,6 +1,8 @@
 // `npm run build:node`: the Node release, dist/node/index.js (the server) and dist/node/migrate.js
-// (the release migrator for the database at DATABASE_URL), each one ES module. Packages stay
-// imports, so both run with `npm ci --omit=dev --omit=optional --no-workspaces` (every import is a runtime dependency).
+// (the release migrator for the database at DATABASE_URL), ES modules with their shared code in
+// chunks/. Packages stay imports, so both run with `npm ci --omit=dev --omit=optional
+// --no-workspaces` (every import is a runtime dependency); the tracing module (chunks/telemetry-*)
+// needs the tracing install as well, and is loaded only when traces are asked for.
 
 import { cp, rm } from "node:fs/promises";
 import { join, resolve } from "node:path";
@@ -22,12 +24,18 @@ export interface NodeRelease {
  * the migrator, where it looks from edge/migrate/ in the source too.
  */
 export async function buildNodeRelease(outdir = DEFAULT_OUTDIR): Promise<NodeRelease> {
+  // Chunks are named by their content: an earlier build's would stay beside this one's.
+  await rm(join(outdir, "chunks"), { recursive: true, force: true });
   await build({
     entryPoints: Object.fromEntries(Object.entries(ENTRIES).map(([name, path]) => [name, join(SOURCE_ROOT, path)])),
     outdir,
     bundle: true,
     packages: "external",
     format: "esm",
+    // The tracing module, imported only when traces are asked for (edge/telemetry/load.ts), stays
+    // a file of its own: bundled into the server, its SDK imports would be the server's.
+    splitting: true,
+    chunkNames: "chunks/[name]-[hash]",
     platform: "node",
     target: "node20",
     logLevel: "silent",

@@ -4,56 +4,74 @@ import { execFile } from "node:child_process";
 import { cp, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { TRACING_INSTALL_COMMAND } from "../../edge/telemetry/load.ts";
 import { ROOT } from "./fastly.ts";
+
+/** The tracing SDK's package, a workspace the production install leaves out. */
+const TRACING_MANIFEST = "edge/telemetry/package.json";
 
 /**
  * The install command the guide's image and Deno Deploy run. `--omit=optional` keeps out the
  * optional peers of production packages that the lock holds for development (TypeScript for
  * valibot, zod for hono-openapi's schema converters): npm flags those `devOptional`, which
- * `--omit=dev` alone keeps (npm/cli#7772). `--no-workspaces`: the benchmark's package (bench/)
- * is not linked into what ships.
+ * `--omit=dev` alone keeps (npm/cli#7772). `--no-workspaces`: neither the benchmark's package
+ * (bench/) nor the OpenTelemetry SDK's (edge/telemetry/, TRACING_INSTALL_COMMAND adds it) is installed.
  */
 export const PRODUCTION_INSTALL_COMMAND = "npm ci --omit=dev --omit=optional --no-workspaces";
-export const PRODUCTION_INSTALL = [
-  ...PRODUCTION_INSTALL_COMMAND.split(" "),
-  "--ignore-scripts",
-  "--no-audit",
-  "--no-fund",
-];
+/** What a test's install adds: no package's scripts, no report. */
+const QUIET = ["--ignore-scripts", "--no-audit", "--no-fund"];
 
 interface LockEntry {
-  /** A workspace's link (bench/), which the install does not make. */
-  link?: boolean;
-  dev?: boolean;
-  optional?: boolean;
-  devOptional?: boolean;
+  dependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+  peerDependenciesMeta?: Record<string, { optional?: boolean }>;
 }
 
 /**
- * The packages the install puts in node_modules, read from package-lock.json's flags: every entry
- * under node_modules/ but those for development only, optional ones, `devOptional` ones and
- * workspace links.
+ * The packages the install puts in node_modules, read from package-lock.json: what the root's
+ * dependencies need, each entry found as Node would find it from the one that needs it, and what
+ * those need in turn (dependencies and required peers; optional ones are omitted). Neither the
+ * workspaces' packages (bench/, edge/telemetry/) nor development ones are reached.
  */
 export function productionPackagesOfLock(lock: { packages: Record<string, LockEntry> }): string[] {
-  const installed = (entry: LockEntry) => !entry.dev && !entry.optional && !entry.devOptional && !entry.link;
-  return Object.entries(lock.packages)
-    .filter(([path, entry]) => path.startsWith("node_modules/") && installed(entry))
-    .map(([path]) => path.slice(path.lastIndexOf("node_modules/") + "node_modules/".length));
+  const found = new Set<string>();
+  const visit = (from: string, name: string) => {
+    const path = locate(lock.packages, from, name);
+    if (path === undefined || found.has(path)) return;
+    found.add(path);
+    for (const needed of requiredOf(lock.packages[path]!)) visit(path, needed);
+  };
+  for (const name of Object.keys(lock.packages[""]?.dependencies ?? {})) visit("", name);
+  return [...found].map((path) => path.slice(path.lastIndexOf("node_modules/") + "node_modules/".length));
+}
+
+const requiredOf = ({ dependencies = {}, peerDependencies = {}, peerDependenciesMeta = {} }: LockEntry) => [
+  ...Object.keys(dependencies),
+  ...Object.keys(peerDependencies).filter((name) => !peerDependenciesMeta[name]?.optional),
+];
+
+/** Where `name` is installed for the package at `from`: its own node_modules, then each above. */
+function locate(packages: Record<string, LockEntry>, from: string, name: string): string | undefined {
+  for (let dir = from; ; dir = dir.slice(0, Math.max(0, dir.lastIndexOf("/node_modules/")))) {
+    const path = `${dir ? `${dir}/` : ""}node_modules/${name}`;
+    if (path in packages) return path;
+    if (!dir) return undefined;
+  }
 }
 
 /**
- * The OpenTelemetry SDK's packages (what exports traces, and its own dependencies: the OTLP
- * transformer brings the logs and metrics SDKs and the semantic conventions, 25 MB in all), kept
- * apart from the API's own install when its size is bounded and reported beside it.
+ * Runs the install in `dir`, copying package.json and its lock there first unless `dir` has them;
+ * `tracing`: the install that adds the OpenTelemetry SDK (TRACING_INSTALL_COMMAND).
  */
-export const isTracingSdk = (name: string): boolean => name.startsWith("@opentelemetry/");
-
-/** Runs the install in `dir`, copying package.json and its lock there first unless `dir` has them. */
-export async function installProductionDependencies(dir: string, { copyManifest = false } = {}): Promise<void> {
+export async function installProductionDependencies(
+  dir: string,
+  { copyManifest = false, tracing = false } = {},
+): Promise<void> {
+  const manifests = ["package.json", "package-lock.json", ...(tracing ? [TRACING_MANIFEST] : [])];
   if (copyManifest) {
-    for (const file of ["package.json", "package-lock.json"]) await cp(join(ROOT, file), join(dir, file));
+    for (const file of manifests) await cp(join(ROOT, file), join(dir, file), { recursive: true });
   }
-  const [command, ...args] = PRODUCTION_INSTALL;
+  const [command, ...args] = [...(tracing ? TRACING_INSTALL_COMMAND : PRODUCTION_INSTALL_COMMAND).split(" "), ...QUIET];
   // From npm's cache when it holds the packages (it does after `npm ci` here): no network needed.
   await promisify(execFile)(command!, [...args, "--prefer-offline"], { cwd: dir });
 }

@@ -6,6 +6,7 @@ import { misconfiguredResponse } from "../../core/settings/misconfigured.ts";
 import { createInstance, type Instance } from "../instance.ts";
 import { createWorkersKv } from "../kv/workers-kv.ts";
 import { createWorkersRateLimiter, type WorkersRateLimitBindings } from "../rate-limit/workers.ts";
+import { createTelemetry } from "../telemetry/telemetry.ts";
 import { type Bindings, invocationLimits, settingsFromBindings } from "./settings.ts";
 
 /** Cron Triggers fire at most once a minute; each run runs the jobs every interval until the next. */
@@ -29,6 +30,7 @@ function instanceFor(env: Env): Instance {
       clientAddress: (c) => c.req.header("cf-connecting-ip"),
       // Each invocation sends its own spans within waitUntil: a timer may not outlive it.
       telemetry: { flushAfterEachResponse: true },
+      createTelemetry,
     });
     instances.set(env, instance);
   }

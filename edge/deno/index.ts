@@ -11,6 +11,7 @@ import { SettingsError } from "../../core/settings/settings.ts";
 import { createInstance } from "../instance.ts";
 import { createDenoKv } from "../kv/deno-kv.ts";
 import { createDenoKvRateLimiter, type DenoKvCounters, type DenoKvU64 } from "../rate-limit/deno-kv.ts";
+import { loadTelemetryFactory } from "../telemetry/load.ts";
 import { type DenoKvOpener, openKvAt } from "./kv-path.ts";
 import { settingsFromEnv } from "./settings.ts";
 
@@ -52,8 +53,14 @@ const rateLimiter = createDenoKvRateLimiter(denoKv as unknown as DenoKvCounters,
 // Deno.serve hands each request's connection beside it, which Hono keeps as `env`.
 const clientAddress = (c: Context) =>
   (c.env as { remoteAddr?: { hostname?: string } } | undefined)?.remoteAddr?.hostname;
-const { app, background, flushTraces } = await orExit(() =>
-  createInstance({ runtime: "deno", stores: { settings, kv }, rateLimiter, clientAddress }),
+const { app, background, flushTraces } = await orExit(async () =>
+  createInstance({
+    runtime: "deno",
+    stores: { settings, kv },
+    rateLimiter,
+    clientAddress,
+    createTelemetry: await loadTelemetryFactory(settings),
+  }),
 );
 
 // Deno.cron fires at most once a minute, on the minute; each run runs the jobs every interval until

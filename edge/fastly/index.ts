@@ -18,6 +18,7 @@ import { parseSettings, SettingsError } from "../../core/settings/settings.ts";
 import { createInstance, type Instance, type RuntimeStores } from "../instance.ts";
 import { createFastlyKv } from "../kv/fastly-kv.ts";
 import { createFastlyRateLimiter } from "../rate-limit/fastly-erl.ts";
+import { createTelemetry } from "../telemetry/telemetry.ts";
 import { installAbortSignal } from "./abort-signal.ts";
 import { CONFIG_STORE, JWKS_BACKEND, KV_STORE, NEON_BACKEND, OTEL_BACKEND, SECRET_STORE } from "./bindings.ts";
 import { installEd25519 } from "./ed25519.ts";
@@ -65,6 +66,7 @@ function thisInstance(): Promise<Instance> {
           flushAfterEachResponse: true,
           deployment: fastlyDeployment(),
         },
+        createTelemetry,
       }),
     )
     .catch((error: unknown) => {

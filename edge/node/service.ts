@@ -8,6 +8,7 @@ import { parseSettings, type RawSettings } from "../../core/settings/settings.ts
 import { createInstance } from "../instance.ts";
 import { createMemoryKv } from "../kv/memory.ts";
 import { createMemoryRateLimiter } from "../rate-limit/memory.ts";
+import { loadTelemetryFactory } from "../telemetry/load.ts";
 import { withApiReference } from "./api-reference.ts";
 import { type ListenOptions, listen, type RunningServer } from "./server.ts";
 import { readNodeSettings } from "./settings.ts";
@@ -32,6 +33,7 @@ export async function startNodeService(
     stores,
     rateLimiter: createMemoryRateLimiter(),
     clientAddress: socketAddress,
+    createTelemetry: await loadTelemetryFactory(stores.settings),
   });
   const fetch = apiDocs ? withApiReference(app.fetch) : app.fetch;
   const server = await listen(fetch, { maxConnections, ...listenOptions });

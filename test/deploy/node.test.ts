@@ -2,21 +2,24 @@
 // holding only them, the migrations and the production dependencies (`npm ci --omit=dev --omit=optional --no-workspaces`), as
 // the guide's image does; configured only through the environment.
 import { existsSync, readFileSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { cp, mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "../../dev/build/fastly.ts";
 import { buildNodeRelease, type NodeRelease } from "../../dev/build/node.ts";
-import {
-  diskMegabytes,
-  installedPackages,
-  installProductionDependencies,
-  isTracingSdk,
-} from "../../dev/build/production-install.ts";
+import { diskMegabytes, installedPackages, installProductionDependencies } from "../../dev/build/production-install.ts";
 import { startLocalStack } from "../../dev/local-stack/stack.ts";
+import {
+  COLLECTOR_MISSING,
+  collectorInstalled,
+  SPAN_KIND_SERVER,
+  startCollector,
+} from "../../dev/support/collector.ts";
 import { createTestDatabase, describeWithPostgres, type TestDatabase } from "../../dev/support/postgres.ts";
+import { describeNeeding } from "../../dev/support/required-tool.ts";
 import { TEST_AUTH_SECRET, TEST_AUTH_SETTINGS } from "../../dev/support/tokens.ts";
+import { TRACING_INSTALL_COMMAND } from "../../edge/telemetry/load.ts";
 import { expectGracefulStop, heldEndpoint } from "./graceful-stop.ts";
 import { runToExit, startServerProcess } from "./processes.ts";
 import { BAD_LISTEN_SETTINGS, expectOneMisconfiguredLine, holdPort } from "./refusals.ts";
@@ -37,20 +40,65 @@ afterAll(async () => {
 });
 
 describe("the production install beside the release", () => {
-  it("holds at most 25 packages and 20 MB besides the OpenTelemetry SDK, no optional peer the service does not import", async () => {
+  it("holds at most 25 packages and 20 MB, of OpenTelemetry its API alone, no optional peer the service does not import", async () => {
     const nodeModules = join(releaseDir, "node_modules");
     const packages = await installedPackages(nodeModules);
-    const own = packages.filter((name) => !isTracingSdk(name));
-    const tracingMegabytes = await diskMegabytes(join(nodeModules, "@opentelemetry"));
-    const ownMegabytes = (await diskMegabytes(nodeModules)) - tracingMegabytes;
-    const figures = `production install: ${own.length} packages, ${ownMegabytes} MB; the OpenTelemetry SDK: ${packages.length - own.length} packages, ${tracingMegabytes} MB`;
+    const megabytes = await diskMegabytes(nodeModules);
+    const figures = `production install: ${packages.length} packages, ${megabytes} MB`;
     console.log(figures);
     expect(packages).toContain("postgres");
     expect(packages).not.toContain("typescript");
-    expect(own.length, figures).toBeLessThanOrEqual(25);
-    expect(ownMegabytes, figures).toBeLessThanOrEqual(20);
+    expect(packages.filter((name) => name.startsWith("@opentelemetry/"))).toEqual(["@opentelemetry/api"]);
+    expect(packages.length, figures).toBeLessThanOrEqual(25);
+    expect(megabytes, figures).toBeLessThanOrEqual(20);
   });
 });
+
+describeNeeding(
+  "the OpenTelemetry Collector",
+  collectorInstalled() ? undefined : COLLECTOR_MISSING,
+  "the release beside the tracing install",
+  () => {
+    let tracingDir: string;
+    beforeAll(async () => {
+      tracingDir = await mkdtemp(join(tmpdir(), "node-release-traced-"));
+      await cp(join(releaseDir, "dist"), join(tracingDir, "dist"), { recursive: true });
+      await installProductionDependencies(tracingDir, { copyManifest: true, tracing: true });
+    }, 120_000);
+    afterAll(async () => {
+      if (tracingDir) await rm(tracingDir, { recursive: true, force: true });
+    });
+
+    it("holds the SDK, and exports each request's server span to the collector", async () => {
+      expect(await installedPackages(join(tracingDir, "node_modules"))).toContain("@opentelemetry/sdk-trace");
+      const collector = await startCollector();
+      const server = await startServerProcess("node", [join(tracingDir, "dist", "node", "index.js")], {
+        ...TEST_AUTH_SETTINGS,
+        DATABASE_URL: "postgres://app:pw@127.0.0.1:9/app",
+        NEON_FETCH_ENDPOINT: "http://127.0.0.1:9/sql",
+        HOST: "127.0.0.1",
+        PORT: "0",
+        OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint,
+        OTEL_SERVICE_NAME: "release",
+      });
+      try {
+        expect((await fetch(`${server.localUrl}/healthz`)).status).toBe(200);
+        // Node's exporter sends a batch within a second of its first span.
+        await expect
+          .poll(() => collector.spans().filter((span) => span.kind === SPAN_KIND_SERVER), { timeout: 15_000 })
+          .toEqual([
+            expect.objectContaining({
+              name: "GET /healthz",
+              resource: expect.objectContaining({ "service.name": "release", "edge.runtime": "node" }),
+            }),
+          ]);
+      } finally {
+        await server.stop();
+        await collector.stop();
+      }
+    }, 60_000);
+  },
+);
 
 describe("node dist/node/index.js", () => {
   let endpoint: Awaited<ReturnType<typeof heldEndpoint>>;
@@ -139,6 +187,16 @@ describe("node dist/node/index.js", () => {
     expect(exit.stdout).toBe("");
   });
 
+  it("asked for traces without the SDK installed, stops at start with one line naming the endpoint and the install", async () => {
+    const exit = await runToExit("node", [bundle], {
+      ...TEST_AUTH_SETTINGS,
+      ...endpoint.env,
+      OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:4318",
+    });
+    expectOneMisconfiguredLine(exit, "OTEL_EXPORTER_OTLP_ENDPOINT", [TEST_AUTH_SECRET]);
+    expect(exit.stderr).toContain(TRACING_INSTALL_COMMAND);
+  });
+
   describe("a HOST or PORT it cannot listen on", () => {
     let held: Awaited<ReturnType<typeof holdPort>>;
     beforeAll(async () => {
@@ -172,24 +230,33 @@ describe("node dist/node/index.js", () => {
     }
   });
 
-  it.each(["server", "migrate"] as const)("the %s imports nothing but the package's runtime dependencies", (file) => {
-    const { dependencies } = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
-      dependencies: Record<string, string>;
-    };
-    const source = readFileSync(release[file], "utf8");
-    const imported = [...source.matchAll(/^import .* from "([^"]+)";$/gm)].map((m) => m[1]!);
-    const packages = new Set(
-      imported
-        .filter((name) => !name.startsWith("node:"))
+  it("imports nothing but the package's runtime dependencies; the tracing SDK only from the module that traces", async () => {
+    const dependenciesOf = (manifest: string) =>
+      Object.keys((JSON.parse(readFileSync(join(ROOT, manifest), "utf8")) as { dependencies: object }).dependencies);
+    const runtime = dependenciesOf("package.json");
+    const tracing = dependenciesOf("edge/telemetry/package.json");
+    const dist = join(releaseDir, "dist", "node");
+    const files = (await readdir(dist, { recursive: true })).filter((file) => file.endsWith(".js"));
+    expect(files).toEqual(expect.arrayContaining(["index.js", "migrate.js"]));
+    const tracingModules = files.filter((file) => /^chunks\/telemetry-/.test(file));
+    expect(tracingModules).toHaveLength(1);
+    for (const file of files) {
+      const source = readFileSync(join(dist, file), "utf8");
+      // One line or several: `import {\n  a,\n  b\n} from "x";`.
+      const imported = [...source.matchAll(/^import (?:[^;"]* from )?"([^"]+)";$/gm)].map((m) => m[1]!);
+      const packages = imported
+        .filter((name) => !name.startsWith("node:") && !name.startsWith("."))
         .map((name) =>
           name
             .split("/")
             .slice(0, name.startsWith("@") ? 2 : 1)
             .join("/"),
-        ),
-    );
-    expect(packages.size).toBeGreaterThan(0);
-    for (const name of packages) expect(Object.keys(dependencies)).toContain(name);
+        );
+      const allowed = tracingModules.includes(file) ? [...runtime, ...tracing] : runtime;
+      for (const name of packages) expect(allowed, `${file} imports ${name}`).toContain(name);
+      if (file === "index.js") expect(packages).toContain("hono");
+      if (tracingModules.includes(file)) expect(packages).toContain("@opentelemetry/sdk-trace");
+    }
   });
 });
 
