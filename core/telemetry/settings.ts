@@ -62,12 +62,23 @@ const ratio = v.pipe(
   v.transform(Number),
 );
 
+/**
+ * OTEL_EXPORTER_OTLP_PROTOCOL's HTTP encodings: protobuf, the specification's default (a third of
+ * JSON's bytes), or JSON. gRPC is not offered: no edge runtime here speaks it through `fetch`.
+ */
+export const OTLP_PROTOCOLS = ["http/protobuf", "http/json"] as const;
+export type OtlpProtocol = (typeof OTLP_PROTOCOLS)[number];
+
 export const TELEMETRY_SETTINGS = settingsGroup(
   {
     OTEL_EXPORTER_OTLP_ENDPOINT: optional(
       v.pipe(text, v.check(isHttpUrl, "must be an http:// or https:// URL (the collector's OTLP/HTTP base)")),
     ),
     OTEL_EXPORTER_OTLP_HEADERS: optional(keyValueList("headers")),
+    OTEL_EXPORTER_OTLP_PROTOCOL: withDefault(
+      v.pipe(v.string(), v.trim(), v.picklist(OTLP_PROTOCOLS, `must be ${OTLP_PROTOCOLS.join(" or ")}`)),
+      "http/protobuf",
+    ),
     OTEL_SERVICE_NAME: withDefault(v.pipe(text, v.minLength(1, "must not be empty")), DEFAULT_SERVICE_NAME),
     OTEL_RESOURCE_ATTRIBUTES: optional(keyValueList("attributes")),
     OTEL_TRACES_SAMPLER: withDefault(
@@ -83,6 +94,7 @@ export const TELEMETRY_SETTINGS = settingsGroup(
           /** `<endpoint>/v1/traces`, as the OTLP exporter specification derives it. */
           url: `${values.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, "")}/v1/traces`,
           headers: (values.OTEL_EXPORTER_OTLP_HEADERS ?? {}) as Readonly<Record<string, string>>,
+          protocol: values.OTEL_EXPORTER_OTLP_PROTOCOL as OtlpProtocol,
           serviceName: values.OTEL_SERVICE_NAME,
           resourceAttributes: (values.OTEL_RESOURCE_ATTRIBUTES ?? {}) as Readonly<Record<string, string>>,
           sampler: values.OTEL_TRACES_SAMPLER as TraceSampler,

@@ -1,30 +1,52 @@
 import { ExportResultCode } from "@opentelemetry/core";
+import { type ReadableSpan, TracerProvider } from "@opentelemetry/sdk-trace";
 import { describe, expect, it } from "vitest";
 import type { LogLevel } from "../../core/log.ts";
+import type { OtlpProtocol } from "../../core/telemetry/settings.ts";
 import { OtlpFetchExporter } from "./otlp-exporter.ts";
 
-const settings = { url: "http://127.0.0.1:1/v1/traces", headers: { "x-api-key": "k" } };
+const settingsFor = (protocol: OtlpProtocol) => ({
+  url: "http://127.0.0.1:1/v1/traces",
+  headers: { "x-api-key": "k" },
+  protocol,
+});
+const settings = settingsFor("http/protobuf");
 
-function exporterOver(send: typeof fetch, timeoutMs = 1_000) {
+function exporterOver(send: typeof fetch, timeoutMs = 1_000, options = { settings }) {
   const lines: [LogLevel, string, Record<string, unknown> | undefined][] = [];
   const logger = {
     log: (level: LogLevel, event: string, fields?: Record<string, unknown>) => lines.push([level, event, fields]),
   };
-  return { exporter: new OtlpFetchExporter({ settings, logger, fetch: send, timeoutMs }), lines };
+  return { exporter: new OtlpFetchExporter({ ...options, logger, fetch: send, timeoutMs }), lines };
 }
 
 const exportNothing = (exporter: OtlpFetchExporter) =>
   new Promise<number>((done) => exporter.export([], (result) => done(result.code)));
 
 describe("the OTLP exporter", () => {
-  it("posts OTLP JSON with the configured headers", async () => {
+  it.each([
+    ["http/protobuf", "application/x-protobuf", 0x0a], // field 1, length-delimited: the resource's spans
+    ["http/json", "application/json", "{".charCodeAt(0)],
+  ] as const)("posts OTLP %s as %s with the configured headers", async (protocol, contentType, firstByte) => {
     const sent: RequestInit[] = [];
-    const { exporter } = exporterOver(async (_url, init) => {
-      sent.push(init!);
-      return new Response("{}");
-    });
-    expect(await exportNothing(exporter)).toBe(ExportResultCode.SUCCESS);
-    expect(sent[0]!.headers).toEqual({ "x-api-key": "k", "content-type": "application/json" });
+    const { exporter } = exporterOver(
+      async (_url, init) => {
+        sent.push(init!);
+        return new Response("");
+      },
+      1_000,
+      { settings: settingsFor(protocol) },
+    );
+    const span = new TracerProvider().getTracer("test").startSpan("GET /healthz");
+    span.end();
+    const result = await new Promise<number>((done) =>
+      exporter.export([span as unknown as ReadableSpan], (outcome) => done(outcome.code)),
+    );
+    expect(result).toBe(ExportResultCode.SUCCESS);
+    expect(sent[0]!.headers).toEqual({ "x-api-key": "k", "content-type": contentType });
+    const body = sent[0]!.body as Uint8Array;
+    expect(body[0]).toBe(firstByte);
+    expect(new TextDecoder().decode(body)).toContain("GET /healthz");
   });
 
   it("drops a batch the collector refuses, times out on, or cannot take, counting them in a warning", async () => {

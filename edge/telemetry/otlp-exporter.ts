@@ -1,19 +1,26 @@
-// The span exporter every runtime uses: OTLP/HTTP JSON, serialized by OpenTelemetry's own
-// transformer, sent with the `fetch` the runtime hands it (Fastly: through a named backend).
+// The span exporter every runtime uses: OTLP/HTTP, protobuf or JSON (OTEL_EXPORTER_OTLP_PROTOCOL),
+// serialized by OpenTelemetry's own transformer, sent with the `fetch` the runtime hands it
+// (Fastly: through a named backend).
 // A collector that is down, refuses or is slow loses the batch, counted in one warning: a trace
 // is never worth a retry queue that grows without bound.
 import { type ExportResult, ExportResultCode } from "@opentelemetry/core";
-import { JsonTraceSerializer } from "@opentelemetry/otlp-transformer";
+import { JsonTraceSerializer, ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer";
 import type { ReadableSpan, SpanExporter } from "@opentelemetry/sdk-trace";
 import { withDeadline } from "../../core/lib/deadline.ts";
 import { errorMessage, type Logger } from "../../core/log.ts";
-import type { TraceSettings } from "../../core/telemetry/settings.ts";
+import type { OtlpProtocol, TraceSettings } from "../../core/telemetry/settings.ts";
 
 /** How long one export may take before its batch is dropped. */
 export const EXPORT_TIMEOUT_MS = 5_000;
 
+/** Each protocol's serializer and the content type OTLP/HTTP names for it. */
+const ENCODINGS: Record<OtlpProtocol, { serializer: typeof JsonTraceSerializer; contentType: string }> = {
+  "http/protobuf": { serializer: ProtobufTraceSerializer, contentType: "application/x-protobuf" },
+  "http/json": { serializer: JsonTraceSerializer, contentType: "application/json" },
+};
+
 export interface OtlpExporterOptions {
-  settings: Pick<TraceSettings, "url" | "headers">;
+  settings: Pick<TraceSettings, "url" | "headers" | "protocol">;
   logger: Logger;
   fetch?: typeof fetch;
   timeoutMs?: number;
@@ -45,12 +52,13 @@ export class OtlpFetchExporter implements SpanExporter {
 
   private async send(spans: ReadableSpan[]): Promise<void> {
     const { settings, fetch: send = fetch, timeoutMs = EXPORT_TIMEOUT_MS } = this.options;
-    const body = JsonTraceSerializer.serializeRequest(spans) as Uint8Array<ArrayBuffer> | undefined;
+    const { serializer, contentType } = ENCODINGS[settings.protocol];
+    const body = serializer.serializeRequest(spans) as Uint8Array<ArrayBuffer> | undefined;
     if (!body) throw new Error("the spans could not be serialized");
     await withDeadline(async (signal) => {
       const response = await send(settings.url, {
         method: "POST",
-        headers: { ...settings.headers, "content-type": "application/json" },
+        headers: { ...settings.headers, "content-type": contentType },
         body,
         signal,
       });

@@ -103,6 +103,8 @@ describe("OTEL_TRACES_SAMPLER", () => {
     ["OTEL_TRACES_SAMPLER_ARG", "1.5"],
     ["OTEL_TRACES_SAMPLER_ARG", "-0.1"],
     ["OTEL_TRACES_SAMPLER_ARG", "one tenth"],
+    ["OTEL_EXPORTER_OTLP_PROTOCOL", "grpc"],
+    ["OTEL_EXPORTER_OTLP_PROTOCOL", "http/xml"],
   ])("refuses %s=%s with one line naming the setting, not its value", (name, value) => {
     const parse = () => parseSettings({ ...TRACED, [name]: value });
     expect(parse).toThrow(SettingsError);
@@ -118,5 +120,10 @@ describe("OTEL_TRACES_SAMPLER", () => {
       ["0", 0],
     ] as const)
       expect(traces({ OTEL_TRACES_SAMPLER_ARG: written }).samplerRatio).toBe(ratio);
+  });
+
+  it("sends protobuf unless OTEL_EXPORTER_OTLP_PROTOCOL asks for JSON, as the specification's default", () => {
+    expect(traces({}).protocol).toBe("http/protobuf");
+    expect(traces({ OTEL_EXPORTER_OTLP_PROTOCOL: "http/json" }).protocol).toBe("http/json");
   });
 });
