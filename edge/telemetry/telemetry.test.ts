@@ -122,8 +122,8 @@ describe("OTEL_TRACES_SAMPLER", () => {
       expect(traces({ OTEL_TRACES_SAMPLER_ARG: written }).samplerRatio).toBe(ratio);
   });
 
-  it("sends protobuf unless OTEL_EXPORTER_OTLP_PROTOCOL asks for JSON, as the specification's default", () => {
-    expect(traces({}).protocol).toBe("http/protobuf");
-    expect(traces({ OTEL_EXPORTER_OTLP_PROTOCOL: "http/json" }).protocol).toBe("http/json");
+  it("sends JSON unless OTEL_EXPORTER_OTLP_PROTOCOL asks for protobuf", () => {
+    expect(traces({}).protocol).toBe("http/json");
+    expect(traces({ OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf" }).protocol).toBe("http/protobuf");
   });
 });
