@@ -16,6 +16,7 @@ export const TRACING_INSTALL_COMMAND =
 /** The setting that asks for traces; without the SDK installed, the one a refusal names. */
 const ENDPOINT_SETTING = "OTEL_EXPORTER_OTLP_ENDPOINT";
 
+/** The refusal when traces are asked for without the SDK: one line naming the endpoint and the install. */
 export const sdkMissing = () =>
   new SettingsError(
     ENDPOINT_SETTING,
