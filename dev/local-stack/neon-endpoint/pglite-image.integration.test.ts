@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { PGlite } from "@electric-sql/pglite";
 import { describe, expect, it } from "vitest";
 import { imagePath, newClusterImage } from "./pglite-image.ts";
@@ -26,10 +26,15 @@ describe("the new-cluster image", () => {
     }
   }, 60_000);
 
-  it("is made once per process and kept whole in the cache, named by PGlite's version", async () => {
+  it("is made once, kept whole in the cache, named by PGlite's version, and read anew at each start", async () => {
     const image = await newClusterImage();
-    expect(await newClusterImage()).toBe(image);
     const path = await imagePath();
+    const keptAt = (await stat(path)).mtimeMs;
+    const again = await newClusterImage();
+    // Not held between starts: a long-running process keeps none of it.
+    expect(again).not.toBe(image);
+    expect(again.size).toBe(image.size);
+    expect((await stat(path)).mtimeMs).toBe(keptAt);
     expect(path).toMatch(/\.cache\/pglite\/pglite-\d+\.\d+\.\d+\.tar$/);
     // Processes starting at once may each make one (initdb's differ in their cluster's id): the
     // kept one is whole, a tar archive of the same size.

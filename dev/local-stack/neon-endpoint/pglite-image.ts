@@ -4,7 +4,7 @@
 // project's .cache/ (ignored by git), written under a temporary name and renamed, so processes
 // starting at once share it and none reads half of one.
 import { randomUUID } from "node:crypto";
-import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { access, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -12,27 +12,47 @@ import { PGlite } from "@electric-sql/pglite";
 
 const CACHE_DIR = fileURLToPath(new URL("../../../.cache/pglite/", import.meta.url));
 
-let image: Promise<Blob> | undefined;
+/** The kept image's path, or the image itself where it could not be kept; at most one making per process. */
+let image: Promise<string | Blob> | undefined;
 
 /** The new-cluster tarball for the installed PGlite: read from the cache, or made and cached once. */
-export function newClusterImage(): Promise<Blob> {
-  image ??= readOrMake().catch((error: unknown) => {
+export async function newClusterImage(): Promise<Blob> {
+  image ??= keptOrMade().catch((error: unknown) => {
     image = undefined;
     throw error;
   });
-  return image;
+  const found = await image;
+  if (typeof found !== "string") return found;
+  // Read at each start rather than held: a long-running process would keep 40 MB for nothing.
+  const bytes = await readFile(found).catch(() => undefined);
+  if (bytes) return new Blob([new Uint8Array(bytes)]);
+  // Gone or unreadable since (a cleaned cache): this start makes its own, the next looks again.
+  image = undefined;
+  return madeImage();
 }
 
-async function readOrMake(): Promise<Blob> {
+async function keptOrMade(): Promise<string | Blob> {
   const path = await imagePath();
-  const cached = await readFile(path).catch(() => undefined);
-  if (cached) return new Blob([new Uint8Array(cached)]);
-  const db = await PGlite.create();
-  const made = await db.dumpDataDir("none");
-  await db.close();
+  const kept = await access(path).then(
+    () => true,
+    () => false,
+  );
+  if (kept) return path;
+  const made = await madeImage();
   // Only a cache: a folder that cannot be written costs the next start its initdb, nothing more.
-  await keep(made, path).catch(() => undefined);
-  return made;
+  return keep(made, path).then(
+    () => path,
+    () => made,
+  );
+}
+
+async function madeImage(): Promise<Blob> {
+  const db = await PGlite.create();
+  try {
+    return await db.dumpDataDir("none");
+  } finally {
+    await db.close();
+  }
 }
 
 async function keep(made: Blob, path: string): Promise<void> {
