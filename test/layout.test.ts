@@ -29,15 +29,14 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
+import { dependenciesOf, packageOf } from "../dev/support/packages.ts";
 import { RUNTIME_NAMES, RUNTIMES } from "../edge/runtimes.ts";
 
 const ROOT = resolve(import.meta.dirname, "..");
-const dependenciesOf = (manifest: string) =>
-  Object.keys((JSON.parse(readFileSync(join(ROOT, manifest), "utf8")) as { dependencies: object }).dependencies);
-const RUNTIME_DEPENDENCIES = dependenciesOf("package.json");
-const CLIENT_DEPENDENCIES = dependenciesOf("client/package.json");
+const RUNTIME_DEPENDENCIES = dependenciesOf(join(ROOT, "package.json"));
+const CLIENT_DEPENDENCIES = dependenciesOf(join(ROOT, "client", "package.json"));
 /** The OpenTelemetry SDK, a package of its own that only edge/telemetry/ imports. */
-const TRACING_DEPENDENCIES = dependenciesOf("edge/telemetry/package.json");
+const TRACING_DEPENDENCIES = dependenciesOf(join(ROOT, "edge", "telemetry", "package.json"));
 /** Runtime dependencies that tie code to one runtime or driver: edge/ only. */
 const EDGE_ONLY_DEPENDENCIES = ["@hono/node-server", "@neondatabase/serverless", "postgres"];
 /** The folders of edge/ that are no runtime: port adapters, one per file, and the release migrator. */
@@ -57,11 +56,6 @@ function filesUnder(dir: string): string[] {
 const rel = (file: string) => relative(ROOT, file);
 const importsOf = (file: string) =>
   ts.preProcessFile(readFileSync(file, "utf8"), true, true).importedFiles.map((i) => i.fileName);
-const packageOf = (specifier: string) =>
-  specifier
-    .split("/")
-    .slice(0, specifier.startsWith("@") ? 2 : 1)
-    .join("/");
 
 /** Where a relative import lands, project-relative; undefined for a bare specifier. */
 function target(file: string, specifier: string): string | undefined {

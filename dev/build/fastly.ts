@@ -13,6 +13,7 @@ import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { build, type Metafile, type Plugin } from "esbuild";
+import { packageOf } from "../support/packages.ts";
 import { UNUSED_SCHEMA_LIBRARIES } from "./cloudflare.ts";
 import { wasmSections } from "./wasm-sections.ts";
 
@@ -132,12 +133,7 @@ function bytesByPackage(inputs: Record<string, { bytesInOutput: number }>): Reco
   const totals: Record<string, number> = {};
   for (const [path, { bytesInOutput }] of Object.entries(inputs)) {
     const inModules = path.split("node_modules/")[1];
-    const name = inModules
-      ? inModules
-          .split("/")
-          .slice(0, inModules.startsWith("@") ? 2 : 1)
-          .join("/")
-      : path.split("/").slice(0, 2).join("/");
+    const name = inModules ? packageOf(inModules) : path.split("/").slice(0, 2).join("/");
     totals[name] = (totals[name] ?? 0) + bytesInOutput;
   }
   return Object.fromEntries(Object.entries(totals).sort((a, b) => b[1] - a[1]));

@@ -16,6 +16,7 @@ import {
   SPAN_KIND_SERVER,
   startCollector,
 } from "../../dev/support/collector.ts";
+import { dependenciesOf, packageOf } from "../../dev/support/packages.ts";
 import { createTestDatabase, describeWithPostgres, type TestDatabase } from "../../dev/support/postgres.ts";
 import { describeNeeding } from "../../dev/support/required-tool.ts";
 import { TEST_AUTH_SECRET, TEST_AUTH_SETTINGS } from "../../dev/support/tokens.ts";
@@ -231,10 +232,8 @@ describe("node dist/node/index.js", () => {
   });
 
   it("imports nothing but the package's runtime dependencies; the tracing SDK only from the module that traces", async () => {
-    const dependenciesOf = (manifest: string) =>
-      Object.keys((JSON.parse(readFileSync(join(ROOT, manifest), "utf8")) as { dependencies: object }).dependencies);
-    const runtime = dependenciesOf("package.json");
-    const tracing = dependenciesOf("edge/telemetry/package.json");
+    const runtime = dependenciesOf(join(ROOT, "package.json"));
+    const tracing = dependenciesOf(join(ROOT, "edge", "telemetry", "package.json"));
     const dist = join(releaseDir, "dist", "node");
     const files = (await readdir(dist, { recursive: true })).filter((file) => file.endsWith(".js"));
     expect(files).toEqual(expect.arrayContaining(["index.js", "migrate.js"]));
@@ -244,14 +243,7 @@ describe("node dist/node/index.js", () => {
       const source = readFileSync(join(dist, file), "utf8");
       // One line or several: `import {\n  a,\n  b\n} from "x";`.
       const imported = [...source.matchAll(/^import (?:[^;"]* from )?"([^"]+)";$/gm)].map((m) => m[1]!);
-      const packages = imported
-        .filter((name) => !name.startsWith("node:") && !name.startsWith("."))
-        .map((name) =>
-          name
-            .split("/")
-            .slice(0, name.startsWith("@") ? 2 : 1)
-            .join("/"),
-        );
+      const packages = imported.filter((name) => !name.startsWith("node:") && !name.startsWith(".")).map(packageOf);
       const allowed = tracingModules.includes(file) ? [...runtime, ...tracing] : runtime;
       for (const name of packages) expect(allowed, `${file} imports ${name}`).toContain(name);
       if (file === "index.js") expect(packages).toContain("hono");

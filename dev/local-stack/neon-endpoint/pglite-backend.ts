@@ -192,7 +192,6 @@ function concat(parts: Uint8Array[]): Uint8Array {
   return out;
 }
 
-/** Runs the functions given to it one at a time, in call order, whatever each one's outcome. */
 /** The cluster in `dataDir`; a new one (in memory, or a folder without one) from the image of one (pglite-image.ts). */
 async function openCluster(dataDir: string | undefined): Promise<PGlite> {
   if (!dataDir) return PGlite.create({ loadDataDir: await newClusterImage() });
@@ -201,6 +200,7 @@ async function openCluster(dataDir: string | undefined): Promise<PGlite> {
   return PGlite.create({ dataDir, loadDataDir: await newClusterImage() });
 }
 
+/** Runs the functions given to it one at a time, in call order, whatever each one's outcome. */
 function promiseQueue() {
   let tail: Promise<unknown> = Promise.resolve();
   return <T>(fn: () => Promise<T>): Promise<T> => {
