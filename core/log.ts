@@ -7,13 +7,63 @@ export interface Logger {
   log(level: LogLevel, event: string, fields?: Record<string, unknown>): void;
 }
 
+const line = (time: number, level: LogLevel, event: string, fields: Record<string, unknown>) =>
+  JSON.stringify({ time: new Date(time).toISOString(), level, event, ...fields });
+
 export const consoleLogger: Logger = {
   log(level, event, fields = {}) {
-    const line = JSON.stringify({ time: new Date().toISOString(), level, event, ...fields });
-    if (level === "info") console.log(line);
-    else console.error(line);
+    if (level === "info") console.log(line(Date.now(), level, event, fields));
+    else console.error(line(Date.now(), level, event, fields));
   },
 };
+
+/** A logger whose `info` lines are held until `flush()`: what is pending is written then. */
+export interface DeferredLogger extends Logger {
+  /** Writes every pending line now (a runtime calls it as its process exits). */
+  flush(): void;
+}
+
+/** Where a deferred logger's text goes: the console's two streams, unless a test hands its own. */
+export interface LogOutput {
+  info(text: string): void;
+  problem(text: string): void;
+}
+
+const consoleOutput: LogOutput = { info: (text) => console.log(text), problem: (text) => console.error(text) };
+
+/**
+ * The console logger for a server whose process outlives its answers (Node, Deno). An `info`
+ * line (a request's) is written after the answer it describes has gone out, with the other
+ * lines of that turn of the event loop, on a timer (`later`): written at once, console's write
+ * (into a file or a pipe, synchronous) and the line's JSON came before every answer, some 40–90
+ * µs of a 0.5 ms KV hit on Node. Each line keeps the time it was logged at; its fields are read
+ * when it is written, so a caller passes an object it no longer changes. A warning or an error is
+ * written at once, after what is pending: a process about to fail must not hold it.
+ */
+export function createDeferredLogger(
+  output: LogOutput = consoleOutput,
+  later: (write: () => void) => void = (write) => void setTimeout(write, 0),
+): DeferredLogger {
+  let pending: { time: number; event: string; fields: Record<string, unknown> }[] = [];
+  const flush = () => {
+    if (pending.length === 0) return;
+    const lines = pending.map(({ time, event, fields }) => line(time, "info", event, fields));
+    pending = [];
+    output.info(lines.join("\n"));
+  };
+  return {
+    log(level, event, fields = {}) {
+      if (level === "info") {
+        if (pending.length === 0) later(flush);
+        pending.push({ time: Date.now(), event, fields });
+        return;
+      }
+      flush();
+      output.problem(line(Date.now(), level, event, fields));
+    },
+    flush,
+  };
+}
 
 export const silentLogger: Logger = { log() {} };
 

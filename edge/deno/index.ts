@@ -13,6 +13,7 @@ import { createDenoKv } from "../kv/deno-kv.ts";
 import { createDenoKvRateLimiter, type DenoKvCounters, type DenoKvU64 } from "../rate-limit/deno-kv.ts";
 import { loadTelemetryFactory } from "../telemetry/load.ts";
 import { type DenoKvOpener, openKvAt } from "./kv-path.ts";
+import { denoLogger } from "./log.ts";
 import { settingsFromEnv } from "./settings.ts";
 
 // Only what this file uses of the Deno namespace, so the project's tsc needs no Deno types.
@@ -56,6 +57,7 @@ const clientAddress = (c: Context) =>
 const { app, background, flushTraces } = await orExit(async () =>
   createInstance({
     runtime: "deno",
+    logger: denoLogger,
     stores: { settings, kv },
     rateLimiter,
     clientAddress,

@@ -3,11 +3,11 @@
 // SIGTERM (and Ctrl-C) stop accepting, let in-flight requests finish, then exit; an unusable
 // setting, or a HOST or PORT it cannot listen on, stops it at start with one line naming it.
 
-import { consoleLogger } from "../../core/log.ts";
 import { stopGracefullyOnSignals } from "../../core/server/graceful-stop.ts";
 import { listenAddress, listenFailure } from "../../core/server/listen-address.ts";
 import { misconfiguredLine } from "../../core/settings/misconfigured.ts";
 import { SettingsError } from "../../core/settings/settings.ts";
+import { nodeLogger } from "./log.ts";
 import type { RunningServer } from "./server.ts";
 import { startNodeService } from "./service.ts";
 
@@ -23,7 +23,7 @@ try {
   console.error(misconfiguredLine(misconfigured));
   process.exit(1);
 }
-consoleLogger.log("info", "listening", { url: server.url });
+nodeLogger.log("info", "listening", { url: server.url });
 stopGracefullyOnSignals({
   onSignal: (signal, handler) => process.on(signal, handler),
   close: () => server.close(),

@@ -10,6 +10,7 @@ import { createMemoryKv } from "../kv/memory.ts";
 import { createMemoryRateLimiter } from "../rate-limit/memory.ts";
 import { loadTelemetryFactory } from "../telemetry/load.ts";
 import { withApiReference } from "./api-reference.ts";
+import { nodeLogger } from "./log.ts";
 import { type ListenOptions, listen, type RunningServer } from "./server.ts";
 import { readNodeSettings } from "./settings.ts";
 
@@ -33,6 +34,7 @@ export async function startNodeService(
     stores,
     rateLimiter: createMemoryRateLimiter(),
     clientAddress: socketAddress,
+    logger: nodeLogger,
     createTelemetry: await loadTelemetryFactory(stores.settings),
   });
   const fetch = apiDocs ? withApiReference(app.fetch) : app.fetch;
