@@ -8,7 +8,7 @@ import { dirname, join, normalize, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 
 const ROOT = resolve(import.meta.dirname, "..");
-const IGNORED = new Set(["node_modules", ".git", ".data", "dist", "bin", "pkg"]);
+const IGNORED = new Set(["node_modules", ".git", ".data", ".cache", "dist", "bin", "pkg"]);
 
 function entriesUnder(dir: string, prefix = ""): string[] {
   return readdirSync(dir).flatMap((name) => {

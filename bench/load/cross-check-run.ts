@@ -66,15 +66,19 @@ export async function crossCheckLocalNode(settings: CrossCheckSettings): Promise
   const secret = randomBytes(32).toString("base64url");
   const unmute = muteStdout(); // the runtime's line per request
   try {
-    const runtime = await launchRuntime("node", {
-      AUTH_SECRET: secret,
-      DATABASE_URL: db.databaseUrl,
-      NEON_FETCH_ENDPOINT: db.neonFetchEndpoint,
-      LINK_CACHE_TTL_SECONDS: "3600",
-      // Both clients look up as one caller: more than a caller's default minute of reads.
-      RATE_LIMIT_CALLER_READS: String(UNLIMITED),
-      RATE_LIMIT_TENANT_READS: String(UNLIMITED),
-    });
+    const runtime = await launchRuntime(
+      "node",
+      {
+        AUTH_SECRET: secret,
+        DATABASE_URL: db.databaseUrl,
+        NEON_FETCH_ENDPOINT: db.neonFetchEndpoint,
+        LINK_CACHE_TTL_SECONDS: "3600",
+        // Both clients look up as one caller: more than a caller's default minute of reads.
+        RATE_LIMIT_CALLER_READS: String(UNLIMITED),
+        RATE_LIMIT_TENANT_READS: String(UNLIMITED),
+      },
+      { log: "file", release: true },
+    );
     try {
       return await checkTarget(settings, {
         url: runtime.url,

@@ -1,6 +1,6 @@
 // The database side of the benchmark in a thread of its own: the Neon-compatible endpoint and
 // the database behind it (PGlite runs its WebAssembly synchronously). In the main thread it would
-// share an event loop with the node runtime, which runs in-process, and with no other runtime.
+// share an event loop with the node runtime where that runs in process (`npm run bench:sync`).
 import { parentPort, workerData } from "node:worker_threads";
 import { startLocalStack } from "../../dev/local-stack/stack.ts";
 import { serve } from "../lib/ts-worker.ts";

@@ -1,7 +1,7 @@
 // What the benchmark runs against: one database (PGlite, or a scratch schema in DATABASE_URL's
 // PostgreSQL) behind one Neon-compatible endpoint, in a thread of their own, and every selected
-// runtime launched the way `npm start` launches it. A runtime that cannot start is reported with
-// the reason, not dropped.
+// runtime launched as it ships (node: its release, `release` in dev/launchers/index.ts). A runtime
+// that cannot start is reported with the reason, not dropped.
 import type { RuntimeName } from "../../dev/launchers/index.ts";
 import { launchRuntime, type RunningRuntime } from "../../dev/launchers/index.ts";
 import { isPostgresUrl } from "../../dev/local-stack/stack.ts";
@@ -99,7 +99,8 @@ export async function launchRuntimes(
     const target = named(name);
     let status: TargetStatus;
     try {
-      running.push({ ...(await launchRuntime(name, env, { port: 0, log: "file" })), target: target.target });
+      const runtime = await launchRuntime(name, env, { port: 0, log: "file", release: true });
+      running.push({ ...runtime, target: target.target });
       status = { ...target, available: true, startMs: Math.round(performance.now() - started) };
     } catch (error) {
       const reason = (error instanceof Error ? error.message : String(error)).split("\n")[0]!.slice(0, 200);

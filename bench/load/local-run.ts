@@ -1,5 +1,5 @@
 // The runtimes side by side on one computer: one database behind the Neon-compatible endpoint,
-// every selected runtime started by the launcher `npm start` uses, each runtime's bare KV get,
+// every selected runtime started as it ships (environment.ts), each runtime's bare KV get,
 // and what only the bench's own database allows (round trips counted, the naive write, the
 // endpoint's overhead).
 import { randomBytes } from "node:crypto";

@@ -1,10 +1,11 @@
-// A server in a process of its own (deno, Viceroy): started, its log routed, and its URL taken
-// from the line it prints once it listens.
+// A server in a process of its own (deno, Viceroy, the Node release): started, its log routed,
+// and its URL taken from the line it prints once it listens.
 import { spawn } from "node:child_process";
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
+import type { RawSettings } from "../../core/settings/settings.ts";
 
 // Viceroy compiles the 17 MB wasm with Cranelift before it listens: about 50 s on two busy cores.
 export const STARTUP_TIMEOUT_MS = 240_000;
@@ -40,6 +41,37 @@ export interface ChildServer {
   /** Where the log is written with "file", until close deletes it. */
   logFile?: string;
   close(): Promise<void>;
+}
+
+/** This process's environment less the variables `except` lists, as a child process takes it. */
+export function inheritedEnvironment(except: readonly string[] = []): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(process.env))
+    if (value !== undefined && !except.includes(name)) env[name] = value;
+  return env;
+}
+
+/**
+ * This process's environment less every variable `names` lists, then those of them `settings`
+ * sets: a child's settings come from `settings` only, never leak in from this process's.
+ */
+export function environmentWith(settings: RawSettings, names: readonly string[]): Record<string, string> {
+  const env = inheritedEnvironment(names);
+  for (const name of names) {
+    const value = settings[name];
+    if (value !== undefined) env[name] = value;
+  }
+  return env;
+}
+
+/** The URL in a `{"event":"listening","url":…}` line (the Node and Deno entries print one), or undefined. */
+export function listeningEventUrl(line: string): string | undefined {
+  try {
+    const event = JSON.parse(line) as { event?: string; url?: string };
+    return event.event === "listening" ? event.url : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Runs the server and resolves with the URL of the first "listening" line it prints. */

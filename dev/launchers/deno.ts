@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import type { RawSettings } from "../../core/settings/settings.ts";
 import { kvPathFlags } from "../../edge/deno/kv-path.ts";
 import { DENO_ENV_NAMES, DRIVER_ENV_NAMES } from "../../edge/deno/settings.ts";
-import { type ServerLog, spawnServer } from "./child-server.ts";
+import { environmentWith, listeningEventUrl, type ServerLog, spawnServer } from "./child-server.ts";
 import type { KvEntries } from "./planted-kv.ts";
 
 export const PROJECT_ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -55,15 +55,7 @@ export async function startDenoRuntime(
     runFlags?: string[];
   } = {},
 ) {
-  const childEnv: Record<string, string> = {};
-  for (const [name, value] of Object.entries(process.env)) {
-    // Settings come from `env` only, never leak in from the parent's environment.
-    if (value !== undefined && !(DENO_ENV_NAMES as readonly string[]).includes(name)) childEnv[name] = value;
-  }
-  for (const name of DENO_ENV_NAMES) {
-    const value = env[name];
-    if (value !== undefined) childEnv[name] = value;
-  }
+  const childEnv = environmentWith(env, DENO_ENV_NAMES);
   childEnv.PORT = String(port);
   // The entry listens on every interface by default (a container); a local run stays on this machine.
   childEnv.HOST = "127.0.0.1";
@@ -113,16 +105,6 @@ export function spawnDenoServer(args: string[], env: Record<string, string>, log
     env: childEnv,
     cwd: PROJECT_ROOT,
     log,
-    listeningUrl,
+    listeningUrl: listeningEventUrl,
   });
-}
-
-/** The URL in the entry's "listening" line (edge/deno/index.ts prints it), or undefined. */
-export function listeningUrl(line: string): string | undefined {
-  try {
-    const event = JSON.parse(line) as { event?: string; url?: string };
-    return event.event === "listening" ? event.url : undefined;
-  } catch {
-    return undefined;
-  }
 }

@@ -3,7 +3,7 @@
 import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
-import { type ServerLog, spawnServer } from "./child-server.ts";
+import { inheritedEnvironment, type ServerLog, spawnServer } from "./child-server.ts";
 
 export const VICEROY_VERSION = "0.20.1";
 export const VICEROY_INSTALL = `cargo install --locked viceroy --version ${VICEROY_VERSION}`;
@@ -50,15 +50,12 @@ export async function startViceroy({ wasmPath, manifest, env, port, log }: Vicer
   const dir = mkdtempSync(join(tmpdir(), "viceroy-"));
   const manifestPath = join(dir, "fastly.toml");
   writeFileSync(manifestPath, manifest);
-  const childEnv: Record<string, string> = {};
-  for (const [name, value] of Object.entries({ ...process.env, ...env, RUST_LOG }))
-    if (value !== undefined) childEnv[name] = value;
   try {
     const server = await spawnServer({
       name: "viceroy",
       command: executable,
       args: ["serve", "--addr", `127.0.0.1:${port}`, "-C", manifestPath, wasmPath],
-      env: childEnv,
+      env: { ...inheritedEnvironment(), ...env, RUST_LOG },
       log,
       listeningUrl: (line) => LISTENING.exec(line)?.[1],
     });

@@ -3,7 +3,7 @@
 // started as well (`deno task` runs `deno run`, `npx` runs its command).
 import { type ChildProcess, type SpawnOptions, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
-import { listeningUrl } from "../../dev/launchers/deno.ts";
+import { listeningEventUrl } from "../../dev/launchers/child-server.ts";
 import { listeningSockets, liveProcesses } from "../support/proc.ts";
 
 export interface ServerProcess {
@@ -52,7 +52,7 @@ export function startServerProcess(
       reject(new Error(`exited with ${code} before listening; stderr: ${stderr}`));
     });
     createInterface({ input: child.stdout! }).on("line", (line) => {
-      const url = listeningUrl(line);
+      const url = listeningEventUrl(line);
       if (!url) return;
       clearTimeout(timer);
       const localUrl = `http://127.0.0.1:${new URL(url).port}`;

@@ -1,13 +1,14 @@
-// Starts the bare-KV-get baseline of a runtime, the way dev/launchers/ start the service: node in
-// process, the Worker in workerd, the script in the deno binary, the wasm on Viceroy.
+// Starts the bare-KV-get baseline of a runtime, the way the bench starts the service: node built
+// and in a process of its own, the Worker in workerd, the script in the deno binary, the wasm on
+// Viceroy.
 
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
-import { createMemoryKv } from "../../../edge/kv/memory.ts";
-import { listen } from "../../../edge/node/server.ts";
+import { build, type Platform } from "esbuild";
+import { inheritedEnvironment, listeningEventUrl, spawnServer } from "../../../dev/launchers/child-server.ts";
 import type { RuntimeName } from "../../../edge/runtimes.ts";
-import { kvBaselineHandler } from "./handler.ts";
 
 interface RunningBaseline {
   url: string;
@@ -16,24 +17,47 @@ interface RunningBaseline {
 
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 
+/** `file` and everything it imports as one ES module, built as what ships is (no keep-names). */
+async function bundle(file: string, platform?: Platform): Promise<string> {
+  const built = await build({
+    entryPoints: [here(file)],
+    bundle: true,
+    format: "esm",
+    ...(platform ? { platform } : {}),
+    write: false,
+    logLevel: "silent",
+  });
+  return built.outputFiles[0]!.text;
+}
+
 // One per runtime of edge/runtimes.ts: the bench compares each runtime's lookups with its own.
 const baselines: Record<RuntimeName, () => Promise<RunningBaseline>> = {
-  node: () => listen(kvBaselineHandler(createMemoryKv()), { port: 0 }),
+  async node() {
+    // Everything bundled, so it runs from a folder of its own, removed when it stops.
+    const code = await bundle("./node.ts", "node");
+    const dir = mkdtempSync(join(tmpdir(), "kv-baseline-"));
+    const remove = () => rmSync(dir, { recursive: true, force: true });
+    writeFileSync(join(dir, "node.mjs"), code);
+    const server = await spawnServer({
+      name: "node bare KV get",
+      command: process.execPath,
+      args: [join(dir, "node.mjs")],
+      env: inheritedEnvironment(),
+      listeningUrl: listeningEventUrl,
+    }).catch((error: unknown) => {
+      remove();
+      throw error;
+    });
+    return { url: server.url, close: () => server.close().finally(remove) };
+  },
   async cloudflare() {
     const [{ Miniflare }, { workerCompatibility }] = await Promise.all([
       import("miniflare"),
       import("../../../dev/launchers/cloudflare.ts"),
     ]);
-    const bundled = await build({
-      entryPoints: [here("./workers.ts")],
-      bundle: true,
-      format: "esm",
-      write: false,
-      logLevel: "silent",
-    });
     const compatibility = await workerCompatibility();
     const mf = new Miniflare({
-      modules: [{ type: "ESModule", path: "worker.js", contents: bundled.outputFiles[0]!.text }],
+      modules: [{ type: "ESModule", path: "worker.js", contents: await bundle("./workers.ts") }],
       compatibilityDate: compatibility.date,
       compatibilityFlags: compatibility.flags,
       kvNamespaces: ["LINKS"],
@@ -48,9 +72,8 @@ const baselines: Record<RuntimeName, () => Promise<RunningBaseline>> = {
   },
   async deno() {
     const { spawnDenoServer } = await import("../../../dev/launchers/deno.ts");
-    const env: Record<string, string> = {};
-    for (const [name, value] of Object.entries(process.env)) if (value !== undefined) env[name] = value;
-    return spawnDenoServer(["run", "--allow-net=127.0.0.1", "--unstable-kv", "bench/measure/kv-baseline/deno.ts"], env);
+    const args = ["run", "--allow-net=127.0.0.1", "--unstable-kv", "bench/measure/kv-baseline/deno.ts"];
+    return spawnDenoServer(args, inheritedEnvironment());
   },
   async fastly() {
     const [{ ensureFastlyWasm, ROOT }, { FASTLY_MANIFEST }, { runManifest }, { startViceroy }] = await Promise.all([
