@@ -73,8 +73,9 @@ export async function migrate(
   for (const name of await migrationFiles(dir)) {
     if (done.has(name)) continue;
     const sql = await readFile(join(dir, name), "utf8");
+    const suspects = new Set<string>();
     const apply = OUTSIDE_TRANSACTION.test(sql)
-      ? () => applyOutsideTransaction(backend, name, sql)
+      ? () => applyOutsideTransaction(backend, name, sql, suspects)
       : () => applyInTransaction(backend, name, sql, besideOtherTables);
     if (!(await withRetries(name, options, apply))) continue;
     applied.push(name);
@@ -152,13 +153,19 @@ async function applyInTransaction(
  * Each statement on its own, then the record. Nothing holds them together, so each must be
  * idempotent (IF NOT EXISTS, VALIDATE): a failed run is simply run again. The session's own
  * timeouts apply (npm run migrate lifts the statement timeout and sets LOCK_TIMEOUT for it).
+ * `suspects`: the file's invalid indexes found with no build in progress (dropInvalidIndex).
  */
-async function applyOutsideTransaction(backend: MigrationSession, name: string, sql: string): Promise<boolean> {
+async function applyOutsideTransaction(
+  backend: MigrationSession,
+  name: string,
+  sql: string,
+  suspects: Set<string>,
+): Promise<boolean> {
   for (const statement of plainStatements(name, sql)) {
     // Applied by a concurrent migrator meanwhile, which may have gone on to the files after it:
     // running the rest again could undo what they did (0013 renames the indexes 0006 builds).
     if (await isRecorded(backend, name)) return false;
-    await dropInvalidIndex(backend, statement);
+    await dropInvalidIndex(backend, statement, suspects);
     await backend.exec(statement);
   }
   // A concurrent migrator may have run the same statements (all idempotent) and recorded first.
@@ -194,9 +201,13 @@ const CONCURRENT_INDEX = /^CREATE\s+(?:UNIQUE\s+)?INDEX\s+CONCURRENTLY\s+IF\s+NO
  * A CREATE INDEX CONCURRENTLY that failed leaves its index behind, invalid: IF NOT EXISTS would
  * then skip the build and keep it so. It is dropped first, so the retry builds it. An index is
  * invalid while it is being built too: one a concurrent migrator is building is left to it, and
- * this file is tried again later, as when a lock is refused.
+ * this file is tried again later, as when a lock is refused. A build that has just ended looks
+ * abandoned for a moment: PostgreSQL ends its progress row before committing the index valid, so
+ * a snapshot taken before that commit sees it invalid with no build in progress. Dropped then, a
+ * unique index would be gone, and its guarantee with it, until built again. So an index found so
+ * is a suspect, and dropped only when found so again after the pause before the next attempt.
  */
-async function dropInvalidIndex(backend: MigrationSession, statement: string) {
+async function dropInvalidIndex(backend: MigrationSession, statement: string, suspects: Set<string>) {
   const index = statement.match(CONCURRENT_INDEX)?.[1];
   if (!index) return;
   const found = await backend.query({
@@ -207,12 +218,16 @@ async function dropInvalidIndex(backend: MigrationSession, statement: string) {
   const [invalid] = found.rows;
   if (!invalid) return;
   if (invalid[0] === "t") throw new BuildInProgress(index);
+  if (!suspects.has(index)) {
+    suspects.add(index);
+    throw new BuildInProgress(index, "may have just been built by another session");
+  }
   await backend.exec(`DROP INDEX CONCURRENTLY IF EXISTS ${index}`);
 }
 
 class BuildInProgress extends Error {
-  constructor(index: string) {
-    super(`index ${index} is being built by another session`);
+  constructor(index: string, state = "is being built by another session") {
+    super(`index ${index} ${state}`);
   }
 }
 

@@ -164,4 +164,41 @@ describeWithPostgres("online migrations [postgres]", () => {
     expect(await scalar("SELECT to_regclass('first_half')::text")).toBe("first_half");
     expect(await scalar("SELECT to_regclass('second_half')::text")).toBeNull();
   });
+
+  it("drops an invalid index no session is building only when it is found so again: a build may just have ended", async () => {
+    await backend.exec("CREATE TABLE ended_builds (code text); INSERT INTO ended_builds VALUES ('a'), ('a');");
+    // A build that failed (on the duplicate) leaves its index invalid, and no build in progress.
+    await expect(
+      backend.exec("CREATE UNIQUE INDEX CONCURRENTLY ended_builds_key ON ended_builds (code)"),
+    ).rejects.toThrow();
+    const indexOid = () => scalar("SELECT to_regclass('ended_builds_key')::oid::text");
+    const leftover = await indexOid();
+    await writeFile(
+      join(dir, "9006_ended_builds_key.sql"),
+      "-- migrate: no-transaction\nCREATE UNIQUE INDEX CONCURRENTLY IF NOT EXISTS ended_builds_key ON ended_builds (code);\n",
+    );
+    // What a build ending at the moment the migrator looked does next: it commits its index valid
+    // (here by hand, on another session, during the migrator's pause before its next attempt).
+    const committer = await session();
+    let committed: Promise<unknown> | undefined;
+    try {
+      const pauses: number[] = [];
+      const applied = await migrate(backend, dir, {
+        backoffMs: (attempt) => {
+          pauses.push(attempt);
+          committed ??= committer.query(
+            "UPDATE pg_index SET indisvalid = true WHERE indexrelid = to_regclass('ended_builds_key')",
+          );
+          return 300;
+        },
+      });
+      await committed;
+      expect(applied).toEqual(["9006_ended_builds_key.sql"]);
+      expect(pauses).toEqual([1]); // found invalid with no build once, valid the next time
+      expect(await indexOid()).toBe(leftover); // not dropped
+    } finally {
+      await committer.end();
+      await backend.exec("DROP TABLE ended_builds");
+    }
+  });
 });
