@@ -69,34 +69,43 @@ describe("benchPlan", () => {
     prices: { file: "bench/prices.json", table: [] },
   } satisfies RunSettings;
 
-  it("plans start-up, rounds, staleness and cold starts locally, one step per measured phase and pair", () => {
+  const estimateOf = (phases: PlannedPhase[], name: string) => phases.find((phase) => phase.name === name)?.estimateMs;
+
+  it("plans start-up, warm-up, rounds, staleness and cold starts locally, one step per target warmed, measured phase and pair", () => {
     const phases = benchPlan(settings, 4, "local");
     expect(phases.map((p) => [p.name, p.steps])).toEqual([
       ["start-up", 0],
+      ["warm-up", 4],
       ["rounds", 4 * 2 * 3],
       ["staleness", 12],
       ["cold starts", 1],
     ]);
-    // 200 requests × 8 ms / 4 in flight + 300 ms, 24 times; warm-ups 20 × 2 ms + 300 ms, 8 times.
-    expect(phases[1]!.estimateMs).toBe(24 * 700 + 8 * 340);
-    expect(phases[2]!.estimateMs).toBe(3 * 10_000); // every pair at once
+    // Warm-ups 20 × 2 ms + 300 ms, 8 times; 200 requests × 8 ms / 4 in flight + 300 ms, 24 times.
+    expect(estimateOf(phases, "warm-up")).toBe(8 * 340);
+    expect(estimateOf(phases, "rounds")).toBe(24 * 700);
+    expect(estimateOf(phases, "staleness")).toBe(3 * 10_000); // every pair at once
   });
 
   it("caps a phase at the time limit and leaves out what the run does not do", () => {
     const phases = benchPlan({ ...settings, requests: 10_000, staleness: 0, cold: 0 }, 2, "targets");
-    expect(phases.map((p) => p.name)).toEqual(["rounds"]);
-    expect(phases[0]!.estimateMs).toBe(2 * 2 * 3 * 6_300 + 4 * (20 * 20 + 300));
+    expect(phases.map((p) => p.name)).toEqual(["warm-up", "rounds"]);
+    expect(estimateOf(phases, "warm-up")).toBe(4 * (20 * 20 + 300));
+    expect(estimateOf(phases, "rounds")).toBe(2 * 2 * 3 * 6_300);
+    expect(benchPlan({ ...settings, warmup: 0 }, 2, "targets").map((p) => p.name)).not.toContain("warm-up");
   });
 
   it("times an open-model phase by its rate, whatever the runtime, capped at the time limit", () => {
     const open = { ...settings, ratePerSecond: 50, staleness: 0, cold: 0 };
-    // 200 requests at 50 a second: 4 s (+ 300 ms), 24 times; warm-ups 20 at 50 a second: 400 ms + 300 ms, 8 times.
-    const expected = 24 * 4_300 + 8 * 700;
-    expect(benchPlan(open, 4, "local")[1]!.estimateMs).toBe(expected);
-    expect(benchPlan(open, 4, "targets")[0]!.estimateMs).toBe(expected);
+    for (const where of ["local", "targets"] as const) {
+      const phases = benchPlan(open, 4, where);
+      // 200 requests at 50 a second: 4 s (+ 300 ms), 24 times; warm-ups 20 at 50 a second: 400 ms + 300 ms, 8 times.
+      expect(estimateOf(phases, "rounds")).toBe(24 * 4_300);
+      expect(estimateOf(phases, "warm-up")).toBe(8 * 700);
+    }
     // 200 requests at 20 a second would take 10 s: the 6 s limit stops the phase.
-    const slow = benchPlan({ ...open, ratePerSecond: 20 }, 4, "targets")[0]!;
-    expect(slow.estimateMs).toBe(24 * 6_300 + 8 * 1_300);
+    const slow = benchPlan({ ...open, ratePerSecond: 20 }, 4, "targets");
+    expect(estimateOf(slow, "rounds")).toBe(24 * 6_300);
+    expect(estimateOf(slow, "warm-up")).toBe(8 * 1_300);
   });
 });
 

@@ -13,7 +13,13 @@ const STALENESS_SAMPLE_MS = 10_000;
 /** Starting one runtime here (workerd is the slowest, ~1.5 s; a wasm build can take longer). */
 const START_MS = 3_000;
 
-export const BENCH_PHASES = { start: "start-up", rounds: "rounds", staleness: "staleness", cold: "cold starts" };
+export const BENCH_PHASES = {
+  start: "start-up",
+  warmup: "warm-up",
+  rounds: "rounds",
+  staleness: "staleness",
+  cold: "cold starts",
+};
 
 /**
  * One phase of `requests`, capped at its time limit. The open model sends at its rate whatever the
@@ -35,11 +41,11 @@ export function benchPlan(opts: RunSettings, targets: number, where: keyof typeo
   const lanes = where === "local" ? Math.max(pairs, 1) : opts.concurrency;
   const plan: PlannedPhase[] = [
     ...(where === "local" ? [{ name: BENCH_PHASES.start, estimateMs: targets * START_MS, steps: 0 }] : []),
-    {
-      name: BENCH_PHASES.rounds,
-      estimateMs: phases * measured + (opts.warmup > 0 ? targets * operations * warm : 0),
-      steps: phases,
-    },
+    // A phase of its own, a step per target: its time is not the rounds' pace.
+    ...(opts.warmup > 0
+      ? [{ name: BENCH_PHASES.warmup, estimateMs: targets * operations * warm, steps: targets }]
+      : []),
+    { name: BENCH_PHASES.rounds, estimateMs: phases * measured, steps: phases },
   ];
   if (opts.staleness > 0 && pairs > 0) {
     const estimateMs = Math.ceil(pairs / lanes) * opts.staleness * STALENESS_SAMPLE_MS;

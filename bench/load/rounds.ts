@@ -12,6 +12,7 @@ import type { BenchDatabase } from "./environment.ts";
 import { runInterleaved, type Sample, type SliceablePhase } from "./interleave.ts";
 import type { LoadGenerator } from "./load-generator.ts";
 import { type Made, type OperationContext, type OperationName, operations } from "./operations.ts";
+import { BENCH_PHASES } from "./plan.ts";
 import type { Measured } from "./summary.ts";
 
 /** What is benchmarked: a runtime the bench started, or a deployment given by its URL. */
@@ -187,6 +188,7 @@ async function measureGroup(
 
 export async function runRounds(session: Session, targets: readonly Target[]): Promise<Measured[]> {
   const { opts } = session;
+  if (opts.warmup > 0) opts.clock?.begin(BENCH_PHASES.warmup);
   for (const target of targets) {
     for (const operation of opts.operations) {
       const url = targetUrl(session, target, operation);
@@ -197,9 +199,10 @@ export async function runRounds(session: Session, targets: readonly Target[]): P
     }
     if (opts.warmup > 0) {
       for (const operation of opts.operations) await measure(session, target, operation, "warm", opts.warmup);
-      progress(`warmed up ${target.name}`);
+      progress(`warmed up ${target.name}${opts.clock?.step() ?? ""}`);
     }
   }
+  opts.clock?.begin(BENCH_PHASES.rounds);
   const measured: Measured[] = [];
   const twinNames = new Set([...(session.twins?.values() ?? [])].map((twin) => twin.name));
   for (let round = 1; round <= opts.rounds; round++) {

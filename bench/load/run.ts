@@ -36,7 +36,6 @@ export async function measureRun(
   const { opts, tokens, tenant, budget } = session;
   const send = budgetedFetch(budget);
   const clock = opts.clock;
-  clock?.begin(BENCH_PHASES.rounds);
   const measured = await runRounds(session, targets);
   await afterRounds();
   if (opts.staleness > 0 && targets.length > 1) clock?.begin(BENCH_PHASES.staleness);
