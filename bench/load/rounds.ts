@@ -12,7 +12,6 @@ import type { BenchDatabase } from "./environment.ts";
 import { runInterleaved, type Sample, type SliceablePhase } from "./interleave.ts";
 import type { LoadGenerator } from "./load-generator.ts";
 import { type Made, type OperationContext, type OperationName, operations } from "./operations.ts";
-import { BENCH_PHASES } from "./plan.ts";
 import type { Measured } from "./summary.ts";
 
 /** What is benchmarked: a runtime the bench started, or a deployment given by its URL. */
@@ -186,9 +185,9 @@ async function measureGroup(
   return runInterleaved(phases, { round, slices: INTERLEAVED_SLICES, timeLimitMs });
 }
 
-export async function runRounds(session: Session, targets: readonly Target[]): Promise<Measured[]> {
+/** Each operation's setup on every target, then its warm-up (unmeasured requests), target by target. */
+export async function prepareTargets(session: Session, targets: readonly Target[]): Promise<void> {
   const { opts } = session;
-  if (opts.warmup > 0) opts.clock?.begin(BENCH_PHASES.warmup);
   for (const target of targets) {
     for (const operation of opts.operations) {
       const url = targetUrl(session, target, operation);
@@ -202,7 +201,10 @@ export async function runRounds(session: Session, targets: readonly Target[]): P
       progress(`warmed up ${target.name}${opts.clock?.step() ?? ""}`);
     }
   }
-  opts.clock?.begin(BENCH_PHASES.rounds);
+}
+
+export async function runRounds(session: Session, targets: readonly Target[]): Promise<Measured[]> {
+  const { opts } = session;
   const measured: Measured[] = [];
   const twinNames = new Set([...(session.twins?.values() ?? [])].map((twin) => twin.name));
   for (let round = 1; round <= opts.rounds; round++) {

@@ -6,7 +6,7 @@ import { progress } from "../lib/cli.ts";
 import { budgetedFetch } from "./budget.ts";
 import { type ColdStarts, measureColdStarts } from "./cold.ts";
 import { BENCH_PHASES } from "./plan.ts";
-import { runRounds, type Session, type Target } from "./rounds.ts";
+import { prepareTargets, runRounds, type Session, type Target } from "./rounds.ts";
 import { measureStaleness, type PairStaleness } from "./staleness.ts";
 import type { Measured } from "./summary.ts";
 
@@ -36,6 +36,9 @@ export async function measureRun(
   const { opts, tokens, tenant, budget } = session;
   const send = budgetedFetch(budget);
   const clock = opts.clock;
+  if (opts.warmup > 0) clock?.begin(BENCH_PHASES.warmup);
+  await prepareTargets(session, targets);
+  clock?.begin(BENCH_PHASES.rounds);
   const measured = await runRounds(session, targets);
   await afterRounds();
   if (opts.staleness > 0 && targets.length > 1) clock?.begin(BENCH_PHASES.staleness);
