@@ -35,7 +35,7 @@ const consoleOutput: LogOutput = { info: (text) => console.log(text), problem: (
  * The console logger for a server whose process outlives its answers (Node, Deno). An `info`
  * line (a request's) is written after the answer it describes has gone out, with the other
  * lines of that turn of the event loop, on a timer (`later`): written at once, console's write
- * (into a file or a pipe, synchronous) and the line's JSON came before every answer, some 40–90
+ * (into a file or a pipe, synchronous) and the line's JSON came before every answer, some 35–55
  * µs of a 0.5 ms KV hit on Node. Each line keeps the time it was logged at; its fields are read
  * when it is written, so a caller passes an object it no longer changes. A warning or an error is
  * written at once, after what is pending: a process about to fail must not hold it.
