@@ -74,6 +74,24 @@ export function listeningEventUrl(line: string): string | undefined {
   }
 }
 
+/**
+ * A server whose files (a build, a manifest) live in `dir`, a folder of its own: `start` writes
+ * them and starts it; the folder is removed when the server closes, or at once if it does not start.
+ */
+export async function serveFromFolder<Server extends { close(): Promise<void> }>(
+  dir: string,
+  start: () => Promise<Server>,
+): Promise<Server> {
+  const remove = () => rmSync(dir, { recursive: true, force: true });
+  try {
+    const server = await start();
+    return { ...server, close: () => server.close().finally(remove) };
+  } catch (error) {
+    remove();
+    throw error;
+  }
+}
+
 /** Runs the server and resolves with the URL of the first "listening" line it prints. */
 export function spawnServer({ name, command, args, env, cwd, log = "print", listeningUrl }: ServerCommand) {
   const logDir = log === "file" ? mkdtempSync(join(tmpdir(), "server-log-")) : undefined;

@@ -1,11 +1,11 @@
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { RawSettings } from "../../core/settings/settings.ts";
 import { createMemoryKv } from "../../edge/kv/memory.ts";
 import { startNodeService } from "../../edge/node/service.ts";
 import { NODE_ENV_NAMES } from "../../edge/node/settings.ts";
-import { environmentWith, listeningEventUrl, type ServerLog, spawnServer } from "./child-server.ts";
+import { environmentWith, listeningEventUrl, type ServerLog, serveFromFolder, spawnServer } from "./child-server.ts";
 import { type KvEntries, plantKvEntries } from "./planted-kv.ts";
 
 /**
@@ -37,11 +37,10 @@ export async function startNodeRelease(
   if (kvEntries) throw new Error("the node release takes no planted KV entries (its KV is its process's memory)");
   mkdirSync(RELEASE_BUILDS, { recursive: true });
   const dir = mkdtempSync(join(RELEASE_BUILDS, "release-"));
-  const remove = () => rmSync(dir, { recursive: true, force: true });
-  try {
+  return serveFromFolder(dir, async () => {
     const { buildNodeRelease } = await import("../build/node.ts");
     const { server } = await buildNodeRelease(join(dir, "dist", "node"));
-    const running = await spawnServer({
+    return spawnServer({
       name: "node release",
       command: process.execPath,
       args: [server],
@@ -49,9 +48,5 @@ export async function startNodeRelease(
       log,
       listeningUrl: listeningEventUrl,
     });
-    return { ...running, close: () => running.close().finally(remove) };
-  } catch (error) {
-    remove();
-    throw error;
-  }
+  });
 }

@@ -1,9 +1,9 @@
 // Viceroy, Fastly's local Compute runtime, serving a wasm with a fastly.toml: found on PATH or
 // where `cargo install` puts it, started on the port asked for (0: one it picks), and stopped.
-import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { accessSync, constants, mkdtempSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
-import { inheritedEnvironment, type ServerLog, spawnServer } from "./child-server.ts";
+import { inheritedEnvironment, type ServerLog, serveFromFolder, spawnServer } from "./child-server.ts";
 
 export const VICEROY_VERSION = "0.20.1";
 export const VICEROY_INSTALL = `cargo install --locked viceroy --version ${VICEROY_VERSION}`;
@@ -48,10 +48,10 @@ export async function startViceroy({ wasmPath, manifest, env, port, log }: Vicer
   if (!executable) throw new Error(VICEROY_MISSING);
   // Written for this run only, removed when it stops; it holds no secret values.
   const dir = mkdtempSync(join(tmpdir(), "viceroy-"));
-  const manifestPath = join(dir, "fastly.toml");
-  writeFileSync(manifestPath, manifest);
-  try {
-    const server = await spawnServer({
+  return serveFromFolder(dir, () => {
+    const manifestPath = join(dir, "fastly.toml");
+    writeFileSync(manifestPath, manifest);
+    return spawnServer({
       name: "viceroy",
       command: executable,
       args: ["serve", "--addr", `127.0.0.1:${port}`, "-C", manifestPath, wasmPath],
@@ -59,16 +59,5 @@ export async function startViceroy({ wasmPath, manifest, env, port, log }: Vicer
       log,
       listeningUrl: (line) => LISTENING.exec(line)?.[1],
     });
-    return {
-      url: server.url,
-      ...(server.logFile ? { logFile: server.logFile } : {}),
-      async close() {
-        await server.close();
-        rmSync(dir, { recursive: true, force: true });
-      },
-    };
-  } catch (error) {
-    rmSync(dir, { recursive: true, force: true });
-    throw error;
-  }
+  });
 }

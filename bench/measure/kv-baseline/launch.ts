@@ -2,12 +2,17 @@
 // and in a process of its own, the Worker in workerd, the script in the deno binary, the wasm on
 // Viceroy.
 
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build, type Platform } from "esbuild";
-import { inheritedEnvironment, listeningEventUrl, spawnServer } from "../../../dev/launchers/child-server.ts";
+import {
+  inheritedEnvironment,
+  listeningEventUrl,
+  serveFromFolder,
+  spawnServer,
+} from "../../../dev/launchers/child-server.ts";
 import type { RuntimeName } from "../../../edge/runtimes.ts";
 
 interface RunningBaseline {
@@ -36,19 +41,16 @@ const baselines: Record<RuntimeName, () => Promise<RunningBaseline>> = {
     // Everything bundled, so it runs from a folder of its own, removed when it stops.
     const code = await bundle("./node.ts", "node");
     const dir = mkdtempSync(join(tmpdir(), "kv-baseline-"));
-    const remove = () => rmSync(dir, { recursive: true, force: true });
-    writeFileSync(join(dir, "node.mjs"), code);
-    const server = await spawnServer({
-      name: "node bare KV get",
-      command: process.execPath,
-      args: [join(dir, "node.mjs")],
-      env: inheritedEnvironment(),
-      listeningUrl: listeningEventUrl,
-    }).catch((error: unknown) => {
-      remove();
-      throw error;
+    return serveFromFolder(dir, () => {
+      writeFileSync(join(dir, "node.mjs"), code);
+      return spawnServer({
+        name: "node bare KV get",
+        command: process.execPath,
+        args: [join(dir, "node.mjs")],
+        env: inheritedEnvironment(),
+        listeningUrl: listeningEventUrl,
+      });
     });
-    return { url: server.url, close: () => server.close().finally(remove) };
   },
   async cloudflare() {
     const [{ Miniflare }, { workerCompatibility }] = await Promise.all([
