@@ -31,7 +31,7 @@ export function requestTracing(deps: AppDeps, telemetry: Telemetry): MiddlewareH
       span.end();
       // Workers and Compute end an invocation's work with it: the export is kept alive past the
       // answer. Elsewhere the exporter's own timer sends batches.
-      if (telemetry.flushAfterEachResponse) waitUntilOf(c)?.(telemetry.flush());
+      if (telemetry.afterResponse) waitUntilOf(c)?.(telemetry.afterResponse());
     }
   };
 }

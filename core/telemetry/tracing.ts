@@ -24,8 +24,12 @@ export interface Telemetry {
   propagator: TextMapPropagator;
   /** Sends what is recorded now, within the exporter's bounds; never rejects. */
   flush(): Promise<void>;
-  /** Whether each response sends its spans (Workers, Compute), rather than a timer (Node, Deno). */
-  flushAfterEachResponse: boolean;
+  /**
+   * Where no timer may outlive an invocation (Workers, Compute): the export a response's spans
+   * leave in, for its `waitUntil`; never rejects. Elsewhere (Node, Deno) the exporter's own timer
+   * sends batches, and this is not set.
+   */
+  afterResponse?(): Promise<void>;
 }
 
 /** The parts of a request that `Server-Timing` names too, each a child span. */

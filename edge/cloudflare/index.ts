@@ -28,8 +28,8 @@ function instanceFor(env: Env): Instance {
       rateLimiter: createWorkersRateLimiter(env),
       // Set by Cloudflare's edge to the address it took the request from, whatever the client sent.
       clientAddress: (c) => c.req.header("cf-connecting-ip"),
-      // Each invocation sends its own spans within waitUntil: a timer may not outlive it.
-      telemetry: { flushAfterEachResponse: true },
+      // A timer may not outlive an invocation: each keeps the batch its spans are in alive.
+      telemetry: { afterResponse: "shared-batch" },
       createTelemetry,
     });
     instances.set(env, instance);

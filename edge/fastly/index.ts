@@ -63,7 +63,7 @@ function thisInstance(): Promise<Instance> {
         // Spans leave through the `otel` backend, each response's within its waitUntil.
         telemetry: {
           fetch: fetchThroughBackend(OTEL_BACKEND),
-          flushAfterEachResponse: true,
+          afterResponse: "own-spans",
           deployment: fastlyDeployment(),
         },
         createTelemetry,

@@ -1,14 +1,14 @@
 // OTEL_TRACES_SAMPLER and its ratio: read like every setting, and each the SDK's own sampler.
 import { ROOT_CONTEXT, SpanKind, TraceFlags, trace } from "@opentelemetry/api";
 import { SamplingDecision } from "@opentelemetry/sdk-trace";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../core/app.ts";
 import { silentLogger } from "../../core/log.ts";
 import type { Sql } from "../../core/ports/sql.ts";
 import { parseSettings, SettingsError } from "../../core/settings/settings.ts";
 import { bearer, TEST_AUTH_SECRET } from "../../dev/support/tokens.ts";
 import { createMemoryKv } from "../kv/memory.ts";
-import { createTelemetry, samplerOf } from "./telemetry.ts";
+import { BATCH_DELAY_MS, createTelemetry, samplerOf, type TelemetryParts } from "./telemetry.ts";
 
 // Nothing listens there; no span these cases record is ever sent (nothing is flushed).
 const TRACED = { AUTH_SECRET: TEST_AUTH_SECRET, OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9" };
@@ -125,5 +125,60 @@ describe("OTEL_TRACES_SAMPLER", () => {
   it("sends JSON unless OTEL_EXPORTER_OTLP_PROTOCOL asks for protobuf", () => {
     expect(traces({}).protocol).toBe("http/json");
     expect(traces({ OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf" }).protocol).toBe("http/protobuf");
+  });
+});
+
+describe("after a response", () => {
+  afterEach(() => void vi.useRealTimers());
+
+  /** Telemetry whose exports are counted: the names of the spans in each, in order. */
+  function exportsOf(afterResponse: TelemetryParts["afterResponse"]) {
+    const exports: string[][] = [];
+    const send = (async (_url: string, init: RequestInit) => {
+      const body = JSON.parse(new TextDecoder().decode(init.body as Uint8Array));
+      exports.push(body.resourceSpans[0].scopeSpans[0].spans.map((span: { name: string }) => span.name));
+      return new Response(null, { status: 200 });
+    }) as typeof fetch;
+    const telemetry = createTelemetry(parseSettings(TRACED), {
+      runtime: "cloudflare",
+      logger: silentLogger,
+      fetch: send,
+      afterResponse,
+    })!;
+    const respond = (name: string) => {
+      telemetry.tracer.startSpan(name).end();
+      return telemetry.afterResponse!();
+    };
+    return { exports, respond };
+  }
+
+  it("sends one batch for every response that ends while it is open (Workers), the next in another", async () => {
+    vi.useFakeTimers();
+    const { exports, respond } = exportsOf("shared-batch");
+    const first = respond("one");
+    await vi.advanceTimersByTimeAsync(BATCH_DELAY_MS / 2);
+    const second = respond("two");
+    expect(second).toBe(first);
+    expect(exports).toEqual([]);
+    await vi.advanceTimersByTimeAsync(BATCH_DELAY_MS / 2);
+    await first;
+    expect(exports).toEqual([["one", "two"]]);
+    const third = respond("three");
+    expect(third).not.toBe(first);
+    await vi.advanceTimersByTimeAsync(BATCH_DELAY_MS);
+    await third;
+    expect(exports).toEqual([["one", "two"], ["three"]]);
+  });
+
+  it("sends each response's own spans at once where no timer may be left behind (Compute)", async () => {
+    const { exports, respond } = exportsOf("own-spans");
+    await respond("one");
+    await respond("two");
+    expect(exports).toEqual([["one"], ["two"]]);
+  });
+
+  it("is not set where the SDK's own timer sends batches (Node, Deno)", () => {
+    const telemetry = createTelemetry(parseSettings(TRACED), { runtime: "node", logger: silentLogger })!;
+    expect(telemetry.afterResponse).toBeUndefined();
   });
 });

@@ -24,8 +24,8 @@ import { EXPORT_TIMEOUT_MS, OtlpFetchExporter } from "./otlp-exporter.ts";
 export const MAX_QUEUED_SPANS = 2_048;
 /** Spans in one export at most. */
 const MAX_BATCH_SPANS = 512;
-/** Where a timer sends batches (Node, Deno): how long a span waits at most. */
-const BATCH_DELAY_MS = 1_000;
+/** How long a span waits at most before its batch is sent. */
+export const BATCH_DELAY_MS = 1_000;
 
 /** What each runtime says of itself in every trace, beside the service's settings. */
 const RUNTIME_RESOURCE: Record<RuntimeName, Attributes> = {
@@ -44,8 +44,14 @@ export interface TelemetryParts {
   logger: Logger;
   /** How exports leave (Fastly: through the `otel` backend). */
   fetch?: typeof fetch;
-  /** Workers and Compute: each response sends its spans within `waitUntil`; elsewhere a timer does. */
-  flushAfterEachResponse?: boolean;
+  /**
+   * Where no timer may outlive an invocation, what each response keeps alive past its answer:
+   * `own-spans`, an export of the spans recorded so far (Compute, whose reused instance a pending
+   * timer would end); `shared-batch`, the batch open when it ends, sent once for every response
+   * in it BATCH_DELAY_MS after it opened (Workers, whose isolate serves request after request).
+   * Unset: the SDK's own timer sends batches (Node, Deno).
+   */
+  afterResponse?: "own-spans" | "shared-batch";
   /** What the platform says of this deployment (its version, its id), where it says it. */
   deployment?: Attributes;
 }
@@ -56,13 +62,13 @@ export function createTelemetry(settings: Settings, parts: TelemetryParts): Tele
   if (!traces) return undefined;
   reportSdkWarnings(parts.logger);
   const exporter = new OtlpFetchExporter({ settings: traces, logger: parts.logger, fetch: parts.fetch });
-  const flushAfterEachResponse = parts.flushAfterEachResponse ?? false;
   const processor = new BatchSpanProcessor({
     exporter,
     maxQueueSize: MAX_QUEUED_SPANS,
     maxExportBatchSize: MAX_BATCH_SPANS,
-    // Where each response flushes, the timer only matters for spans no response sends.
-    scheduledDelayMillis: BATCH_DELAY_MS,
+    // Where responses send the spans, this timer only sends those no response does (a cron run's
+    // are sent when it ends): later than a shared batch, which clears it when sent.
+    scheduledDelayMillis: parts.afterResponse ? 2 * BATCH_DELAY_MS : BATCH_DELAY_MS,
     // The exporter bounds its own time (otlp-exporter.ts); this is the SDK's backstop.
     exportTimeoutMillis: 2 * EXPORT_TIMEOUT_MS,
   });
@@ -78,12 +84,34 @@ export function createTelemetry(settings: Settings, parts: TelemetryParts): Tele
     spanProcessors: [processor],
     sampler: samplerOf(traces),
   });
+  // The processor's flush does not wait for an export its full queue began: the exporter's does.
+  const flush = () =>
+    processor
+      .forceFlush()
+      .then(() => exporter.forceFlush())
+      .catch(() => undefined);
+  const afterResponse = { "own-spans": flush, "shared-batch": sharedBatch(flush, BATCH_DELAY_MS) };
   return {
     tracer: provider.getTracer("edge-race-free"),
     propagator: new W3CTraceContextPropagator(),
-    flush: () => processor.forceFlush().catch(() => undefined),
-    flushAfterEachResponse,
+    flush,
+    ...(parts.afterResponse ? { afterResponse: afterResponse[parts.afterResponse] } : {}),
   };
+}
+
+/**
+ * One export for every response that ends while a batch is open: the first opens it, and each
+ * keeps the same promise alive, so its spans (all ended before its response) are in it. A
+ * response that ends once the batch is being sent opens the next. One collector request a
+ * second per isolate instead of one per response.
+ */
+export function sharedBatch(flush: () => Promise<void>, delayMs: number): () => Promise<void> {
+  let open: Promise<void> | undefined;
+  return () =>
+    (open ??= new Promise<void>((resolve) => setTimeout(resolve, delayMs)).then(() => {
+      open = undefined;
+      return flush();
+    }));
 }
 
 /** OTEL_TRACES_SAMPLER's sampler, as the SDK implements each (OTEL_TRACES_SAMPLER_ARG its ratio). */
