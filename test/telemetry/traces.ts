@@ -194,6 +194,8 @@ function expectTraceOf(step: TracedStep, spans: CollectedSpan[], runtime: Runtim
   const children = trace.filter((span) => span !== root);
   for (const child of children) expect(child.parentSpanId, child.name).toBe(root!.spanId);
   expect(children.map((child) => child.name)).toContain("token check");
+  // Both quotas' counts in one span.
+  expect(children.filter((child) => child.name === "rate limit count")).toHaveLength(1);
   for (const db of children.filter((child) => child.attributes["db.system"])) {
     expect(db.attributes).toMatchObject({ "db.system": "postgresql", "db.operation.name": expect.any(String) });
     expect(Object.keys(db.attributes).some((key) => /statement|query\.text|param/.test(key))).toBe(false);
