@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type CpuProfile, cpuPerRequest, topFunctions } from "./cpu-profile.ts";
+import { type CallFrame, type CpuProfile, cpuPerRequest, topFunctions } from "./cpu-profile.ts";
 
 const frame = (id: number, functionName: string, url: string, children: number[] = []) => ({
   id,
@@ -35,6 +35,24 @@ describe("a CPU profile per request", () => {
       GC: 2,
     });
     expect(total).toBe(34);
+  });
+
+  it("reads a bundle's frames as the files its source map names", () => {
+    const bundled: CpuProfile = {
+      nodes: [
+        frame(1, "(root)", "", [2]),
+        frame(2, "parserOnIncoming", "node:_http_server", [3]),
+        { id: 3, callFrame: { functionName: "logLine", url: "file:///p/.cache/b.mjs", lineNumber: 7 }, children: [] },
+      ],
+      samples: [3, 2],
+      timeDeltas: [100, 30],
+    };
+    const sourceOf = (at: CallFrame) => (at.lineNumber === 7 ? "file:///p/core/http/request-id.ts" : at.url);
+    expect(Object.fromEntries(cpuPerRequest(bundled, 10, sourceOf).parts)).toEqual({
+      "log line": 10,
+      "runtime's HTTP and streams": 3,
+    });
+    expect(topFunctions(bundled, 10, 1, sourceOf)).toEqual(["   10.0 µs  logLine core/http/request-id.ts"]);
   });
 
   it("names the functions that spent the most themselves", () => {

@@ -4,11 +4,24 @@
 // middleware counts only for its own work, not for what runs beneath it), and only when no part
 // of the app is on its stack to the nearest of Hono, its Node adapter or the runtime.
 
+/** Where a sample's function is: V8 gives a line and column (0-based) in the script at `url`. */
+export interface CallFrame {
+  functionName: string;
+  url: string;
+  lineNumber?: number;
+  columnNumber?: number;
+}
+
 export interface CpuProfile {
-  nodes: { id: number; parent?: number; children?: number[]; callFrame: { functionName: string; url: string } }[];
+  nodes: { id: number; parent?: number; children?: number[]; callFrame: CallFrame }[];
   samples: number[];
   timeDeltas: number[];
 }
+
+/** The source file a frame's function was written in: for a bundle, what its source map says. */
+export type SourceOf = (frame: CallFrame) => string;
+
+const asRun: SourceOf = (frame) => frame.url;
 
 /** The app's parts, then (GENERIC) the code every request runs through whatever the app does. */
 export const PARTS = [
@@ -36,11 +49,13 @@ function partOfFrame(url: string, functionName: string): PartName | undefined {
 }
 
 /** The functions that spent the most CPU themselves, µs per request: what a part is made of. */
-export function topFunctions(profile: CpuProfile, requests: number, count: number): string[] {
+export function topFunctions(profile: CpuProfile, requests: number, count: number, sourceOf = asRun): string[] {
   const self = new Map<string, number>();
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   profile.samples.forEach((id, i) => {
-    const { functionName, url } = byId.get(id)!.callFrame;
+    const frame = byId.get(id)!.callFrame;
+    const { functionName } = frame;
+    const url = sourceOf(frame);
     if (functionName === "(idle)") return;
     const name = `${functionName || "(anonymous)"} ${url.replace(/^.*node_modules\//, "").replace(/^file:\/\/.*?\/(core|edge|dev)\//, "$1/")}`;
     self.set(name, (self.get(name) ?? 0) + (profile.timeDeltas[i] ?? 0));
@@ -52,7 +67,11 @@ export function topFunctions(profile: CpuProfile, requests: number, count: numbe
 }
 
 /** CPU µs per request in each part (idle left out), and their sum. */
-export function cpuPerRequest(profile: CpuProfile, requests: number): { parts: Map<PartName, number>; total: number } {
+export function cpuPerRequest(
+  profile: CpuProfile,
+  requests: number,
+  sourceOf = asRun,
+): { parts: Map<PartName, number>; total: number } {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const parentOf = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node.id);
@@ -63,8 +82,8 @@ export function cpuPerRequest(profile: CpuProfile, requests: number): { parts: M
     let part: PartName | "idle" | undefined;
     let generic: PartName | "idle" | undefined;
     for (let at: number | undefined = id; at !== undefined && !part; at = parentOf.get(at)) {
-      const { functionName, url } = byId.get(at)!.callFrame;
-      const found = functionName === "(idle)" ? "idle" : partOfFrame(url, functionName);
+      const frame = byId.get(at)!.callFrame;
+      const found = frame.functionName === "(idle)" ? "idle" : partOfFrame(sourceOf(frame), frame.functionName);
       if (found && GENERIC.has(found)) generic ??= found;
       else part = found;
     }

@@ -1,7 +1,8 @@
 // `npm run measure:kv-hit-profile`: where a KV hit's server time goes beyond a bare KV get's, on
 // Node and Deno. Each server (the runtime's bare KV get, bench/measure/kv-baseline/, and the
 // service as `npm start` runs it, its KV holding the link) runs in a process of its own under the
-// inspector; a CPU profile is taken while this process sends it the bench's KV-hit lookups over
+// inspector, node's built as its release is (its frames read back to their files through the
+// source map); a CPU profile is taken while this process sends it the bench's KV-hit lookups over
 // kept-alive connections; each profile is read as CPU µs per request in each part (cpu-profile.ts).
 // workerd offers no inspector Miniflare exposes here: its split is the bench's Server-Timing.
 import { spawn } from "node:child_process";
@@ -12,7 +13,9 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { build } from "esbuild";
 import { spawnDenoServer, startDenoRuntime } from "../../../dev/launchers/deno.ts";
 import type { KvEntries } from "../../../dev/launchers/planted-kv.ts";
 import { bearer, TEST_AUTH_SECRET } from "../../../dev/support/tokens.ts";
@@ -20,9 +23,12 @@ import { kvPathFlags } from "../../../edge/deno/kv-path.ts";
 import { createMemoryKv } from "../../../edge/kv/memory.ts";
 import { BASELINE_PATH } from "../kv-baseline/handler.ts";
 import { kvHitApp } from "../kv-hit.ts";
-import { type CpuProfile, cpuPerRequest, type PartName, topFunctions } from "./cpu-profile.ts";
+import { type CpuProfile, cpuPerRequest, type PartName, type SourceOf, topFunctions } from "./cpu-profile.ts";
+import { bundleSources } from "./source-map.ts";
 
 const LOOKUP = "/v1/links/github/1";
+/** Where node's servers are built, inside the project so that their packages resolve. */
+const PROFILE_BUILDS = fileURLToPath(new URL("../../../.cache/kv-hit-profile/", import.meta.url));
 const SAMPLING_US = 100;
 const APP_ENV = {
   AUTH_SECRET: TEST_AUTH_SECRET,
@@ -39,6 +45,8 @@ const APP_ENV = {
 interface Server {
   url: string;
   inspector: number;
+  /** Where a frame's function was written, when the server runs a bundle. */
+  sourceOf?: SourceOf;
   close(): Promise<void>;
 }
 
@@ -59,34 +67,62 @@ async function linkEntries(): Promise<KvEntries> {
   return Object.fromEntries(await Promise.all(keys.map(async (key) => [key, (await kv.get(key))!] as const)));
 }
 
+/**
+ * serve-node.ts as one module with its source map, as the release is built (no keep-names, which
+ * tsx adds to every function), in a folder of .cache removed when it stops: there its packages
+ * resolve from the project's node_modules, as the release's do from its own.
+ */
+async function builtNodeServer(): Promise<{ file: string; remove(): void }> {
+  await mkdir(PROFILE_BUILDS, { recursive: true });
+  const dir = mkdtempSync(join(PROFILE_BUILDS, "node-"));
+  const file = join(dir, "serve-node.mjs");
+  await build({
+    entryPoints: [fileURLToPath(new URL("./serve-node.ts", import.meta.url))],
+    outfile: file,
+    bundle: true,
+    packages: "external",
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    sourcemap: "external",
+    logLevel: "silent",
+  });
+  return { file, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
 async function nodeServer(kind: "baseline" | "app", entries: KvEntries): Promise<Server> {
   const inspector = await freePort();
+  const built = await builtNodeServer();
   const logDir = mkdtempSync(join(tmpdir(), "profile-log-"));
   const log = openSync(join(logDir, "stdout.log"), "w");
-  const child = spawn(
-    process.execPath,
-    [`--inspect=127.0.0.1:${inspector}`, "--import", "tsx", new URL("./serve-node.ts", import.meta.url).pathname, kind],
-    {
-      env: { ...process.env, ...APP_ENV, PROFILE_KV_ENTRIES: JSON.stringify(entries) },
-      stdio: ["ignore", log, "pipe"],
-    },
-  );
+  const child = spawn(process.execPath, [`--inspect=127.0.0.1:${inspector}`, built.file, kind], {
+    env: { ...process.env, ...APP_ENV, PROFILE_KV_ENTRIES: JSON.stringify(entries) },
+    stdio: ["ignore", log, "pipe"],
+  });
   closeSync(log);
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  const remove = () => {
+    built.remove();
+    rmSync(logDir, { recursive: true, force: true });
+  };
   const lines = createInterface({ input: child.stderr! });
   const url = await new Promise<string>((resolve, reject) => {
     lines.on("line", (line) =>
       line.startsWith('{"url"') ? resolve((JSON.parse(line) as { url: string }).url) : console.error(line),
     );
     child.once("exit", (code) => reject(new Error(`the ${kind} server exited (${code})`)));
+  }).catch((error: unknown) => {
+    remove();
+    throw error;
   });
-  const exited = new Promise((resolve) => child.once("exit", resolve));
   return {
     url,
     inspector,
+    sourceOf: bundleSources(built.file),
     close: async () => {
       child.kill();
       await exited;
-      rmSync(logDir, { recursive: true, force: true });
+      remove();
     },
   };
 }
@@ -188,8 +224,8 @@ async function profileOne(name: string, server: Server, path: string, headers: R
     session.close();
   }
   if (opts.save) await writeFile(join(opts.save, `${name}.cpuprofile`), JSON.stringify(profile));
-  if (opts.top > 0) console.error(topFunctions(profile, opts.requests, opts.top).join("\n"));
-  return cpuPerRequest(profile, opts.requests);
+  if (opts.top > 0) console.error(topFunctions(profile, opts.requests, opts.top, server.sourceOf).join("\n"));
+  return cpuPerRequest(profile, opts.requests, server.sourceOf);
 }
 
 interface Options {
