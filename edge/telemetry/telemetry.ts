@@ -105,7 +105,7 @@ export function createTelemetry(settings: Settings, parts: TelemetryParts): Tele
  * response that ends once the batch is being sent opens the next. One collector request a
  * second per isolate instead of one per response.
  */
-export function sharedBatch(flush: () => Promise<void>, delayMs: number): () => Promise<void> {
+function sharedBatch(flush: () => Promise<void>, delayMs: number): () => Promise<void> {
   let open: Promise<void> | undefined;
   return () =>
     (open ??= new Promise<void>((resolve) => setTimeout(resolve, delayMs)).then(() => {
