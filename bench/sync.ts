@@ -129,7 +129,8 @@ async function syncOnce(runtime: RuntimeName, db: BenchDatabase, opts: Options, 
     LINK_CACHE_TTL_SECONDS: "3600",
     LINK_SYNC_INTERVAL_SECONDS: "3600", // only the measured calls sync
   };
-  const started = await launchRuntime(runtime, env, { port: 0, log: "file" });
+  // Node as it ships, like the other runtimes: its release in a process of its own.
+  const started = await launchRuntime(runtime, env, { port: 0, log: "file", release: true });
   running.push(started);
   const sql = createNeonSql({ databaseUrl: db.databaseUrl, fetchEndpoint: db.neonFetchEndpoint });
   const reader = `Bearer ${await signToken({ sub: "reader", tid: TENANT, role: "service" }, secret)}`;
