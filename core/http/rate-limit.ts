@@ -19,8 +19,8 @@ export function rateLimits(limiter: RateLimiter, limits: () => RateLimits) {
     const quotas = limits();
     const caller = reads ? quotas.callerReads : quotas.callerWrites;
     const tenant = reads ? quotas.tenantReads : quotas.tenantWrites;
-    // Both counts are one part of the request (one Server-Timing part, one span): a span each
-    // would cost every request a span more for a split nobody reads apart.
+    // Both counts are one part of the request (one Server-Timing part, one span): a span for
+    // each would cost every limited request one more.
     const [callerCount, tenantCount] = await c.get("timed")("limit", async () => {
       // A tenant id has no "/" (core/tokens/auth.ts), so the first one ends it: no pair of tenant
       // and subject spells another's key.

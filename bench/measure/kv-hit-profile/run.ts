@@ -76,6 +76,7 @@ async function builtNodeServer(): Promise<{ file: string; remove(): void }> {
   await mkdir(PROFILE_BUILDS, { recursive: true });
   const dir = mkdtempSync(join(PROFILE_BUILDS, "node-"));
   const file = join(dir, "serve-node.mjs");
+  const remove = () => rmSync(dir, { recursive: true, force: true });
   await build({
     entryPoints: [fileURLToPath(new URL("./serve-node.ts", import.meta.url))],
     outfile: file,
@@ -86,8 +87,11 @@ async function builtNodeServer(): Promise<{ file: string; remove(): void }> {
     target: "node20",
     sourcemap: "external",
     logLevel: "silent",
+  }).catch((error: unknown) => {
+    remove();
+    throw error;
   });
-  return { file, remove: () => rmSync(dir, { recursive: true, force: true }) };
+  return { file, remove };
 }
 
 async function nodeServer(kind: "baseline" | "app", entries: KvEntries): Promise<Server> {
