@@ -6,6 +6,7 @@
 // so the sync must delete them) and `--old` changes past the retention, which the housekeeping
 // must prune. Writes sync.json and sync.md.
 import { randomBytes } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Sql } from "../core/ports/sql.ts";
 import { launchRuntime, type RunningRuntime, type RuntimeName, runtimeNames } from "../dev/launchers/index.ts";
 import { signToken } from "../dev/support/tokens.ts";
@@ -152,6 +153,13 @@ async function syncOnce(runtime: RuntimeName, db: BenchDatabase, opts: Options, 
       method: "POST",
       headers: { authorization: admin },
     });
+    if (response.status === 429) {
+      // Once caught up, calls that only wait for the pruning follow each other quickly enough to
+      // spend the caller's write quota (1,200 a minute): wait as the answer says, as a scheduler would.
+      await response.body?.cancel();
+      await sleep(Number(response.headers.get("retry-after") ?? 1) * 1000);
+      continue;
+    }
     if (response.status !== 200) throw new Error(`sync answered ${response.status}: ${await response.text()}`);
     const report = (await response.json()) as { removed: number; caughtUp: boolean };
     if (caughtUpMs === undefined) calls++; // the calls after it only wait for the pruning
