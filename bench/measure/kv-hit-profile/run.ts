@@ -16,6 +16,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { build } from "esbuild";
+import { serveFromFolder } from "../../../dev/launchers/child-server.ts";
 import { spawnDenoServer, startDenoRuntime } from "../../../dev/launchers/deno.ts";
 import type { KvEntries } from "../../../dev/launchers/planted-kv.ts";
 import { bearer, TEST_AUTH_SECRET } from "../../../dev/support/tokens.ts";
@@ -69,66 +70,50 @@ async function linkEntries(): Promise<KvEntries> {
 
 /**
  * serve-node.ts as one module with its source map, as the release is built (no keep-names, which
- * tsx adds to every function), in a folder of .cache removed when it stops: there its packages
- * resolve from the project's node_modules, as the release's do from its own.
+ * tsx adds to every function), in a folder of .cache with the server's log, removed when it
+ * stops: there its packages resolve from the project's node_modules, as the release's do.
  */
-async function builtNodeServer(): Promise<{ file: string; remove(): void }> {
+async function nodeServer(kind: "baseline" | "app", entries: KvEntries): Promise<Server> {
+  const inspector = await freePort();
   await mkdir(PROFILE_BUILDS, { recursive: true });
   const dir = mkdtempSync(join(PROFILE_BUILDS, "node-"));
   const file = join(dir, "serve-node.mjs");
-  const remove = () => rmSync(dir, { recursive: true, force: true });
-  await build({
-    entryPoints: [fileURLToPath(new URL("./serve-node.ts", import.meta.url))],
-    outfile: file,
-    bundle: true,
-    packages: "external",
-    format: "esm",
-    platform: "node",
-    target: "node20",
-    sourcemap: "external",
-    logLevel: "silent",
-  }).catch((error: unknown) => {
-    remove();
-    throw error;
+  return serveFromFolder(dir, async () => {
+    await build({
+      entryPoints: [fileURLToPath(new URL("./serve-node.ts", import.meta.url))],
+      outfile: file,
+      bundle: true,
+      packages: "external",
+      format: "esm",
+      platform: "node",
+      target: "node20",
+      sourcemap: "external",
+      logLevel: "silent",
+    });
+    const log = openSync(join(dir, "stdout.log"), "w");
+    const child = spawn(process.execPath, [`--inspect=127.0.0.1:${inspector}`, file, kind], {
+      env: { ...process.env, ...APP_ENV, PROFILE_KV_ENTRIES: JSON.stringify(entries) },
+      stdio: ["ignore", log, "pipe"],
+    });
+    closeSync(log);
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    const lines = createInterface({ input: child.stderr! });
+    const url = await new Promise<string>((resolve, reject) => {
+      lines.on("line", (line) =>
+        line.startsWith('{"url"') ? resolve((JSON.parse(line) as { url: string }).url) : console.error(line),
+      );
+      child.once("exit", (code) => reject(new Error(`the ${kind} server exited (${code})`)));
+    });
+    return {
+      url,
+      inspector,
+      sourceOf: bundleSources(file),
+      close: async () => {
+        child.kill();
+        await exited;
+      },
+    };
   });
-  return { file, remove };
-}
-
-async function nodeServer(kind: "baseline" | "app", entries: KvEntries): Promise<Server> {
-  const inspector = await freePort();
-  const built = await builtNodeServer();
-  const logDir = mkdtempSync(join(tmpdir(), "profile-log-"));
-  const log = openSync(join(logDir, "stdout.log"), "w");
-  const child = spawn(process.execPath, [`--inspect=127.0.0.1:${inspector}`, built.file, kind], {
-    env: { ...process.env, ...APP_ENV, PROFILE_KV_ENTRIES: JSON.stringify(entries) },
-    stdio: ["ignore", log, "pipe"],
-  });
-  closeSync(log);
-  const exited = new Promise((resolve) => child.once("exit", resolve));
-  const remove = () => {
-    built.remove();
-    rmSync(logDir, { recursive: true, force: true });
-  };
-  const lines = createInterface({ input: child.stderr! });
-  const url = await new Promise<string>((resolve, reject) => {
-    lines.on("line", (line) =>
-      line.startsWith('{"url"') ? resolve((JSON.parse(line) as { url: string }).url) : console.error(line),
-    );
-    child.once("exit", (code) => reject(new Error(`the ${kind} server exited (${code})`)));
-  }).catch((error: unknown) => {
-    remove();
-    throw error;
-  });
-  return {
-    url,
-    inspector,
-    sourceOf: bundleSources(built.file),
-    close: async () => {
-      child.kill();
-      await exited;
-      remove();
-    },
-  };
 }
 
 async function denoServer(kind: "baseline" | "app", entries: KvEntries): Promise<Server> {
