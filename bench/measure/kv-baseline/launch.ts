@@ -77,23 +77,33 @@ const baselines: Record<RuntimeName, () => Promise<RunningBaseline>> = {
     const args = ["run", "--allow-net=127.0.0.1", "--unstable-kv", "bench/measure/kv-baseline/deno.ts"];
     return spawnDenoServer(args, inheritedEnvironment());
   },
-  async fastly() {
-    const [{ ensureFastlyWasm, ROOT }, { FASTLY_MANIFEST }, { runManifest }, { startViceroy }] = await Promise.all([
-      import("../../../dev/build/fastly.ts"),
-      import("../../../dev/launchers/fastly.ts"),
-      import("../../../dev/launchers/fastly-manifest.ts"),
-      import("../../../dev/launchers/viceroy.ts"),
-    ]);
-    // Its own wasm, never deployed: built from this folder, the KV stores and Fastly's bindings.
-    const wasmPath = await ensureFastlyWasm({
-      entry: join(ROOT, "bench", "measure", "kv-baseline", "fastly.ts"),
-      wasmPath: join(ROOT, "bin", "kv-baseline.wasm"),
-      sourceDirs: ["bench/measure/kv-baseline", "edge/kv", "edge/fastly", "core/ports", "dev/build"],
-    });
-    // The service's manifest: the same KV Store (edge_cache), empty; nothing else is used.
-    const { toml, secretEnv } = runManifest(FASTLY_MANIFEST, {});
-    return startViceroy({ wasmPath, manifest: toml, env: secretEnv, port: 0 });
-  },
+  fastly: () => launchFastlyBaseline("bare"),
 };
 
 export const launchKvBaseline = (runtime: RuntimeName): Promise<RunningBaseline> => baselines[runtime]();
+
+/** Each Fastly build of the bare get: alone, or holding the modules the service's app is built from. */
+const FASTLY_BASELINES = {
+  bare: { entry: "fastly.ts", wasm: "kv-baseline.wasm", sourceDirs: ["edge/kv", "edge/fastly", "core/ports"] },
+  "holding-app": { entry: "fastly-holding-app.ts", wasm: "kv-baseline-holding-app.wasm", sourceDirs: ["edge", "core"] },
+};
+
+/** The bare get's wasm on Viceroy, built from this folder when missing or stale. */
+export async function launchFastlyBaseline(build: keyof typeof FASTLY_BASELINES): Promise<RunningBaseline> {
+  const [{ ensureFastlyWasm, ROOT }, { FASTLY_MANIFEST }, { runManifest }, { startViceroy }] = await Promise.all([
+    import("../../../dev/build/fastly.ts"),
+    import("../../../dev/launchers/fastly.ts"),
+    import("../../../dev/launchers/fastly-manifest.ts"),
+    import("../../../dev/launchers/viceroy.ts"),
+  ]);
+  const { entry, wasm, sourceDirs } = FASTLY_BASELINES[build];
+  // Its own wasm, never deployed: built from this folder, what it imports and Fastly's bindings.
+  const wasmPath = await ensureFastlyWasm({
+    entry: join(ROOT, "bench", "measure", "kv-baseline", entry),
+    wasmPath: join(ROOT, "bin", wasm),
+    sourceDirs: ["bench/measure/kv-baseline", ...sourceDirs, "dev/build"],
+  });
+  // The service's manifest: the same KV Store (edge_cache), empty; nothing else is used.
+  const { toml, secretEnv } = runManifest(FASTLY_MANIFEST, {});
+  return startViceroy({ wasmPath, manifest: toml, env: secretEnv, port: 0 });
+}

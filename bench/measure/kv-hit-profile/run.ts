@@ -5,27 +5,30 @@
 // source map); a CPU profile is taken while this process sends it the bench's KV-hit lookups over
 // kept-alive connections; each profile is read as CPU µs per request in each part (cpu-profile.ts).
 // workerd offers no inspector Miniflare exposes here: its split is the bench's Server-Timing.
+// Nor does Viceroy: Fastly's part is a table of its own, told by builds and answers (viceroy.ts).
 import { spawn } from "node:child_process";
 import { closeSync, mkdtempSync, openSync, rmSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { Agent, request } from "node:http";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
 import { build } from "esbuild";
 import { serveFromFolder } from "../../../dev/launchers/child-server.ts";
 import { spawnDenoServer, startDenoRuntime } from "../../../dev/launchers/deno.ts";
 import type { KvEntries } from "../../../dev/launchers/planted-kv.ts";
+import { freePort } from "../../../dev/support/free-port.ts";
 import { bearer, TEST_AUTH_SECRET } from "../../../dev/support/tokens.ts";
 import { kvPathFlags } from "../../../edge/deno/kv-path.ts";
 import { createMemoryKv } from "../../../edge/kv/memory.ts";
+import { runBenchCommand } from "../../lib/cli.ts";
 import { BASELINE_PATH } from "../kv-baseline/handler.ts";
 import { kvHitApp } from "../kv-hit.ts";
 import { type CpuProfile, cpuPerRequest, type PartName, type SourceOf, topFunctions } from "./cpu-profile.ts";
+import { PROFILED_RUNTIMES, type ProfileOptions, profileOptions, USAGE } from "./options.ts";
 import { bundleSources } from "./source-map.ts";
+import { measureOnViceroy } from "./viceroy.ts";
 
 const LOOKUP = "/v1/links/github/1";
 /** Where node's servers are built, inside the project so that their packages resolve. */
@@ -49,14 +52,6 @@ interface Server {
   /** Where a frame's function was written, when the server runs a bundle. */
   sourceOf?: SourceOf;
   close(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, "127.0.0.1");
-  await new Promise((resolve) => server.once("listening", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** The link's cache entry, as the app writes it on a miss: planted in each runtime's KV. */
@@ -198,7 +193,13 @@ async function load(url: string, path: string, headers: Record<string, string>, 
   agent.destroy();
 }
 
-async function profileOne(name: string, server: Server, path: string, headers: Record<string, string>, opts: Options) {
+async function profileOne(
+  name: string,
+  server: Server,
+  path: string,
+  headers: Record<string, string>,
+  opts: ProfileOptions,
+) {
   await load(server.url, path, headers, opts.warmup, opts.concurrency);
   const session = await inspect(server.inspector);
   let profile: CpuProfile;
@@ -217,48 +218,23 @@ async function profileOne(name: string, server: Server, path: string, headers: R
   return cpuPerRequest(profile, opts.requests, server.sourceOf);
 }
 
-interface Options {
-  runtimes: string[];
-  requests: number;
-  warmup: number;
-  concurrency: number;
-  /** Also prints (to stderr) the functions that spent the most, per profile. */
-  top: number;
-  /** Where each profile is written as NAME.cpuprofile (Chrome DevTools opens them). */
-  save?: string;
-}
-
-const starters = { node: nodeServer, deno: denoServer };
+const starters = { node: nodeServer, deno: denoServer } satisfies Record<(typeof PROFILED_RUNTIMES)[number], unknown>;
 
 async function main() {
-  const { values } = parseArgs({
-    options: {
-      runtimes: { type: "string", default: "node,deno" },
-      requests: { type: "string", default: "5000" },
-      warmup: { type: "string", default: "1000" },
-      concurrency: { type: "string", default: "4" },
-      top: { type: "string", default: "0" },
-      save: { type: "string" },
-    },
-  });
-  const opts: Options = {
-    runtimes: values.runtimes.split(","),
-    requests: Number(values.requests),
-    warmup: Number(values.warmup),
-    concurrency: Number(values.concurrency),
-    top: Number(values.top),
-    save: values.save,
-  };
+  const opts = profileOptions();
   if (opts.save) await mkdir(opts.save, { recursive: true });
   const entries = await linkEntries();
   const value = Object.values(entries).find((v) => v.includes("alice"))!;
   const { authorization } = await bearer();
-  console.log(
-    `CPU µs per request, ${opts.requests} requests (${opts.concurrency} in flight) after ${opts.warmup} unmeasured, sampled every ${SAMPLING_US} µs\n`,
-  );
-  console.log("| runtime | part | bare KV get | KV hit | KV hit − bare get |");
-  console.log("| --- | --- | ---: | ---: | ---: |");
-  for (const runtime of opts.runtimes as (keyof typeof starters)[]) {
+  const profiled = PROFILED_RUNTIMES.filter((runtime) => opts.runtimes.includes(runtime));
+  if (profiled.length > 0) {
+    console.log(
+      `CPU µs per request, ${opts.requests} requests (${opts.concurrency} in flight) after ${opts.warmup} unmeasured, sampled every ${SAMPLING_US} µs\n`,
+    );
+    console.log("| runtime | part | bare KV get | KV hit | KV hit − bare get |");
+    console.log("| --- | --- | ---: | ---: | ---: |");
+  }
+  for (const runtime of profiled) {
     const bare = await starters[runtime]("baseline", entries);
     let bareCost: ReturnType<typeof cpuPerRequest>;
     try {
@@ -285,6 +261,9 @@ async function main() {
     for (const part of parts) row(part, bareCost.parts.get(part) ?? 0, hitCost.parts.get(part) ?? 0);
     row("**all**", bareCost.total, hitCost.total);
   }
+  if (!opts.runtimes.includes("fastly")) return;
+  const run = { lookup: LOOKUP, entries, value, authorization, appEnv: APP_ENV, requests: opts.viceroyRequests };
+  console.log(`\n${await measureOnViceroy(run)}`);
 }
 
-await main();
+await runBenchCommand(USAGE, main);
