@@ -55,6 +55,30 @@ describe.each(["bench/bench.ts", "bench/race.ts", "bench/sync.ts", "bench/migrat
   },
 );
 
+describe.each([
+  ["bench/measure/kv-hit-profile/run.ts", "npm run measure:kv-hit-profile", "--viceroy-requests"],
+  ["bench/measure/startup.ts", "npm run measure:runtimes", "--runs"],
+  ["bench/measure/fastly-startup.ts", "npx tsx bench/measure/fastly-startup.ts", "--runs"],
+])("%s", (script, command, numberOption) => {
+  it("--help prints the usage with each number's bounds and default, and starts nothing", async () => {
+    const run = await runScript(script, ["--help"]);
+    expect(run.code).toBe(0);
+    expect(run.stdout.startsWith(`${command} -- [options]\n`) || run.stdout.startsWith(`${command} [options]\n`)).toBe(
+      true,
+    );
+    const numbers = numberOptions(run.stdout);
+    expect(numbers.map(({ option }) => option)).toContain(numberOption);
+    const unbounded = numbers.filter(({ help }) => !/\((≥ [\d,]+|[\d,]+–[\d,]+), (default|no default)/.test(help));
+    expect(unbounded.map(({ option }) => option)).toEqual([]);
+  }, 60_000);
+
+  it("answers a number out of its bounds with one line naming it and the usage (exit 2)", async () => {
+    const run = await runScript(script, [numberOption, "0"]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(new RegExp(`^${numberOption} must be a whole number ≥ 1\n\n${command} `));
+  }, 60_000);
+});
+
 describe("the endpoint's round-trip delay (--db-rtt)", () => {
   const DELAY_MS = 120;
   let held: LocalStack;

@@ -1,4 +1,4 @@
-// `npx tsx bench/measure/fastly-startup.ts [runs]`: the compiled service's size, and the time from
+// `npx tsx bench/measure/fastly-startup.ts --runs N`: the compiled service's size, and the time from
 // launching the Fastly runtime (wasm already built) to its first /healthz answer, then one more.
 // /healthz needs no database, so none is started.
 import { stat } from "node:fs/promises";
@@ -6,8 +6,14 @@ import { ensureFastlyWasm } from "../../dev/build/fastly.ts";
 import { startFastlyRuntime } from "../../dev/launchers/fastly.ts";
 import { median } from "../../dev/support/stats.ts";
 import { TEST_AUTH_SETTINGS } from "../../dev/support/tokens.ts";
+import { bounds, runsOption } from "../lib/cli.ts";
 
-const runs = Number(process.argv[2] ?? 5);
+const RUNS = { min: 1, default: 5 };
+const USAGE = `npx tsx bench/measure/fastly-startup.ts [options]
+  --runs N    launches, their median printed ${bounds(RUNS)}
+The compiled service's size, and Viceroy's time from its launch (the wasm built) to the first
+/healthz answer, then to the next.`;
+const runs = runsOption(USAGE, RUNS);
 const env = {
   ...TEST_AUTH_SETTINGS,
   DATABASE_URL: "postgres://u:p@127.0.0.1:9/db",

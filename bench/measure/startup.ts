@@ -1,4 +1,4 @@
-// `npx tsx bench/measure/startup.ts [runs]`: the Cloudflare bundle's size, and per runtime the
+// `npm run measure:runtimes -- --runs N`: the Cloudflare bundle's size, and per runtime the
 // time from launching it as the bench does (node's release built and started in a process of its
 // own, like workerd's and deno's) until /healthz first answers 200. The database stack is started
 // once, before any clock runs: only the runtime is timed.
@@ -13,10 +13,16 @@ import { startLocalStack } from "../../dev/local-stack/stack.ts";
 import { median } from "../../dev/support/stats.ts";
 import { TEST_AUTH_SETTINGS } from "../../dev/support/tokens.ts";
 import { RUNTIME_NAMES } from "../../edge/runtimes.ts";
+import { bounds, runsOption } from "../lib/cli.ts";
 
 // Fastly's launch is measured apart (fastly-startup.ts): its host compiles the wasm first.
 const RUNTIMES = RUNTIME_NAMES.filter((name) => name !== "fastly");
-const runs = Number(process.argv[2] ?? 5);
+const RUNS = { min: 1, default: 5 };
+const USAGE = `npm run measure:runtimes -- [options]
+  --runs N    launches of each runtime, their median printed ${bounds(RUNS)}
+The Cloudflare bundle's size, and each runtime's time from its launch, as the bench launches it,
+to its first /healthz answer (Fastly's: npx tsx bench/measure/fastly-startup.ts).`;
+const runs = runsOption(USAGE, RUNS);
 
 async function firstHealthy(url: string): Promise<void> {
   for (;;) {

@@ -15,18 +15,16 @@ const NUMBERS = {
   viceroyRequests: { min: 1, default: 500 },
 };
 
-export const USAGE = `Usage: npm run measure:kv-hit-profile -- [options]
-
-Where a KV hit's time goes beyond a bare KV get's: CPU profiles of node and deno, Fastly's wasm on
-Viceroy told by builds and answers. Prints Markdown tables.
-
+export const USAGE = `npm run measure:kv-hit-profile -- [options]
   --runtimes LIST         ${RUNTIMES.join(",")} (default: all)
   --requests N            measured KV hits and bare gets per profile ${bounds(NUMBERS.requests)}
   --warmup N              unmeasured ones before each profile ${bounds(NUMBERS.warmup)}
   --concurrency N         requests in flight while profiling ${bounds(NUMBERS.concurrency)}
   --top N                 also print each profile's N dearest functions, to stderr ${bounds(NUMBERS.top)}
   --save DIR              write each profile as DIR/NAME.cpuprofile (Chrome DevTools opens them)
-  --viceroy-requests N    sent one at a time to each Viceroy server ${bounds(NUMBERS.viceroyRequests)}`;
+  --viceroy-requests N    sent one at a time to each Viceroy server ${bounds(NUMBERS.viceroyRequests)}
+Where a KV hit's time goes beyond a bare KV get's, as Markdown tables: CPU profiles on node and
+deno; Fastly's wasm on Viceroy told by builds and answers.`;
 
 export interface ProfileOptions {
   runtimes: (typeof RUNTIMES)[number][];
