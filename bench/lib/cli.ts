@@ -75,15 +75,9 @@ export function wholeNumber(
   return number;
 }
 
-/** A measuring script's `--runs N`: how many times it measures; for anything else its usage and exit 2. */
-export function runsOption(usage: string, option: WholeNumber = { min: 1, default: 5 }): number {
-  const { runs } = parseCommandLine(usage, { runs: { type: "string" } });
-  try {
-    return wholeNumber("runs", runs, option);
-  } catch (error) {
-    process.stderr.write(`${(error as Error).message}\n\n${usage}\n`);
-    process.exit(2);
-  }
+/** A measuring script's `--runs N`: how many times it measures (out of bounds, a UsageError). */
+export function runsOption(usage: string, option: WholeNumber): number {
+  return wholeNumber("runs", parseCommandLine(usage, { runs: { type: "string" } }).runs, option);
 }
 
 /** A comma-separated selection checked against what exists. */

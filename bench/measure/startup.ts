@@ -13,7 +13,7 @@ import { startLocalStack } from "../../dev/local-stack/stack.ts";
 import { median } from "../../dev/support/stats.ts";
 import { TEST_AUTH_SETTINGS } from "../../dev/support/tokens.ts";
 import { RUNTIME_NAMES } from "../../edge/runtimes.ts";
-import { bounds, runsOption } from "../lib/cli.ts";
+import { bounds, runBenchCommand, runsOption } from "../lib/cli.ts";
 
 // Fastly's launch is measured apart (fastly-startup.ts): its host compiles the wasm first.
 const RUNTIMES = RUNTIME_NAMES.filter((name) => name !== "fastly");
@@ -22,7 +22,6 @@ const USAGE = `npm run measure:runtimes -- [options]
   --runs N    launches of each runtime, their median printed ${bounds(RUNS)}
 The Cloudflare bundle's size, and each runtime's time from its launch, as the bench launches it,
 to its first /healthz answer (Fastly's: npx tsx bench/measure/fastly-startup.ts).`;
-const runs = runsOption(USAGE, RUNS);
 
 async function firstHealthy(url: string): Promise<void> {
   for (;;) {
@@ -32,42 +31,47 @@ async function firstHealthy(url: string): Promise<void> {
   }
 }
 
-const buildStarted = performance.now();
-const bundle = await bundleWorker();
-const buildMs = performance.now() - buildStarted;
-const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
-console.log(
-  `Cloudflare bundle: ${kib(bundle.bytes)} raw, ${kib(gzipSync(bundle.code).byteLength)} gzipped (esbuild, minified; built in ${buildMs.toFixed(0)} ms)`,
-);
+async function main() {
+  const runs = runsOption(USAGE, RUNS);
+  const buildStarted = performance.now();
+  const bundle = await bundleWorker();
+  const buildMs = performance.now() - buildStarted;
+  const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
+  console.log(
+    `Cloudflare bundle: ${kib(bundle.bytes)} raw, ${kib(gzipSync(bundle.code).byteLength)} gzipped (esbuild, minified; built in ${buildMs.toFixed(0)} ms)`,
+  );
 
-// Each node launch builds its release first, as each cloudflare launch bundles its worker.
-const releaseDir = mkdtempSync(join(tmpdir(), "startup-node-"));
-const releaseStarted = performance.now();
-await buildNodeRelease(join(releaseDir, "dist", "node")).finally(() =>
-  rmSync(releaseDir, { recursive: true, force: true }),
-);
-console.log(`Node release: built in ${(performance.now() - releaseStarted).toFixed(0)} ms`);
+  // Each node launch builds its release first, as each cloudflare launch bundles its worker.
+  const releaseDir = mkdtempSync(join(tmpdir(), "startup-node-"));
+  const releaseStarted = performance.now();
+  await buildNodeRelease(join(releaseDir, "dist", "node")).finally(() =>
+    rmSync(releaseDir, { recursive: true, force: true }),
+  );
+  console.log(`Node release: built in ${(performance.now() - releaseStarted).toFixed(0)} ms`);
 
-const stack = await startLocalStack();
-const env = {
-  ...TEST_AUTH_SETTINGS,
-  ...stack.settings,
-};
-try {
-  console.log(`\nstart → first /healthz 200, median of ${runs} (min–max), ms`);
-  for (const runtime of RUNTIMES) {
-    const times: number[] = [];
-    for (let i = 0; i < runs; i++) {
-      const started = performance.now();
-      const server = await launchRuntime(runtime, env, { port: 0, release: true });
-      await firstHealthy(server.url);
-      times.push(performance.now() - started);
-      await server.close();
+  const stack = await startLocalStack();
+  const env = {
+    ...TEST_AUTH_SETTINGS,
+    ...stack.settings,
+  };
+  try {
+    console.log(`\nstart → first /healthz 200, median of ${runs} (min–max), ms`);
+    for (const runtime of RUNTIMES) {
+      const times: number[] = [];
+      for (let i = 0; i < runs; i++) {
+        const started = performance.now();
+        const server = await launchRuntime(runtime, env, { port: 0, release: true });
+        await firstHealthy(server.url);
+        times.push(performance.now() - started);
+        await server.close();
+      }
+      console.log(
+        `${runtime.padEnd(11)} ${median(times).toFixed(0).padStart(6)}  (${Math.min(...times).toFixed(0)}–${Math.max(...times).toFixed(0)})`,
+      );
     }
-    console.log(
-      `${runtime.padEnd(11)} ${median(times).toFixed(0).padStart(6)}  (${Math.min(...times).toFixed(0)}–${Math.max(...times).toFixed(0)})`,
-    );
+  } finally {
+    await stack.close();
   }
-} finally {
-  await stack.close();
 }
+
+await runBenchCommand(USAGE, main);
