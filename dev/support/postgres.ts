@@ -7,9 +7,13 @@ import { describeNeeding } from "./required-tool.ts";
 import { runStatement } from "./run-statement.ts";
 import { LOCAL_POSTGRES_URL } from "./scratch-schema.ts";
 
-/** Whether PostgreSQL answers within a second (connect + SELECT 1). */
+/**
+ * Whether PostgreSQL answers (connect + SELECT 1). Where nothing listens the connection is refused
+ * at once; a server just installed and started answers its first connections in more than a
+ * second while the suites start on two cores (a fresh machine's CI read it as unreachable).
+ */
 async function postgresAvailable(): Promise<boolean> {
-  const client = new pg.Client({ connectionString: LOCAL_POSTGRES_URL, connectionTimeoutMillis: 1_000 });
+  const client = new pg.Client({ connectionString: LOCAL_POSTGRES_URL, connectionTimeoutMillis: 10_000 });
   client.on("error", () => {}); // a failing connection must not become an uncaught error
   try {
     await client.connect();
