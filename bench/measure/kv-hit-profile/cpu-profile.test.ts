@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { type CallFrame, type CpuProfile, cpuPerRequest, topFunctions } from "./cpu-profile.ts";
+import {
+  type CallFrame,
+  type CpuProfile,
+  cpuPerRequest,
+  type PartsCost,
+  partsTableHead,
+  partsTableRows,
+  topFunctions,
+} from "./cpu-profile.ts";
 
 const frame = (id: number, functionName: string, url: string, children: number[] = []) => ({
   id,
@@ -60,5 +68,60 @@ describe("a CPU profile per request", () => {
       "   20.0 µs  consoleCall ",
       "    5.0 µs  dispatch hono/dist/compose.js",
     ]);
+  });
+
+  it("tells recording spans, on the request's path, from exporting them", () => {
+    const traced: CpuProfile = {
+      nodes: [
+        frame(1, "(root)", "", [2, 4]),
+        frame(2, "requestTracing", "file:///p/core/telemetry/middleware.ts", [3]),
+        frame(3, "startSpan", "file:///p/node_modules/@opentelemetry/sdk-trace/build/src/Tracer.js"),
+        frame(4, "send", "file:///p/edge/telemetry/otlp-exporter.ts", [5]),
+        frame(
+          5,
+          "serializeRequest",
+          "file:///p/node_modules/@opentelemetry/otlp-transformer/build/src/trace/json/trace.js",
+        ),
+      ],
+      samples: [3, 2, 5],
+      timeDeltas: [40, 20, 30],
+    };
+    expect(Object.fromEntries(cpuPerRequest(traced, 10).parts)).toEqual({ "tracing: spans": 6, "tracing: export": 3 });
+  });
+});
+
+describe("the parts table", () => {
+  const cost = (total: number, parts: Record<string, number>): PartsCost => ({
+    parts: new Map(Object.entries(parts)) as PartsCost["parts"],
+    total,
+  });
+  const bare = cost(10, { GC: 1, "KV adapter": 9 });
+  const hit = cost(30, { GC: 2, "KV adapter": 8, "link lookup": 20 });
+
+  it("gives each part's µs, the dearest in the KV hit first, then each column's excess over the one before", () => {
+    expect(partsTableHead(false)).toEqual([
+      "| runtime | part | bare KV get | KV hit | KV hit − bare get |",
+      "| --- | --- | ---: | ---: | ---: |",
+    ]);
+    expect(partsTableRows("node", [bare, hit])).toEqual([
+      "| node | link lookup | 0.0 | 20.0 | 20.0 |",
+      "| node | KV adapter | 9.0 | 8.0 | -1.0 |",
+      "| node | GC | 1.0 | 2.0 | 1.0 |",
+      "| node | **all** | 10.0 | 30.0 | 20.0 |",
+    ]);
+  });
+
+  it("adds the KV hit traced and what tracing adds to it", () => {
+    const traced = cost(36, { GC: 3, "KV adapter": 8, "link lookup": 20, "tracing: spans": 5 });
+    expect(partsTableHead(true)[0]).toBe(
+      "| runtime | part | bare KV get | KV hit | KV hit, traced | KV hit − bare get | traced − KV hit |",
+    );
+    expect(partsTableHead(true)[1]).toBe("| --- | --- | ---: | ---: | ---: | ---: | ---: |");
+    expect(partsTableRows("deno", [bare, hit, traced])).toContain(
+      "| deno | tracing: spans | 0.0 | 0.0 | 5.0 | 0.0 | 5.0 |",
+    );
+    expect(partsTableRows("deno", [bare, hit, traced]).at(-1)).toBe(
+      "| deno | **all** | 10.0 | 30.0 | 36.0 | 20.0 | 6.0 |",
+    );
   });
 });

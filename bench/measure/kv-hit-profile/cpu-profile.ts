@@ -30,6 +30,9 @@ export const PARTS = [
   ["token check", /core\/tokens\/|\/jose\//],
   ["Server-Timing", /core\/http\/server-timing\.ts|hono\/dist\/.*timing/],
   ["link lookup", /core\/links\//],
+  // Recording spans, on the request's path; then serializing and sending them, off it.
+  ["tracing: spans", /core\/telemetry\/|@opentelemetry\/(api|core|resources|sdk-trace)\//],
+  ["tracing: export", /edge\/telemetry\/|@opentelemetry\/otlp-/],
   ["KV adapter", /edge\/kv\/|kv-baseline\/handler\.ts/],
   ["other app middleware", /core\/(app|http|mount|lib)/],
   ["Hono", /node_modules\/hono\//],
@@ -103,4 +106,42 @@ export function cpuPerRequest(
   });
   for (const [part, us] of parts) parts.set(part, us / requests);
   return { parts, total: total / requests };
+}
+
+export type PartsCost = ReturnType<typeof cpuPerRequest>;
+
+const COLUMNS = ["bare KV get", "KV hit", "KV hit, traced"];
+const EXCESS = ["KV hit − bare get", "traced − KV hit"];
+
+/** The Markdown head of the parts table: two columns, three with the KV hit traced. */
+export function partsTableHead(traced: boolean): string[] {
+  const count = traced ? 3 : 2;
+  const names = [...COLUMNS.slice(0, count), ...EXCESS.slice(0, count - 1)];
+  return [`| runtime | part | ${names.join(" | ")} |`, `| --- | --- |${" ---: |".repeat(names.length)}`];
+}
+
+/**
+ * One row per part, the dearest in the KV hit first, then the sums: each column's µs per
+ * request, then each column's excess over the one before it.
+ */
+export function partsTableRows(runtime: string, columns: PartsCost[]): string[] {
+  const hit = columns[1]!;
+  const parts = [...new Set<PartName>(columns.flatMap((cost) => [...cost.parts.keys()]))];
+  parts.sort((a, b) => (hit.parts.get(b) ?? 0) - (hit.parts.get(a) ?? 0));
+  const row = (part: string, values: number[]) => {
+    const excess = values.slice(1).map((value, i) => value - values[i]!);
+    return `| ${runtime} | ${part} | ${[...values, ...excess].map((us) => us.toFixed(1)).join(" | ")} |`;
+  };
+  return [
+    ...parts.map((part) =>
+      row(
+        part,
+        columns.map((cost) => cost.parts.get(part) ?? 0),
+      ),
+    ),
+    row(
+      "**all**",
+      columns.map((cost) => cost.total),
+    ),
+  ];
 }

@@ -12,12 +12,13 @@ describe("measure:kv-hit-profile's options", () => {
       top: 0,
       save: undefined,
       viceroyRequests: 500,
+      otel: false,
     });
   });
 
   it("takes a selection of runtimes and counts within their bounds", () => {
-    const opts = profileOptions(["--runtimes", "fastly", "--viceroy-requests", "300", "--warmup", "0"]);
-    expect(opts).toMatchObject({ runtimes: ["fastly"], viceroyRequests: 300, warmup: 0 });
+    const opts = profileOptions(["--runtimes", "fastly", "--viceroy-requests", "300", "--warmup", "0", "--otel"]);
+    expect(opts).toMatchObject({ runtimes: ["fastly"], viceroyRequests: 300, warmup: 0, otel: true });
   });
 
   it("refuses a runtime it cannot measure, or a count out of bounds, in one line naming the option", () => {

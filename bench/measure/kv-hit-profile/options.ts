@@ -23,6 +23,8 @@ export const USAGE = `npm run measure:kv-hit-profile -- [options]
   --top N                 also print each profile's N dearest functions, to stderr ${bounds(NUMBERS.top)}
   --save DIR              write each profile as DIR/NAME.cpuprofile (Chrome DevTools opens them)
   --viceroy-requests N    sent one at a time to each Viceroy server ${bounds(NUMBERS.viceroyRequests)}
+  --otel                  also profile node's and deno's KV hit with tracing on, exporting to the
+                          OpenTelemetry Collector (bash .ci/tools builds it)
 Where a KV hit's time goes beyond a bare KV get's, as Markdown tables: CPU profiles on node and
 deno; Fastly's wasm on Viceroy told by builds and answers.`;
 
@@ -36,6 +38,8 @@ export interface ProfileOptions {
   /** Where each profile is written as NAME.cpuprofile. */
   save?: string;
   viceroyRequests: number;
+  /** Also profiles the KV hit with tracing on (node, deno). */
+  otel: boolean;
 }
 
 export function profileOptions(argv?: string[]): ProfileOptions {
@@ -49,6 +53,7 @@ export function profileOptions(argv?: string[]): ProfileOptions {
       top: { type: "string" },
       save: { type: "string" },
       "viceroy-requests": { type: "string" },
+      otel: { type: "boolean" },
     },
     argv,
   );
@@ -60,5 +65,6 @@ export function profileOptions(argv?: string[]): ProfileOptions {
     top: wholeNumber("top", values.top, NUMBERS.top),
     save: values.save,
     viceroyRequests: wholeNumber("viceroy-requests", values["viceroy-requests"], NUMBERS.viceroyRequests),
+    otel: values.otel === true,
   };
 }

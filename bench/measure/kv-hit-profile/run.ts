@@ -4,12 +4,13 @@
 // inspector, node's built as its release is (its frames read back to their files through the
 // source map); a CPU profile is taken while this process sends it the bench's KV-hit lookups over
 // kept-alive connections; each profile is read as CPU µs per request in each part (cpu-profile.ts).
+// With --otel, a third profile: the KV hit with tracing on, exporting to the collector.
 // workerd offers no inspector Miniflare exposes here: its split is the bench's Server-Timing.
 // Nor does Viceroy: Fastly's part is a table of its own, told by builds and answers (viceroy.ts).
 import { spawn } from "node:child_process";
 import { closeSync, mkdtempSync, openSync, rmSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
-import { Agent, request } from "node:http";
+import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -18,14 +19,29 @@ import { build } from "esbuild";
 import { serveFromFolder } from "../../../dev/launchers/child-server.ts";
 import { spawnDenoServer, startDenoRuntime } from "../../../dev/launchers/deno.ts";
 import type { KvEntries } from "../../../dev/launchers/planted-kv.ts";
+import {
+  COLLECTOR_MISSING,
+  type Collector,
+  collectorInstalled,
+  startCollector,
+} from "../../../dev/support/collector.ts";
 import { freePort } from "../../../dev/support/free-port.ts";
 import { bearer, TEST_AUTH_SECRET } from "../../../dev/support/tokens.ts";
 import { kvPathFlags } from "../../../edge/deno/kv-path.ts";
 import { createMemoryKv } from "../../../edge/kv/memory.ts";
-import { runBenchCommand } from "../../lib/cli.ts";
+import { runBenchCommand, UsageError } from "../../lib/cli.ts";
 import { BASELINE_PATH } from "../kv-baseline/handler.ts";
 import { kvHitApp } from "../kv-hit.ts";
-import { type CpuProfile, cpuPerRequest, type PartName, type SourceOf, topFunctions } from "./cpu-profile.ts";
+import {
+  type CpuProfile,
+  cpuPerRequest,
+  type PartsCost,
+  partsTableHead,
+  partsTableRows,
+  type SourceOf,
+  topFunctions,
+} from "./cpu-profile.ts";
+import { inspect, load } from "./drive.ts";
 import { PROFILED_RUNTIMES, type ProfileOptions, profileOptions, USAGE } from "./options.ts";
 import { bundleSources } from "./source-map.ts";
 import { measureOnViceroy } from "./viceroy.ts";
@@ -68,7 +84,11 @@ async function linkEntries(): Promise<KvEntries> {
  * tsx adds to every function), in a folder of .cache with the server's log, removed when it
  * stops: there its packages resolve from the project's node_modules, as the release's do.
  */
-async function nodeServer(kind: "baseline" | "app", entries: KvEntries): Promise<Server> {
+async function nodeServer(
+  kind: "baseline" | "app",
+  entries: KvEntries,
+  appEnv: Record<string, string> = APP_ENV,
+): Promise<Server> {
   const inspector = await freePort();
   await mkdir(PROFILE_BUILDS, { recursive: true });
   const dir = mkdtempSync(join(PROFILE_BUILDS, "node-"));
@@ -87,7 +107,7 @@ async function nodeServer(kind: "baseline" | "app", entries: KvEntries): Promise
     });
     const log = openSync(join(dir, "stdout.log"), "w");
     const child = spawn(process.execPath, [`--inspect=127.0.0.1:${inspector}`, file, kind], {
-      env: { ...process.env, ...APP_ENV, PROFILE_KV_ENTRIES: JSON.stringify(entries) },
+      env: { ...process.env, ...appEnv, PROFILE_KV_ENTRIES: JSON.stringify(entries) },
       stdio: ["ignore", log, "pipe"],
     });
     closeSync(log);
@@ -111,11 +131,15 @@ async function nodeServer(kind: "baseline" | "app", entries: KvEntries): Promise
   });
 }
 
-async function denoServer(kind: "baseline" | "app", entries: KvEntries): Promise<Server> {
+async function denoServer(
+  kind: "baseline" | "app",
+  entries: KvEntries,
+  appEnv: Record<string, string> = APP_ENV,
+): Promise<Server> {
   const inspector = await freePort();
   const inspect = `--inspect=127.0.0.1:${inspector}`;
   if (kind === "app") {
-    const server = await startDenoRuntime(APP_ENV, { log: "file", kvEntries: entries, runFlags: [inspect] });
+    const server = await startDenoRuntime(appEnv, { log: "file", kvEntries: entries, runFlags: [inspect] });
     return { url: server.url, inspector, close: server.close };
   }
   // The service's KV is a planted file (it has no database to fill its KV from): the bare get
@@ -145,54 +169,6 @@ async function denoServer(kind: "baseline" | "app", entries: KvEntries): Promise
   };
 }
 
-/** One Chrome DevTools Protocol session with the server's inspector. */
-async function inspect(port: number) {
-  const [target] = (await (await fetch(`http://127.0.0.1:${port}/json/list`)).json()) as {
-    webSocketDebuggerUrl: string;
-  }[];
-  const socket = new WebSocket(target!.webSocketDebuggerUrl);
-  await new Promise((resolve, reject) => {
-    socket.onopen = resolve;
-    socket.onerror = reject;
-  });
-  let next = 0;
-  const pending = new Map<number, (result: unknown) => void>();
-  socket.onmessage = (event) => {
-    const message = JSON.parse(String(event.data)) as { id?: number; result?: unknown };
-    if (message.id !== undefined) pending.get(message.id)?.(message.result);
-  };
-  const call = <T>(method: string, params: object = {}) =>
-    new Promise<T>((resolve) => {
-      const id = ++next;
-      pending.set(id, resolve as (result: unknown) => void);
-      socket.send(JSON.stringify({ id, method, params }));
-    });
-  return { call, close: () => socket.close() };
-}
-
-/** `count` GETs of `path`, `concurrency` at a time over kept-alive connections; each must answer 200. */
-async function load(url: string, path: string, headers: Record<string, string>, count: number, concurrency: number) {
-  const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
-  const { hostname, port } = new URL(url);
-  let sent = 0;
-  const one = () =>
-    new Promise<void>((resolve, reject) => {
-      request({ hostname, port, path, headers, agent }, (answer) => {
-        answer.resume();
-        answer.on("end", () =>
-          answer.statusCode === 200 ? resolve() : reject(new Error(`${path}: HTTP ${answer.statusCode}`)),
-        );
-      })
-        .on("error", reject)
-        .end();
-    });
-  const lane = async () => {
-    while (sent++ < count) await one();
-  };
-  await Promise.all(Array.from({ length: concurrency }, lane));
-  agent.destroy();
-}
-
 async function profileOne(
   name: string,
   server: Server,
@@ -220,46 +196,75 @@ async function profileOne(
 
 const starters = { node: nodeServer, deno: denoServer } satisfies Record<(typeof PROFILED_RUNTIMES)[number], unknown>;
 
+/** Starts one server, readies it, profiles `path` on it, and stops it. */
+async function profiled(
+  name: string,
+  started: Promise<Server>,
+  lookup: { path: string; headers: Record<string, string>; ready?: (server: Server) => Promise<void> },
+  opts: ProfileOptions,
+) {
+  const server = await started;
+  try {
+    await lookup.ready?.(server);
+    return await profileOne(name, server, lookup.path, lookup.headers, opts);
+  } finally {
+    await server.close();
+  }
+}
+
+/** The bare get (its value PUT first), the KV hit, and with --otel the KV hit traced. */
+async function profileRuntime(
+  runtime: (typeof PROFILED_RUNTIMES)[number],
+  run: { entries: KvEntries; value: string; authorization: string; traced?: Record<string, string> },
+  opts: ProfileOptions,
+): Promise<PartsCost[]> {
+  const start = starters[runtime];
+  const putValue = (server: Server) =>
+    new Promise<void>((resolve, reject) =>
+      request(`${server.url}${BASELINE_PATH}`, { method: "PUT" }, (answer) => answer.resume().on("end", resolve))
+        .on("error", reject)
+        .end(run.value),
+    );
+  const bareGet = { path: BASELINE_PATH, headers: {}, ready: putValue };
+  const kvHit = { path: LOOKUP, headers: { authorization: run.authorization } };
+  const costs = [
+    await profiled(`${runtime}-bare-kv-get`, start("baseline", run.entries), bareGet, opts),
+    await profiled(`${runtime}-kv-hit`, start("app", run.entries), kvHit, opts),
+  ];
+  if (run.traced) {
+    costs.push(await profiled(`${runtime}-kv-hit-traced`, start("app", run.entries, run.traced), kvHit, opts));
+  }
+  return costs;
+}
+
 async function main() {
   const opts = profileOptions();
+  if (opts.otel && !collectorInstalled()) throw new UsageError(`--otel: ${COLLECTOR_MISSING}`);
   if (opts.save) await mkdir(opts.save, { recursive: true });
   const entries = await linkEntries();
   const value = Object.values(entries).find((v) => v.includes("alice"))!;
   const { authorization } = await bearer();
-  const profiled = PROFILED_RUNTIMES.filter((runtime) => opts.runtimes.includes(runtime));
-  if (profiled.length > 0) {
-    console.log(
-      `CPU µs per request, ${opts.requests} requests (${opts.concurrency} in flight) after ${opts.warmup} unmeasured, sampled every ${SAMPLING_US} µs\n`,
-    );
-    console.log("| runtime | part | bare KV get | KV hit | KV hit − bare get |");
-    console.log("| --- | --- | ---: | ---: | ---: |");
-  }
-  for (const runtime of profiled) {
-    const bare = await starters[runtime]("baseline", entries);
-    let bareCost: ReturnType<typeof cpuPerRequest>;
-    try {
-      await new Promise<void>((resolve, reject) =>
-        request(`${bare.url}${BASELINE_PATH}`, { method: "PUT" }, (answer) => answer.resume().on("end", resolve))
-          .on("error", reject)
-          .end(value),
+  const runtimes = PROFILED_RUNTIMES.filter((runtime) => opts.runtimes.includes(runtime));
+  let collector: Collector | undefined;
+  try {
+    if (runtimes.length > 0) {
+      if (opts.otel) collector = await startCollector();
+      console.log(
+        `CPU µs per request, ${opts.requests} requests (${opts.concurrency} in flight) after ${opts.warmup} unmeasured, sampled every ${SAMPLING_US} µs\n`,
       );
-      bareCost = await profileOne(`${runtime}-bare-kv-get`, bare, BASELINE_PATH, {}, opts);
-    } finally {
-      await bare.close();
+      console.log(partsTableHead(opts.otel).join("\n"));
     }
-    const app = await starters[runtime]("app", entries);
-    let hitCost: ReturnType<typeof cpuPerRequest>;
-    try {
-      hitCost = await profileOne(`${runtime}-kv-hit`, app, LOOKUP, { authorization }, opts);
-    } finally {
-      await app.close();
+    const traced = collector && {
+      ...APP_ENV,
+      OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint,
+      OTEL_SERVICE_NAME: "kv-hit-profile",
+    };
+    for (const runtime of runtimes) {
+      const costs = await profileRuntime(runtime, { entries, value, authorization, traced }, opts);
+      console.log(partsTableRows(runtime, costs).join("\n"));
     }
-    const parts = [...new Set<PartName>([...hitCost.parts.keys(), ...bareCost.parts.keys()])];
-    parts.sort((a, b) => (hitCost.parts.get(b) ?? 0) - (hitCost.parts.get(a) ?? 0));
-    const row = (part: string, b: number, h: number) =>
-      console.log(`| ${runtime} | ${part} | ${b.toFixed(1)} | ${h.toFixed(1)} | ${(h - b).toFixed(1)} |`);
-    for (const part of parts) row(part, bareCost.parts.get(part) ?? 0, hitCost.parts.get(part) ?? 0);
-    row("**all**", bareCost.total, hitCost.total);
+  } finally {
+    await collector?.stop();
   }
   if (!opts.runtimes.includes("fastly")) return;
   const run = { lookup: LOOKUP, entries, value, authorization, appEnv: APP_ENV, requests: opts.viceroyRequests };
