@@ -25,6 +25,7 @@ import { parseTargets, recordedCommand } from "./load/deployments.ts";
 import { writeHtmlFromJson } from "./load/html-report.ts";
 import { runOnLocalRuntimes } from "./load/local-run.ts";
 import { defaultOperations, type OperationName, operationNames, operations } from "./load/operations.ts";
+import { pinning } from "./load/pin.ts";
 import { BENCH_PHASES, startBenchClock } from "./load/plan.ts";
 import { DEFAULT_PRICE_FILE, loadPrices, type Price } from "./load/price-file.ts";
 import { writeRun } from "./load/results.ts";
@@ -89,6 +90,8 @@ const USAGE = `npm run bench -- [options]
   --otel            each runtime twice, tracing off and on (RUNTIME+otel, exporting to the
                     OpenTelemetry Collector the bench starts: bash .ci/tools builds it); the KV
                     hit's p50 of both side by side, and whether tracing adds at most 10 %
+  --pin             the bench's process (load generator, database endpoint) on CPU 0 and every
+                    server on the others, so a client and its server never share a core (Linux)
   Database: DATABASE_URL (postgres://…, a scratch schema is used and dropped), else embedded PGlite.
   With PostgreSQL the bench also times the naive write and the local endpoint's overhead over pg.
  Signing in to deployments (one of):
@@ -113,6 +116,7 @@ function parse() {
     "time-limit": { type: "string" },
     "db-rtt": { type: "string" },
     otel: { type: "boolean", default: false },
+    pin: { type: "boolean", default: false },
     staleness: { type: "string" },
     cold: { type: "string" },
     idle: { type: "string" },
@@ -154,6 +158,7 @@ function options(values: Values, prices: { file: string; table: Price[] }) {
     timeLimitMs: number("time-limit"),
     dbRttMs: number("db-rtt"),
     otel: values.otel === true,
+    pin: values.pin === true,
     staleness: byTarget("staleness", NUMBERS.staleness.default),
     cold: number("cold"),
     idleSeconds: number("idle"),
@@ -188,8 +193,10 @@ async function deploymentTokens(values: Values): Promise<TokenSource> {
 
 /** What deployments cannot do, refused before anything is sent; what one identity cannot do, left out. */
 function checkForDeployments(opts: Options, values: Values, tokens: TokenSource): OperationName[] {
-  if (values.runtimes !== undefined || values["db-rtt"] !== undefined || opts.otel) {
-    throw new UsageError("--runtimes, --db-rtt and --otel are for the runtimes the bench starts, not for --target");
+  if (values.runtimes !== undefined || values["db-rtt"] !== undefined || opts.otel || opts.pin) {
+    throw new UsageError(
+      "--runtimes, --db-rtt, --otel and --pin are for the runtimes the bench starts, not for --target",
+    );
   }
   const local = opts.operations.filter((name) => ["local-database", "baseline"].includes(operations[name].needs ?? ""));
   if (local.length > 0) throw new UsageError(`--operations ${local.join(",")}: only on the runtimes the bench starts`);
@@ -242,10 +249,11 @@ async function main(): Promise<number> {
   for (const warning of warnings) progress(warning);
   if (opts.targets.length === 0) {
     if (opts.otel && !collectorInstalled()) throw new UsageError(`--otel: ${COLLECTOR_MISSING}`);
+    const pin = opts.pin ? pinning() : undefined;
     const budget = new RequestBudget(opts.maxRequests);
     const clock = startBenchClock(opts, opts.runtimes.length * (opts.otel ? 2 : 1), "local");
     clock.begin(BENCH_PHASES.start);
-    const outcome = await runOnLocalRuntimes({ ...opts, clock }, budget);
+    const outcome = await runOnLocalRuntimes({ ...opts, pin, clock }, budget);
     await writeRun({ ...outcome, notes: [...warnings, ...outcome.notes] }, opts, command, budget.sent);
     return 0;
   }

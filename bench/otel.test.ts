@@ -74,6 +74,6 @@ describeNeeding("the OpenTelemetry Collector", missing, "npm run bench -- --otel
       DATABASE_URL: undefined,
     });
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toMatch(/^--runtimes, --db-rtt and --otel are for the runtimes the bench starts/);
+    expect(refused.stderr).toMatch(/^--runtimes, --db-rtt, --otel and --pin are for the runtimes the bench starts/);
   }, 60_000);
 });

@@ -20,6 +20,7 @@ import {
 } from "./environment.ts";
 import { type LoadGenerator, startLoadGenerator } from "./load-generator.ts";
 import { measureNaiveWrite, naiveWriteNote } from "./naive-write.ts";
+import { type Pinning, pinBenchAndServers, pinNote } from "./pin.ts";
 import { localTarget, TRACED_SUFFIX, tracedTarget } from "./platform.ts";
 import { describeLoad, type RunOutcome } from "./results.ts";
 import { measureRun } from "./run.ts";
@@ -32,6 +33,8 @@ export interface LocalSettings extends RunSettings {
   dbRttMs: number;
   /** Each runtime also started with tracing on, exporting to a collector the bench starts. */
   otel: boolean;
+  /** The CPUs the bench and the servers are pinned to (--pin). */
+  pin?: Pinning;
 }
 
 export async function runOnLocalRuntimes(opts: LocalSettings, budget: RequestBudget): Promise<RunOutcome> {
@@ -96,6 +99,10 @@ export async function runOnLocalRuntimes(opts: LocalSettings, budget: RequestBud
     for (const [runtime, url] of baselines)
       if (url instanceof Error) progress(`${runtime}: bare KV get UNAVAILABLE — ${url.message.split("\n")[0]}`);
     load = startLoadGenerator();
+    if (opts.pin) {
+      pinBenchAndServers(opts.pin);
+      progress(`Pinned: the bench on CPU ${opts.pin.bench}, every server on CPU ${opts.pin.servers}`);
+    }
     const targets = running.map((runtime) => ({ name: runtime.target, url: runtime.url }));
     const twins = new Map(
       targets.flatMap((twin) => {
@@ -136,11 +143,12 @@ export async function runOnLocalRuntimes(opts: LocalSettings, budget: RequestBud
       statuses: launched.statuses,
       database: db.description,
       usageProbe,
-      notes: [naiveWriteNote(naive, opts.dbRttMs), endpointOverheadNote(overhead)],
+      notes: [naiveWriteNote(naive, opts.dbRttMs), endpointOverheadNote(overhead), pinNote(opts.pin)],
       extra: {
         naiveWrite: naive ?? null,
         endpointOverhead: overhead instanceof Error ? overhead.message : (overhead ?? null),
         ...(opts.otel ? { otel: { collector: "otelcol-edge", serverSpans: serverSpans ?? 0 } } : {}),
+        pinned: opts.pin ?? null,
       },
       title: `${db.description.split(",")[0]}, ${describeLoad(opts)}, database round trip ${opts.dbRttMs} ms`,
       header: `database: ${db.description}, each round trip held ${opts.dbRttMs} ms`,
