@@ -14,6 +14,7 @@ import {
   spawnServer,
 } from "../../../dev/launchers/child-server.ts";
 import type { RuntimeName } from "../../../edge/runtimes.ts";
+import { BASELINE_PATH } from "./handler.ts";
 
 interface RunningBaseline {
   url: string;
@@ -81,6 +82,13 @@ const baselines: Record<RuntimeName, () => Promise<RunningBaseline>> = {
 };
 
 export const launchKvBaseline = (runtime: RuntimeName): Promise<RunningBaseline> => baselines[runtime]();
+
+/** Stores the value a baseline's bare get reads (its PUT), before it is measured. */
+export async function storeBaselineValue(url: string, value: string): Promise<void> {
+  const answer = await fetch(`${url}${BASELINE_PATH}`, { method: "PUT", body: value });
+  await answer.arrayBuffer();
+  if (!answer.ok) throw new Error(`PUT ${BASELINE_PATH}: HTTP ${answer.status}`);
+}
 
 /** Each Fastly build of the bare get: alone, or holding the modules the service's app is built from. */
 const FASTLY_BASELINES = {

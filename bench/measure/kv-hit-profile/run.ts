@@ -10,7 +10,6 @@
 import { spawn } from "node:child_process";
 import { closeSync, mkdtempSync, openSync, rmSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
-import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -31,6 +30,7 @@ import { kvPathFlags } from "../../../edge/deno/kv-path.ts";
 import { createMemoryKv } from "../../../edge/kv/memory.ts";
 import { runBenchCommand, UsageError } from "../../lib/cli.ts";
 import { BASELINE_PATH } from "../kv-baseline/handler.ts";
+import { storeBaselineValue } from "../kv-baseline/launch.ts";
 import { kvHitApp } from "../kv-hit.ts";
 import {
   type CpuProfile,
@@ -219,13 +219,11 @@ async function profileRuntime(
   opts: ProfileOptions,
 ): Promise<PartsCost[]> {
   const start = starters[runtime];
-  const putValue = (server: Server) =>
-    new Promise<void>((resolve, reject) =>
-      request(`${server.url}${BASELINE_PATH}`, { method: "PUT" }, (answer) => answer.resume().on("end", resolve))
-        .on("error", reject)
-        .end(run.value),
-    );
-  const bareGet = { path: BASELINE_PATH, headers: {}, ready: putValue };
+  const bareGet = {
+    path: BASELINE_PATH,
+    headers: {},
+    ready: (server: Server) => storeBaselineValue(server.url, run.value),
+  };
   const kvHit = { path: LOOKUP, headers: { authorization: run.authorization } };
   const costs = [
     await profiled(`${runtime}-bare-kv-get`, start("baseline", run.entries), bareGet, opts),

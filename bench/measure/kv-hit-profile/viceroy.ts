@@ -11,7 +11,7 @@ import { freePort } from "../../../dev/support/free-port.ts";
 import { parseServerTiming } from "../../../dev/support/server-timing.ts";
 import { percentile } from "../../../dev/support/stats.ts";
 import { BASELINE_PATH } from "../kv-baseline/handler.ts";
-import { launchFastlyBaseline } from "../kv-baseline/launch.ts";
+import { launchFastlyBaseline, storeBaselineValue } from "../kv-baseline/launch.ts";
 
 /** One measured server and what each of its answers took. */
 export interface Sampled {
@@ -73,8 +73,15 @@ const WARMUP = 12;
 /** The bare get alone, the bare get holding the service's modules, and the service's KV hit. */
 export async function measureOnViceroy(run: ViceroyRun): Promise<string> {
   const sampled: Sampled[] = [];
-  const measure = async (name: string, server: { url: string; close(): Promise<void> }, path: string, headers = {}) => {
+  const measure = async (
+    name: string,
+    server: { url: string; close(): Promise<void> },
+    path: string,
+    headers = {},
+    ready?: () => Promise<void>,
+  ) => {
     try {
+      await ready?.();
       await sampleOneAtATime(name, `${server.url}${path}`, headers, WARMUP);
       sampled.push(await sampleOneAtATime(name, `${server.url}${path}`, headers, run.requests));
     } finally {
@@ -83,10 +90,8 @@ export async function measureOnViceroy(run: ViceroyRun): Promise<string> {
   };
   for (const build of ["bare", "holding-app"] as const) {
     const server = await launchFastlyBaseline(build);
-    await fetch(`${server.url}${BASELINE_PATH}`, { method: "PUT", body: run.value }).then((answer) =>
-      answer.arrayBuffer(),
-    );
-    await measure(build === "bare" ? "bare KV get" : "bare KV get, the app's modules held", server, BASELINE_PATH);
+    const name = build === "bare" ? "bare KV get" : "bare KV get, the app's modules held";
+    await measure(name, server, BASELINE_PATH, {}, () => storeBaselineValue(server.url, run.value));
   }
   const service = await startFastlyRuntime(run.appEnv, { port: await freePort(), kvEntries: run.entries, log: "file" });
   await measure("KV hit", service, run.lookup, { authorization: run.authorization });
