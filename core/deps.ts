@@ -1,3 +1,4 @@
+import type { SpanContext } from "@opentelemetry/api";
 import type { Context } from "hono";
 import type { Background } from "./background/job.ts";
 import type { ProblemCode } from "./http/problem.ts";
@@ -45,6 +46,8 @@ export interface AppEnv {
     kv: KvCache;
     /** Runs token verification or rate limiting, measured as its part of Server-Timing when it is on. */
     timed: <T>(part: "auth" | "limit", work: () => Promise<T>) => Promise<T>;
+    /** The request's server span, when tracing is on: its trace goes in the request's log line. */
+    trace?: SpanContext;
     /** The code of the problem this request is answered with, set where the answer is made. */
     problemCode?: ProblemCode;
   };

@@ -16,6 +16,7 @@ export function requestTracing(deps: AppDeps, telemetry: Telemetry): MiddlewareH
     // A request the sampler leaves out: under every standard sampler so are its children (one
     // decision per trace id, or the parent's), so none is started.
     const recording = span.isRecording();
+    c.set("trace", span.spanContext());
     if (recording) {
       c.set("sql", tracedSql(deps.sql, telemetry, context));
       c.set("kv", tracedKv(deps.kv, telemetry, context));

@@ -3,7 +3,7 @@ import { ROOT_CONTEXT, SpanKind, TraceFlags, trace } from "@opentelemetry/api";
 import { SamplingDecision } from "@opentelemetry/sdk-trace";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../core/app.ts";
-import { silentLogger } from "../../core/log.ts";
+import { type Logger, silentLogger } from "../../core/log.ts";
 import type { Sql } from "../../core/ports/sql.ts";
 import { parseSettings, SettingsError } from "../../core/settings/settings.ts";
 import { bearer, TEST_AUTH_SECRET } from "../../dev/support/tokens.ts";
@@ -14,6 +14,24 @@ import { BATCH_DELAY_MS, createTelemetry, samplerOf, type TelemetryParts } from 
 const TRACED = { AUTH_SECRET: TEST_AUTH_SECRET, OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9" };
 const TRACE_ID = "0af7651916cd43dd8448eb211c80319c";
 
+const PARENT_SPAN_ID = "b7ad6b7169203331";
+
+/** A database that holds one link, github/1, and takes no write. */
+const oneLink: Sql = {
+  query: async () =>
+    [
+      {
+        tenant_id: "acme",
+        provider: "github",
+        external_account_id: "1",
+        user_id: "alice",
+        linked_at: new Date(0),
+        display_name: null,
+      },
+    ] as never,
+  transaction: async () => [],
+};
+
 const traces = (raw: Record<string, string>) => parseSettings({ ...TRACED, ...raw }).traces!;
 
 /** What `sampler` decides for a new span, under a parent that chose `parentSampled`, or none. */
@@ -23,7 +41,7 @@ function decision(raw: Record<string, string>, parentSampled?: boolean): Samplin
       ? ROOT_CONTEXT
       : trace.setSpanContext(ROOT_CONTEXT, {
           traceId: TRACE_ID,
-          spanId: "b7ad6b7169203331",
+          spanId: PARENT_SPAN_ID,
           traceFlags: parentSampled ? TraceFlags.SAMPLED : TraceFlags.NONE,
           isRemote: true,
         });
@@ -62,11 +80,6 @@ describe("OTEL_TRACES_SAMPLER", () => {
   });
 
   it("leaves out a request's children with it: none is started, and the answer is the same", async () => {
-    const link = { tenant_id: "acme", provider: "github", external_account_id: "1", user_id: "alice" };
-    const sql: Sql = {
-      query: async () => [{ ...link, linked_at: new Date(0), display_name: null }] as never,
-      transaction: async () => [],
-    };
     const startedWith = async (sampler: string) => {
       const settings = parseSettings({ ...TRACED, OTEL_TRACES_SAMPLER: sampler });
       const telemetry = createTelemetry(settings, { runtime: "node", logger: silentLogger })!;
@@ -79,7 +92,7 @@ describe("OTEL_TRACES_SAMPLER", () => {
         }),
       };
       const app = createApp({
-        sql,
+        sql: oneLink,
         kv: createMemoryKv(),
         settings,
         runtime: "node",
@@ -125,6 +138,52 @@ describe("OTEL_TRACES_SAMPLER", () => {
   it("sends JSON unless OTEL_EXPORTER_OTLP_PROTOCOL asks for protobuf", () => {
     expect(traces({}).protocol).toBe("http/json");
     expect(traces({ OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf" }).protocol).toBe("http/protobuf");
+  });
+});
+
+describe("a request's log line", () => {
+  interface ExportedSpan {
+    traceId: string;
+    spanId: string;
+    parentSpanId?: string;
+    kind: number;
+  }
+
+  /** The request's log line for a lookup sent with `traceparent`, and the spans exported for it. */
+  async function lookUp(sampler: string, traceparent: string) {
+    const exported: ExportedSpan[] = [];
+    const send = (async (_url: string, init: RequestInit) => {
+      const body = JSON.parse(new TextDecoder().decode(init.body as Uint8Array));
+      exported.push(...body.resourceSpans[0].scopeSpans[0].spans);
+      return new Response(null, { status: 200 });
+    }) as typeof fetch;
+    const settings = parseSettings({ ...TRACED, OTEL_TRACES_SAMPLER: sampler });
+    const telemetry = createTelemetry(settings, { runtime: "node", logger: silentLogger, fetch: send })!;
+    const lines: Record<string, unknown>[] = [];
+    const logger: Logger = { log: (_level, event, fields) => void lines.push({ event, ...fields }) };
+    const app = createApp({ sql: oneLink, kv: createMemoryKv(), settings, runtime: "node", logger, telemetry });
+    const response = await app.request("/v1/links/github/1", { headers: { ...(await bearer()), traceparent } });
+    expect(response.status).toBe(200);
+    await telemetry.flush();
+    return { line: lines.find((line) => line.event === "request")!, exported };
+  }
+
+  it("names the request's trace and server span as OpenTelemetry names them outside OTLP", async () => {
+    const { line, exported } = await lookUp("parentbased_always_on", `00-${TRACE_ID}-${PARENT_SPAN_ID}-01`);
+    const server = exported.find((span) => span.kind === 2)!;
+    expect(server).toMatchObject({ traceId: TRACE_ID, parentSpanId: PARENT_SPAN_ID });
+    expect(line).toMatchObject({ trace_id: TRACE_ID, span_id: server.spanId, trace_flags: "01" });
+  });
+
+  it("names the caller's trace for a request the sampler leaves out, flagged not sampled", async () => {
+    const { line, exported } = await lookUp("parentbased_always_on", `00-${TRACE_ID}-${PARENT_SPAN_ID}-00`);
+    expect(exported).toEqual([]);
+    expect(line).toMatchObject({
+      trace_id: TRACE_ID,
+      span_id: expect.stringMatching(/^[0-9a-f]{16}$/),
+      trace_flags: "00",
+    });
+    expect(line.span_id).not.toBe(PARENT_SPAN_ID);
   });
 });
 
