@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it, type MockInstance, vi } from "vitest";
 import { SUITE_STARTUP_TIMEOUT_MS as STARTUP_TIMEOUT_MS } from "../../dev/launchers/child-server.ts";
 import { launchRuntime, type RunningRuntime, type RuntimeName } from "../../dev/launchers/index.ts";
 import { type LocalStack, startLocalStack } from "../../dev/local-stack/stack.ts";
@@ -130,21 +130,29 @@ export function tracesOfTour(runtime: RuntimeName): void {
     it(
       "continues each request's trace: a server span named by its route, its parts as children",
       async () => {
-        expectPrintedAsShown(steps, await runTour(steps, server!.url));
-        const traced = steps.filter((step) => step.traceId);
-        const spans = await spansOf(
-          collector!,
-          traced.map((step) => step.traceId!),
-        );
-        for (const step of traced) expectTraceOf(step, spans, runtime);
-        // The refused link names its problem; the first write took a statement on the links table.
-        const names = spans.map((span) => [span.name, span.attributes["problem.code"]]);
-        expect(names).toContainEqual([
-          "PUT /v1/links/{provider}/{externalAccountId}",
-          "external_account_already_linked",
-        ]);
-        expect(spans.some((span) => span.attributes["db.collection.name"] === "linked_external_accounts")).toBe(true);
-        expect(spans.some((span) => span.name.startsWith("kv "))).toBe(true);
+        // Every runtime's log reaches this process's console: node's from this very process, the
+        // others' as the launchers print what their processes write.
+        const printed = vi.spyOn(console, "log");
+        try {
+          expectPrintedAsShown(steps, await runTour(steps, server!.url));
+          const traced = steps.filter((step) => step.traceId);
+          const spans = await spansOf(
+            collector!,
+            traced.map((step) => step.traceId!),
+          );
+          for (const step of traced) expectTraceOf(step, spans, runtime);
+          await expectLoggedWithTrace(traced, spans, printed);
+          // The refused link names its problem; the first write took a statement on the links table.
+          const names = spans.map((span) => [span.name, span.attributes["problem.code"]]);
+          expect(names).toContainEqual([
+            "PUT /v1/links/{provider}/{externalAccountId}",
+            "external_account_already_linked",
+          ]);
+          expect(spans.some((span) => span.attributes["db.collection.name"] === "linked_external_accounts")).toBe(true);
+          expect(spans.some((span) => span.name.startsWith("kv "))).toBe(true);
+        } finally {
+          printed.mockRestore();
+        }
       },
       TOUR_TIMEOUT_MS,
     );
@@ -199,5 +207,34 @@ function expectTraceOf(step: TracedStep, spans: CollectedSpan[], runtime: Runtim
   for (const db of children.filter((child) => child.attributes["db.system"])) {
     expect(db.attributes).toMatchObject({ "db.system": "postgresql", "db.operation.name": expect.any(String) });
     expect(Object.keys(db.attributes).some((key) => /statement|query\.text|param/.test(key))).toBe(false);
+  }
+}
+
+/** The request lines printed so far, whatever else was printed around them. */
+function requestLines(printed: MockInstance<typeof console.log>): Record<string, unknown>[] {
+  return printed.mock.calls
+    .flatMap(([text]) => String(text).split("\n"))
+    .flatMap((line) => {
+      try {
+        const entry = JSON.parse(line.slice(line.indexOf("{")));
+        return entry?.event === "request" ? [entry] : [];
+      } catch {
+        return [];
+      }
+    });
+}
+
+/** Each traced request's log line names its trace and its server span, as the collector has them. */
+async function expectLoggedWithTrace(
+  steps: TracedStep[],
+  spans: CollectedSpan[],
+  printed: MockInstance<typeof console.log>,
+): Promise<void> {
+  const byTrace = () => new Map(requestLines(printed).map((line) => [line.trace_id, line]));
+  await expect.poll(() => steps.every((step) => byTrace().has(step.traceId)), { timeout: 10_000 }).toBe(true);
+  const lines = byTrace();
+  for (const step of steps) {
+    const server = spans.find((span) => span.traceId === step.traceId && span.kind === SPAN_KIND_SERVER)!;
+    expect(lines.get(step.traceId), step.command).toMatchObject({ span_id: server.spanId, trace_flags: "01" });
   }
 }
