@@ -4,13 +4,13 @@
 // every-minute jobs run first, in a share of the budget, so a sync that never catches up still
 // leaves time to remove what expired; when they are next due is kept in KV too, so platforms that
 // start an instance per request (Fastly Compute) do not run them on every run.
-import { type Context, trace } from "@opentelemetry/api";
+import { type Context, type SpanContext, trace } from "@opentelemetry/api";
 import { withDeadline } from "../lib/deadline.ts";
 import { consoleLogger, errorMessage, type Logger } from "../log.ts";
 import { DEFAULT_KV_TIMEOUT_MS, type KvCache } from "../ports/kv.ts";
 import type { Sql } from "../ports/sql.ts";
 import type { Settings } from "../settings/settings.ts";
-import { inSpan, startRootSpan, type Telemetry, tracedKv, tracedSql } from "../telemetry/tracing.ts";
+import { inSpan, startRootSpan, type Telemetry, tracedKv, tracedSql, traceLogFields } from "../telemetry/tracing.ts";
 import { createInvocationBudget, type InvocationBudget, type InvocationLimits } from "./invocation-budget.ts";
 import type { Background, BackgroundJob, BackgroundReport, JobOutcome } from "./job.ts";
 
@@ -72,16 +72,20 @@ export function createBackground(deps: BackgroundDeps, options: BackgroundOption
 
   async function runJob(job: BackgroundJob, budget: InvocationBudget): Promise<JobOutcome> {
     const run = (ports: Pick<BackgroundDeps, "sql" | "kv">) => job.run(contextFor(budget, ports));
+    let jobSpan: SpanContext | undefined;
     try {
       if (!telemetry || !runTrace) return await run(deps);
-      return await inSpan(telemetry, runTrace, `job ${job.name}`, { "job.name": job.name }, (span) =>
-        run({
+      return await inSpan(telemetry, runTrace, `job ${job.name}`, { "job.name": job.name }, (span) => {
+        jobSpan = span.spanContext();
+        return run({
           sql: tracedSql(deps.sql, telemetry, trace.setSpan(runTrace!, span)),
           kv: tracedKv(deps.kv, telemetry, trace.setSpan(runTrace!, span)),
-        }),
-      );
+        });
+      });
     } catch (error) {
-      logger.log("warn", "background_job_failed", { job: job.name, error: errorMessage(error) });
+      // The job's span holds the failed statement or KV call: the line names it.
+      const fields = { job: job.name, error: errorMessage(error), ...traceLogFields(jobSpan) };
+      logger.log("warn", "background_job_failed", fields);
       return { done: false, failed: true };
     }
   }

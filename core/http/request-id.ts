@@ -1,7 +1,7 @@
-import type { SpanContext } from "@opentelemetry/api";
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../deps.ts";
 import type { Logger } from "../log.ts";
+import { traceLogFields } from "../telemetry/tracing.ts";
 
 // Not hono/request-id: it echoes only ids of [A-Za-z0-9_=-], its pattern fixed, so an id with
 // `.` or `:` (`req-42.abc:DEF_9`, as tracers write them) would be replaced, and one with `=`
@@ -9,17 +9,6 @@ import type { Logger } from "../log.ts";
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 // A refused token's reason, as the answer's Bearer challenge gave it (core/tokens/refusal.ts).
 const REFUSAL = /error_description="([^"]*)"/;
-
-/**
- * The request's trace, by the names OpenTelemetry gives a log line outside OTLP ("Trace Context in
- * non-OTLP Log Formats"), by which log backends join a line to its trace. Also for a request the
- * sampler left out: its trace id, when the caller sent one, is the caller's, in the caller's lines too.
- */
-function traceFields(trace: SpanContext | undefined) {
-  if (!trace) return {};
-  const { traceId, spanId, traceFlags } = trace;
-  return { trace_id: traceId, span_id: spanId, trace_flags: traceFlags.toString(16).padStart(2, "0") };
-}
 
 /** Echoes a sane `X-Request-Id` (or makes one) and logs one line per request. */
 export function requestLogging(logger: Logger): MiddlewareHandler<AppEnv> {
@@ -37,7 +26,9 @@ export function requestLogging(logger: Logger): MiddlewareHandler<AppEnv> {
       route: c.req.routePath,
       status: c.res.status,
       durationMs: Math.round((performance.now() - started) * 10) / 10,
-      ...traceFields(c.get("trace")),
+      // Also for a request the sampler left out: its trace id, when the caller sent one, is the
+      // caller's, in the caller's lines too.
+      ...traceLogFields(c.get("trace")),
       ...(refusal === undefined ? {} : { tokenRefused: refusal }),
     });
   };

@@ -6,6 +6,7 @@ import {
   type Context,
   ROOT_CONTEXT,
   type Span,
+  type SpanContext,
   SpanKind,
   SpanStatusCode,
   type TextMapPropagator,
@@ -121,6 +122,16 @@ export function startServerSpan(telemetry: Telemetry, request: Request): { span:
     parent,
   );
   return { span, context: trace.setSpan(parent, span) };
+}
+
+/**
+ * A span's trace in a log line, by the names OpenTelemetry gives it in a log outside OTLP ("Trace
+ * Context in non-OTLP Log Formats"), which log backends join a line to its trace by; none without.
+ */
+export function traceLogFields(span: SpanContext | undefined): Record<string, string> {
+  if (!span) return {};
+  const { traceId, spanId, traceFlags } = span;
+  return { trace_id: traceId, span_id: spanId, trace_flags: traceFlags.toString(16).padStart(2, "0") };
 }
 
 /** A background run's own trace: never a request's child. */

@@ -3,6 +3,8 @@ import { ROOT_CONTEXT, SpanKind, TraceFlags, trace } from "@opentelemetry/api";
 import { SamplingDecision } from "@opentelemetry/sdk-trace";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../core/app.ts";
+import type { BackgroundJob } from "../../core/background/job.ts";
+import { createBackground } from "../../core/background/runner.ts";
 import { type Logger, silentLogger } from "../../core/log.ts";
 import type { Sql } from "../../core/ports/sql.ts";
 import { parseSettings, SettingsError } from "../../core/settings/settings.ts";
@@ -141,16 +143,17 @@ describe("OTEL_TRACES_SAMPLER", () => {
   });
 });
 
-describe("a request's log line", () => {
+describe("log lines", () => {
   interface ExportedSpan {
+    name: string;
     traceId: string;
     spanId: string;
     parentSpanId?: string;
     kind: number;
   }
 
-  /** The request's log line for a lookup sent with `traceparent`, and the spans exported for it. */
-  async function lookUp(sampler: string, traceparent: string) {
+  /** Telemetry whose exports and log lines are kept, for `sampler`. */
+  function recorded(sampler: string) {
     const exported: ExportedSpan[] = [];
     const send = (async (_url: string, init: RequestInit) => {
       const body = JSON.parse(new TextDecoder().decode(init.body as Uint8Array));
@@ -161,21 +164,28 @@ describe("a request's log line", () => {
     const telemetry = createTelemetry(settings, { runtime: "node", logger: silentLogger, fetch: send })!;
     const lines: Record<string, unknown>[] = [];
     const logger: Logger = { log: (_level, event, fields) => void lines.push({ event, ...fields }) };
-    const app = createApp({ sql: oneLink, kv: createMemoryKv(), settings, runtime: "node", logger, telemetry });
-    const response = await app.request("/v1/links/github/1", { headers: { ...(await bearer()), traceparent } });
-    expect(response.status).toBe(200);
-    await telemetry.flush();
-    return { line: lines.find((line) => line.event === "request")!, exported };
+    const deps = { sql: oneLink, kv: createMemoryKv(), settings, logger, telemetry };
+    return { deps, exported, lineOf: (event: string) => lines.find((line) => line.event === event)! };
   }
 
-  it("names the request's trace and server span as OpenTelemetry names them outside OTLP", async () => {
+  /** The request's log line for a lookup sent with `traceparent`, and the spans exported for it. */
+  async function lookUp(sampler: string, traceparent: string) {
+    const { deps, exported, lineOf } = recorded(sampler);
+    const app = createApp({ ...deps, runtime: "node" });
+    const response = await app.request("/v1/links/github/1", { headers: { ...(await bearer()), traceparent } });
+    expect(response.status).toBe(200);
+    await deps.telemetry.flush();
+    return { line: lineOf("request"), exported };
+  }
+
+  it("name the request's trace and server span as OpenTelemetry names them outside OTLP", async () => {
     const { line, exported } = await lookUp("parentbased_always_on", `00-${TRACE_ID}-${PARENT_SPAN_ID}-01`);
     const server = exported.find((span) => span.kind === 2)!;
     expect(server).toMatchObject({ traceId: TRACE_ID, parentSpanId: PARENT_SPAN_ID });
     expect(line).toMatchObject({ trace_id: TRACE_ID, span_id: server.spanId, trace_flags: "01" });
   });
 
-  it("names the caller's trace for a request the sampler leaves out, flagged not sampled", async () => {
+  it("name the caller's trace for a request the sampler leaves out, flagged not sampled", async () => {
     const { line, exported } = await lookUp("parentbased_always_on", `00-${TRACE_ID}-${PARENT_SPAN_ID}-00`);
     expect(exported).toEqual([]);
     expect(line).toMatchObject({
@@ -184,6 +194,28 @@ describe("a request's log line", () => {
       trace_flags: "00",
     });
     expect(line.span_id).not.toBe(PARENT_SPAN_ID);
+  });
+
+  it("name a failed background job's span, which holds what failed", async () => {
+    const { deps, exported, lineOf } = recorded("parentbased_always_on");
+    const fails: BackgroundJob = {
+      name: "test/fails",
+      cadence: "every-run",
+      run: async ({ sql }) => {
+        await sql.query("SELECT 1 FROM linked_external_accounts");
+        throw new Error("refused");
+      },
+    };
+    await createBackground(deps, { jobs: [fails] }).run();
+    await deps.telemetry.flush();
+    const job = exported.find((span) => span.name === "job test/fails")!;
+    expect(exported.find((span) => span.name === "SELECT linked_external_accounts")?.parentSpanId).toBe(job.spanId);
+    expect(lineOf("background_job_failed")).toMatchObject({
+      job: "test/fails",
+      trace_id: job.traceId,
+      span_id: job.spanId,
+      trace_flags: "01",
+    });
   });
 });
 
