@@ -18,6 +18,7 @@ import { DatabaseOutcomeUnknownError, DatabaseUnavailableError } from "./ports/s
 import { SettingsError } from "./settings/error.ts";
 import { misconfiguredProblem } from "./settings/misconfigured.ts";
 import { requestTracing } from "./telemetry/middleware.ts";
+import { traceLogFields } from "./telemetry/tracing.ts";
 import { type Authenticate, createAuthenticator } from "./tokens/auth.ts";
 import type { Background } from "./tokens/jwks-cache.ts";
 
@@ -119,11 +120,12 @@ function problemOf(
   if (error instanceof ProblemError) return { problem: error };
   // The SQL port's refused login: the connection string is wrong, whatever the request.
   if (error instanceof SettingsError) return { problem: misconfiguredProblem(error, logger) };
-  const requestId = c.get("requestId");
+  // The request's id and, traced, its trace, whose spans hold the statement that failed.
+  const ids = { requestId: c.get("requestId"), ...traceLogFields(c.get("trace")) };
   // A read whose answer was lost wrote nothing either way: for it, "unknown" is "unavailable".
   const isRead = c.req.method === "GET" || c.req.method === "HEAD";
   if (error instanceof DatabaseUnavailableError || (error instanceof DatabaseOutcomeUnknownError && isRead)) {
-    logger.log("warn", "database_unavailable", { requestId, error: errorMessage(error) });
+    logger.log("warn", "database_unavailable", { ...ids, error: errorMessage(error) });
     return {
       problem: new ProblemError(
         503,
@@ -135,7 +137,7 @@ function problemOf(
   }
   if (error instanceof DatabaseOutcomeUnknownError) {
     // No Retry-After: a blind retry might write twice. An Idempotency-Key makes the retry safe.
-    logger.log("warn", "database_outcome_unknown", { requestId, error: errorMessage(error) });
+    logger.log("warn", "database_outcome_unknown", { ...ids, error: errorMessage(error) });
     return {
       problem: new ProblemError(
         504,
@@ -146,6 +148,6 @@ function problemOf(
     };
   }
   // Details stay in the log; the client gets no stack trace or internals.
-  logger.log("error", "unhandled_error", { requestId, error: errorMessage(error) });
+  logger.log("error", "unhandled_error", { ...ids, error: errorMessage(error) });
   return { problem: new ProblemError(500, "internal_error", "An unexpected error occurred.") };
 }

@@ -6,7 +6,7 @@ import { createApp } from "../../core/app.ts";
 import type { BackgroundJob } from "../../core/background/job.ts";
 import { createBackground } from "../../core/background/runner.ts";
 import { type Logger, silentLogger } from "../../core/log.ts";
-import type { Sql } from "../../core/ports/sql.ts";
+import { DatabaseUnavailableError, type Sql } from "../../core/ports/sql.ts";
 import { parseSettings, SettingsError } from "../../core/settings/settings.ts";
 import { bearer, TEST_AUTH_SECRET } from "../../dev/support/tokens.ts";
 import { createMemoryKv } from "../kv/memory.ts";
@@ -194,6 +194,24 @@ describe("log lines", () => {
       trace_flags: "00",
     });
     expect(line.span_id).not.toBe(PARENT_SPAN_ID);
+  });
+
+  it("name the request's trace in its warning, its failed statement's span beneath its own", async () => {
+    const { deps, exported, lineOf } = recorded("parentbased_always_on");
+    const unreachable = async (): Promise<never> => {
+      throw new DatabaseUnavailableError("connection refused");
+    };
+    const app = createApp({ ...deps, sql: { query: unreachable, transaction: unreachable }, runtime: "node" });
+    const response = await app.request("/v1/links/github/1", { headers: await bearer() });
+    expect(response.status).toBe(503);
+    await deps.telemetry.flush();
+    const server = exported.find((span) => span.kind === 2)!;
+    expect(exported.find((span) => span.name.startsWith("SELECT "))?.parentSpanId).toBe(server.spanId);
+    expect(lineOf("database_unavailable")).toMatchObject({
+      requestId: response.headers.get("x-request-id"),
+      trace_id: server.traceId,
+      span_id: server.spanId,
+    });
   });
 
   it("name a failed background job's span, which holds what failed", async () => {
