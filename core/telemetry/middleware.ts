@@ -13,10 +13,11 @@ import { failed, startServerSpan, type Telemetry, tracedKv, tracedPart, tracedSq
 export function requestTracing(deps: AppDeps, telemetry: Telemetry): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const { span, context } = startServerSpan(telemetry, c.req.raw);
+    // Named in the request's log lines, recorded or not.
+    c.set("trace", span.spanContext());
     // A request the sampler leaves out: under every standard sampler so are its children (one
     // decision per trace id, or the parent's), so none is started.
     const recording = span.isRecording();
-    c.set("trace", span.spanContext());
     if (recording) {
       c.set("sql", tracedSql(deps.sql, telemetry, context));
       c.set("kv", tracedKv(deps.kv, telemetry, context));
