@@ -14,9 +14,11 @@ import { type KvEntries, plantKvEntries } from "./planted-kv.ts";
 
 const WRANGLER_TOML = fileURLToPath(new URL("../../wrangler.toml", import.meta.url));
 
+const wranglerToml = async () => parse(await readFile(WRANGLER_TOML, "utf8"));
+
 /** The compatibility date and flags deployed with, read from wrangler.toml so both agree. */
 export async function workerCompatibility(): Promise<{ date: string; flags: string[] }> {
-  const { compatibility_date: date, compatibility_flags: flags = [] } = parse(await readFile(WRANGLER_TOML, "utf8"));
+  const { compatibility_date: date, compatibility_flags: flags = [] } = await wranglerToml();
   if (typeof date !== "string") throw new Error("wrangler.toml has no compatibility_date");
   if (!Array.isArray(flags) || !flags.every((flag) => typeof flag === "string")) {
     throw new Error("wrangler.toml: compatibility_flags must be a list of strings");
@@ -24,11 +26,21 @@ export async function workerCompatibility(): Promise<{ date: string; flags: stri
   return { date, flags };
 }
 
+/** The name wrangler.toml gives the version metadata binding, if it declares one. */
+async function versionMetadataBinding(): Promise<string | undefined> {
+  const binding = ((await wranglerToml()).version_metadata as { binding?: unknown } | undefined)?.binding;
+  return typeof binding === "string" ? binding : undefined;
+}
+
 export async function startCloudflareRuntime(
   env: RawSettings,
   { port = 0, kvEntries }: { port?: number; kvEntries?: KvEntries } = {},
 ) {
-  const [bundle, compatibility] = await Promise.all([bundleWorker(), workerCompatibility()]);
+  const [bundle, compatibility, versionBinding] = await Promise.all([
+    bundleWorker(),
+    workerCompatibility(),
+    versionMetadataBinding(),
+  ]);
   const bindings: Record<string, string> = {};
   // Settings are the worker's vars/secrets; every other variable stays out of the isolate.
   for (const name of [...SETTING_NAMES, ...WORKERS_SETTING_NAMES]) {
@@ -41,6 +53,8 @@ export async function startCloudflareRuntime(
     compatibilityFlags: compatibility.flags,
     kvNamespaces: ["LINKS"],
     ratelimits: rateLimitBindings(env),
+    // Miniflare's stands in for Cloudflare's: a fresh id at each start, no tag.
+    versionMetadata: versionBinding,
     bindings,
     host: "127.0.0.1",
     port,

@@ -16,7 +16,9 @@ const CRON_PERIOD_MS = 60_000;
 // per-request work. Workers hand the same `env` to every request of an isolate.
 const instances = new WeakMap<Bindings, Instance>();
 
-type Env = Bindings & WorkersRateLimitBindings;
+// CF_VERSION_METADATA is the version metadata binding wrangler.toml declares: this deployment's
+// version, as Cloudflare made it.
+type Env = Bindings & WorkersRateLimitBindings & { CF_VERSION_METADATA?: { id: string } };
 
 function instanceFor(env: Env): Instance {
   let instance = instances.get(env);
@@ -29,7 +31,11 @@ function instanceFor(env: Env): Instance {
       // Set by Cloudflare's edge to the address it took the request from, whatever the client sent.
       clientAddress: (c) => c.req.header("cf-connecting-ip"),
       // A timer may not outlive an invocation: each keeps the batch its spans are in alive.
-      telemetry: { afterResponse: "shared-batch" },
+      telemetry: {
+        afterResponse: "shared-batch",
+        // Every trace's resource names the deployment's version, where wrangler.toml binds it.
+        deployment: { "service.version": env.CF_VERSION_METADATA?.id },
+      },
       createTelemetry,
     });
     instances.set(env, instance);

@@ -37,6 +37,8 @@ describe("wrangler deploy --dry-run", () => {
   it("builds the worker and lists its bindings without uploading", async () => {
     expect(dryRun.code, dryRun.stdout + dryRun.stderr).toBe(0);
     expect(dryRun.stdout).toMatch(/env\.LINKS \(\w+\)\s+KV Namespace/);
+    // Every trace's resource names the version (edge/cloudflare/index.ts).
+    expect(dryRun.stdout).toMatch(/env\.CF_VERSION_METADATA\s+Worker Version Metadata/);
     expect(dryRun.stdout).toContain("--dry-run: exiting now.");
   });
 

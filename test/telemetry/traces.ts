@@ -199,6 +199,10 @@ function expectTraceOf(step: TracedStep, spans: CollectedSpan[], runtime: Runtim
     "deployment.environment.name": "test",
   });
   expect(root!.resource["process.runtime.name"]).toEqual(expect.any(String));
+  // The deployment, where the platform says it: Workers' version metadata, Compute's service version.
+  if (runtime === "cloudflare" || runtime === "fastly") {
+    expect(root!.resource["service.version"]).toEqual(expect.stringMatching(/\S/));
+  }
   const children = trace.filter((span) => span !== root);
   for (const child of children) expect(child.parentSpanId, child.name).toBe(root!.spanId);
   expect(children.map((child) => child.name)).toContain("token check");
