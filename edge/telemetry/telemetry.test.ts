@@ -34,6 +34,25 @@ const oneLink: Sql = {
   transaction: async () => [],
 };
 
+interface ExportedSpan {
+  name: string;
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  kind: number;
+}
+
+/** A collector's stand-in behind `fetch`: the spans of each export it is sent, one list per export. */
+function keptExports() {
+  const exports: ExportedSpan[][] = [];
+  const send = (async (_url: string, init: RequestInit) => {
+    const body = JSON.parse(new TextDecoder().decode(init.body as Uint8Array));
+    exports.push(body.resourceSpans[0].scopeSpans[0].spans);
+    return new Response(null, { status: 200 });
+  }) as typeof fetch;
+  return { exports, send };
+}
+
 const traces = (raw: Record<string, string>) => parseSettings({ ...TRACED, ...raw }).traces!;
 
 /** What `sampler` decides for a new span, under a parent that chose `parentSampled`, or none. */
@@ -144,28 +163,16 @@ describe("OTEL_TRACES_SAMPLER", () => {
 });
 
 describe("log lines", () => {
-  interface ExportedSpan {
-    name: string;
-    traceId: string;
-    spanId: string;
-    parentSpanId?: string;
-    kind: number;
-  }
-
   /** Telemetry whose exports and log lines are kept, for `sampler`. */
   function recorded(sampler: string) {
-    const exported: ExportedSpan[] = [];
-    const send = (async (_url: string, init: RequestInit) => {
-      const body = JSON.parse(new TextDecoder().decode(init.body as Uint8Array));
-      exported.push(...body.resourceSpans[0].scopeSpans[0].spans);
-      return new Response(null, { status: 200 });
-    }) as typeof fetch;
+    const { exports, send } = keptExports();
     const settings = parseSettings({ ...TRACED, OTEL_TRACES_SAMPLER: sampler });
     const telemetry = createTelemetry(settings, { runtime: "node", logger: silentLogger, fetch: send })!;
     const lines: Record<string, unknown>[] = [];
     const logger: Logger = { log: (_level, event, fields) => void lines.push({ event, ...fields }) };
     const deps = { sql: oneLink, kv: createMemoryKv(), settings, logger, telemetry };
-    return { deps, exported, lineOf: (event: string) => lines.find((line) => line.event === event)! };
+    const lineOf = (event: string) => lines.find((line) => line.event === event)!;
+    return { deps, exported: () => exports.flat(), lineOf };
   }
 
   /** The request's log line for a lookup sent with `traceparent`, and the spans exported for it. */
@@ -175,7 +182,7 @@ describe("log lines", () => {
     const response = await app.request("/v1/links/github/1", { headers: { ...(await bearer()), traceparent } });
     expect(response.status).toBe(200);
     await deps.telemetry.flush();
-    return { line: lineOf("request"), exported };
+    return { line: lineOf("request"), exported: exported() };
   }
 
   it("name the request's trace and server span as OpenTelemetry names them outside OTLP", async () => {
@@ -205,8 +212,9 @@ describe("log lines", () => {
     const response = await app.request("/v1/links/github/1", { headers: await bearer() });
     expect(response.status).toBe(503);
     await deps.telemetry.flush();
-    const server = exported.find((span) => span.kind === 2)!;
-    expect(exported.find((span) => span.name.startsWith("SELECT "))?.parentSpanId).toBe(server.spanId);
+    const spans = exported();
+    const server = spans.find((span) => span.kind === 2)!;
+    expect(spans.find((span) => span.name.startsWith("SELECT "))?.parentSpanId).toBe(server.spanId);
     expect(lineOf("database_unavailable")).toMatchObject({
       requestId: response.headers.get("x-request-id"),
       trace_id: server.traceId,
@@ -226,8 +234,9 @@ describe("log lines", () => {
     };
     await createBackground(deps, { jobs: [fails] }).run();
     await deps.telemetry.flush();
-    const job = exported.find((span) => span.name === "job test/fails")!;
-    expect(exported.find((span) => span.name === "SELECT linked_external_accounts")?.parentSpanId).toBe(job.spanId);
+    const spans = exported();
+    const job = spans.find((span) => span.name === "job test/fails")!;
+    expect(spans.find((span) => span.name === "SELECT linked_external_accounts")?.parentSpanId).toBe(job.spanId);
     expect(lineOf("background_job_failed")).toMatchObject({
       job: "test/fails",
       trace_id: job.traceId,
@@ -242,12 +251,7 @@ describe("after a response", () => {
 
   /** Telemetry whose exports are counted: the names of the spans in each, in order. */
   function exportsOf(afterResponse: TelemetryParts["afterResponse"]) {
-    const exports: string[][] = [];
-    const send = (async (_url: string, init: RequestInit) => {
-      const body = JSON.parse(new TextDecoder().decode(init.body as Uint8Array));
-      exports.push(body.resourceSpans[0].scopeSpans[0].spans.map((span: { name: string }) => span.name));
-      return new Response(null, { status: 200 });
-    }) as typeof fetch;
+    const { exports, send } = keptExports();
     const telemetry = createTelemetry(parseSettings(TRACED), {
       runtime: "cloudflare",
       logger: silentLogger,
@@ -258,32 +262,33 @@ describe("after a response", () => {
       telemetry.tracer.startSpan(name).end();
       return telemetry.afterResponse!();
     };
-    return { exports, respond };
+    const names = () => exports.map((spans) => spans.map((span) => span.name));
+    return { names, respond };
   }
 
   it("sends one batch for every response that ends while it is open (Workers), the next in another", async () => {
     vi.useFakeTimers();
-    const { exports, respond } = exportsOf("shared-batch");
+    const { names, respond } = exportsOf("shared-batch");
     const first = respond("one");
     await vi.advanceTimersByTimeAsync(BATCH_DELAY_MS / 2);
     const second = respond("two");
     expect(second).toBe(first);
-    expect(exports).toEqual([]);
+    expect(names()).toEqual([]);
     await vi.advanceTimersByTimeAsync(BATCH_DELAY_MS / 2);
     await first;
-    expect(exports).toEqual([["one", "two"]]);
+    expect(names()).toEqual([["one", "two"]]);
     const third = respond("three");
     expect(third).not.toBe(first);
     await vi.advanceTimersByTimeAsync(BATCH_DELAY_MS);
     await third;
-    expect(exports).toEqual([["one", "two"], ["three"]]);
+    expect(names()).toEqual([["one", "two"], ["three"]]);
   });
 
   it("sends each response's own spans at once where no timer may be left behind (Compute)", async () => {
-    const { exports, respond } = exportsOf("own-spans");
+    const { names, respond } = exportsOf("own-spans");
     await respond("one");
     await respond("two");
-    expect(exports).toEqual([["one"], ["two"]]);
+    expect(names()).toEqual([["one"], ["two"]]);
   });
 
   it("is not set where the SDK's own timer sends batches (Node, Deno)", () => {
