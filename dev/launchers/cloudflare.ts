@@ -3,7 +3,7 @@
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { Miniflare } from "miniflare";
-import { parse } from "smol-toml";
+import { parse, type TomlTable } from "smol-toml";
 import { DEFAULT_RATE_LIMITS, parseRateLimits, type RateLimitName } from "../../core/http/rate-limit-settings.ts";
 import { type RawSettings, SETTING_NAMES } from "../../core/settings/settings.ts";
 import { WORKERS_SETTING_NAMES } from "../../edge/cloudflare/settings.ts";
@@ -17,8 +17,8 @@ const WRANGLER_TOML = fileURLToPath(new URL("../../wrangler.toml", import.meta.u
 const wranglerToml = async () => parse(await readFile(WRANGLER_TOML, "utf8"));
 
 /** The compatibility date and flags deployed with, read from wrangler.toml so both agree. */
-export async function workerCompatibility(): Promise<{ date: string; flags: string[] }> {
-  const { compatibility_date: date, compatibility_flags: flags = [] } = await wranglerToml();
+export async function workerCompatibility(config?: TomlTable): Promise<{ date: string; flags: string[] }> {
+  const { compatibility_date: date, compatibility_flags: flags = [] } = config ?? (await wranglerToml());
   if (typeof date !== "string") throw new Error("wrangler.toml has no compatibility_date");
   if (!Array.isArray(flags) || !flags.every((flag) => typeof flag === "string")) {
     throw new Error("wrangler.toml: compatibility_flags must be a list of strings");
@@ -27,8 +27,8 @@ export async function workerCompatibility(): Promise<{ date: string; flags: stri
 }
 
 /** The name wrangler.toml gives the version metadata binding, if it declares one. */
-async function versionMetadataBinding(): Promise<string | undefined> {
-  const binding = ((await wranglerToml()).version_metadata as { binding?: unknown } | undefined)?.binding;
+function versionMetadataBinding(config: TomlTable): string | undefined {
+  const binding = (config.version_metadata as { binding?: unknown } | undefined)?.binding;
   return typeof binding === "string" ? binding : undefined;
 }
 
@@ -36,11 +36,8 @@ export async function startCloudflareRuntime(
   env: RawSettings,
   { port = 0, kvEntries }: { port?: number; kvEntries?: KvEntries } = {},
 ) {
-  const [bundle, compatibility, versionBinding] = await Promise.all([
-    bundleWorker(),
-    workerCompatibility(),
-    versionMetadataBinding(),
-  ]);
+  const [bundle, config] = await Promise.all([bundleWorker(), wranglerToml()]);
+  const compatibility = await workerCompatibility(config);
   const bindings: Record<string, string> = {};
   // Settings are the worker's vars/secrets; every other variable stays out of the isolate.
   for (const name of [...SETTING_NAMES, ...WORKERS_SETTING_NAMES]) {
@@ -54,7 +51,7 @@ export async function startCloudflareRuntime(
     kvNamespaces: ["LINKS"],
     ratelimits: rateLimitBindings(env),
     // Miniflare's stands in for Cloudflare's: a fresh id at each start, no tag.
-    versionMetadata: versionBinding,
+    versionMetadata: versionMetadataBinding(config),
     bindings,
     host: "127.0.0.1",
     port,
