@@ -31,9 +31,10 @@ export function requestTracing(deps: AppDeps, telemetry: Telemetry): MiddlewareH
       throw error;
     } finally {
       span.end();
-      // Workers and Compute end an invocation's work with it: the export is kept alive past the
-      // answer. Elsewhere the exporter's own timer sends batches.
-      if (telemetry.afterResponse) waitUntilOf(c)?.(telemetry.afterResponse());
+      // Workers and Compute end an invocation's work with it: an export this response's spans
+      // leave in is kept alive past the answer. Elsewhere the exporter's own timer sends batches.
+      const sending = telemetry.afterResponse?.();
+      if (sending) waitUntilOf(c)?.(sending);
     }
   };
 }

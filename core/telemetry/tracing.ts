@@ -27,10 +27,11 @@ export interface Telemetry {
   flush(): Promise<void>;
   /**
    * Where no timer may outlive an invocation (Workers, Compute): the export a response's spans
-   * leave in, for its `waitUntil`; never rejects. Elsewhere (Node, Deno) the exporter's own timer
-   * sends batches, and this is not set.
+   * leave in, for its `waitUntil`, or none when a response before it already holds that export
+   * alive; never rejects. Elsewhere (Node, Deno) the exporter's own timer sends batches, and this
+   * is not set.
    */
-  afterResponse?(): Promise<void>;
+  afterResponse?(): Promise<void> | undefined;
 }
 
 /** The parts of a request that `Server-Timing` names too, each a child span. */
