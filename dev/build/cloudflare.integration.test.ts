@@ -21,6 +21,14 @@ describe("cloudflare worker bundle", () => {
     expect(bundle.code).not.toMatch(/scalar/i);
   });
 
+  it("with its source map for a profile, is the same code, its sources named from dist/cloudflare/", async () => {
+    const [deployed, mapped] = await Promise.all([bundleWorker(), bundleWorker({ sourceMap: true })]);
+    expect(deployed.map).toBeUndefined();
+    expect(mapped.code).toBe(deployed.code);
+    const { sources } = JSON.parse(mapped.map!) as { sources: string[] };
+    expect(sources).toContain("../../edge/cloudflare/index.ts");
+  });
+
   it("is deployed without nodejs_compat, on the compatibility date it is tested with", async () => {
     const { date, flags } = await workerCompatibility();
     expect(date).toMatch(/^\d{4}-\d{2}-\d{2}$/);

@@ -21,18 +21,22 @@ export const UNUSED_SCHEMA_LIBRARIES = [
   "arktype",
 ];
 
-interface WorkerBundle {
+export interface WorkerBundle {
   code: string;
   bytes: number;
   gzipBytes: number;
+  /** With `sourceMap`: the map, its sources relative to WORKER_OUTFILE (a profile reads frames by it). */
+  map?: string;
 }
 
-/** The worker as one minified ES module, in memory. */
-export async function bundleWorker(): Promise<WorkerBundle> {
+/** The worker as one minified ES module, in memory; with `sourceMap`, its source map beside it. */
+export async function bundleWorker({ sourceMap = false } = {}): Promise<WorkerBundle> {
   const result = await build({
     entryPoints: [WORKER_ENTRY],
     bundle: true,
     write: false,
+    outfile: WORKER_OUTFILE,
+    sourcemap: sourceMap ? "external" : false,
     format: "esm",
     // The package conditions wrangler resolves with; no Node built-ins (no nodejs_compat).
     platform: "browser",
@@ -46,9 +50,15 @@ export async function bundleWorker(): Promise<WorkerBundle> {
     legalComments: "none",
     logLevel: "silent",
   });
-  const file = result.outputFiles[0];
+  const file = result.outputFiles.find((output) => output.path === WORKER_OUTFILE);
   if (!file) throw new Error("esbuild produced no output");
-  return { code: file.text, bytes: file.contents.byteLength, gzipBytes: gzipSync(file.contents).byteLength };
+  const map = result.outputFiles.find((output) => output.path === `${WORKER_OUTFILE}.map`)?.text;
+  return {
+    code: file.text,
+    bytes: file.contents.byteLength,
+    gzipBytes: gzipSync(file.contents).byteLength,
+    ...(map ? { map } : {}),
+  };
 }
 
 async function writeWorkerBundle(outfile = WORKER_OUTFILE): Promise<WorkerBundle> {

@@ -9,7 +9,7 @@ import { type RawSettings, SETTING_NAMES } from "../../core/settings/settings.ts
 import { WORKERS_SETTING_NAMES } from "../../edge/cloudflare/settings.ts";
 import { createWorkersKv, type WorkersKvNamespace } from "../../edge/kv/workers-kv.ts";
 import { WORKERS_RATE_LIMIT_BINDINGS } from "../../edge/rate-limit/workers.ts";
-import { bundleWorker } from "../build/cloudflare.ts";
+import { bundleWorker, type WorkerBundle } from "../build/cloudflare.ts";
 import { type KvEntries, plantKvEntries } from "./planted-kv.ts";
 
 const WRANGLER_TOML = fileURLToPath(new URL("../../wrangler.toml", import.meta.url));
@@ -32,11 +32,20 @@ function versionMetadataBinding(config: TomlTable): string | undefined {
   return typeof binding === "string" ? binding : undefined;
 }
 
+export interface CloudflareRuntimeOptions {
+  port?: number;
+  kvEntries?: KvEntries;
+  /** The worker as built already (its source map with it, for a profile); else built now. */
+  bundle?: WorkerBundle;
+  /** Where workerd's V8 inspector listens (Chrome DevTools Protocol), if anywhere. */
+  inspectorPort?: number;
+}
+
 export async function startCloudflareRuntime(
   env: RawSettings,
-  { port = 0, kvEntries }: { port?: number; kvEntries?: KvEntries } = {},
+  { port = 0, kvEntries, bundle: built, inspectorPort }: CloudflareRuntimeOptions = {},
 ) {
-  const [bundle, config] = await Promise.all([bundleWorker(), wranglerToml()]);
+  const [bundle, config] = await Promise.all([built ?? bundleWorker(), wranglerToml()]);
   const compatibility = await workerCompatibility(config);
   const bindings: Record<string, string> = {};
   // Settings are the worker's vars/secrets; every other variable stays out of the isolate.
@@ -55,6 +64,7 @@ export async function startCloudflareRuntime(
     bindings,
     host: "127.0.0.1",
     port,
+    ...(inspectorPort === undefined ? {} : { inspectorPort }),
   });
   try {
     const url = await mf.ready;

@@ -23,24 +23,31 @@ interface RunningBaseline {
 
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 
-/** `file` and everything it imports as one ES module, built as what ships is (no keep-names). */
-async function bundle(file: string, platform?: Platform): Promise<string> {
+/**
+ * `file` and everything it imports as one ES module, built as what ships is (no keep-names), and
+ * its source map, whose sources are relative to `mapPath`.
+ */
+async function bundle(file: string, platform?: Platform): Promise<{ code: string; map: string; mapPath: string }> {
+  const outfile = here(file).replace(/\.ts$/, ".js");
   const built = await build({
     entryPoints: [here(file)],
     bundle: true,
     format: "esm",
     ...(platform ? { platform } : {}),
     write: false,
+    outfile,
+    sourcemap: "external",
     logLevel: "silent",
   });
-  return built.outputFiles[0]!.text;
+  const text = (path: string) => built.outputFiles.find((output) => output.path === path)!.text;
+  return { code: text(outfile), map: text(`${outfile}.map`), mapPath: `${outfile}.map` };
 }
 
 // One per runtime of edge/runtimes.ts: the bench compares each runtime's lookups with its own.
 const baselines: Record<RuntimeName, () => Promise<RunningBaseline>> = {
   async node() {
     // Everything bundled, so it runs from a folder of its own, removed when it stops.
-    const code = await bundle("./node.ts", "node");
+    const { code } = await bundle("./node.ts", "node");
     const dir = mkdtempSync(join(tmpdir(), "kv-baseline-"));
     return serveFromFolder(dir, () => {
       writeFileSync(join(dir, "node.mjs"), code);
@@ -53,26 +60,7 @@ const baselines: Record<RuntimeName, () => Promise<RunningBaseline>> = {
       });
     });
   },
-  async cloudflare() {
-    const [{ Miniflare }, { workerCompatibility }] = await Promise.all([
-      import("miniflare"),
-      import("../../../dev/launchers/cloudflare.ts"),
-    ]);
-    const compatibility = await workerCompatibility();
-    const mf = new Miniflare({
-      modules: [{ type: "ESModule", path: "worker.js", contents: await bundle("./workers.ts") }],
-      compatibilityDate: compatibility.date,
-      compatibilityFlags: compatibility.flags,
-      kvNamespaces: ["LINKS"],
-      host: "127.0.0.1",
-      port: 0,
-    });
-    const url = await mf.ready.catch(async (error: unknown) => {
-      await mf.dispose().catch(() => {});
-      throw error;
-    });
-    return { url: url.origin, close: () => mf.dispose() };
-  },
+  cloudflare: () => launchWorkersBaseline(),
   async deno() {
     const { spawnDenoServer } = await import("../../../dev/launchers/deno.ts");
     const args = ["run", "--allow-net=127.0.0.1", "--unstable-kv", "bench/measure/kv-baseline/deno.ts"];
@@ -82,6 +70,35 @@ const baselines: Record<RuntimeName, () => Promise<RunningBaseline>> = {
 };
 
 export const launchKvBaseline = (runtime: RuntimeName): Promise<RunningBaseline> => baselines[runtime]();
+
+/**
+ * The bare get as a Worker in workerd, as the service runs there (`worker.js`, wrangler.toml's
+ * compatibility); with `inspectorPort`, workerd's V8 inspector listens there. Its source map
+ * comes back for a profile to read its frames by.
+ */
+export async function launchWorkersBaseline(
+  inspectorPort?: number,
+): Promise<RunningBaseline & { map: string; mapPath: string }> {
+  const [{ Miniflare }, { workerCompatibility }] = await Promise.all([
+    import("miniflare"),
+    import("../../../dev/launchers/cloudflare.ts"),
+  ]);
+  const [compatibility, { code, map, mapPath }] = await Promise.all([workerCompatibility(), bundle("./workers.ts")]);
+  const mf = new Miniflare({
+    modules: [{ type: "ESModule", path: "worker.js", contents: code }],
+    compatibilityDate: compatibility.date,
+    compatibilityFlags: compatibility.flags,
+    kvNamespaces: ["LINKS"],
+    host: "127.0.0.1",
+    port: 0,
+    ...(inspectorPort === undefined ? {} : { inspectorPort }),
+  });
+  const url = await mf.ready.catch(async (error: unknown) => {
+    await mf.dispose().catch(() => {});
+    throw error;
+  });
+  return { url: url.origin, close: () => mf.dispose(), map, mapPath };
+}
 
 /** Stores the value a baseline's bare get reads (its PUT), before it is measured. */
 export async function storeBaselineValue(url: string, value: string): Promise<void> {

@@ -1,11 +1,17 @@
 // What drives a profiled server: a session with its inspector, and the lookups sent to it.
 import { Agent, request } from "node:http";
 
-/** One Chrome DevTools Protocol session with the server's inspector. */
-export async function inspect(port: number) {
-  const [target] = (await (await fetch(`http://127.0.0.1:${port}/json/list`)).json()) as {
+/**
+ * One Chrome DevTools Protocol session with the server's inspector: its only target, or the one
+ * whose id is `targetId` (workerd lists each worker of the process).
+ */
+export async function inspect(port: number, targetId?: string) {
+  const targets = (await (await fetch(`http://127.0.0.1:${port}/json/list`)).json()) as {
+    id: string;
     webSocketDebuggerUrl: string;
   }[];
+  const target = targetId === undefined ? targets[0] : targets.find(({ id }) => id === targetId);
+  if (!target) throw new Error(`no inspector target ${targetId ?? ""} on port ${port}`);
   const socket = new WebSocket(target!.webSocketDebuggerUrl);
   await new Promise((resolve, reject) => {
     socket.onopen = resolve;

@@ -3,9 +3,9 @@ import { UsageError } from "../../lib/cli.ts";
 import { profileOptions } from "./options.ts";
 
 describe("measure:kv-hit-profile's options", () => {
-  it("profiles node and deno and measures Viceroy by default", () => {
+  it("profiles node, workerd and deno and measures Viceroy by default", () => {
     expect(profileOptions([])).toEqual({
-      runtimes: ["node", "deno", "fastly"],
+      runtimes: ["node", "cloudflare", "deno", "fastly"],
       requests: 5_000,
       warmup: 1_000,
       concurrency: 4,
@@ -23,7 +23,7 @@ describe("measure:kv-hit-profile's options", () => {
 
   it("refuses a runtime it cannot measure, or a count out of bounds, in one line naming the option", () => {
     expect(() => profileOptions(["--runtimes", "node,bun"])).toThrow(
-      new UsageError("--runtimes: unknown bun; choose from node, deno, fastly"),
+      new UsageError("--runtimes: unknown bun; choose from node, cloudflare, deno, fastly"),
     );
     expect(() => profileOptions(["--concurrency", "0"])).toThrow(UsageError);
     expect(() => profileOptions(["--requests", "many"])).toThrow("--requests must be a whole number ≥ 1");

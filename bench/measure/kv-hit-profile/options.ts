@@ -4,7 +4,7 @@ import { parseCommandLine } from "../../../dev/support/command-line.ts";
 import { bounds, selection, wholeNumber } from "../../lib/cli.ts";
 
 /** Profiled under the inspector; Viceroy has none, its part is told by builds and answers (viceroy.ts). */
-export const PROFILED_RUNTIMES = ["node", "deno"] as const;
+export const PROFILED_RUNTIMES = ["node", "cloudflare", "deno"] as const;
 export const RUNTIMES = [...PROFILED_RUNTIMES, "fastly"] as const;
 
 const NUMBERS = {
@@ -23,10 +23,10 @@ export const USAGE = `npm run measure:kv-hit-profile -- [options]
   --top N                 also print each profile's N dearest functions, to stderr ${bounds(NUMBERS.top)}
   --save DIR              write each profile as DIR/NAME.cpuprofile (Chrome DevTools opens them)
   --viceroy-requests N    sent one at a time to each Viceroy server ${bounds(NUMBERS.viceroyRequests)}
-  --otel                  also profile node's and deno's KV hit with tracing on, exporting to the
-                          OpenTelemetry Collector (bash .ci/tools builds it)
-Where a KV hit's time goes beyond a bare KV get's, as Markdown tables: CPU profiles on node and
-deno; Fastly's wasm on Viceroy told by builds and answers.`;
+  --otel                  also profile the KV hit with tracing on (node, cloudflare, deno), exporting
+                          to the OpenTelemetry Collector (bash .ci/tools builds it)
+Where a KV hit's time goes beyond a bare KV get's, as Markdown tables: CPU profiles on node,
+cloudflare (workerd) and deno; Fastly's wasm on Viceroy told by builds and answers.`;
 
 export interface ProfileOptions {
   runtimes: (typeof RUNTIMES)[number][];
@@ -38,7 +38,7 @@ export interface ProfileOptions {
   /** Where each profile is written as NAME.cpuprofile. */
   save?: string;
   viceroyRequests: number;
-  /** Also profiles the KV hit with tracing on (node, deno). */
+  /** Also profiles the KV hit with tracing on (node, cloudflare, deno). */
   otel: boolean;
 }
 

@@ -1,22 +1,14 @@
 // `npm run measure:kv-hit-profile`: where a KV hit's server time goes beyond a bare KV get's, on
-// Node and Deno. Each server (the runtime's bare KV get, bench/measure/kv-baseline/, and the
-// service as `npm start` runs it, its KV holding the link) runs in a process of its own under the
-// inspector, node's built as its release is (its frames read back to their files through the
-// source map); a CPU profile is taken while this process sends it the bench's KV-hit lookups over
-// kept-alive connections; each profile is read as CPU µs per request in each part (cpu-profile.ts).
+// Node, workerd and Deno. Each server (the runtime's bare KV get, bench/measure/kv-baseline/, and
+// the service as `npm start` runs it, its KV holding the link) runs under the inspector in a
+// process of its own (workerd through Miniflare's `inspectorPort`); node's and the Worker are built
+// as they ship, their frames read back to their files through the source map; a CPU profile is
+// taken while this process sends it the bench's KV-hit lookups over kept-alive connections; each
+// profile is read as CPU µs per request in each part (cpu-profile.ts).
 // With --otel, a third profile: the KV hit with tracing on, exporting to the collector.
-// workerd offers no inspector Miniflare exposes here: its split is the bench's Server-Timing.
-// Nor does Viceroy: Fastly's part is a table of its own, told by builds and answers (viceroy.ts).
-import { spawn } from "node:child_process";
-import { closeSync, mkdtempSync, openSync, rmSync } from "node:fs";
+// Viceroy has no inspector: Fastly's part is a table of its own, told by builds and answers (viceroy.ts).
 import { mkdir, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
-import { serveFromFolder } from "../../../dev/launchers/child-server.ts";
-import { spawnDenoServer, startDenoRuntime } from "../../../dev/launchers/deno.ts";
 import type { KvEntries } from "../../../dev/launchers/planted-kv.ts";
 import {
   COLLECTOR_MISSING,
@@ -24,11 +16,9 @@ import {
   collectorInstalled,
   startCollector,
 } from "../../../dev/support/collector.ts";
-import { freePort } from "../../../dev/support/free-port.ts";
-import { bearer, TEST_AUTH_SECRET } from "../../../dev/support/tokens.ts";
-import { kvPathFlags } from "../../../edge/deno/kv-path.ts";
+import { bearer } from "../../../dev/support/tokens.ts";
 import { createMemoryKv } from "../../../edge/kv/memory.ts";
-import { runBenchCommand, UsageError } from "../../lib/cli.ts";
+import { muteStdout, runBenchCommand, UsageError } from "../../lib/cli.ts";
 import { BASELINE_PATH } from "../kv-baseline/handler.ts";
 import { storeBaselineValue } from "../kv-baseline/launch.ts";
 import { kvHitApp } from "../kv-hit.ts";
@@ -38,37 +28,15 @@ import {
   type PartsCost,
   partsTableHead,
   partsTableRows,
-  type SourceOf,
   topFunctions,
 } from "./cpu-profile.ts";
 import { inspect, load } from "./drive.ts";
 import { PROFILED_RUNTIMES, type ProfileOptions, profileOptions, USAGE } from "./options.ts";
-import { bundleSources } from "./source-map.ts";
+import { APP_ENV, profiledServers, type Server } from "./servers.ts";
 import { measureOnViceroy } from "./viceroy.ts";
 
 const LOOKUP = "/v1/links/github/1";
-/** Where node's servers are built, inside the project so that their packages resolve. */
-const PROFILE_BUILDS = fileURLToPath(new URL("../../../.cache/kv-hit-profile/", import.meta.url));
 const SAMPLING_US = 100;
-const APP_ENV = {
-  AUTH_SECRET: TEST_AUTH_SECRET,
-  // The development key, as `npm start` runs it: a deployment would refuse it without its scope.
-  AUTH_SECRET_SCOPE: "local",
-  SERVER_TIMING: "on",
-  LINK_CACHE_TTL_SECONDS: "3600",
-  // Never reached by a KV hit; the sync's timer stays quiet for the run.
-  DATABASE_URL: "postgres://profile@127.0.0.1:9/none",
-  NEON_FETCH_ENDPOINT: "http://127.0.0.1:9/sql",
-  LINK_SYNC_INTERVAL_SECONDS: "3600",
-};
-
-interface Server {
-  url: string;
-  inspector: number;
-  /** Where a frame's function was written, when the server runs a bundle. */
-  sourceOf?: SourceOf;
-  close(): Promise<void>;
-}
 
 /** The link's cache entry, as the app writes it on a miss: planted in each runtime's KV. */
 async function linkEntries(): Promise<KvEntries> {
@@ -79,96 +47,6 @@ async function linkEntries(): Promise<KvEntries> {
   return Object.fromEntries(await Promise.all(keys.map(async (key) => [key, (await kv.get(key))!] as const)));
 }
 
-/**
- * serve-node.ts as one module with its source map, as the release is built (no keep-names, which
- * tsx adds to every function), in a folder of .cache with the server's log, removed when it
- * stops: there its packages resolve from the project's node_modules, as the release's do.
- */
-async function nodeServer(
-  kind: "baseline" | "app",
-  entries: KvEntries,
-  appEnv: Record<string, string> = APP_ENV,
-): Promise<Server> {
-  const inspector = await freePort();
-  await mkdir(PROFILE_BUILDS, { recursive: true });
-  const dir = mkdtempSync(join(PROFILE_BUILDS, "node-"));
-  const file = join(dir, "serve-node.mjs");
-  return serveFromFolder(dir, async () => {
-    await build({
-      entryPoints: [fileURLToPath(new URL("./serve-node.ts", import.meta.url))],
-      outfile: file,
-      bundle: true,
-      packages: "external",
-      format: "esm",
-      platform: "node",
-      target: "node20",
-      sourcemap: "external",
-      logLevel: "silent",
-    });
-    const log = openSync(join(dir, "stdout.log"), "w");
-    const child = spawn(process.execPath, [`--inspect=127.0.0.1:${inspector}`, file, kind], {
-      env: { ...process.env, ...appEnv, PROFILE_KV_ENTRIES: JSON.stringify(entries) },
-      stdio: ["ignore", log, "pipe"],
-    });
-    closeSync(log);
-    const exited = new Promise((resolve) => child.once("exit", resolve));
-    const lines = createInterface({ input: child.stderr! });
-    const url = await new Promise<string>((resolve, reject) => {
-      lines.on("line", (line) =>
-        line.startsWith('{"url"') ? resolve((JSON.parse(line) as { url: string }).url) : console.error(line),
-      );
-      child.once("exit", (code) => reject(new Error(`the ${kind} server exited (${code})`)));
-    });
-    return {
-      url,
-      inspector,
-      sourceOf: bundleSources(file),
-      close: async () => {
-        child.kill();
-        await exited;
-      },
-    };
-  });
-}
-
-async function denoServer(
-  kind: "baseline" | "app",
-  entries: KvEntries,
-  appEnv: Record<string, string> = APP_ENV,
-): Promise<Server> {
-  const inspector = await freePort();
-  const inspect = `--inspect=127.0.0.1:${inspector}`;
-  if (kind === "app") {
-    const server = await startDenoRuntime(appEnv, { log: "file", kvEntries: entries, runFlags: [inspect] });
-    return { url: server.url, inspector, close: server.close };
-  }
-  // The service's KV is a planted file (it has no database to fill its KV from): the bare get
-  // reads a file of its own, so both sides read the same kind of store.
-  const dir = mkdtempSync(join(tmpdir(), "profile-kv-"));
-  const path = join(dir, "kv.sqlite3");
-  const server = await spawnDenoServer(
-    [
-      "run",
-      inspect,
-      "--allow-net=127.0.0.1",
-      ...kvPathFlags(path),
-      "--unstable-kv",
-      "bench/measure/kv-baseline/deno.ts",
-      path,
-    ],
-    { ...(process.env as Record<string, string>) },
-    "file",
-  );
-  return {
-    url: server.url,
-    inspector,
-    close: async () => {
-      await server.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
 async function profileOne(
   name: string,
   server: Server,
@@ -177,7 +55,7 @@ async function profileOne(
   opts: ProfileOptions,
 ) {
   await load(server.url, path, headers, opts.warmup, opts.concurrency);
-  const session = await inspect(server.inspector);
+  const session = await inspect(server.inspector, server.target);
   let profile: CpuProfile;
   try {
     await session.call("Profiler.enable");
@@ -193,8 +71,6 @@ async function profileOne(
   if (opts.top > 0) console.error(topFunctions(profile, opts.requests, opts.top, server.sourceOf).join("\n"));
   return cpuPerRequest(profile, opts.requests, server.sourceOf);
 }
-
-const starters = { node: nodeServer, deno: denoServer } satisfies Record<(typeof PROFILED_RUNTIMES)[number], unknown>;
 
 /** Starts one server, readies it, profiles `path` on it, and stops it. */
 async function profiled(
@@ -218,7 +94,7 @@ async function profileRuntime(
   run: { entries: KvEntries; value: string; authorization: string; traced?: Record<string, string> },
   opts: ProfileOptions,
 ): Promise<PartsCost[]> {
-  const start = starters[runtime];
+  const start = profiledServers[runtime];
   const bareGet = {
     path: BASELINE_PATH,
     headers: {},
@@ -258,7 +134,9 @@ async function main() {
       OTEL_SERVICE_NAME: "kv-hit-profile",
     };
     for (const runtime of runtimes) {
-      const costs = await profileRuntime(runtime, { entries, value, authorization, traced }, opts);
+      // Workers' request lines come through Miniflare's console; node's and deno's go to files.
+      const unmute = muteStdout();
+      const costs = await profileRuntime(runtime, { entries, value, authorization, traced }, opts).finally(unmute);
       console.log(partsTableRows(runtime, costs).join("\n"));
     }
   } finally {
