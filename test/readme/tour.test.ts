@@ -7,11 +7,9 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_AUTH_SECRET } from "../../dev/support/tokens.ts";
 import { type Started, startServer } from "../local-stack/processes.ts";
-import { matchesExpected, readTour } from "./tour.ts";
+import { matchesExpected, readTour, stepOutputs, tourScript } from "./tour.ts";
 
 const ROOT = join(import.meta.dirname, "../..");
-const README_URL = "http://127.0.0.1:8787";
-const STEP_MARK = "@@tour-step@@";
 
 describe("the README's tour", () => {
   const steps = readTour(readFileSync(join(ROOT, "README.md"), "utf8"));
@@ -40,13 +38,15 @@ describe("the README's tour", () => {
   });
 
   it("prints, step by step, what the README shows", () => {
-    const script = steps
-      .map(({ command }) => `${command.replaceAll(README_URL, url)}\nprintf '\\n${STEP_MARK}\\n'`)
-      .join("\n");
-    const run = spawnSync("bash", ["-c", script], { cwd: ROOT, env, encoding: "utf8", timeout: 120_000 });
-    const outputs = run.stdout.split(`${STEP_MARK}\n`);
+    const run = spawnSync("bash", ["-c", tourScript(steps, url)], {
+      cwd: ROOT,
+      env,
+      encoding: "utf8",
+      timeout: 120_000,
+    });
+    const outputs = stepOutputs(run.stdout);
     steps.forEach((step, i) => {
-      const output = (outputs[i] ?? "").replace(/^\n+/, "");
+      const output = outputs[i] ?? "";
       const shown = `$ ${step.command}\n${output}`;
       expect(matchesExpected(output, step.expected), `${shown}\nREADME shows:\n${step.expected.join("\n")}`).toBe(true);
     });

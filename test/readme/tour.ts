@@ -3,6 +3,13 @@
 // line between, are what it prints; `…` stands for text that differs from run to run (ids,
 // timestamps, ETags). Comment lines after a blank line are narration.
 
+/** Where the README's tour sends its requests. */
+export const README_URL = "http://127.0.0.1:8787";
+/** The file the tour keeps a response's headers in for the next step. */
+const README_HEADERS_FILE = "/tmp/h";
+/** Printed after each step, so that one run's output splits into the steps'. */
+export const STEP_MARK = "@@tour-step@@";
+
 export interface TourStep {
   command: string;
   expected: string[];
@@ -45,3 +52,20 @@ function lineMatcher(pattern: string): RegExp {
   const parts = pattern.split("…").map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
   return new RegExp(`^${parts.join(".*")}$`);
 }
+
+/**
+ * The tour as one bash script against `url`: each step, `STEP_MARK` on a line of its own, then
+ * `between(i)`. The headers the README keeps in /tmp/h go to a file the script makes and removes:
+ * tours run side by side (one per runtime in `npm test`), and each must read back its own ETag.
+ */
+export function tourScript(steps: TourStep[], url: string, between: (index: number) => string = () => ""): string {
+  const script = steps.map(({ command }, i) => {
+    const local = command.replaceAll(README_URL, url).replaceAll(README_HEADERS_FILE, '"$TOUR_HEADERS"');
+    return `${local}\nprintf '\\n${STEP_MARK}\\n'\n${between(i)}`;
+  });
+  return ["TOUR_HEADERS=$(mktemp)", ...script, 'rm -f "$TOUR_HEADERS"'].join("\n");
+}
+
+/** What each step printed, from the output of a `tourScript`. */
+export const stepOutputs = (stdout: string): string[] =>
+  stdout.split(`${STEP_MARK}\n`).map((output) => output.replace(/^\n+/, ""));

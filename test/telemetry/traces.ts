@@ -20,11 +20,9 @@ import {
 } from "../../dev/support/collector.ts";
 import { describeNeeding } from "../../dev/support/required-tool.ts";
 import { TEST_AUTH_SECRET } from "../../dev/support/tokens.ts";
-import { matchesExpected, readTour, type TourStep } from "../readme/tour.ts";
+import { matchesExpected, readTour, stepOutputs, type TourStep, tourScript } from "../readme/tour.ts";
 
 const ROOT = join(import.meta.dirname, "../..");
-const README_URL = "http://127.0.0.1:8787";
-const STEP_MARK = "@@tour-step@@";
 // The tour is some twenty requests, each a process or two (curl, npm run token) on a loaded machine.
 const TOUR_TIMEOUT_MS = 150_000;
 
@@ -65,12 +63,10 @@ async function runTour(
   url: string,
   between: (index: number) => string = () => "",
 ): Promise<string[]> {
-  const script = steps
-    .map(({ command }, i) => `${command.replaceAll(README_URL, url)}\nprintf '\\n${STEP_MARK}\\n'\n${between(i)}`)
-    .join("\n");
   const env = { ...process.env, AUTH_SECRET: TEST_AUTH_SECRET };
+  const script = tourScript(steps, url, between);
   const run = await promisify(execFile)("bash", ["-c", script], { cwd: ROOT, env, encoding: "utf8", timeout: 120_000 });
-  return run.stdout.split(`${STEP_MARK}\n`).map((output) => output.replace(/^\n+/, ""));
+  return stepOutputs(run.stdout);
 }
 
 function expectPrintedAsShown(steps: TourStep[], outputs: string[]): void {
