@@ -12,7 +12,7 @@ export async function inspect(port: number, targetId?: string) {
   }[];
   const target = targetId === undefined ? targets[0] : targets.find(({ id }) => id === targetId);
   if (!target) throw new Error(`no inspector target ${targetId ?? ""} on port ${port}`);
-  const socket = new WebSocket(target!.webSocketDebuggerUrl);
+  const socket = new WebSocket(target.webSocketDebuggerUrl);
   await new Promise((resolve, reject) => {
     socket.onopen = resolve;
     socket.onerror = reject;
