@@ -30,7 +30,7 @@ function instanceFor(env: Env): Instance {
       rateLimiter: createWorkersRateLimiter(env),
       // Set by Cloudflare's edge to the address it took the request from, whatever the client sent.
       clientAddress: (c) => c.req.header("cf-connecting-ip"),
-      // A timer may not outlive an invocation: each keeps the batch its spans are in alive.
+      // A timer may not outlive an invocation: the response that opens a batch keeps it alive.
       telemetry: {
         afterResponse: "shared-batch",
         // Every trace's resource names the deployment's version, where wrangler.toml binds it.

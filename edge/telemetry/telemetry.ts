@@ -45,10 +45,11 @@ export interface TelemetryParts {
   /** How exports leave (Fastly: through the `otel` backend). */
   fetch?: typeof fetch;
   /**
-   * Where no timer may outlive an invocation, what each response keeps alive past its answer:
-   * `own-spans`, an export of the spans recorded so far (Compute, whose reused instance a pending
-   * timer would end); `shared-batch`, the batch open when it ends, sent once for every response
-   * in it BATCH_DELAY_MS after it opened (Workers, whose isolate serves request after request).
+   * Where no timer may outlive an invocation, how a response's spans are kept alive past its
+   * answer: `own-spans`, each response keeps an export of the spans recorded so far (Compute,
+   * whose reused instance a pending timer would end); `shared-batch`, the response that opens a
+   * batch keeps it, sent once for every response in it BATCH_DELAY_MS after it opened (Workers,
+   * whose isolate serves request after request).
    * Unset: the SDK's own timer sends batches (Node, Deno).
    */
   afterResponse?: "own-spans" | "shared-batch";
