@@ -38,12 +38,13 @@ const untimed = <T>(_part: string, work: () => Promise<T>) => work();
 
 /**
  * Puts each request's ports into its context, and with SERVER_TIMING=on measures them there:
- * time in the database, in the KV store, in token verification and in rate limiting, beside Hono's `total`, as
- * `Server-Timing` on every response, with the runtime's name.
+ * time in the database, in the KV store, in token verification and in rate limiting, beside the
+ * `total`, as `Server-Timing` on every response, with the runtime's name.
  */
 export function serverTiming(deps: AppDeps): MiddlewareHandler<AppEnv> {
-  // The total is timed here, not by Hono's option: that one rounds to a tenth of a millisecond,
-  // most of a KV hit, and what the app spends beyond its parts is the total less them.
+  // The total is timed below to the microsecond, as the parts are: Hono's own rounds to a tenth
+  // of a millisecond, most of a KV hit, and what the app spends beyond its parts is read as the
+  // total less them.
   const measure = timing({ total: false });
   return async (c, next) => {
     // As tracing (core/telemetry/) left them, when it is on. `c.get`, not `c.var`: Hono builds
