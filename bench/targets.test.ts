@@ -12,7 +12,7 @@ import { exportJWK, exportPKCS8, generateKeyPair, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchRuntime, type RunningRuntime } from "../dev/launchers/index.ts";
 import { type LocalStack, startLocalStack } from "../dev/local-stack/stack.ts";
-import { freePort } from "../dev/support/free-port.ts";
+import { refusedPort } from "../dev/support/free-port.ts";
 import { bearer } from "../dev/support/tokens.ts";
 import { createNeonSql } from "../edge/neon/neon-sql.ts";
 import { runScript, type ScriptRun } from "./lib/run-script.ts";
@@ -216,7 +216,7 @@ describe("npm run bench against running deployments (node and deno, JWKS sign-in
       .setExpirationTime("10m")
       .sign(privateKey);
     const out = join(dir, "given");
-    const gone = `gone=http://127.0.0.1:${await freePort()}`; // nothing listens there
+    const gone = `gone=http://127.0.0.1:${await refusedPort()}`; // nothing listens there
     const args = ["--target", `node=${node().url}`, "--target", `deno=${deno().url}`, "--target", gone];
     args.push("--out", out);
     args.push("--requests", "4", "--rounds", "1", "--warmup", "0", "--staleness", "1", "--rate", "20");

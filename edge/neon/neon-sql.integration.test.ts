@@ -5,6 +5,7 @@ import { NeonDbError } from "@neondatabase/serverless";
 import { describe, expect, it, vi } from "vitest";
 import { DatabaseError, DatabaseOutcomeUnknownError, DatabaseUnavailableError } from "../../core/ports/sql.ts";
 import { parseSettings, SettingsError } from "../../core/settings/settings.ts";
+import { refusedPort } from "../../dev/support/free-port.ts";
 import { sqlContract } from "../../test/ports/sql-contract.ts";
 import { describeOnBackends } from "../../test/support/harness.ts";
 import { createNeonSql, neonSqlFromSettings } from "./neon-sql.ts";
@@ -111,10 +112,7 @@ describe("toPortError", () => {
   });
 
   it("answers unavailable when nothing listens at the endpoint", async () => {
-    const server = createServer().listen(0, "127.0.0.1");
-    await once(server, "listening");
-    const { port } = server.address() as AddressInfo;
-    await new Promise((done) => server.close(done)); // the port is now closed: connection refused
+    const port = await refusedPort();
     const sql = createNeonSql({
       databaseUrl: `postgres://u:p@127.0.0.1:${port}/db`,
       fetchEndpoint: `http://127.0.0.1:${port}/sql`,

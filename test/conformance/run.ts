@@ -7,7 +7,7 @@ import type { RuntimeName } from "../../dev/launchers/index.ts";
 import { launchRuntime, type RunningRuntime } from "../../dev/launchers/index.ts";
 import type { KvEntries } from "../../dev/launchers/planted-kv.ts";
 import { type LocalStack, startLocalStack } from "../../dev/local-stack/stack.ts";
-import { freePort } from "../../dev/support/free-port.ts";
+import { refusedPort } from "../../dev/support/free-port.ts";
 import { TEST_AUTH_SECRET } from "../../dev/support/tokens.ts";
 import { CONFORMANCE_CORS_SETTINGS } from "./cases/cors.ts";
 import { identityProviderCases } from "./cases/identity-provider.ts";
@@ -71,7 +71,7 @@ export function runConformance(runtime: RuntimeName): void {
 
   describe(`conformance [${runtime}], database unreachable`, () => {
     const server = serve(runtime, async () => {
-      const port = await freePort();
+      const port = await refusedPort();
       return {
         DATABASE_URL: `postgres://app:pw@127.0.0.1:${port}/app`,
         NEON_FETCH_ENDPOINT: `http://127.0.0.1:${port}/sql`,
