@@ -1,23 +1,30 @@
 // A local stand-in for Neon's SQL-over-HTTP proxy: the @neondatabase/serverless driver the SQL
-// port runs on (edge/neon/), pointed here with neonConfig.fetchEndpoint, cannot tell the difference. Requests and answers follow Neon's proxy
+// port runs on (edge/neon/), pointed here with neonConfig.fetchEndpoint, cannot tell the
+// difference. Requests (request.ts) and answers follow Neon's proxy
 // (proxy/src/serverless/sql_over_http.rs); the database is whatever backend it was started
 // with, whichever database the connection string names.
-import { timingSafeEqual } from "node:crypto";
 import {
   type BatchOptions,
   ERROR_FIELDS,
   type FieldInfo,
-  type IsolationLevel,
   NotStartedError,
   PostgresError,
   type PostgresErrorFields,
   type QueryResult,
   type SqlBackend,
-  type Statement,
 } from "./backend.ts";
 import { type EndpointAnswer, type EndpointRequest, listenHttp } from "./http-server.ts";
 import { pgTextToJson } from "./json-values.ts";
 import { refuseStatement } from "./refused-statements.ts";
+import {
+  type Credentials,
+  connectionChecker,
+  HttpError,
+  type NeonHeaders,
+  parsePayload,
+  readBody,
+  readHeaders,
+} from "./request.ts";
 
 interface NeonEndpointOptions {
   backend: SqlBackend;
@@ -29,11 +36,8 @@ interface NeonEndpointOptions {
   maxBodyBytes?: number;
   /** Largest answer sent (default 10 MiB, like Neon): a bigger one is refused with 507. */
   maxResponseBytes?: number;
-  /**
-   * What the connection string must carry, as Neon checks it: the password (required when set),
-   * the role and the database. Unset parts are not checked (the endpoint's own unit tests).
-   */
-  credentials?: { password: string; user?: string; database?: string };
+  /** What the connection string must carry (see Credentials). */
+  credentials?: Credentials;
   /** Browser origins answered with CORS (exact match); none by default, never "*". */
   allowedOrigins?: readonly string[];
   /** Holds every request this long before serving it: the network between an edge and Neon. */
@@ -51,39 +55,12 @@ export interface NeonEndpoint {
   close(): Promise<void>;
 }
 
-/** An answer other than 200, with Neon's message for it. */
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-interface Query extends Statement {
-  arrayMode?: boolean;
-}
-
-interface Headers {
-  rawOutput: boolean;
-  arrayMode: boolean;
-  batch: BatchOptions;
-}
-
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
 const MIB10 = 10 * 1024 * 1024;
 // What a browser may send to /sql once its origin is allowed: the driver's own headers.
 const CORS_ALLOWED_HEADERS =
   "Neon-Connection-String, Neon-Raw-Text-Output, Neon-Array-Mode, Neon-Pool-Opt-In, Neon-Batch-Isolation-Level, " +
   "Neon-Batch-Read-Only, Neon-Batch-Deferrable, Authorization, Content-Type";
-
-const ISOLATION_LEVELS: readonly IsolationLevel[] = [
-  "ReadUncommitted",
-  "ReadCommitted",
-  "RepeatableRead",
-  "Serializable",
-];
 
 export async function startNeonEndpoint(options: NeonEndpointOptions): Promise<NeonEndpoint> {
   const { backend } = options;
@@ -184,126 +161,8 @@ function roundTripHold(delayMs = 0): <T>(serve: () => Promise<T>) => Promise<T> 
   return (serve) => new Promise<void>((resolve) => setTimeout(resolve, delayMs)).then(serve);
 }
 
-/** Neon's request headers. The connection string is checked, never logged nor used to route. */
-function readHeaders(req: EndpointRequest, checkConnection: (value: string | undefined) => void): Headers {
-  checkConnection(req.headers["neon-connection-string"]);
-  const level = req.headers["neon-batch-isolation-level"];
-  if (level !== undefined && !ISOLATION_LEVELS.includes(level as IsolationLevel)) {
-    throw new HttpError(400, "invalid isolation level");
-  }
-  // "true" is true; anything else is false, as on Neon.
-  return {
-    rawOutput: req.headers["neon-raw-text-output"] === "true",
-    arrayMode: req.headers["neon-array-mode"] === "true",
-    batch: {
-      isolationLevel: level as IsolationLevel | undefined,
-      // Neon only ever adds READ ONLY / DEFERRABLE; "false" leaves the server defaults.
-      readOnly: req.headers["neon-batch-read-only"] === "true" || undefined,
-      deferrable: req.headers["neon-batch-deferrable"] === "true" || undefined,
-    },
-  };
-}
-
-/**
- * checkConnectionString, remembering the last string it accepted: a client sends the same one
- * with every request, and parsing and comparing it costs more than the rest of the checks.
- */
-function connectionChecker(credentials: NeonEndpointOptions["credentials"]): (value: string | undefined) => void {
-  let accepted: string | undefined;
-  return (value) => {
-    if (value !== undefined && value === accepted) return;
-    checkConnectionString(value, credentials);
-    accepted = value;
-  };
-}
-
-/** `postgres(ql)://user[:password]@host/db`, as Neon requires; messages never echo the value. */
-function checkConnectionString(value: string | undefined, credentials: NeonEndpointOptions["credentials"]): void {
-  if (!value) throw new HttpError(400, "missing connection string");
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new HttpError(400, "invalid connection string: relative URL without a base");
-  }
-  if (url.protocol !== "postgres:" && url.protocol !== "postgresql:") throw new HttpError(400, "incorrect scheme");
-  if (!url.hostname) throw new HttpError(400, "missing hostname");
-  if (!url.username) throw new HttpError(400, "missing username");
-  if (url.pathname.length <= 1) throw new HttpError(400, "missing database name");
-  if (!credentials) return;
-  const user = decodeURIComponent(url.username);
-  if (!url.password) throw neonLoginRefusal("missing authentication credentials: required password");
-  // Neon's proxy checks the login itself: its refusal has no SQLSTATE and names the user in
-  // single quotes, whether the password is wrong or the role unknown; the value sent is never echoed.
-  const refused = () => neonLoginRefusal(`password authentication failed for user '${user}'`);
-  if (!sameSecret(decodeURIComponent(url.password), credentials.password)) throw refused();
-  if (credentials.user !== undefined && user !== credentials.user) throw refused();
-  const database = decodeURIComponent(url.pathname.slice(1));
-  if (credentials.database !== undefined && database !== credentials.database) {
-    throw new PostgresError({ message: `database "${database}" does not exist`, code: "3D000", severity: "FATAL" });
-  }
-}
-
-/** A login Neon's proxy refuses: HTTP 400, `code` and `severity` empty, every other field null. */
-function neonLoginRefusal(message: string): PostgresError {
-  return new PostgresError({ message, code: "", severity: "" });
-}
-
-function sameSecret(given: string, expected: string): boolean {
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
-
-/** The body, bounded: past the limit it was drained, not kept, and is answered 413 as Neon does. */
-function readBody(req: EndpointRequest, limit: number): string {
-  if (!req.body) throw new HttpError(413, `request is too large (max is ${limit} bytes)`);
-  return req.body.toString("utf8");
-}
-
-/** `{query, params}` → one statement; `{queries: [...]}` → a batch. */
-function parsePayload(body: string): Query | Query[] {
-  let json: unknown;
-  try {
-    json = JSON.parse(body);
-  } catch (error) {
-    throw new HttpError(400, `could not parse the HTTP request body: ${(error as Error).message}`);
-  }
-  if (isObject(json) && typeof json.query === "string") return toQuery(json);
-  if (isObject(json) && Array.isArray(json.queries)) {
-    return json.queries.map((q) => (isObject(q) && typeof q.query === "string" ? toQuery(q) : badShape()));
-  }
-  return badShape();
-}
-
-function toQuery(json: Record<string, unknown>): Query {
-  const params = json.params ?? [];
-  if (!Array.isArray(params)) return badShape();
-  const arrayMode = typeof json.arrayMode === "boolean" ? json.arrayMode : undefined;
-  return { query: json.query as string, params: params.map(toPgText), arrayMode };
-}
-
-function badShape(): never {
-  throw new HttpError(400, "could not parse the HTTP request body: expected {query, params} or {queries: [...]}");
-}
-
-/** JSON parameters become Postgres text, as Neon converts them (arrays → array literals). */
-function toPgText(value: unknown): string | null {
-  if (value === null || value === undefined) return null;
-  if (typeof value === "string") return value;
-  if (Array.isArray(value)) return toPgArray(value);
-  return JSON.stringify(value);
-}
-
-function toPgArray(value: unknown): string {
-  if (value === null || value === undefined) return "NULL";
-  if (Array.isArray(value)) return `{${value.map(toPgArray).join(",")}}`;
-  if (typeof value === "object") return JSON.stringify(JSON.stringify(value)); // quoted JSON text
-  return JSON.stringify(value); // strings quoted and escaped, numbers and booleans bare
-}
-
 /** Neon's per-statement answer: rows as arrays or as objects, values raw text or JSON-typed. */
-function shape(result: QueryResult, headers: Headers, arrayMode = headers.arrayMode) {
+function shape(result: QueryResult, headers: NeonHeaders, arrayMode = headers.arrayMode) {
   const { fields } = result;
   // Raw text arrays (what Neon's clients ask for) are the rows as they came.
   const values = headers.rawOutput
@@ -352,8 +211,4 @@ function errorAnswer(error: unknown, headers: Record<string, string>): EndpointA
 
 function jsonAnswer(status: number, body: string, headers: Record<string, string>): EndpointAnswer {
   return { status, headers: { "Content-Type": "application/json", ...headers }, body };
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
