@@ -11,15 +11,7 @@ import { copyFile, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
-import { DEFAULT_MAX_LINKS_PER_USER } from "../core/links/link-settings.ts";
-import { linkAccount, unlinkAccount } from "../core/links/repository.ts";
-import type { Sql } from "../core/ports/sql.ts";
-import {
-  FIRST_TENANT_MIGRATION,
-  LINK_BEFORE_TENANTS,
-  REFUSED_BEFORE_TENANTS,
-  UNLINK_BEFORE_TENANTS,
-} from "../dev/support/links-before-tenants.ts";
+import { FIRST_TENANT_MIGRATION } from "../dev/support/links-before-tenants.ts";
 import { poolSql } from "../dev/support/pool-sql.ts";
 import { createScratchSchema, LOCAL_POSTGRES_URL, serverVersion } from "../dev/support/scratch-schema.ts";
 import { percentile } from "../dev/support/stats.ts";
@@ -38,6 +30,7 @@ import {
   wholeNumber,
   writeResults,
 } from "./lib/cli.ts";
+import { BEFORE_TENANTS, startWriter, withTenants } from "./migration/writers.ts";
 
 /** The whole-number options: their bounds and defaults. */
 const NUMBERS = {
@@ -55,10 +48,6 @@ const USAGE = `npm run bench:migration -- [options]
   --migrations DIR  the migrations to apply (default sql/), e.g. an earlier release's, to compare
   --out DIR       where migration.json and migration.md go (${OUT_HELP})
 Database: DATABASE_URL (postgres://…), else ${LOCAL_POSTGRES_URL}; the run uses a scratch schema it drops.`;
-
-// The previous release's document insert (before sql/0011): it must keep working on the new schema.
-const PREVIOUS_CREATE_DOCUMENT = `INSERT INTO documents (tenant_id, contract_id, title, idempotency_key, request_fingerprint)
-  VALUES ($1, $2, NULL, $3, 'f')`;
 
 function options() {
   const values = benchOptions(USAGE, {
@@ -85,72 +74,6 @@ async function migrationsDir(source: string, until?: string): Promise<string> {
     if (until === undefined || name < until) await copyFile(join(source, name), join(dir, name));
   }
   return dir;
-}
-
-type LinkWrite = (sql: Sql, link: { provider: string; externalAccountId: string; userId: string }) => Promise<unknown>;
-
-/** The link writes a deployment runs: those of the release before tenants, or this release's. */
-interface LinkRelease {
-  link: LinkWrite;
-  unlink: LinkWrite;
-}
-
-const BEFORE_TENANTS: LinkRelease = {
-  link: (sql, l) => sql.query(LINK_BEFORE_TENANTS, [l.provider, l.externalAccountId, l.userId, null, false]),
-  unlink: (sql, l) => sql.query(UNLINK_BEFORE_TENANTS, [l.provider, l.externalAccountId, l.userId]),
-};
-
-/** This release's, in the tenant of `tenantId` ('legacy' continues what the release before made). */
-const withTenants = (tenantId: string): LinkRelease => ({
-  link: (sql, l) =>
-    linkAccount(sql, {
-      ...l,
-      tenantId,
-      displayName: null,
-      replaceDisplayName: false,
-      maxLinksPerUser: DEFAULT_MAX_LINKS_PER_USER,
-    }),
-  unlink: (sql, l) => unlinkAccount(sql, tenantId, l, l.userId),
-});
-
-const codeOf = (error: unknown) => (error as { code?: unknown } | null)?.code;
-
-/**
- * Writes until `stop()`: every write's latency, any that failed, and when the schema refused the
- * release before tenants (sql/0013): the write is then made again with this release's statement,
- * as a deployment would once it runs the new release, and its latency covers both attempts.
- */
-function startWriter(sql: Sql, writer: number, release: LinkRelease, stop: () => boolean) {
-  const latencies: { at: number; ms: number }[] = [];
-  const failures = { count: 0, first: [] as string[] };
-  let refusedAt: number | undefined;
-  const done = (async () => {
-    for (let n = 0; !stop(); n++) {
-      const started = performance.now();
-      // Links 50 accounts (one per provider), then unlinks them, and again.
-      const target = { provider: `p${n % 50}`, externalAccountId: `w${writer}`, userId: `w${writer}` };
-      const write = (r: LinkRelease) =>
-        n % 3 === 2
-          ? sql.query(PREVIOUS_CREATE_DOCUMENT, ["bench", `C-${writer}-${n}`, `k-${writer}-${n}`])
-          : (n % 100 < 50 ? r.link : r.unlink)(sql, target);
-      try {
-        await write(release).catch(async (error: unknown) => {
-          if (release !== BEFORE_TENANTS || !REFUSED_BEFORE_TENANTS.has(String(codeOf(error)))) throw error;
-          // When the refusal came: a write sent during 0012 can queue behind 0013's swap and meet it.
-          refusedAt = performance.now();
-          release = withTenants("legacy");
-          await write(release);
-        });
-      } catch (error) {
-        failures.count++;
-        if (failures.first.length < 10) failures.first.push(error instanceof Error ? error.message : String(error));
-        // A write that fails at once must not keep the event loop from the other writers' answers.
-        await new Promise((resolve) => setImmediate(resolve));
-      }
-      latencies.push({ at: started, ms: performance.now() - started });
-    }
-  })();
-  return { latencies, failures, done, refusedAt: () => refusedAt };
 }
 
 /** Seeds the links and documents the migration finds, in the starting schema's own shape. */
