@@ -6,7 +6,7 @@ import { ASSET_ID_PATTERN } from "../../core/assets/model.ts";
 import { describeOnBackends, type Harness } from "../support/harness.ts";
 import { expectProblem } from "../support/problems.ts";
 import { bodyFieldsOf, parametersOf, routes, withParameter } from "../support/routes.ts";
-import { csvField } from "./arbitraries.ts";
+import { csvField } from "./hostile-values.ts";
 
 // Quotes, comments, placeholders, casts, dollar quoting, escapes, array and JSON literals,
 // percent-encoding, look-alike quotes: each a way out of a string literal somewhere.

@@ -13,15 +13,8 @@ import { type OpenApi, violations } from "../conformance/openapi-check.ts";
 import { cacheKeys } from "../links/support.ts";
 import { buildRequest, type Harness, startHarness } from "../support/harness.ts";
 import { RFC_9110_METHODS, type Route, routes } from "../support/routes.ts";
-import {
-  CURRENT_ETAG,
-  CURRENT_OPAQUE,
-  EDGE_QUERY_VALUES,
-  elsewhere,
-  type HostileRequest,
-  hostileRequestsFor,
-  SEEDED_ASSET,
-} from "./arbitraries.ts";
+import { CURRENT_ETAG, elsewhere, type HostileRequest, hostileRequestsFor } from "./arbitraries.ts";
+import { CURRENT_OPAQUE, EDGE_QUERY_VALUES, SEEDED_ASSET } from "./hostile-values.ts";
 import { type DatabaseSnapshot, snapshotter } from "./support.ts";
 
 // Moderate: the whole file stays well under a minute on a busy two-core machine; PROPERTY_RUNS
