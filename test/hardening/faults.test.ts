@@ -14,7 +14,7 @@ import { createNeonSql } from "../../edge/neon/neon-sql.ts";
 import { type Fault, type FaultyEndpoint, startFaultyEndpoint } from "../support/faulty-endpoint.ts";
 import { buildRequest, type Harness, type RequestOptions, startHarness } from "../support/harness.ts";
 import { expectProblem } from "../support/problems.ts";
-import { numberingGaps } from "./soak.ts";
+import { numberingGaps } from "./invariants.ts";
 import { type DatabaseSnapshot, snapshotter } from "./support.ts";
 
 // Short, so hanging faults cost little (the point is that the client gives up at all), yet

@@ -4,13 +4,11 @@
 // invariants are then checked against the database itself: no duplicate owners, every link
 // creation matched by its unlinks, gapless document numbers, no lost asset update, idempotent
 // replays answering the original, and the KV cache equal to Postgres after a resync.
-import { linkKey } from "../../core/links/kv-keys.ts";
-import type { KvCache } from "../../core/ports/kv.ts";
 import type { Sql } from "../../core/ports/sql.ts";
 import { seededRandom } from "../../dev/support/seeded-random.ts";
-import { cachedEntry, cacheKeys } from "../links/support.ts";
 import type { Harness } from "../support/harness.ts";
 import { routes } from "../support/routes.ts";
+import { duplicateOwners, kvMismatches, numberingGaps } from "./invariants.ts";
 
 interface SoakOptions {
   durationMs: number;
@@ -235,16 +233,6 @@ async function invariantViolations(harness: Harness, score: Score): Promise<stri
   ];
 }
 
-async function duplicateOwners(sql: Sql): Promise<string[]> {
-  const rows = await sql.query(`
-    SELECT 'account ' || lower(provider) || '/' || external_account_id AS what, count(*)::int AS owners
-      FROM linked_external_accounts GROUP BY 1 HAVING count(*) > 1
-    UNION ALL
-    SELECT 'user ' || user_id || ' on ' || lower(provider), count(*)::int
-      FROM linked_external_accounts GROUP BY 1 HAVING count(*) > 1`);
-  return rows.map((row) => `${String(row.what)} has ${String(row.owners)} links`);
-}
-
 /** Each account exists at the end exactly when its 201s outnumber its 204s, by one. */
 async function unbalancedLinks(sql: Sql, score: Score): Promise<string[]> {
   const present = new Set(
@@ -257,36 +245,6 @@ async function unbalancedLinks(sql: Sql, score: Score): Promise<string[]> {
     if (balance !== (present.has(id) ? 1 : 0)) {
       violations.push(
         `${id}: ${score.linksCreated.get(id) ?? 0} links created, ${score.linksDeleted.get(id) ?? 0} deleted, present=${present.has(id)}`,
-      );
-    }
-  }
-  return violations;
-}
-
-/**
- * Per tenant whose id is LIKE `tenants`: numbers 1..n with n = the counter, no duplicate; and,
- * when `created` counts them, n = the documents created (not replayed).
- */
-export async function numberingGaps(
-  sql: Sql,
-  tenants: string,
-  created?: ReadonlyMap<string, number>,
-): Promise<string[]> {
-  const rows = await sql.query(
-    `SELECT s.tenant_id, s.last_number::int AS counter, count(d.id)::int AS documents,
-            count(DISTINCT d.doc_number)::int AS distinct_numbers, coalesce(max(d.doc_number), 0)::int AS highest
-       FROM document_sequences s LEFT JOIN documents d USING (tenant_id)
-      WHERE s.tenant_id LIKE $1 GROUP BY s.tenant_id, s.last_number`,
-    [tenants],
-  );
-  const violations: string[] = [];
-  for (const row of rows) {
-    const tenant = String(row.tenant_id);
-    const facts = [row.counter, row.documents, row.distinct_numbers, row.highest];
-    if (created) facts.push(created.get(tenant) ?? 0);
-    if (new Set(facts).size !== 1) {
-      violations.push(
-        `${tenant}: counter, documents, distinct numbers, highest${created ? ", created" : ""} = ${facts.join(", ")}`,
       );
     }
   }
@@ -308,27 +266,4 @@ async function lostUpdates(sql: Sql, score: Score): Promise<string[]> {
       (row) =>
         `${String(row.id)}: ${score.assetIncrements.get(String(row.id)) ?? 0} successful increments, value ${String(row.name)}`,
     );
-}
-
-/** The KV cache holds exactly one readable entry per link in Postgres, with the same owner. */
-export async function kvMismatches(sql: Sql, kv: KvCache): Promise<string[]> {
-  const links = await sql.query(
-    "SELECT tenant_id, provider, external_account_id, user_id FROM linked_external_accounts",
-  );
-  const expected = new Map<string, string>();
-  const violations: string[] = [];
-  for (const row of links) {
-    const target = { provider: String(row.provider), externalAccountId: String(row.external_account_id) };
-    const tenantId = String(row.tenant_id);
-    expected.set(await linkKey(tenantId, target), String(row.user_id));
-    const entry = await cachedEntry(kv, target, tenantId);
-    if (entry?.link.userId !== row.user_id)
-      violations.push(
-        `KV holds ${entry?.link.userId ?? "nothing"} for ${target.externalAccountId}, owned by ${String(row.user_id)}`,
-      );
-  }
-  for (const key of await cacheKeys(kv, null)) {
-    if (!expected.has(key)) violations.push(`KV holds ${key}, which no link in Postgres has`);
-  }
-  return violations;
 }

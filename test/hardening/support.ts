@@ -4,7 +4,7 @@ import { expect } from "vitest";
 import type { Logger, LogLevel } from "../../core/log.ts";
 import type { KvCache } from "../../core/ports/kv.ts";
 import type { Sql } from "../../core/ports/sql.ts";
-import { kvMismatches } from "./soak.ts";
+import { kvMismatches } from "./invariants.ts";
 
 /** Per table: row count and a digest of every row, so an UPDATE shows as well as an INSERT. */
 export type DatabaseSnapshot = Record<string, { rows: number; digest: string }>;

@@ -4,7 +4,7 @@
 // deadline is destroyed, never drawn again.
 import { expect, it } from "vitest";
 import { describeWithPostgres } from "../../dev/support/postgres.ts";
-import { numberingGaps } from "../hardening/soak.ts";
+import { numberingGaps } from "../hardening/invariants.ts";
 import { relayedHarness } from "./relayed-harness.ts";
 
 const RECOVERY_BOUND_MS = 10_000;

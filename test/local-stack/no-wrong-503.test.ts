@@ -4,7 +4,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { describeWithPostgres } from "../../dev/support/postgres.ts";
-import { numberingGaps } from "../hardening/soak.ts";
+import { numberingGaps } from "../hardening/invariants.ts";
 import { type Harness, startHarness } from "../support/harness.ts";
 
 describeWithPostgres("no 503 for a write that commits [postgres]", () => {

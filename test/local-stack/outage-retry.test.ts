@@ -3,7 +3,7 @@
 // every key then names exactly one document, numbers stay gapless, and nothing needs a restart.
 import { expect, it } from "vitest";
 import { describeWithPostgres } from "../../dev/support/postgres.ts";
-import { numberingGaps } from "../hardening/soak.ts";
+import { numberingGaps } from "../hardening/invariants.ts";
 import { relayedHarness } from "./relayed-harness.ts";
 
 describeWithPostgres("retries after an outage [postgres]", () => {
