@@ -26,13 +26,22 @@
 //    reaches itself through its imports, type imports included: every part can be read, and
 //    changed, from its own imports down. What two files share lives in a module below both.
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { dependenciesOf, packageOf } from "../dev/support/packages.ts";
 import { RUNTIME_NAMES, RUNTIMES } from "../edge/runtimes.ts";
+import {
+  filesUnder,
+  importCircles,
+  importsOf,
+  ROOT,
+  reachableFrom,
+  rel,
+  relativeImportsOf,
+  target,
+} from "./support/imports.ts";
 
-const ROOT = resolve(import.meta.dirname, "..");
 const RUNTIME_DEPENDENCIES = dependenciesOf(join(ROOT, "package.json"));
 const CLIENT_DEPENDENCIES = dependenciesOf(join(ROOT, "client", "package.json"));
 /** The OpenTelemetry SDK, a package of its own that only edge/telemetry/ imports. */
@@ -45,22 +54,6 @@ const RUNTIME_ROOT_FILES = ["index.ts", "server.ts", "settings.ts", "bindings.ts
 
 const isTest = (file: string) => /\.(test|test\.deno)\.ts$/.test(file);
 const isSource = (file: string) => file.endsWith(".ts") && !file.endsWith(".d.ts") && !isTest(file);
-
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    return statSync(path).isDirectory() ? filesUnder(path) : [path];
-  });
-}
-
-const rel = (file: string) => relative(ROOT, file);
-const importsOf = (file: string) =>
-  ts.preProcessFile(readFileSync(file, "utf8"), true, true).importedFiles.map((i) => i.fileName);
-
-/** Where a relative import lands, project-relative; undefined for a bare specifier. */
-function target(file: string, specifier: string): string | undefined {
-  return specifier.startsWith(".") ? rel(resolve(dirname(file), specifier)) : undefined;
-}
 
 /** What a file's imports break: relative ones outside `allowedDirs`, bare ones outside `allowedBare`. */
 function importViolations(file: string, allowedDirs: string[], allowedBare: (specifier: string) => boolean): string[] {
@@ -113,36 +106,6 @@ describe("core/ is runtime-blind", () => {
     expect(runtimeNamesIn(readFileSync(file, "utf8"))).toEqual([]);
   });
 });
-
-/** The import circles among `files` (absolute paths): each a list of the files it joins, project-relative. */
-function importCircles(files: readonly string[], importsOfFile: (file: string) => string[]): string[][] {
-  const graph = new Map(files.map((file) => [file, importsOfFile(file).filter((landing) => files.includes(landing))]));
-  // Tarjan's strongly connected components: a component of more than one file, or a file that
-  // imports itself, is a circle.
-  const index = new Map<string, number>();
-  const low = new Map<string, number>();
-  const stack: string[] = [];
-  const circles: string[][] = [];
-  const visit = (file: string) => {
-    index.set(file, index.size);
-    low.set(file, index.get(file)!);
-    stack.push(file);
-    for (const next of graph.get(file)!) {
-      if (!index.has(next)) {
-        visit(next);
-        low.set(file, Math.min(low.get(file)!, low.get(next)!));
-      } else if (stack.includes(next)) low.set(file, Math.min(low.get(file)!, index.get(next)!));
-    }
-    if (low.get(file) !== index.get(file)) return;
-    const component = stack.splice(stack.indexOf(file));
-    if (component.length > 1 || graph.get(file)!.includes(file)) circles.push(component.map(rel).sort());
-  };
-  for (const file of files) if (!index.has(file)) visit(file);
-  return circles;
-}
-
-const relativeImportsOf = (file: string) =>
-  importsOf(file).flatMap((specifier) => (specifier.startsWith(".") ? [resolve(dirname(file), specifier)] : []));
 
 /** Every folder of TypeScript the repository holds: what ships, what runs it here, its tests, the bench. */
 const SOURCE_DIRS = ["core", "edge", "dev", "bench", "test", "client"];
@@ -262,21 +225,6 @@ describe("client/ ships alone", () => {
     expect(runtimeNamesIn(readFileSync(file, "utf8"))).toEqual([]);
   });
 });
-
-/** Files of `dir` reached from `roots` through relative imports that stay in `dir`. */
-function reachableFrom(roots: string[], dir: string): Set<string> {
-  const seen = new Set<string>();
-  const visit = (file: string) => {
-    if (seen.has(file) || !existsSync(file)) return;
-    seen.add(file);
-    for (const specifier of importsOf(file)) {
-      const landing = specifier.startsWith(".") ? resolve(dirname(file), specifier) : undefined;
-      if (landing && dirname(landing) === dir) visit(landing);
-    }
-  };
-  roots.forEach(visit);
-  return seen;
-}
 
 /** The folders a file of each layer may import from; "" is the repository's root. */
 const LAYERS: Record<string, readonly string[]> = {

@@ -1,0 +1,69 @@
+// How the layout's checks (test/layout.test.ts) read the repository: its files, each file's
+// imports as TypeScript parses them (type imports included), and the circles they close.
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, relative, resolve } from "node:path";
+import ts from "typescript";
+
+export const ROOT = resolve(import.meta.dirname, "..", "..");
+
+export function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = resolve(dir, name);
+    return statSync(path).isDirectory() ? filesUnder(path) : [path];
+  });
+}
+
+export const rel = (file: string) => relative(ROOT, file);
+export const importsOf = (file: string) =>
+  ts.preProcessFile(readFileSync(file, "utf8"), true, true).importedFiles.map((i) => i.fileName);
+
+/** Where a relative import lands, project-relative; undefined for a bare specifier. */
+export function target(file: string, specifier: string): string | undefined {
+  return specifier.startsWith(".") ? rel(resolve(dirname(file), specifier)) : undefined;
+}
+
+/** Where each relative import of a file lands, as an absolute path. */
+export const relativeImportsOf = (file: string) =>
+  importsOf(file).flatMap((specifier) => (specifier.startsWith(".") ? [resolve(dirname(file), specifier)] : []));
+
+/** Files of `dir` reached from `roots` through relative imports that stay in `dir`. */
+export function reachableFrom(roots: string[], dir: string): Set<string> {
+  const seen = new Set<string>();
+  const visit = (file: string) => {
+    if (seen.has(file) || !existsSync(file)) return;
+    seen.add(file);
+    for (const specifier of importsOf(file)) {
+      const landing = specifier.startsWith(".") ? resolve(dirname(file), specifier) : undefined;
+      if (landing && dirname(landing) === dir) visit(landing);
+    }
+  };
+  roots.forEach(visit);
+  return seen;
+}
+
+/** The import circles among `files` (absolute paths): each a list of the files it joins, project-relative. */
+export function importCircles(files: readonly string[], importsOfFile: (file: string) => string[]): string[][] {
+  const graph = new Map(files.map((file) => [file, importsOfFile(file).filter((landing) => files.includes(landing))]));
+  // Tarjan's strongly connected components: a component of more than one file, or a file that
+  // imports itself, is a circle.
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const circles: string[][] = [];
+  const visit = (file: string) => {
+    index.set(file, index.size);
+    low.set(file, index.get(file)!);
+    stack.push(file);
+    for (const next of graph.get(file)!) {
+      if (!index.has(next)) {
+        visit(next);
+        low.set(file, Math.min(low.get(file)!, low.get(next)!));
+      } else if (stack.includes(next)) low.set(file, Math.min(low.get(file)!, index.get(next)!));
+    }
+    if (low.get(file) !== index.get(file)) return;
+    const component = stack.splice(stack.indexOf(file));
+    if (component.length > 1 || graph.get(file)!.includes(file)) circles.push(component.map(rel).sort());
+  };
+  for (const file of files) if (!index.has(file)) visit(file);
+  return circles;
+}
