@@ -304,7 +304,7 @@ describe("the checks themselves", () => {
     expect(refused("core/app.ts", "../client/index.ts")).toEqual(["imports client/index.ts"]);
   });
 
-  it("find a circle, a type import closing it included, and nothing where there is none", () => {
+  it("find a circle, a type import closing it included, a file importing itself, and nothing where there is none", () => {
     const [a, b, c] = ["core/a.ts", "core/b.ts", "core/c.ts"].map((path) => join(ROOT, path)) as [
       string,
       string,
@@ -320,6 +320,8 @@ describe("the checks themselves", () => {
     expect(importCircles([a, b, c], parsed)).toEqual([["core/a.ts", "core/b.ts", "core/c.ts"]]);
     source[c] = "export type C = 1;";
     expect(importCircles([a, b, c], parsed)).toEqual([]);
+    source[a] = 'import { a } from "./a.ts";';
+    expect(importCircles([a, b, c], parsed)).toEqual([["core/a.ts"]]);
   });
 
   it("let an import along the direction through", () => {

@@ -2,6 +2,8 @@
 // imports as TypeScript parses them (type imports included), and the circles they close.
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, relative, resolve } from "node:path";
+import { DirectedGraph } from "graphology";
+import { stronglyConnectedComponents } from "graphology-components";
 import ts from "typescript";
 
 export const ROOT = resolve(import.meta.dirname, "..", "..");
@@ -43,27 +45,13 @@ export function reachableFrom(roots: string[], dir: string): Set<string> {
 
 /** The import circles among `files` (absolute paths): each a list of the files it joins, project-relative. */
 export function importCircles(files: readonly string[], importsOfFile: (file: string) => string[]): string[][] {
-  const graph = new Map(files.map((file) => [file, importsOfFile(file).filter((landing) => files.includes(landing))]));
-  // Tarjan's strongly connected components: a component of more than one file, or a file that
-  // imports itself, is a circle.
-  const index = new Map<string, number>();
-  const low = new Map<string, number>();
-  const stack: string[] = [];
-  const circles: string[][] = [];
-  const visit = (file: string) => {
-    index.set(file, index.size);
-    low.set(file, index.get(file)!);
-    stack.push(file);
-    for (const next of graph.get(file)!) {
-      if (!index.has(next)) {
-        visit(next);
-        low.set(file, Math.min(low.get(file)!, low.get(next)!));
-      } else if (stack.includes(next)) low.set(file, Math.min(low.get(file)!, index.get(next)!));
-    }
-    if (low.get(file) !== index.get(file)) return;
-    const component = stack.splice(stack.indexOf(file));
-    if (component.length > 1 || graph.get(file)!.includes(file)) circles.push(component.map(rel).sort());
-  };
-  for (const file of files) if (!index.has(file)) visit(file);
-  return circles;
+  const graph = new DirectedGraph();
+  for (const file of files) graph.mergeNode(file);
+  for (const file of files) {
+    for (const landing of importsOfFile(file)) if (graph.hasNode(landing)) graph.mergeEdge(file, landing);
+  }
+  // A strongly connected component of more than one file, or a file that imports itself, is a circle.
+  return stronglyConnectedComponents(graph)
+    .filter((component) => component.length > 1 || graph.hasEdge(component[0], component[0]))
+    .map((component) => component.map(rel).sort());
 }
