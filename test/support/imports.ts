@@ -34,10 +34,7 @@ export function reachableFrom(roots: string[], dir: string): Set<string> {
   const visit = (file: string) => {
     if (seen.has(file) || !existsSync(file)) return;
     seen.add(file);
-    for (const specifier of importsOf(file)) {
-      const landing = specifier.startsWith(".") ? resolve(dirname(file), specifier) : undefined;
-      if (landing && dirname(landing) === dir) visit(landing);
-    }
+    for (const landing of relativeImportsOf(file)) if (dirname(landing) === dir) visit(landing);
   };
   roots.forEach(visit);
   return seen;
