@@ -4,6 +4,9 @@ import type { Harness, RequestOptions } from "../support/harness.ts";
 
 export const OTHER_TENANT = { sub: "mallory", tid: "globex" };
 
+/** What this API's strong ETags look like: a random UUID's 32 hex digits, quoted. */
+export const STRONG_ETAG = /^"[0-9a-f]{32}"$/;
+
 interface Created {
   id: string;
   etag: string;

@@ -1,44 +1,14 @@
 // The local stack seen through the REAL Neon driver, on PGlite and on PostgreSQL, held to what
 // Neon's proxy does: a connection is reset before the next request, COPY is refused, answers over
 // 10 MiB are refused (507), the connection string's password, role and database are checked,
-// requests run without superuser rights, only this machine's names and allowed origins get in,
-// an abandoned request does not run on, a busy pool queues, and an outage heals by itself.
+// requests run without superuser rights, and only this machine's names and allowed origins get
+// in. What only PostgreSQL can show is in neon-fidelity-postgres.test.ts.
 
 import { request as httpRequest } from "node:http";
-import { type NeonQueryFunction, neon } from "@neondatabase/serverless";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type LocalStack, type LocalStackOptions, startLocalStack } from "../../dev/local-stack/stack.ts";
-import { createTestDatabase, describeWithPostgres, type TestDatabase } from "../../dev/support/postgres.ts";
-import { neonFailure, routeNeonDriver } from "../support/neon-driver.ts";
-import { startTcpProxy, type TcpProxy } from "./tcp-proxy.ts";
-
-type Driver = NeonQueryFunction<true, false>;
-
-/** The driver for `stack`, routed to its endpoint. */
-function driverFor(stack: LocalStack, databaseUrl = stack.databaseUrl): Driver {
-  return neon(routeNeonDriver(databaseUrl, stack.neonFetchEndpoint), { arrayMode: true });
-}
-
-const one = async (sql: Driver, text: string, params: unknown[] = []) =>
-  ((await sql.query(text, params)) as unknown[][])[0]?.[0];
-
-interface Opened {
-  stack: LocalStack;
-  database?: TestDatabase;
-}
-
-async function open(backend: "pglite" | "postgres", options: LocalStackOptions = {}): Promise<Opened> {
-  const database = backend === "postgres" ? await createTestDatabase() : undefined;
-  // One pooled connection: the next request surely gets the connection the last one used.
-  const stack = await startLocalStack({ databaseUrl: database?.url, poolSize: 1, ...options });
-  return { stack, database };
-}
-
-async function dispose(opened: Opened | undefined) {
-  await opened?.stack.close();
-  await opened?.database?.drop();
-}
+import { describeWithPostgres } from "../../dev/support/postgres.ts";
+import { neonFailure } from "../support/neon-driver.ts";
+import { type Driver, dispose, driverFor, type Opened, one, open } from "./stack-driver.ts";
 
 function fidelitySuite(backend: "pglite" | "postgres") {
   return () => {
@@ -242,95 +212,3 @@ function fidelitySuite(backend: "pglite" | "postgres") {
 
 describe("Neon fidelity over PGlite", fidelitySuite("pglite"));
 describeWithPostgres("Neon fidelity over PostgreSQL", fidelitySuite("postgres"));
-
-describeWithPostgres("Neon fidelity over PostgreSQL: cancel, queue, timeouts, outage", () => {
-  let opened: Opened;
-  let sql: Driver;
-  beforeAll(async () => {
-    opened = await open("postgres", { poolSize: 2 });
-    sql = driverFor(opened.stack);
-  });
-  afterAll(() => dispose(opened));
-
-  it("runs every session under statement and lock timeouts below the driver's 10 s deadline", async () => {
-    expect(await one(sql, "SHOW statement_timeout")).toBe("5s");
-    expect(await one(sql, "SHOW lock_timeout")).toBe("4s");
-  });
-
-  it("cancels the statement of a client that went away, as Neon does", async () => {
-    const marker = `cancel_${Date.now()}`;
-    const aborted = sql.query(`SELECT pg_sleep(4) AS ${marker}`, [], {
-      fetchOptions: { signal: AbortSignal.timeout(300) },
-    });
-    await expect(aborted).rejects.toThrow();
-    const admin = new pg.Client({ connectionString: opened.database!.url });
-    await admin.connect();
-    try {
-      const running = async () =>
-        Number(
-          (
-            await admin.query("SELECT count(*) FROM pg_stat_activity WHERE query LIKE $1 AND state = 'active'", [
-              `%${marker}%`,
-            ])
-          ).rows[0].count,
-        );
-      const deadline = Date.now() + 1_500;
-      while ((await running()) > 0 && Date.now() < deadline) await new Promise((done) => setTimeout(done, 50));
-      expect(await running()).toBe(0);
-    } finally {
-      await admin.end();
-    }
-  });
-
-  it("queues requests when every pooled connection is busy instead of failing them", async () => {
-    const started = Date.now();
-    const answers = await Promise.all(
-      Array.from({ length: 6 }, (_, i) => one(sql, "SELECT $1::int FROM pg_sleep(0.3)", [i])),
-    );
-    expect(answers).toEqual([0, 1, 2, 3, 4, 5]);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(800); // 3 rounds of 2: they really queued
-  });
-});
-
-describeWithPostgres("Neon fidelity over PostgreSQL: recovery after an outage", () => {
-  let database: TestDatabase;
-  let proxy: TcpProxy;
-  let stack: LocalStack;
-  let sql: Driver;
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    proxy = await startTcpProxy(Number(new URL(database.url).port || 5432));
-    const viaProxy = new URL(database.url);
-    viaProxy.port = String(proxy.port);
-    stack = await startLocalStack({ databaseUrl: viaProxy.toString(), poolSize: 4, connectionTimeoutMillis: 1_000 });
-    sql = driverFor(stack);
-  });
-  afterAll(async () => {
-    await stack?.close();
-    await proxy?.close();
-    await database?.drop();
-  });
-
-  it("refuses with 503 while PostgreSQL is unreachable and serves again within seconds once it is back", async () => {
-    // Several pooled connections are open when the outage starts.
-    await Promise.all(Array.from({ length: 4 }, () => sql.query("SELECT pg_sleep(0.05)")));
-    await proxy.cut();
-    for (let i = 0; i < 3; i++) {
-      const error = await neonFailure(sql.query("SELECT 1"));
-      expect(error.message).toMatch(/HTTP status (503|500)/);
-    }
-    await proxy.restore();
-    const back = Date.now();
-    let served = false;
-    while (!served && Date.now() - back < 5_000) {
-      served = await sql.query("SELECT 1").then(
-        () => true,
-        () => false,
-      );
-      if (!served) await new Promise((done) => setTimeout(done, 100));
-    }
-    expect(served).toBe(true);
-    // No dead pooled connection is handed out afterwards.
-    for (let i = 0; i < 10; i++) expect(await one(sql, "SELECT $1::int", [i])).toBe(i);
-  });
-});
