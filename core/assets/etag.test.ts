@@ -27,6 +27,19 @@ describe("parseEtagList", () => {
     expect(parseEtagList("If-Match", '""')).toEqual([{ weak: false, opaque: "" }]);
   });
 
+  it("reads obs-text both as bytes (Node, Deno, Fastly) and as workerd decodes them (UTF-8)", () => {
+    // The bytes c3 a9, 80 and e2 82 ac: one code unit per byte, then as UTF-8 ("é", a byte that
+    // is not UTF-8, "€").
+    const bytes = Buffer.from([0x22, 0xc3, 0xa9, 0x80, 0xe2, 0x82, 0xac, 0x22]);
+    for (const value of [bytes.toString("latin1"), '"é\uFFFD€"']) {
+      expect(parseEtagList("If-Match", `${value}, W/"b"`)).toEqual([
+        { weak: false, opaque: value.slice(1, -1) },
+        { weak: true, opaque: "b" },
+      ]);
+    }
+    expect(parseEtagList("If-Match", '"🙂"')).toEqual([{ weak: false, opaque: "🙂" }]);
+  });
+
   it("keeps commas inside a tag and skips empty list elements", () => {
     expect(parseEtagList("If-Match", '"a,b"')).toEqual([{ weak: false, opaque: "a,b" }]);
     expect(parseEtagList("If-Match", ' , "a",, "b" ,')).toEqual([

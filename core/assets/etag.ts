@@ -13,7 +13,11 @@ export type EtagList = "*" | EntityTag[];
 // etagc = %x21 / %x23-7E / obs-text: any visible byte but DQUOTE. Commas are allowed inside the
 // quotes, so a list cannot be split on commas: it is scanned tag by tag.
 const ETAGC_CLASS = "[\\x21\\x23-\\x7E\\x80-\\xFF]";
-const ETAGC = new RegExp(`^${ETAGC_CLASS}*$`);
+// obs-text as a runtime hands it over. Node, Deno and Fastly give one code unit per byte
+// (U+0080-U+00FF), as the Fetch standard says; workerd decodes the bytes as UTF-8, so there they
+// arrive as any code point from U+0080 up, U+FFFD where they are not UTF-8 (cloudflare/workerd
+// issue 6927). Both are read as obs-text, so a request means the same on every runtime.
+const ETAGC = /^[\x21\x23-\x7E\u0080-\uFFFF]*$/;
 const OWS = /[ \t]/;
 
 // The grammar parseEtagList reads, as one pattern for the OpenAPI document: `*`, or entity-tags

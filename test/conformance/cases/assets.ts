@@ -150,6 +150,14 @@ export function assetCases(call: Call) {
         expect(current.headers.get("etag")).toBe(etagOf(moved));
       });
 
+      it("reads a tag of non-ASCII bytes (obs-text) as any other: not the asset's, 412; beside its ETag, 200", async () => {
+        const { id, etag } = await create();
+        // Sent as the bytes c3 a9 80: "é" in UTF-8, then a byte that is not UTF-8.
+        const obsText = `"${String.fromCharCode(0xc3, 0xa9, 0x80)}"`;
+        expectProblem(await patch(id, { name: "x" }, { "if-match": obsText }), 412, "precondition_failed");
+        expectStatus(await patch(id, { name: "Kept" }, { "if-match": `${obsText}, ${etag}` }), 200);
+      });
+
       it("of an absent asset: 404, whatever the If-Match", async () => {
         expectProblem(await patch(unique("absent"), { name: "x" }, { "if-match": "*" }), 404, "not_found");
         expectProblem(await patch(unique("absent"), { name: "x" }, { "if-match": '"abc"' }), 404, "not_found");
