@@ -2362,9 +2362,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The ETag(s) the asset must have (strong comparison), or "*". */
+                /** @description The ETag(s) the asset must have (strong comparison), or "*". Empty: as if absent. */
                 "if-match"?: string;
-                /** @description ETag(s) the asset must not have; `*` on PUT creates. */
+                /** @description ETag(s) the asset must not have; `*` on PUT creates. Empty: as if absent. */
                 "if-none-match"?: string;
                 /** @description Names the request in the log and the answer when it matches `^[A-Za-z0-9._:-]{1,128}$`; any other value is replaced by a fresh id. */
                 "x-request-id"?: string;
@@ -2629,9 +2629,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The ETag(s) the asset must have (strong comparison), or "*". */
+                /** @description The ETag(s) the asset must have (strong comparison), or "*". Empty: as if absent. */
                 "if-match"?: string;
-                /** @description ETag(s) the asset must not have; `*` on PUT creates. */
+                /** @description ETag(s) the asset must not have; `*` on PUT creates. Empty: as if absent. */
                 "if-none-match"?: string;
                 /** @description Names the request in the log and the answer when it matches `^[A-Za-z0-9._:-]{1,128}$`; any other value is replaced by a fresh id. */
                 "x-request-id"?: string;

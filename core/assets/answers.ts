@@ -2,7 +2,7 @@
 import * as v from "valibot";
 import { type HeaderSpec, location, type Problems, type ResponseSpec } from "../openapi/operations.ts";
 import { timestamp } from "../openapi/schemas.ts";
-import { ETAG_LIST_PATTERN } from "./etag.ts";
+import { ETAG_LIST_OR_EMPTY_PATTERN, ETAG_LIST_PATTERN } from "./etag.ts";
 import { ASSET_ID_PATTERN } from "./model.ts";
 
 export const schemas = {
@@ -42,15 +42,19 @@ export const conditionalWriteProblems = {
   428: ["precondition_required"],
 } satisfies Problems;
 
-// Outside this grammar, either header is 400 malformed_request.
-const etagList = v.pipe(v.string(), v.regex(ETAG_LIST_PATTERN));
-export const ifMatch: HeaderSpec = {
-  description: 'The ETag(s) the asset must have (strong comparison), or "*".',
-  schema: etagList,
-};
+// Outside this grammar, either header is 400 malformed_request; an empty one counts as absent.
+const etagListOrEmpty = v.pipe(v.string(), v.regex(ETAG_LIST_OR_EMPTY_PATTERN));
+const IF_MATCH = 'The ETag(s) the asset must have (strong comparison), or "*".';
+export const ifMatch: HeaderSpec = { description: `${IF_MATCH} Empty: as if absent.`, schema: etagListOrEmpty };
 export const ifNoneMatch: HeaderSpec = {
-  description: "ETag(s) the asset must not have; `*` on PUT creates.",
-  schema: etagList,
+  description: "ETag(s) the asset must not have; `*` on PUT creates. Empty: as if absent.",
+  schema: etagListOrEmpty,
+};
+/** PATCH, DELETE and approve: without it, or with it empty, 428. */
+export const requiredIfMatch: HeaderSpec = {
+  description: IF_MATCH,
+  schema: v.pipe(v.string(), v.regex(ETAG_LIST_PATTERN)),
+  required: true,
 };
 
 export const assetResponse = (description: string): ResponseSpec => ({

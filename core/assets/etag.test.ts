@@ -1,7 +1,14 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ProblemError } from "../http/problem.ts";
-import { ETAG_LIST_PATTERN, formatEtag, parseEtagList, strongMatch, weakMatch } from "./etag.ts";
+import {
+  ETAG_LIST_OR_EMPTY_PATTERN,
+  ETAG_LIST_PATTERN,
+  formatEtag,
+  parseEtagList,
+  strongMatch,
+  weakMatch,
+} from "./etag.ts";
 import { evaluateRead, putMode, readPreconditions, requireIfMatch } from "./preconditions.ts";
 
 const malformed = (value: string) => {
@@ -11,6 +18,16 @@ const malformed = (value: string) => {
     return error instanceof ProblemError && error.status === 400 && error.code === "malformed_request";
   }
   return false;
+};
+
+const headers = (init: Record<string, string>) => readPreconditions(new Headers(init));
+const status = (fn: () => unknown) => {
+  try {
+    fn();
+  } catch (error) {
+    return error instanceof ProblemError ? `${error.status} ${error.code}` : "not a problem";
+  }
+  return "no error";
 };
 
 describe("parseEtagList", () => {
@@ -100,6 +117,18 @@ describe("ETAG_LIST_PATTERN, the OpenAPI document's If-Match and If-None-Match",
     for (const header of ["", ",", 'W/ "a"', '"a" "b"', '*, "a"', "\u00a0*"])
       expect(ETAG_LIST_PATTERN.test(header)).toBe(false);
   });
+
+  it("with an empty value besides (ETAG_LIST_OR_EMPTY_PATTERN): exactly what readPreconditions reads", () => {
+    fc.assert(
+      fc.property(value, (header) => {
+        const read = status(() => readPreconditions(new Headers({ "if-match": header })));
+        expect(ETAG_LIST_OR_EMPTY_PATTERN.test(header)).toBe(read === "no error");
+      }),
+      { numRuns: 2000 },
+    );
+    for (const header of ["", " ", "\t"]) expect(ETAG_LIST_OR_EMPTY_PATTERN.test(header)).toBe(true);
+    expect(ETAG_LIST_OR_EMPTY_PATTERN.test(",")).toBe(false);
+  });
 });
 
 describe("comparison", () => {
@@ -115,16 +144,6 @@ describe("comparison", () => {
     expect(weakMatch(list, "other")).toBe(false);
   });
 });
-
-const headers = (init: Record<string, string>) => readPreconditions(new Headers(init));
-const status = (fn: () => unknown) => {
-  try {
-    fn();
-  } catch (error) {
-    return error instanceof ProblemError ? `${error.status} ${error.code}` : "not a problem";
-  }
-  return "no error";
-};
 
 describe("preconditions", () => {
   it("requireIfMatch: 428 without If-Match, 400 with both headers", () => {
@@ -147,6 +166,14 @@ describe("preconditions", () => {
     expect(status(() => putMode(headers({})))).toBe("428 precondition_required");
     expect(status(() => putMode(headers({ "if-none-match": '"a"' })))).toBe("428 precondition_required");
     expect(status(() => putMode(headers({ "if-match": "*", "if-none-match": "*" })))).toBe("400 malformed_request");
+  });
+
+  it("an empty If-Match or If-None-Match (whitespace alone too) is no precondition, as workerd hands it over", () => {
+    expect(headers({ "if-match": "", "if-none-match": " \t" })).toEqual({});
+    expect(status(() => requireIfMatch(headers({ "if-match": "" })))).toBe("428 precondition_required");
+    expect(putMode(headers({ "if-match": "", "if-none-match": "*" }))).toEqual({ kind: "create" });
+    expect(evaluateRead(headers({ "if-none-match": "" }), "v1")).toBe("ok");
+    expect(status(() => headers({ "if-match": "," }))).toBe("400 malformed_request");
   });
 
   it("evaluateRead: If-Match first, then If-None-Match with weak comparison", () => {

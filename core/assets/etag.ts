@@ -23,9 +23,10 @@ const OWS = /[ \t]/;
 // The grammar parseEtagList reads, as one pattern for the OpenAPI document: `*`, or entity-tags
 // separated by commas, empty elements and optional whitespace around them allowed.
 const TAG = `(?:W/)?"${ETAGC_CLASS}*"`;
-export const ETAG_LIST_PATTERN = new RegExp(
-  `^(?:[ \\t]*\\*[ \\t]*|[ \\t,]*${TAG}(?:[ \\t]*,[ \\t,]*${TAG})*[ \\t,]*)$`,
-);
+const LIST = `[ \\t]*\\*[ \\t]*|[ \\t,]*${TAG}(?:[ \\t]*,[ \\t,]*${TAG})*[ \\t,]*`;
+export const ETAG_LIST_PATTERN = new RegExp(`^(?:${LIST})$`);
+/** The same, or nothing but whitespace: a header of no value, which counts as absent (preconditions.ts). */
+export const ETAG_LIST_OR_EMPTY_PATTERN = new RegExp(`^(?:[ \\t]*|${LIST})$`);
 
 /** The strong HTTP ETag for an asset's stored version token. */
 export const formatEtag = (opaque: string): string => `"${opaque}"`;

@@ -14,12 +14,19 @@ export interface MatchCondition {
 }
 
 export function readPreconditions(headers: Headers): Preconditions {
-  const ifMatch = headers.get("if-match");
-  const ifNoneMatch = headers.get("if-none-match");
+  const ifMatch = headerValue(headers, "if-match");
+  const ifNoneMatch = headerValue(headers, "if-none-match");
   return {
-    ...(ifMatch === null ? {} : { ifMatch: parseEtagList("If-Match", ifMatch) }),
-    ...(ifNoneMatch === null ? {} : { ifNoneMatch: parseEtagList("If-None-Match", ifNoneMatch) }),
+    ...(ifMatch === undefined ? {} : { ifMatch: parseEtagList("If-Match", ifMatch) }),
+    ...(ifNoneMatch === undefined ? {} : { ifNoneMatch: parseEtagList("If-None-Match", ifNoneMatch) }),
   };
+}
+
+// A header of no value (or whitespace alone) is no precondition: workerd removes an empty
+// If-Match or If-None-Match before the app sees it, so every runtime reads one as absent.
+function headerValue(headers: Headers, name: string): string | undefined {
+  const value = headers.get(name);
+  return value === null || /^[ \t]*$/.test(value) ? undefined : value;
 }
 
 const required = (detail: string) => new ProblemError(428, "precondition_required", detail);

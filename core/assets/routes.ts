@@ -25,6 +25,7 @@ import {
   etag,
   ifMatch,
   ifNoneMatch,
+  requiredIfMatch,
   schemas,
 } from "./answers.ts";
 import { createAssetOnce } from "./create-once.ts";
@@ -82,7 +83,7 @@ const existingAsset = {
   refusePath: noSuchAsset,
 };
 const conditional = { "if-match": ifMatch, "if-none-match": ifNoneMatch };
-const ifMatchRequired = { "if-match": { ...ifMatch, required: true } };
+const ifMatchRequired = { "if-match": requiredIfMatch };
 // `/v1/assets/import` is the CSV import's path, which only POST serves: any other method there is 405.
 const importPath = { 405: ["method_not_allowed"] } satisfies Problems;
 

@@ -158,6 +158,12 @@ export function assetCases(call: Call) {
         expectStatus(await patch(id, { name: "Kept" }, { "if-match": `${obsText}, ${etag}` }), 200);
       });
 
+      it("reads an empty If-Match or If-None-Match as absent: PATCH 428, GET 200", async () => {
+        const { id } = await create();
+        expectProblem(await patch(id, { name: "x" }, { "if-match": "" }), 428, "precondition_required");
+        expectStatus(await call("GET", `/v1/assets/${id}`, { as, headers: { "if-none-match": "" } }), 200);
+      });
+
       it("of an absent asset: 404, whatever the If-Match", async () => {
         expectProblem(await patch(unique("absent"), { name: "x" }, { "if-match": "*" }), 404, "not_found");
         expectProblem(await patch(unique("absent"), { name: "x" }, { "if-match": '"abc"' }), 404, "not_found");
