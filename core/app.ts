@@ -9,6 +9,7 @@ import { ProblemError, problemResponse } from "./http/problem.ts";
 import { rateLimits } from "./http/rate-limit.ts";
 import { refusedTokenQuota } from "./http/refused-tokens.ts";
 import { requestLogging } from "./http/request-id.ts";
+import { routedPath } from "./http/request-url.ts";
 import { serverTiming } from "./http/server-timing.ts";
 import { waitUntilOf } from "./http/wait-until.ts";
 import { consoleLogger, errorMessage, type Logger } from "./log.ts";
@@ -34,8 +35,9 @@ export function createApp(deps: AppDeps) {
     logger,
     background: deps.background ?? createBackground({ ...deps, logger }, { jobs: CAPABILITY_JOBS }),
   };
-  // Not strict: one trailing slash is the same path (docs/API.md), to the routes and their 405s.
-  const app = new Hono<AppEnv>({ strict: false });
+  // One trailing slash is the same path (docs/API.md), to the routes and their 405s; a path is
+  // routed as the URL parser writes it, whatever the runtime hands over (core/http/request-url.ts).
+  const app = new Hono<AppEnv>({ getPath: routedPath });
 
   // First: the request's span covers everything the app does with it (core/telemetry/). With
   // tracing off nothing is installed: a request runs as if tracing did not exist.

@@ -1,11 +1,16 @@
+import { getPathNoStrict } from "hono/utils/url";
+
+// What the WHATWG URL parser rewrites in a path: a dot segment (`.`, `..`, `%2e`) or a backslash.
+const REWRITTEN_BY_PARSER = /\/\.|%2e|\\/i;
+
 /**
- * The request with its URL as the WHATWG URL parser writes it, so that a path means the same
- * wherever it arrives. Node's adapter and workerd hand the app a parsed URL (`/v1/../v1/assets` is
- * `/v1/assets` there); Deno and Fastly hand it the request target as the client sent it, which the
- * router would take as written. Their entries pass each request through this; an unchanged URL,
- * any request a browser or `fetch` sends, keeps its request.
+ * The path the app routes a request by: Hono's, without its strict trailing slash (one trailing
+ * slash names the same path, docs/API.md), of the URL as the WHATWG parser writes it. Node's
+ * adapter and workerd hand the app a parsed URL (`/v1/../v1/assets` is `/v1/assets` there); Deno
+ * and Fastly the request target as the client sent it, which would be routed as written. A URL
+ * with nothing the parser rewrites, any a browser or `fetch` sends, is routed as it is.
  */
-export function withParsedUrl(request: Request): Request {
-  const parsed = new URL(request.url).href;
-  return parsed === request.url ? request : new Request(parsed, request);
+export function routedPath(request: Request): string {
+  if (!REWRITTEN_BY_PARSER.test(request.url)) return getPathNoStrict(request);
+  return getPathNoStrict({ url: new URL(request.url).href } as Request);
 }

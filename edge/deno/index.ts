@@ -4,7 +4,6 @@
 // stops it at start with one line naming the setting; SIGTERM and SIGINT stop it gracefully.
 // Deno.cron runs the background jobs (the link sync among them).
 import type { Context } from "hono";
-import { withParsedUrl } from "../../core/http/request-url.ts";
 import { type StopSignal, stopGracefullyOnSignals } from "../../core/server/graceful-stop.ts";
 import { listenAddress, listenFailure } from "../../core/server/listen-address.ts";
 import { misconfiguredLine } from "../../core/settings/misconfigured.ts";
@@ -82,7 +81,7 @@ const server = await orExit(() =>
       onListen: ({ hostname, port }) =>
         console.log(JSON.stringify({ event: "listening", url: `http://${hostname}:${port}` })),
     },
-    (request, info) => app.fetch(withParsedUrl(request), info),
+    app.fetch,
   ),
 );
 

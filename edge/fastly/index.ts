@@ -12,7 +12,6 @@ import { setReusableSandboxOptions } from "fastly:experimental";
 import { KVStore } from "fastly:kv-store";
 import { SecretStore } from "fastly:secret-store";
 import { ProblemError, problemResponse } from "../../core/http/problem.ts";
-import { withParsedUrl } from "../../core/http/request-url.ts";
 import { consoleLogger, errorMessage } from "../../core/log.ts";
 import { misconfiguredResponse } from "../../core/settings/misconfigured.ts";
 import { parseSettings, SettingsError } from "../../core/settings/settings.ts";
@@ -117,7 +116,7 @@ async function handle(event: FetchEvent): Promise<Response> {
     return problemResponse(new ProblemError(500, "internal_error", "The service is misconfigured."));
   }
   // The event's waitUntil keeps a key set refresh the app starts alive past the answer.
-  const response = await app.fetch(withParsedUrl(event.request), { client: event.client } satisfies FastlyEnv, {
+  const response = await app.fetch(event.request, { client: event.client } satisfies FastlyEnv, {
     waitUntil: (work) => event.waitUntil(work),
     passThroughOnException: () => {},
     props: {},
