@@ -4,9 +4,10 @@
 // replaced at send time by the seeded asset's current ETag, so compare-and-set writes are reached,
 // not only refused.
 import fc from "fast-check";
-import type { TokenClaims } from "../../dev/support/tokens.ts";
+import { bearer, type TokenClaims } from "../../dev/support/tokens.ts";
 import { bodyFieldsOf, RFC_9110_METHODS, type Route } from "../support/routes.ts";
 import {
+  CURRENT_OPAQUE,
   csvBody,
   cursorText,
   hostileBody,
@@ -27,6 +28,22 @@ export interface HostileRequest {
   body?: string;
   /** The token's claims, or a raw Authorization value, or nothing. */
   auth: { claims: TokenClaims } | { raw: string } | { none: true };
+}
+
+/**
+ * The request's headers and body as sent: the current ETag and opaque-tag filled in, and its auth
+ * as an Authorization header (claims signed as `claimsOf` makes them).
+ */
+export async function filledIn(
+  hostile: HostileRequest,
+  opaque: string,
+  claimsOf = (claims: TokenClaims) => claims,
+): Promise<{ headers: Record<string, string>; body?: string }> {
+  const fill = (text: string) => text.replaceAll(CURRENT_ETAG, `"${opaque}"`).replaceAll(CURRENT_OPAQUE, opaque);
+  const headers = Object.fromEntries(Object.entries(hostile.headers).map(([name, value]) => [name, fill(value)]));
+  if ("claims" in hostile.auth) headers.authorization = (await bearer(claimsOf(hostile.auth.claims))).authorization;
+  else if ("raw" in hostile.auth) headers.authorization = hostile.auth.raw;
+  return { headers, ...(hostile.body === undefined ? {} : { body: fill(hostile.body) }) };
 }
 
 /** Characters a Headers value may hold (no CR, LF or NUL): visible ASCII, space, tab, Latin-1. */

@@ -7,14 +7,13 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PROBLEM_CONTENT_TYPE, problemCodes } from "../../core/http/problem.ts";
 import type { KvCache } from "../../core/ports/kv.ts";
-import { bearer } from "../../dev/support/tokens.ts";
 import { createMemoryKv } from "../../edge/kv/memory.ts";
 import { type OpenApi, violations } from "../conformance/openapi-check.ts";
 import { cacheKeys } from "../links/support.ts";
 import { buildRequest, type Harness, startHarness } from "../support/harness.ts";
 import { RFC_9110_METHODS, type Route, routes } from "../support/routes.ts";
-import { CURRENT_ETAG, elsewhere, type HostileRequest, hostileRequestsFor } from "./arbitraries.ts";
-import { CURRENT_OPAQUE, EDGE_QUERY_VALUES, SEEDED_ASSET } from "./hostile-values.ts";
+import { elsewhere, filledIn, type HostileRequest, hostileRequestsFor } from "./arbitraries.ts";
+import { EDGE_QUERY_VALUES, SEEDED_ASSET } from "./hostile-values.ts";
 import { type DatabaseSnapshot, snapshotter } from "./support.ts";
 
 // Moderate: the whole file stays well under a minute on a busy two-core machine; PROPERTY_RUNS
@@ -53,16 +52,7 @@ async function seededEtag(): Promise<string> {
 }
 
 async function toRequest(hostile: HostileRequest, opaque: string): Promise<Request> {
-  const fill = (text: string) => text.replaceAll(CURRENT_ETAG, `"${opaque}"`).replaceAll(CURRENT_OPAQUE, opaque);
-  const headers = Object.fromEntries(Object.entries(hostile.headers).map(([name, value]) => [name, fill(value)]));
-  if ("claims" in hostile.auth) headers.authorization = (await bearer(hostile.auth.claims)).authorization;
-  else if ("raw" in hostile.auth) headers.authorization = hostile.auth.raw;
-  return buildRequest(hostile.path, {
-    method: hostile.method,
-    as: null,
-    headers,
-    ...(hostile.body === undefined ? {} : { body: fill(hostile.body) }),
-  });
+  return buildRequest(hostile.path, { method: hostile.method, as: null, ...(await filledIn(hostile, opaque)) });
 }
 
 async function kvContents(store: KvCache): Promise<Record<string, string | null>> {

@@ -10,11 +10,11 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { PROBLEM_CONTENT_TYPE } from "../../core/http/problem.ts";
 import { launchRuntime, type RunningRuntime, runtimeNames } from "../../dev/launchers/index.ts";
 import { type LocalStack, startLocalStack } from "../../dev/local-stack/stack.ts";
-import { signToken, TEST_AUTH_SECRET, type TokenClaims } from "../../dev/support/tokens.ts";
+import { bearer, TEST_AUTH_SECRET, type TokenClaims } from "../../dev/support/tokens.ts";
 import { describeWithViceroy } from "../../dev/support/viceroy.ts";
 import { routes } from "../support/routes.ts";
-import { CURRENT_ETAG, elsewhere, type HostileRequest, hostileRequestsFor } from "./arbitraries.ts";
-import { CURRENT_OPAQUE, SEEDED_ASSET } from "./hostile-values.ts";
+import { elsewhere, filledIn, type HostileRequest, hostileRequestsFor } from "./arbitraries.ts";
+import { SEEDED_ASSET } from "./hostile-values.ts";
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 200);
 // Quotas out of reach: each platform counts in its own way (Viceroy's limiter admits everything).
@@ -78,14 +78,8 @@ function sendable({ method, path, headers }: HostileRequest): boolean {
 async function sendAs(server: RunningRuntime, hostile: HostileRequest): Promise<Answer> {
   const own = (claims: TokenClaims): TokenClaims => ({ ...claims, tid: `${claims.tid}-${server.runtime}` });
   const opaque = await seededOpaque(server, own({ sub: "alice", tid: "acme" }));
-  const fill = (text: string) => text.replaceAll(CURRENT_ETAG, `"${opaque}"`).replaceAll(CURRENT_OPAQUE, opaque);
-  const { "content-length": _, ...rest } = hostile.headers;
-  const headers: Record<string, string> = Object.fromEntries(
-    Object.entries(rest).map(([name, value]) => [name, fill(value)]),
-  );
-  if ("claims" in hostile.auth) headers.authorization = `Bearer ${await signToken(own(hostile.auth.claims))}`;
-  else if ("raw" in hostile.auth) headers.authorization = hostile.auth.raw;
-  const body = hostile.body === undefined ? undefined : fill(hostile.body);
+  const { headers: filled, body } = await filledIn(hostile, opaque, own);
+  const { "content-length": _, ...headers } = filled;
   const { status, type, text } = await send(server.url, hostile.method, hostile.path, headers, body);
   if (!type?.startsWith(PROBLEM_CONTENT_TYPE) || hostile.method === "HEAD") return { status };
   return { status, code: (JSON.parse(text) as { code?: string }).code };
@@ -93,7 +87,7 @@ async function sendAs(server: RunningRuntime, hostile: HostileRequest): Promise<
 
 /** The seeded asset of the tenant exists (a request may have deleted it); its opaque-tag. */
 async function seededOpaque(server: RunningRuntime, owner: TokenClaims): Promise<string> {
-  const authorization = `Bearer ${await signToken(owner)}`;
+  const { authorization } = await bearer(owner);
   const path = `/v1/assets/${SEEDED_ASSET}`;
   let found = await send(server.url, "GET", path, { authorization });
   if (found.status === 404) {
