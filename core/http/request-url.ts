@@ -12,5 +12,7 @@ const REWRITTEN_BY_PARSER = /\/\.|%2e|\\/i;
  */
 export function routedPath(request: Request): string {
   if (!REWRITTEN_BY_PARSER.test(request.url)) return getPathNoStrict(request);
-  return getPathNoStrict({ url: new URL(request.url).href } as Request);
+  // A plain GET of the parsed URL: only its URL is read, and TRACE, which `new Request` refuses,
+  // is not carried over.
+  return getPathNoStrict(new Request(new URL(request.url).href));
 }
