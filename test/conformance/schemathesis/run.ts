@@ -18,6 +18,8 @@ const missing = existsSync(SCHEMATHESIS)
   ? undefined
   : `schemathesis is not at ${SCHEMATHESIS} (bash .ci/tools installs 4.32.5 into .cache/schemathesis)`;
 const PHASES = ["Examples", "Coverage", "Fuzzing", "Stateful"];
+// The stateful phase follows 21 of the links it infers at the configuration's 60 scenarios, 14 at 10.
+const MIN_LINKS_FOLLOWED = 15;
 
 // The configuration bounds a run to about a minute; a busy machine gets as much again.
 const RUN_TIMEOUT_MS = 240_000;
@@ -44,6 +46,9 @@ export function runSchemathesis(runtime: RuntimeName): void {
         expect(code, output).toBe(0);
         // Every phase ran and passed (a phase that found nothing to do would be skipped).
         for (const phase of PHASES) expect(output, output).toMatch(new RegExp(`✅ +${phase}\\b`));
+        // The stateful phase chained calls as deep as the configuration asks.
+        const covered = Number(/API Links: +(\d+) covered/.exec(output)?.[1] ?? 0);
+        expect(covered, output).toBeGreaterThanOrEqual(MIN_LINKS_FOLLOWED);
       },
       RUN_TIMEOUT_MS,
     );
