@@ -3,6 +3,7 @@
 // Core itself runs on Deno through the conformance suite (test/conformance/deno.test.ts).
 import { spawnSync } from "node:child_process";
 import { readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DENO_BIN, PROJECT_ROOT } from "../launchers/deno.ts";
@@ -22,9 +23,14 @@ export function denoTestFiles(): string[] {
     .sort();
 }
 
-/** `deno test` over those files. tsc checks their types, so Deno only runs them. */
+/**
+ * `deno test` over those files. tsc checks their types, so Deno only runs them. They may read the
+ * project (a worker's module) and the system's temporary folder, where a test keeps a KV file of
+ * its own, and write only there.
+ */
 export function denoTestCommand(files = denoTestFiles()) {
-  return { command: DENO_BIN, args: ["test", "--no-check", "--unstable-kv", ...files] };
+  const access = [`--allow-read=${PROJECT_ROOT},${tmpdir()}`, `--allow-write=${tmpdir()}`];
+  return { command: DENO_BIN, args: ["test", "--no-check", "--unstable-kv", ...access, ...files] };
 }
 
 // `npm run test:deno`: the same run by hand.

@@ -22,8 +22,25 @@ export interface DenoKvOpener {
   permissions: { query(descriptor: { name: "read" | "write"; path: string }): Promise<{ state: string }> };
 }
 
+/** SQLite's answer while another process holds the file's lock (SQLITE_BUSY), which passes. */
+const LOCKED = /database is locked/i;
+const isLocked = (error: unknown) => error instanceof Error && LOCKED.test(error.message);
+
+/**
+ * How long opening tries again once the file was found locked: as long as each try waits for a
+ * lock itself (Deno KV's SQLite, rusqlite's busy timeout). Processes started together over one new
+ * file lock it in turn to set it up, and SQLite answers some of them "locked" at once instead of
+ * waiting, where waiting could deadlock (one of three, on a busy 2-core machine).
+ */
+export const LOCKED_RETRY_MS = 5_000;
+const RETRY_PAUSE_MS = 20;
+
 /** Opens the KV database, or throws a SettingsError naming DENO_KV_PATH (never its value). */
-export async function openKvAt(deno: DenoKvOpener, path: string | undefined): Promise<DenoKv> {
+export async function openKvAt(
+  deno: DenoKvOpener,
+  path: string | undefined,
+  { lockedRetryMs = LOCKED_RETRY_MS } = {},
+): Promise<DenoKv> {
   if (path && path !== IN_MEMORY) {
     for (const name of ["read", "write"] as const) {
       if ((await deno.permissions.query({ name, path })).state !== "granted") {
@@ -32,10 +49,28 @@ export async function openKvAt(deno: DenoKvOpener, path: string | undefined): Pr
     }
   }
   try {
-    return await deno.openKv(path);
+    return await openWaitingOutLocks(deno, path, lockedRetryMs);
   } catch (error) {
+    if (isLocked(error)) {
+      throw new SettingsError("DENO_KV_PATH", `stayed locked by another process for ${lockedRetryMs / 1000} s`);
+    }
     const reason = error instanceof Error ? error.name : "error";
     throw new SettingsError("DENO_KV_PATH", `cannot be opened (${reason}): its folder must exist and be writable`);
+  }
+}
+
+/** Tries again while the file is locked, for `retryMs` from the first "locked". */
+async function openWaitingOutLocks(deno: DenoKvOpener, path: string | undefined, retryMs: number): Promise<DenoKv> {
+  let giveUpAt: number | undefined;
+  for (;;) {
+    try {
+      return await deno.openKv(path);
+    } catch (error) {
+      if (!isLocked(error)) throw error;
+      giveUpAt ??= Date.now() + retryMs;
+      if (Date.now() >= giveUpAt) throw error;
+      await new Promise((resolve) => setTimeout(resolve, RETRY_PAUSE_MS));
+    }
   }
 }
 

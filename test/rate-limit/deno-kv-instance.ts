@@ -6,6 +6,7 @@
 // the start), the longest sync it made, and how late its sync timer fired at most (a process
 // waiting for a core syncs that much later than its interval).
 import type { RateLimitPolicy } from "../../core/ports/rate-limit.ts";
+import { type DenoKvOpener, openKvAt } from "../../edge/deno/kv-path.ts";
 import { createBatchedRateLimiter, type Schedule, type SharedCounters } from "../../edge/rate-limit/batched.ts";
 import { type DenoKvCounters, type DenoKvU64, denoKvCounters } from "../../edge/rate-limit/deno-kv.ts";
 
@@ -25,17 +26,17 @@ export interface InstanceReport {
 
 const deno = (
   globalThis as unknown as {
-    Deno: {
+    Deno: DenoKvOpener & {
       args: string[];
       stdin: { readable: ReadableStream<Uint8Array> };
       KvU64: DenoKvU64;
-      openKv(path: string): Promise<DenoKvCounters & { close(): void }>;
     };
   }
 ).Deno;
 
 const settings = JSON.parse(deno.args[0]!) as InstanceSettings;
-const kv = await deno.openKv(settings.kvPath);
+// As the service opens it: three processes opening one new file at once find it locked at times.
+const kv = (await openKvAt(deno, settings.kvPath)) as unknown as DenoKvCounters & { close(): void };
 const counters = denoKvCounters(kv, deno.KvU64);
 let longestSyncMs = 0;
 let addedAt = 0;
