@@ -1,10 +1,10 @@
 // Differential: the same hostile request (arbitraries.ts), sent over HTTP to every runtime's own
-// server (Node, workerd, Deno, the Fastly wasm on Viceroy) over one database, gets the same status
-// and problem code from each. The properties suite calls the app in-process; this one sees what
-// each runtime's HTTP layer hands the app: workerd, for one, decodes header bytes as UTF-8 and
-// drops an empty If-Match. Each runtime works in tenants of its own, so all start from the same
-// state and the same requests leave them in the same state.
-import { request as httpRequest } from "node:http";
+// server (Node, workerd, Deno, the Fastly wasm on Viceroy) over one database, gets the same status,
+// problem code and contract headers from each. The properties suite calls the app in-process; this
+// one sees what each runtime's HTTP layer hands the app: workerd, for one, decodes header bytes as
+// UTF-8 and drops an empty If-Match. Each runtime works in tenants of its own, so all start from
+// the same state and the same requests leave them in the same state.
+import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import fc from "fast-check";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { PROBLEM_CONTENT_TYPE } from "../../core/http/problem.ts";
@@ -32,7 +32,24 @@ const MAX_HEAD_BYTES = 8 * 1024;
 interface Answer {
   status: number;
   code?: string;
+  headers: Record<string, string>;
+  /** A JSON body's fields. */
+  fields?: string;
 }
+
+// The headers the contract gives an answer, compared by value; the rest of those it names, whose
+// values name a version, a count or a request, by presence. What a platform adds on its own (Date,
+// a compressed body's Content-Encoding and Vary) is its own.
+const COMPARED_BY_VALUE = [
+  "content-type",
+  "allow",
+  "accept-patch",
+  "accept-encoding",
+  "www-authenticate",
+  "ratelimit-policy",
+  "idempotent-replayed",
+];
+const COMPARED_BY_PRESENCE = ["etag", "location", "retry-after", "ratelimit", "x-link-source", "x-request-id"];
 
 describeWithViceroy("every runtime answers a hostile request alike", () => {
   let stack: LocalStack;
@@ -48,7 +65,7 @@ describeWithViceroy("every runtime answers a hostile request alike", () => {
     await stack?.close();
   });
 
-  it("the same status and problem code from every runtime, for any request to any route", async () => {
+  it("the same status, problem code and headers from every runtime, for any request to any route", async () => {
     const anyRequest = fc.oneof(...routes.map((route) => hostileRequestsFor(route)), elsewhere);
     await fc.assert(
       fc.asyncProperty(anyRequest, async (hostile) => {
@@ -80,9 +97,21 @@ async function sendAs(server: RunningRuntime, hostile: HostileRequest): Promise<
   const opaque = await seededOpaque(server, own({ sub: "alice", tid: "acme" }));
   const { headers: filled, body } = await filledIn(hostile, opaque, own);
   const { "content-length": _, ...headers } = filled;
-  const { status, type, text } = await send(server.url, hostile.method, hostile.path, headers, body);
-  if (!type?.startsWith(PROBLEM_CONTENT_TYPE) || hostile.method === "HEAD") return { status };
-  return { status, code: (JSON.parse(text) as { code?: string }).code };
+  const { status, headers: answered, text } = await send(server.url, hostile.method, hostile.path, headers, body);
+  const compared = contractHeaders(answered);
+  const type = compared["content-type"] ?? "";
+  if (hostile.method === "HEAD" || !/^application\/(problem\+)?json/.test(type)) return { status, headers: compared };
+  const json = JSON.parse(text) as Record<string, unknown>;
+  const fields = Object.keys(json).sort().join();
+  if (!type.startsWith(PROBLEM_CONTENT_TYPE)) return { status, headers: compared, fields };
+  return { status, code: json.code as string, headers: compared, fields };
+}
+
+function contractHeaders(headers: IncomingHttpHeaders): Record<string, string> {
+  const compared: Record<string, string> = {};
+  for (const name of COMPARED_BY_VALUE) if (headers[name] !== undefined) compared[name] = String(headers[name]);
+  for (const name of COMPARED_BY_PRESENCE) if (headers[name] !== undefined) compared[name] = "(present)";
+  return compared;
 }
 
 /** The seeded asset of the tenant exists (a request may have deleted it); its opaque-tag. */
@@ -101,7 +130,7 @@ async function seededOpaque(server: RunningRuntime, owner: TokenClaims): Promise
 
 interface Sent {
   status: number;
-  type?: string;
+  headers: IncomingHttpHeaders;
   etag?: string;
   text: string;
 }
@@ -127,7 +156,7 @@ function send(base: string, method: string, path: string, headers: Record<string
         response.on("end", () =>
           resolve({
             status: response.statusCode!,
-            type: response.headers["content-type"],
+            headers: response.headers,
             etag: response.headers.etag,
             text: Buffer.concat(chunks).toString(),
           }),
