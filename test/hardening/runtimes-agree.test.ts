@@ -124,14 +124,14 @@ async function seededOpaque(server: RunningRuntime, owner: TokenClaims): Promise
     const headers = { authorization, "if-none-match": "*", "content-type": "application/json" };
     found = await send(server.url, "PUT", path, headers, body);
   }
-  if (found.etag === undefined) throw new Error(`${server.runtime}: no seeded asset (${found.status} ${found.text})`);
-  return found.etag.slice(1, -1);
+  const { etag } = found.headers;
+  if (etag === undefined) throw new Error(`${server.runtime}: no seeded asset (${found.status} ${found.text})`);
+  return etag.slice(1, -1);
 }
 
 interface Sent {
   status: number;
   headers: IncomingHttpHeaders;
-  etag?: string;
   text: string;
 }
 
@@ -157,7 +157,6 @@ function send(base: string, method: string, path: string, headers: Record<string
           resolve({
             status: response.statusCode!,
             headers: response.headers,
-            etag: response.headers.etag,
             text: Buffer.concat(chunks).toString(),
           }),
         );
