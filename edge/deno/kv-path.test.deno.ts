@@ -19,14 +19,11 @@ deno.test("openKvAt opens a file another connection keeps locked past SQLite's o
   const heldMs = SQLITE_WAIT_MS + 1_000;
   assert.ok(heldMs < SQLITE_WAIT_MS + LOCKED_RETRY_MS);
   const holder = new Worker(new URL("../../test/support/sqlite-lock-holder.ts", import.meta.url), { type: "module" });
-  const released = new Promise((resolve) => {
-    holder.onmessage = ({ data }) => {
-      if (data === "held") heldSince(Date.now());
-      if (data === "released") resolve(undefined);
-    };
-  });
-  let heldSince: (at: number) => void = () => {};
-  const held = new Promise<number>((resolve) => (heldSince = resolve));
+  let heldAt!: (at: number) => void;
+  let releasedNow!: () => void;
+  const held = new Promise<number>((resolve) => (heldAt = resolve));
+  const released = new Promise<void>((resolve) => (releasedNow = resolve));
+  holder.onmessage = ({ data }) => (data === "held" ? heldAt(Date.now()) : releasedNow());
   holder.postMessage({ path, ms: heldMs });
   try {
     const since = await held;
