@@ -15,8 +15,14 @@ describe("parseIdempotencyKey", () => {
     },
   );
 
+  it("leaves out the spaces and tabs around it, which workerd hands over and other runtimes drop", () => {
+    expect(parseIdempotencyKey("! ")).toBe("!");
+    expect(parseIdempotencyKey(" \tk-1\t ")).toBe("k-1");
+  });
+
   it.each([
     ["empty", ""],
+    ["spaces and tabs alone", " \t "],
     ["too long", "x".repeat(256)],
     ["a space", "a b"],
     ["a tab", "a\tb"],
