@@ -4,6 +4,7 @@ import { CAPABILITIES, CAPABILITY_JOBS } from "./capabilities.ts";
 import type { AppDeps, AppEnv, RouteDeps } from "./deps.ts";
 import { clientKey } from "./http/client-address.ts";
 import { crossOrigin, methodsOfRouter } from "./http/cors.ts";
+import { fieldValue } from "./http/field-value.ts";
 import { emptySegmentsNameNothing } from "./http/path.ts";
 import { ProblemError, problemResponse } from "./http/problem.ts";
 import { rateLimits } from "./http/rate-limit.ts";
@@ -59,7 +60,8 @@ export function createApp(deps: AppDeps) {
       ? refusedTokenQuota({
           limiter: deps.rateLimiter,
           policy: () => deps.settings.rateLimits.refusedTokens,
-          clientOf: (c) => clientKey(clientAddress(c), c.req.header("x-forwarded-for"), deps.settings.trustedProxies),
+          clientOf: (c) =>
+            clientKey(clientAddress(c), fieldValue(c.req.raw.headers, "x-forwarded-for"), deps.settings.trustedProxies),
         })
       : <T>(_c: unknown, check: () => Promise<T>) => check();
   // Every route but the public ones (the probes, the document) is under /v1, behind the token check.
@@ -74,7 +76,8 @@ export function createApp(deps: AppDeps) {
     // Looked up only when a key set refresh needs it: where there is no execution context (Node,
     // Deno), Hono's getter throws, and an Error's stack on every request costs more than the check.
     const background: Background = (work) => waitUntilOf(c)?.(work);
-    const check = () => c.get("timed")("auth", () => verify(c.req.header("authorization"), background));
+    const check = () =>
+      c.get("timed")("auth", () => verify(fieldValue(c.req.raw.headers, "authorization"), background));
     c.set("principal", await guarded(c, check));
     await (limit ? limit(c, next) : next());
   });

@@ -1,4 +1,5 @@
 // Entity-tags (RFC 9110 §8.8.3) and the lists carried by If-Match / If-None-Match (§13.1.1-2).
+import { withoutSpacesAround } from "../http/field-value.ts";
 import { ProblemError } from "../http/problem.ts";
 
 interface EntityTag {
@@ -33,7 +34,7 @@ export const formatEtag = (opaque: string): string => `"${opaque}"`;
 
 /** Parses an If-Match / If-None-Match value; anything outside the grammar is a 400. */
 export function parseEtagList(header: string, value: string): EtagList {
-  if (value.replace(/^[ \t]+|[ \t]+$/g, "") === "*") return "*";
+  if (withoutSpacesAround(value) === "*") return "*";
   const tags: EntityTag[] = [];
   let pos = 0;
   const malformed = (why: string) =>

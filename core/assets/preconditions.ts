@@ -1,4 +1,5 @@
 // Which precondition a request carries, and what each asset route requires (RFC 9110 §13, RFC 6585 §3).
+import { fieldValue } from "../http/field-value.ts";
 import { ProblemError } from "../http/problem.ts";
 import { type EtagList, parseEtagList, strongMatch, strongTags, weakMatch } from "./etag.ts";
 
@@ -25,8 +26,8 @@ export function readPreconditions(headers: Headers): Preconditions {
 // A header of no value (or whitespace alone) is no precondition: workerd removes an empty
 // If-Match or If-None-Match before the app sees it, so every runtime reads one as absent.
 function headerValue(headers: Headers, name: string): string | undefined {
-  const value = headers.get(name);
-  return value === null || /^[ \t]*$/.test(value) ? undefined : value;
+  const value = fieldValue(headers, name);
+  return value === "" ? undefined : value;
 }
 
 const required = (detail: string) => new ProblemError(428, "precondition_required", detail);

@@ -1,9 +1,11 @@
 // The assets routes of the HTTP contract: compare-and-set with strong ETags and If-Match.
 // Every write is one SQL statement (see repository.ts); every request that can be refused from
 // its headers, path or body alone is refused before the database is asked anything.
+
 import type { Context } from "hono";
 import * as v from "valibot";
 import type { AppDeps, AppEnv } from "../deps.ts";
+import { fieldValue } from "../http/field-value.ts";
 import { notFound, ProblemError } from "../http/problem.ts";
 import { validationFailed } from "../http/validation.ts";
 import {
@@ -125,7 +127,7 @@ export const assetRoutes = ({ settings }: Pick<AppDeps, "settings">) => [
     },
     problems: { 422: ["idempotency_key_reused"] },
     handler: async (c, input) => {
-      const key = parseIdempotencyKey(c.req.header(IDEMPOTENCY_KEY_HEADER));
+      const key = parseIdempotencyKey(fieldValue(c.req.raw.headers, IDEMPOTENCY_KEY_HEADER));
       const fields = await input.body();
       const idempotency = await idempotencyOf(key, [fields.name, fields.material], settings.idempotencyKeyTtlSeconds);
       if (!idempotency) {

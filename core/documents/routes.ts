@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import * as v from "valibot";
 import type { AppDeps, AppEnv } from "../deps.ts";
+import { fieldValue } from "../http/field-value.ts";
 import { integerText, pageLimit } from "../http/pagination.ts";
 import { notFound } from "../http/problem.ts";
 import { maxCodePoints, printable } from "../http/validation.ts";
@@ -67,7 +68,7 @@ export const documentRoutes = ({ settings }: Pick<AppDeps, "settings">) => [
     },
     problems: { 422: ["idempotency_key_reused"] },
     handler: async (c, input) => {
-      const key = parseIdempotencyKey(c.req.header(IDEMPOTENCY_KEY_HEADER));
+      const key = parseIdempotencyKey(fieldValue(c.req.raw.headers, IDEMPOTENCY_KEY_HEADER));
       const body = await input.body();
       const title = body.title ?? null;
       const idempotency = await idempotencyOf(key, [body.contractId, title], settings.idempotencyKeyTtlSeconds);

@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { fieldValue } from "./field-value.ts";
 import { ProblemError } from "./problem.ts";
 import { validationFailed } from "./validation.ts";
 
@@ -10,7 +11,7 @@ const tooLarge = () =>
 /** Reads the body as UTF-8, refusing more than `limit` bytes without buffering past it. */
 export async function readBodyText(request: Request, limit = MAX_BODY_BYTES): Promise<string> {
   refuseContentEncoding(request);
-  const declared = Number(request.headers.get("content-length") ?? "0");
+  const declared = Number(fieldValue(request.headers, "content-length") ?? "0");
   if (declared > limit) throw tooLarge();
   if (!request.body) return "";
   const reader = request.body.getReader();
@@ -44,7 +45,7 @@ export async function readBodyText(request: Request, limit = MAX_BODY_BYTES): Pr
  * UTF-8). A coding other than `identity` is refused (RFC 9110 §15.5.16), naming the one accepted.
  */
 function refuseContentEncoding(request: Request): void {
-  const codings = (request.headers.get("content-encoding") ?? "").split(",").map((c) => c.trim().toLowerCase());
+  const codings = (fieldValue(request.headers, "content-encoding") ?? "").split(",").map((c) => c.trim().toLowerCase());
   if (codings.every((coding) => coding === "" || coding === "identity")) return;
   throw new ProblemError(
     415,
@@ -57,7 +58,7 @@ function refuseContentEncoding(request: Request): void {
 
 /** The media type without parameters, lower-cased ("" when absent). */
 function mediaType(request: Request): string {
-  return (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+  return (fieldValue(request.headers, "content-type") ?? "").split(";")[0]!.trim().toLowerCase();
 }
 
 export function requireMediaType(request: Request, accepted: readonly string[]): void {

@@ -1,11 +1,13 @@
 // CORS for the browser origins CORS_ORIGINS lists (exact match): Hono's `cors`, asked only for a
 // listed origin, so an origin not listed gets no CORS header at all (Hono would still expose
 // headers and answer every OPTIONS). Bearer tokens only: no credentials mode.
+
 import type { MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
 import type { Router } from "hono/router";
 import type { RouterRoute } from "hono/types";
 import type { AppDeps, AppEnv } from "../deps.ts";
+import { fieldValue, withoutSpacesAround } from "./field-value.ts";
 
 /** The request headers the contract uses: a preflight allows exactly these. */
 export const CORS_REQUEST_HEADERS = [
@@ -43,15 +45,15 @@ export type MethodsOfPath = (path: string) => readonly string[];
 export function crossOrigin(deps: Pick<AppDeps, "settings">, methodsOf: MethodsOfPath): MiddlewareHandler<AppEnv> {
   const origins = deps.settings.corsOrigins;
   const listed = cors({
-    // Only ever asked for an origin already found in CORS_ORIGINS.
-    origin: (origin) => origin,
+    // Only ever asked for an origin already found in CORS_ORIGINS, as sent: without its spaces.
+    origin: withoutSpacesAround,
     allowMethods: (_origin, c) => methodsOf(c.req.path) as string[],
     allowHeaders: CORS_REQUEST_HEADERS as unknown as string[],
     exposeHeaders: CORS_EXPOSED_HEADERS as unknown as string[],
     maxAge: CORS_MAX_AGE_SECONDS,
   });
   return async (c, next) => {
-    const origin = c.req.header("origin");
+    const origin = fieldValue(c.req.raw.headers, "origin");
     if (origin !== undefined && origins.includes(origin) && !isOtherOptions(c.req.raw, methodsOf)) {
       return listed(c, next);
     }

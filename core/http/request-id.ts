@@ -2,6 +2,7 @@ import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../deps.ts";
 import type { Logger } from "../log.ts";
 import { traceLogFields } from "../telemetry/tracing.ts";
+import { fieldValue } from "./field-value.ts";
 
 // Not hono/request-id: it echoes only ids of [A-Za-z0-9_=-], its pattern fixed, so an id with
 // `.` or `:` (`req-42.abc:DEF_9`, as tracers write them) would be replaced, and one with `=`
@@ -14,7 +15,7 @@ const REFUSAL = /error_description="([^"]*)"/;
 export function requestLogging(logger: Logger): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const started = performance.now();
-    const offered = c.req.header("x-request-id");
+    const offered = fieldValue(c.req.raw.headers, "x-request-id");
     const requestId = offered && CLIENT_REQUEST_ID.test(offered) ? offered : crypto.randomUUID();
     c.set("requestId", requestId);
     await next();

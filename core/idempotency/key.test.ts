@@ -4,7 +4,6 @@ import { parseIdempotencyKey, requestFingerprint } from "./key.ts";
 
 describe("parseIdempotencyKey", () => {
   it("is undefined when the header is absent", () => {
-    expect(parseIdempotencyKey(null)).toBeUndefined();
     expect(parseIdempotencyKey(undefined)).toBeUndefined();
   });
 
@@ -14,11 +13,6 @@ describe("parseIdempotencyKey", () => {
       expect(parseIdempotencyKey(key)).toBe(key);
     },
   );
-
-  it("leaves out the spaces and tabs around it, which workerd hands over and other runtimes drop", () => {
-    expect(parseIdempotencyKey("! ")).toBe("!");
-    expect(parseIdempotencyKey(" \tk-1\t ")).toBe("k-1");
-  });
 
   it.each([
     ["empty", ""],

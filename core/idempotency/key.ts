@@ -38,12 +38,9 @@ export interface KeyedRequest {
 /**
  * The request's key, taken verbatim (a quoted `"abc"` is the key `"abc"`), or undefined when the
  * header is absent. A present but unusable header is a malformed request (400): nothing is written.
- * Spaces and tabs around it are not part of it (RFC 9110 §5.5): Node, Deno and Viceroy drop them
- * before the app sees the header, workerd hands them over.
  */
-export function parseIdempotencyKey(sent: string | null | undefined): string | undefined {
-  if (sent === null || sent === undefined) return undefined;
-  const value = sent.replace(/^[ \t]+|[ \t]+$/g, "");
+export function parseIdempotencyKey(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
   if (!IDEMPOTENCY_KEY.test(value)) {
     throw new ProblemError(
       400,

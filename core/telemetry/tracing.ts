@@ -1,6 +1,7 @@
 // Traces, in OpenTelemetry's API only: which SDK records and exports them is the runtime's
 // (edge/telemetry/). Contexts are handed on explicitly, never through an active context, so the
 // same code runs where no context manager exists (Workers, Compute).
+
 import {
   type Attributes,
   type Context,
@@ -13,6 +14,7 @@ import {
   type Tracer,
   trace,
 } from "@opentelemetry/api";
+import { fieldValue } from "../http/field-value.ts";
 import { aroundEachKvCall } from "../ports/around-each-call.ts";
 import type { KvCache } from "../ports/kv.ts";
 import type { Row, Sql, SqlStatement } from "../ports/sql.ts";
@@ -41,7 +43,7 @@ const PART_SPANS: Record<TracedPart, string> = { auth: "token check", limit: "ra
 
 const headerGetter = {
   keys: (headers: Headers) => [...headers.keys()],
-  get: (headers: Headers, key: string) => headers.get(key) ?? undefined,
+  get: fieldValue,
 };
 
 /** The caller's trace, when the request carries a valid `traceparent`; a new one otherwise. */

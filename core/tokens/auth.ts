@@ -33,7 +33,7 @@ const ClaimsSchema = v.object({
   role: v.optional(v.picklist(["user", "service", "admin"]), "user"),
 });
 
-const BEARER = /^Bearer[ ]+([A-Za-z0-9._~+/=-]+)[ ]*$/i;
+const BEARER = /^Bearer[ ]+([A-Za-z0-9._~+/=-]+)$/i;
 
 // RFC 6750 §3.1: a request without a bearer token gets no error code, only the challenge.
 const tokenRequired = () =>

@@ -19,6 +19,8 @@ import {
 } from "./hostile-values.ts";
 
 export const CURRENT_ETAG = "<current-etag>";
+/** The origin a browser app is served from, as the runtimes under test list it in CORS_ORIGINS. */
+export const LISTED_ORIGIN = "https://app.example";
 
 export interface HostileRequest {
   method: string;
@@ -28,6 +30,11 @@ export interface HostileRequest {
   body?: string;
   /** The token's claims, or a raw Authorization value, or nothing. */
   auth: { claims: TokenClaims } | { raw: string } | { none: true };
+  /**
+   * Spaces and tabs sent before and after every header's value: no part of it (RFC 9110 §5.5),
+   * though not every runtime drops them before the app sees the value.
+   */
+  padding: readonly [string, string];
 }
 
 /**
@@ -43,6 +50,8 @@ export async function filledIn(
   const headers = Object.fromEntries(Object.entries(hostile.headers).map(([name, value]) => [name, fill(value)]));
   if ("claims" in hostile.auth) headers.authorization = (await bearer(claimsOf(hostile.auth.claims))).authorization;
   else if ("raw" in hostile.auth) headers.authorization = hostile.auth.raw;
+  const [before, after] = hostile.padding;
+  for (const name in headers) headers[name] = `${before}${headers[name]}${after}`;
   return { headers, ...(hostile.body === undefined ? {} : { body: fill(hostile.body) }) };
 }
 
@@ -152,9 +161,22 @@ const headers = (mediaType: string) =>
       "x-request-id": headerText(),
       "content-length": fc.constantFrom("0", "1", "999999999", "-1", "abc"),
       accept: fc.constantFrom("application/json", "text/html", "*/*"),
+      origin: fc.oneof(
+        { weight: 4, arbitrary: fc.constant(LISTED_ORIGIN) },
+        fc.constantFrom("https://other.example", "null", LISTED_ORIGIN.toUpperCase(), `${LISTED_ORIGIN}/`),
+        headerText(),
+      ),
+      "access-control-request-method": fc.oneof(fc.constantFrom(...RFC_9110_METHODS, "post", ""), headerText()),
+      "access-control-request-headers": fc.constantFrom("authorization", "content-type, if-match", "x-other", ""),
     },
     { requiredKeys: ["content-type"] },
   );
+
+const optionalWhitespace = fc.constantFrom("", " ", "\t", " \t ");
+const padding = fc.oneof(
+  { weight: 3, arbitrary: fc.constant(["", ""] as const) },
+  fc.tuple(optionalWhitespace, optionalWhitespace),
+);
 
 interface RouteShape {
   methods: readonly string[];
@@ -169,7 +191,7 @@ function requests({ methods, path, fields, mediaType = "application/json" }: Rou
     fc.constantFrom(...RFC_9110_METHODS),
   );
   return fc
-    .record({ method: someMethod, path, headers: headers(mediaType), body: hostileBody(fields), auth })
+    .record({ method: someMethod, path, headers: headers(mediaType), body: hostileBody(fields), auth, padding })
     .map(({ method, body, ...rest }) => ({
       ...rest,
       method,
