@@ -85,6 +85,26 @@ describeOnBackends(
       // Listed providers in any spelling are accepted.
       expect((await put(linkPath(" GitLab ", fresh("gl")), user)).status).toBe(201);
     });
+
+    it("a link of a provider taken off LINK_PROVIDERS can be read, listed and unlinked, not linked again", async () => {
+      const user = { sub: fresh("early") };
+      const id = fresh("myspace");
+      const made = await linkAccount(harness().sql, {
+        tenantId: "acme",
+        provider: "myspace",
+        externalAccountId: id,
+        userId: user.sub,
+        displayName: null,
+        replaceDisplayName: false,
+        maxLinksPerUser: 3,
+      });
+      expect(made.outcome).toBe("created");
+      await expectProblem(await put(linkPath("myspace", id), user), 422, "provider_not_allowed");
+      expect((await harness().request(linkPath("myspace", id), { as: user })).status).toBe(200);
+      const listed = await (await harness().request("/v1/me/links", { as: user })).json();
+      expect(listed.items.map((link: { provider: string }) => link.provider)).toEqual(["myspace"]);
+      expect((await harness().request(linkPath("myspace", id), { method: "DELETE", as: user })).status).toBe(204);
+    });
   },
   { env: { LINK_MAX_PER_USER: "3", LINK_PROVIDERS: PROVIDERS.join(",") } },
 );

@@ -227,7 +227,7 @@ export function linkRoutes(deps: RouteDeps) {
   ];
 }
 
-/** Only new links are judged: links of a provider taken off the list can still be read and unlinked. */
+/** Every PUT is judged; links of a provider taken off the list can still be read, listed and unlinked. */
 function requireAllowedProvider({ providers }: LinkLimits, provider: string) {
   if (providers && !providers.has(provider)) {
     const accepted = [...providers].join(", ");
