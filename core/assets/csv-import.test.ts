@@ -9,7 +9,8 @@ function problemOf(text: string) {
   try {
     parseText(text);
   } catch (error) {
-    if (error instanceof ProblemError) return { status: error.status, code: error.code, ...error.extensions };
+    if (error instanceof ProblemError)
+      return { status: error.status, code: error.code, detail: error.detail, ...error.extensions };
     throw error;
   }
   throw new Error("expected a problem");
@@ -90,6 +91,15 @@ describe("parseImport", () => {
       code: "malformed_request",
     });
     expect(problemOf(`${HEADER}\na1,x"y,wood,e1\n`)).toMatchObject({ status: 400, line: 2 });
+  });
+
+  it("names the line where the broken row starts, after a CRLF inside quotes and for a quote never closed", () => {
+    const before = `${HEADER}\r\na1,"two\r\nlines",wood,e1\r\n`;
+    const stray = problemOf(`${before}a2,x"y,wood,e2\r\na3,n,m,e3\r\n`);
+    expect(stray).toMatchObject({ status: 400, line: 4 });
+    expect(stray.detail).not.toMatch(/line \d/); // csv-parse's own count, which is off
+    expect(problemOf(`${before}a2,"open,wood,e2\r\na3,n,m,e3\r\n`)).toMatchObject({ status: 400, line: 4 });
+    expect(problemOf(`${HEADER}\na1,"open,wood,e1\n\na2,n,m,e2\n`)).toMatchObject({ status: 400, line: 2 });
   });
 
   it(`accepts ${MAX_IMPORT_ROWS} rows and refuses one more with 413`, () => {

@@ -59,28 +59,25 @@ export function parseImport(text: string): ParsedImport {
 }
 
 function readRecords(text: string): CsvRecord[] {
-  let parsed: Array<{ record: string[]; info: { bytes: number } }>;
-  try {
-    const options = { bom: true, info: true, relax_column_count: true, skip_empty_lines: true };
-    parsed = parse(text, options) as unknown as typeof parsed;
-  } catch (error) {
-    if (!isCsvError(error)) throw error;
-    // A broken quote leaves no way to know where the following rows start: nothing is guessed.
-    throw new ProblemError(400, "malformed_request", `The CSV cannot be parsed: ${error.message}`, {
-      line: error.lines,
-    });
-  }
   // csv-parse reports where each record ends as a UTF-8 byte offset; lines are counted here
-  // because its own line count is off after a CRLF inside quotes.
+  // because its own line count is off after a CRLF inside quotes, in its errors too.
   const bytes = new TextEncoder().encode(text);
   const lineAt = lineCounter(bytes);
+  const records: CsvRecord[] = [];
   let end = 0;
-  const records = parsed.map(({ record, info }) => {
-    // A record starts where the previous one ended, past any empty lines.
-    const start = skipLineBreaks(bytes, end);
+  // A record starts where the previous one ended, past any empty lines.
+  const nextLine = () => lineAt(skipLineBreaks(bytes, end));
+  const onRecord = (fields: string[], info: { bytes: number }) => {
+    records.push({ fields, line: nextLine() });
     end = info.bytes;
-    return { fields: record, line: lineAt(start) };
-  });
+    return null;
+  };
+  try {
+    parse(text, { bom: true, relax_column_count: true, skip_empty_lines: true, on_record: onRecord });
+  } catch (error) {
+    if (!isCsvError(error)) throw error;
+    throw brokenQuoting(error, nextLine());
+  }
   // Spreadsheets export formatted but empty rows as ",,,": they are not rows.
   return records.filter(({ fields }) => fields.some((field) => field.trim() !== ""));
 }
@@ -97,6 +94,13 @@ function readHeader(fields: string[]): Map<Column, number> {
     throw headerProblem(`The header row is "${fields.join(",")}".`);
   }
   return columns;
+}
+
+// A broken quote leaves no way to know where the following rows start: nothing is guessed. The
+// line is the broken row's, counted as for every row (csv-parse's own is dropped from its message).
+function brokenQuoting(error: CsvError, line: number): ProblemError {
+  const reason = error.message.replace(/ at line \d+/, "");
+  return new ProblemError(400, "malformed_request", `The CSV cannot be parsed: ${reason}.`, { line });
 }
 
 const isCsvError = (error: unknown): error is CsvError =>
