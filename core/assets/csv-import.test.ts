@@ -43,6 +43,16 @@ describe("parseImport", () => {
     expect(lines).toEqual([2, 4]);
   });
 
+  it("reads a file whose lines end in CRLF, LF and CR mixed (files joined from several sources) row by row", () => {
+    const rows = parseText(`${HEADER}\r\na1,n,m,e1\na2,n,m,e2\ra3,"x\ny",m,e3\r\na4,n,m,e4\n`);
+    expect(rows.map((r) => ("valid" in r ? [r.valid.line, r.valid.id] : r.invalid))).toEqual([
+      [2, "a1"],
+      [3, "a2"],
+      [4, "a3"],
+      [6, "a4"],
+    ]);
+  });
+
   it("maps columns by header name, in any order and case", () => {
     const [row] = parseText("Source_Etag, material ,NAME,id\ne1,wood,Chair,a1\n");
     expect(row).toEqual({ valid: { line: 2, id: "a1", name: "Chair", material: "wood", sourceEtag: "e1" } });

@@ -72,8 +72,11 @@ function readRecords(text: string): CsvRecord[] {
     end = info.bytes;
     return null;
   };
+  // Any of the three line ends ends a row, whichever came first: csv-parse otherwise keeps to the
+  // first one it meets, and a file joined from several sources would run rows together.
+  const options = { bom: true, relax_column_count: true, skip_empty_lines: true, record_delimiter: LINE_ENDS };
   try {
-    parse(text, { bom: true, relax_column_count: true, skip_empty_lines: true, on_record: onRecord });
+    parse(text, { ...options, on_record: onRecord });
   } catch (error) {
     if (!isCsvError(error)) throw error;
     throw brokenQuoting(error, nextLine());
@@ -132,6 +135,7 @@ function readRow({ fields, line }: CsvRecord, columns: Map<Column, number>): Par
   }
 }
 
+const LINE_ENDS = ["\r\n", "\n", "\r"];
 const LF = 0x0a;
 const CR = 0x0d;
 
