@@ -20,6 +20,15 @@ describe("the client address a quota counts", () => {
     expect(clientKey("10.0.0.1", "forged, 10.0.0.2", proxies)).toBe("10.0.0.2");
   });
 
+  it("behind a trusted proxy that writes the port beside the address, is that address: not the proxy's", () => {
+    const proxies = trusted("10.0.0.1, 2001:db8::a");
+    expect(clientKey("10.0.0.1", "203.0.113.7:51234", proxies)).toBe("203.0.113.7");
+    expect(clientKey("10.0.0.1", "[2001:db8:1:2::7]:443", proxies)).toBe("2001:db8:1:2::/64");
+    expect(clientKey("10.0.0.1", "203.0.113.7:51234, [2001:db8::a]:443", proxies)).toBe("203.0.113.7");
+    // Anything else after an address is no hop: the walk ends at the last trusted one, as before.
+    expect(clientKey("10.0.0.1", "203.0.113.7:port", proxies)).toBe("10.0.0.1");
+  });
+
   it("spells one address one way, IPv4-mapped IPv6 as IPv4, and counts IPv6 by its /64", () => {
     expect(canonicalAddress("::ffff:127.0.0.1")).toBe("127.0.0.1");
     expect(canonicalAddress("[2001:DB8:0:0::1]")).toBe("2001:db8::1");

@@ -38,6 +38,16 @@ function quotaKey(canonical: string): string {
   return `${groups.slice(0, 4).join(":")}::/64`;
 }
 
+// Some proxies write the port they saw beside the address (`203.0.113.7:51234`, `[2001:db8::7]:443`):
+// read as no address, such a hop ended the walk at the proxy, and everyone behind it shared one quota.
+const WITH_PORT = /^(?:\[([0-9A-Fa-f:.]+)\]|(\d{1,3}(?:\.\d{1,3}){3})):\d{1,5}$/;
+
+/** An X-Forwarded-For hop's address, without the port a proxy may have written beside it. */
+function hopAddress(hop: string): string | undefined {
+  const withPort = hop.trim().match(WITH_PORT);
+  return canonicalAddress(withPort ? (withPort[1] ?? withPort[2])! : hop);
+}
+
 const proxyList = v.pipe(
   text,
   v.transform((list) => list.split(",").map((entry) => canonicalAddress(entry))),
@@ -66,7 +76,7 @@ export function clientKey(
   if (client !== undefined && trustedProxies.has(client) && forwardedFor) {
     // Right to left: each trusted proxy appended the address it saw; the first untrusted one is the client.
     for (const hop of forwardedFor.split(",").reverse()) {
-      const address = canonicalAddress(hop);
+      const address = hopAddress(hop);
       if (address === undefined) break;
       client = address;
       if (!trustedProxies.has(address)) break;
