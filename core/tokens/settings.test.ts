@@ -34,6 +34,13 @@ describe("auth settings", () => {
     });
   });
 
+  it("reads AUTH_ISSUER without the spaces or line break around it, as each AUTH_AUDIENCE entry", () => {
+    // Kept, " https://idp.example/\n" would refuse every token as `wrong issuer`, naming no setting.
+    expect(
+      parseAuthSettings({ AUTH_JWKS: PUBLIC_JWKS, AUTH_ISSUER: ` ${ISSUER}\n`, AUTH_AUDIENCE: ` ${AUDIENCE}\n` }),
+    ).toMatchObject({ issuer: ISSUER, audience: [AUDIENCE] });
+  });
+
   it("needs some way to check tokens", () => {
     expect(refusal({}).setting).toBe("AUTH_SECRET");
   });
@@ -86,6 +93,8 @@ describe("auth settings", () => {
     ["AUTH_CLOCK_LEEWAY_SECONDS", { AUTH_SECRET: SECRET, AUTH_CLOCK_LEEWAY_SECONDS: "1.5" }],
     ["AUTH_TENANT_CLAIM", { AUTH_SECRET: SECRET, AUTH_TENANT_CLAIM: "sub" }],
     ["AUTH_ROLE_CLAIM", { AUTH_SECRET: SECRET, AUTH_ROLE_CLAIM: "has space" }],
+    ["AUTH_ROLE_CLAIM", { AUTH_SECRET: SECRET, AUTH_ROLE_CLAIM: "tid" }],
+    ["AUTH_ROLE_CLAIM", { AUTH_SECRET: SECRET, AUTH_TENANT_CLAIM: "org_id", AUTH_ROLE_CLAIM: " org_id" }],
   ])("refuses a bad %s, naming it and not its value", (setting, raw) => {
     const error = refusal(raw);
     expect(error.setting).toBe(setting);

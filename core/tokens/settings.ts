@@ -89,7 +89,9 @@ export const AUTH_SETTINGS = settingsGroup(
     ),
     AUTH_JWKS: optional(v.pipe(text, v.transform(parseJwks))),
     AUTH_JWKS_URL: optional(v.pipe(text, v.transform(parseJwksUrl))),
-    AUTH_ISSUER: optional(text),
+    // Compared exactly with each token's iss: a space or line break a store kept around the value
+    // would refuse every token as `wrong issuer`, naming no setting. AUTH_AUDIENCE's entries are trimmed too.
+    AUTH_ISSUER: optional(v.pipe(text, v.trim())),
     AUTH_AUDIENCE: optional(v.pipe(text, v.transform(parseAudience))),
     AUTH_TENANT_CLAIM: withDefault(claimName, DEFAULT_TENANT_CLAIM),
     AUTH_ROLE_CLAIM: withDefault(claimName, DEFAULT_ROLE_CLAIM),
@@ -138,6 +140,11 @@ function checkedTogether(values: {
   // provider's would be a second, shared way to sign for any tenant).
   if (usesProvider && secret !== undefined) {
     throw new SettingsError("AUTH_SECRET", "must not be set with AUTH_JWKS or AUTH_JWKS_URL: unset it");
+  }
+  // One claim cannot hold both: every token would be refused, but for a tenant named like a role,
+  // whose tokens would all carry that role (a tenant "admin" of admins).
+  if (values.AUTH_ROLE_CLAIM === values.AUTH_TENANT_CLAIM) {
+    throw new SettingsError("AUTH_ROLE_CLAIM", "must name another claim than AUTH_TENANT_CLAIM");
   }
   if (secretScope !== undefined && secret === undefined) {
     throw new SettingsError("AUTH_SECRET_SCOPE", "is set without AUTH_SECRET: unset it");
