@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { SettingsError } from "../../core/settings/settings.ts";
 import { expectBoundsHeld } from "../../test/support/setting-bounds.ts";
 import type { WorkersKvNamespace } from "../kv/workers-kv.ts";
 import { invocationLimits, settingsFromBindings } from "./settings.ts";
@@ -29,5 +30,24 @@ describe("WORKERS_SUBREQUESTS", () => {
 describe("settings from bindings", () => {
   it("hold every bound of core's settings", () => {
     expectBoundsHeld((raw) => settingsFromBindings({ LINKS, ...raw }));
+  });
+
+  // wrangler.toml's `LINK_MAX_PER_USER = 100` (unquoted) binds the number 100, as a dashboard
+  // var of type JSON binds what it holds: not text, which every other runtime always hands over.
+  it.each([
+    ["LINK_MAX_PER_USER", 100],
+    ["SERVER_TIMING", true],
+    ["CORS_ORIGINS", ["https://app.example"]],
+  ])("refuses %s bound as JSON (%j), naming it and not its value", (name, value) => {
+    const read = () => settingsFromBindings({ LINKS, AUTH_SECRET: "s".repeat(32), [name]: value });
+    expect(read).toThrow(SettingsError);
+    expect(read).toThrow(new RegExp(`^${name} must be text: quote it in wrangler.toml's \\[vars\\]`));
+    expect(read).not.toThrow(String(value));
+  });
+
+  it("refuses WORKERS_SUBREQUESTS bound as a number, naming it", () => {
+    expect(() => invocationLimits({ LINKS, WORKERS_SUBREQUESTS: 10_000 })).toThrow(
+      /^WORKERS_SUBREQUESTS must be text: quote it/,
+    );
   });
 });

@@ -1,6 +1,6 @@
 import type { InvocationLimits } from "../../core/background/invocation-budget.ts";
 import { MAX_INT, namesOf, parseGroup, settingsGroup, wholeNumber, withDefault } from "../../core/settings/schema.ts";
-import { readSettings, type SettingName, type Settings } from "../../core/settings/settings.ts";
+import { readSettings, type SettingName, type Settings, SettingsError } from "../../core/settings/settings.ts";
 import type { WorkersKvNamespace } from "../kv/workers-kv.ts";
 
 /** Subrequests left to whatever else an invocation fetches (a key set through AUTH_JWKS_URL). */
@@ -23,16 +23,31 @@ export const WORKERS_SETTINGS = settingsGroup(
 
 export const WORKERS_SETTING_NAMES = namesOf(WORKERS_SETTINGS);
 
-/** The worker's bindings (wrangler.toml): the KV namespace, and every setting as a var or secret. */
-export type Bindings = { LINKS: WorkersKvNamespace } & Partial<
-  Record<SettingName | (typeof WORKERS_SETTING_NAMES)[number], string>
->;
+type SettingBinding = SettingName | (typeof WORKERS_SETTING_NAMES)[number];
+
+/**
+ * The worker's bindings (wrangler.toml): the KV namespace, and every setting as a var or secret.
+ * A var is text only when written as text: wrangler binds `LINK_MAX_PER_USER = 100` (unquoted)
+ * as the number 100, and a dashboard var of type JSON as what it holds.
+ */
+export type Bindings = { LINKS: WorkersKvNamespace } & Partial<Record<SettingBinding, unknown>>;
 
 /** Settings from vars and secrets: the same object every runtime builds. */
 export function settingsFromBindings(env: Bindings): Settings {
-  return readSettings((name) => env[name]);
+  return readSettings((name) => textOf(env, name));
 }
 
 /** What one invocation may spend (WORKERS_SETTINGS). */
 export const invocationLimits = (env: Bindings): InvocationLimits =>
-  parseGroup(WORKERS_SETTINGS, { WORKERS_SUBREQUESTS: env.WORKERS_SUBREQUESTS });
+  parseGroup(WORKERS_SETTINGS, { WORKERS_SUBREQUESTS: textOf(env, "WORKERS_SUBREQUESTS") });
+
+/**
+ * A setting's binding as the text every other runtime hands over. A var bound as JSON is refused
+ * by name, like any unusable setting: read as it is, it failed every request with a TypeError
+ * that named nothing. Its value stays out of the message, as every setting's does.
+ */
+function textOf(env: Bindings, name: SettingBinding): string | undefined {
+  const value = env[name];
+  if (value === undefined || typeof value === "string") return value;
+  throw new SettingsError(name, `must be text: quote it in wrangler.toml's [vars] (${name} = "…")`);
+}

@@ -137,4 +137,26 @@ describeWithPostgres("migrate on PostgreSQL", () => {
       await fresh.drop();
     }
   });
+
+  // The first migrator holds the migrations' lock for as long as a file runs; the second waits
+  // for it at the start (before it reads what is applied) as it would for any file: LOCK_TIMEOUT
+  // at a time, then again after a pause, instead of failing its deploy.
+  it("lets a migrator start while another applies a file for longer than the lock timeout", async () => {
+    const fresh = await createTestDatabase();
+    const dir = await migrationsDir({ "0001_a.sql": FIRST });
+    const [first, second] = [1, 2].map(() => postgresMigrationSession(fresh.url));
+    try {
+      await migrate(first!, dir);
+      await writeFile(join(dir, "0002_slow.sql"), "SELECT pg_sleep(1.5);");
+      const applying = migrate(first!, dir);
+      await new Promise((resolve) => setTimeout(resolve, 300)); // the first holds the lock by now
+      const later = await migrate(second!, dir, { backoffMs: () => 100 }).catch((error: unknown) => error);
+      expect(later).toEqual([]);
+      expect(await applying).toEqual(["0002_slow.sql"]);
+    } finally {
+      await Promise.all([first!.close(), second!.close()]);
+      await rm(dir, { recursive: true, force: true });
+      await fresh.drop();
+    }
+  });
 });

@@ -64,10 +64,14 @@ export async function migrate(
   const besideOtherTables = options.besideOtherTables ?? process.env[BESIDE_OTHER_TABLES_SETTING] === "true";
   if (!besideOtherTables) await refuseOtherTables(backend);
   // Under the lock: two first-time migrators racing on CREATE TABLE IF NOT EXISTS can both try.
-  await backend.exec(
-    `BEGIN; ${LOCK}; CREATE TABLE IF NOT EXISTS schema_migrations ` +
-      "(name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now()); COMMIT;",
-  );
+  // Another migrator holds it while a file of its runs: waited for as a file waits for it.
+  await withRetries("schema_migrations", options, async () => {
+    await backend.exec(
+      `BEGIN; ${LOCK}; CREATE TABLE IF NOT EXISTS schema_migrations ` +
+        "(name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now()); COMMIT;",
+    );
+    return true;
+  });
   const done = await appliedNames(backend);
   const applied: string[] = [];
   for (const name of await migrationFiles(dir)) {
