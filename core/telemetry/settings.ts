@@ -29,6 +29,17 @@ export function parseKeyValues(list: string): Record<string, string> | undefined
   return pairs;
 }
 
+// A name that is no field name, or a value holding a line break, would fail every export, each
+// with a warning naming no setting: the Fetch standard's own check, made once at start.
+function isSendable(headers: Record<string, string>): boolean {
+  try {
+    new Headers(headers);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 // Not URL.canParse: Fastly's runtime lacks it.
 function isHttpUrl(value: string): boolean {
   try {
@@ -76,7 +87,9 @@ export const TELEMETRY_SETTINGS = settingsGroup(
     OTEL_EXPORTER_OTLP_ENDPOINT: optional(
       v.pipe(text, v.check(isHttpUrl, "must be an http:// or https:// URL (the collector's OTLP/HTTP base)")),
     ),
-    OTEL_EXPORTER_OTLP_HEADERS: optional(keyValueList("headers")),
+    OTEL_EXPORTER_OTLP_HEADERS: optional(
+      v.pipe(keyValueList("headers"), v.check(isSendable, "must be header names and values a request can carry")),
+    ),
     OTEL_EXPORTER_OTLP_PROTOCOL: withDefault(
       v.pipe(v.string(), v.trim(), v.picklist(OTLP_PROTOCOLS, `must be ${OTLP_PROTOCOLS.join(" or ")}`)),
       "http/json",

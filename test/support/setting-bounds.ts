@@ -31,6 +31,8 @@ export const SETTING_BOUNDS: readonly [string, string[], string[]][] = [
   ["AUTH_SECRET_SCOPE", ["local"], ["production", "on"]],
   ["TRUSTED_PROXIES", ["10.0.0.1", "10.0.0.1,2001:db8::1"], ["proxy.example", "10.0.0.0/8"]],
   ["SERVER_TIMING", ["on", "off"], ["yes", "true", "1"]],
+  // Sent with every export: a name a request can carry, a value without a line break.
+  ["OTEL_EXPORTER_OTLP_HEADERS", ["api-key=abc", "x-a=1,x-b=two%20words"], ["api key=abc", "x-a=one%0Atwo", "nopair"]],
 ];
 
 /** Every case of SETTING_BOUNDS as a runtime's raw settings, for readers that must read them ahead. */
