@@ -126,4 +126,16 @@ describe("the data folder lock", () => {
     expect(again.output()).toContain(`Nothing to delete: ${folder} does not exist`);
     expect(again.output()).not.toContain("Deleted");
   }, 60_000);
+
+  it("npm run reset leaves alone a folder holding anything but a database (PGLITE_DATA_DIR=. or a typo)", async () => {
+    const folder = join(root, "not-a-database");
+    await mkdir(join(folder, "src"), { recursive: true });
+    await writeFile(join(folder, "src", "notes.txt"), "mine");
+    await writeFile(join(folder, "PG_VERSION"), "18"); // a database put beside them is no excuse
+    const reset = watch(runScript("dev/local-stack/reset.ts", [], { PGLITE_DATA_DIR: folder }));
+    expect(await reset.exited).toBe(1);
+    expect(reset.output().trim().split("\n")).toEqual([expect.stringContaining(`${folder} holds "src"`)]);
+    expect(existsSync(join(folder, "src", "notes.txt"))).toBe(true);
+    expect(existsSync(`${folder}.lock`)).toBe(false);
+  }, 60_000);
 });
