@@ -1,6 +1,6 @@
 // A server in a process of its own (deno, Viceroy, the Node release): started, its log routed,
 // and its URL taken from the line it prints once it listens.
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -92,6 +92,17 @@ export async function serveFromFolder<Server extends { close(): Promise<void> }>
   }
 }
 
+/**
+ * Servers still running when this process exits, each then sent SIGTERM. A child outlives its
+ * parent, keeping its port with nothing behind it, and some exits never close them: a stop while
+ * one is still starting (npm start knows its servers only once all have started), a second signal,
+ * a stop past its grace.
+ */
+const running = new Set<ChildProcess>();
+process.on("exit", () => {
+  for (const child of running) child.kill("SIGTERM");
+});
+
 /** Runs the server and resolves with the URL of the first "listening" line it prints. */
 export function spawnServer({ name, command, args, env, cwd, log = "print", listeningUrl }: ServerCommand) {
   const logDir = log === "file" ? mkdtempSync(join(tmpdir(), "server-log-")) : undefined;
@@ -99,7 +110,13 @@ export function spawnServer({ name, command, args, env, cwd, log = "print", list
   const fd = logFile ? openSync(logFile, "w") : undefined;
   const child = spawn(command, args, { cwd, env, stdio: ["ignore", fd ?? "pipe", fd ?? "inherit"] });
   if (fd !== undefined) closeSync(fd); // the child holds its own copy
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  running.add(child);
+  const exited = new Promise<void>((resolve) =>
+    child.once("exit", () => {
+      running.delete(child);
+      resolve();
+    }),
+  );
   const close = async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
     await exited;
