@@ -51,6 +51,25 @@ describe("npm start with an unusable setting", () => {
   );
 });
 
+describe("npm start with a port option that is not a whole number in digits", () => {
+  it.each([
+    ["--port", "0x1F90"],
+    ["--port", "8e3"],
+    ["--neon-port", " 9001"],
+  ])(
+    "refuses %s %j with one line, as PORT refuses it, before starting anything",
+    (option, value) => {
+      const result = start({ AUTH_SECRET: SECRET }, [option, value]);
+      expect(result.status).toBe(2);
+      expect(result.stderr.trim().split("\n")).toEqual([
+        `${option} must be a port number from 0 to 65535, not "${value}"`,
+      ]);
+      expect(result.stdout).not.toMatch(/Database:|listening/);
+    },
+    60_000,
+  );
+});
+
 describe("npm start -- --runtime fastly without Viceroy", () => {
   it("says in one line how to install it, and starts nothing", () => {
     // A PATH without viceroy (node found by its own path) and a home folder without .cargo/bin.

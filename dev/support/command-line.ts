@@ -22,10 +22,13 @@ export function parseCommandLine<T extends Options>(usage: string, options: T, a
   return parsed.values as ReturnType<typeof parseArgs<{ options: T }>>["values"];
 }
 
-/** A port option: a whole number 0–65535 (0: pick a free one); anything else stops with one line. */
+/**
+ * A port option: a whole number 0–65535 in digits (0: pick a free one), as PORT is read; anything
+ * else stops with one line (Number() alone would take "0x1F90", "8e3" or " 80" for a port).
+ */
 export function portOption(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined || value === "") return fallback;
-  const port = Number(value);
+  const port = /^[0-9]+$/.test(value) ? Number(value) : Number.NaN;
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
     process.stderr.write(`${name} must be a port number from 0 to 65535, not "${value}"\n`);
     process.exit(2);
