@@ -5,6 +5,10 @@ import { fileURLToPath } from "node:url";
 
 const DEFAULT_DATA_DIR = fileURLToPath(new URL("../../.data/pglite", import.meta.url));
 
+/**
+ * npm runs its scripts from the project's root and names the folder it was run from in INIT_CWD:
+ * a relative PGLITE_DATA_DIR is resolved from there, as the shell that set it reads it.
+ */
 export function pgliteDataDir(env: NodeJS.ProcessEnv = process.env): string {
-  return env.PGLITE_DATA_DIR ? resolve(env.PGLITE_DATA_DIR) : DEFAULT_DATA_DIR;
+  return env.PGLITE_DATA_DIR ? resolve(env.INIT_CWD || process.cwd(), env.PGLITE_DATA_DIR) : DEFAULT_DATA_DIR;
 }
