@@ -183,7 +183,16 @@ export function createBackground(deps: BackgroundDeps, options: BackgroundOption
     }
   }
 
-  return { run, runIfDue, runFor, runNow, invocationBudget: () => budgetFor(runTimeMs), intervalMs };
+  /**
+   * A request's work bounded by the platform's limits (a resync): the invocation's budget, which
+   * a run after its response (Compute: the same execution) would spend a second time.
+   */
+  function invocationBudget(): InvocationBudget {
+    ranAt = now();
+    return budgetFor(runTimeMs);
+  }
+
+  return { run, runIfDue, runFor, runNow, invocationBudget, intervalMs };
 }
 
 /** What each cleanup of `report` removed, by job name, for the log. */
