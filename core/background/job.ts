@@ -49,7 +49,7 @@ export interface Background {
   runFor(periodMs: number): Promise<void>;
   /** `job` (with the every-minute jobs when due) in a run that starts after this call; its outcome. */
   runNow<Outcome extends JobOutcome>(job: BackgroundJob<Outcome>): Promise<Outcome>;
-  /** A request's share of the platform's limits, for other bounded work (resync). */
+  /** The invocation's budget, for a request's own bounded work (resync): no run follows its response. */
   invocationBudget(): InvocationBudget;
   /** How often a deployment runs its jobs (LINK_SYNC_INTERVAL_SECONDS). */
   readonly intervalMs: number;

@@ -6,6 +6,7 @@ import { CAPABILITY_JOBS } from "../capabilities.ts";
 import { linkSyncJob, pruneLinkChangesJob } from "../links/jobs.ts";
 import { SYNC_CURSOR_KEY } from "../links/sync.ts";
 import { silentLogger } from "../log.ts";
+import type { Sql } from "../ports/sql.ts";
 import { parseSettings } from "../settings/settings.ts";
 import type { BackgroundReport } from "./job.ts";
 import { createBackground } from "./runner.ts";
@@ -204,6 +205,23 @@ describe("the triggers of a run", () => {
     expect(reads()).toBe(1);
     clock += 10_000;
     expect(synced(await sync.runIfDue())).toMatchObject({ caughtUp: true });
+  });
+
+  it("does not sync after a response when the request spent the invocation's budget itself (a resync on Compute)", async () => {
+    const { sql, reads } = emptyFeedSql();
+    let statements = 0;
+    const counted = { ...sql, query: (text: string) => (statements++, sql.query(text)) } as Sql;
+    const sync = createBackground(
+      { sql: counted, kv: createMemoryKv(), settings, logger: silentLogger },
+      { jobs: CAPABILITY_JOBS, limits: { sqlStatements: 28 } },
+    );
+    // POST /v1/admin/links/resync: as many statements as its budget allows.
+    const budget = sync.invocationBudget();
+    const metered = budget.meterSql(counted);
+    while (budget.sqlLeft() > 0) await metered.query("SELECT 1");
+    expect(await sync.runIfDue()).toBeUndefined();
+    expect(reads()).toBe(0);
+    expect(statements).toBe(28);
   });
 
   it("runs one run at a time per instance, and a run every interval for a cron's period", async () => {

@@ -4,7 +4,7 @@
 // every-minute jobs run first, in a share of the budget, so a sync that never catches up still
 // leaves time to remove what expired; when they are next due is kept in KV too, so platforms that
 // start an instance per request (Fastly Compute) do not run them on every run.
-import { type Context, type SpanContext, trace } from "@opentelemetry/api";
+import { type Context, type SpanContext, SpanStatusCode, trace } from "@opentelemetry/api";
 import { withDeadline } from "../lib/deadline.ts";
 import { consoleLogger, errorMessage, type Logger } from "../log.ts";
 import { DEFAULT_KV_TIMEOUT_MS, type KvCache } from "../ports/kv.ts";
@@ -12,7 +12,7 @@ import type { Sql } from "../ports/sql.ts";
 import type { Settings } from "../settings/settings.ts";
 import { inSpan, startRootSpan, type Telemetry, tracedKv, tracedSql, traceLogFields } from "../telemetry/tracing.ts";
 import { createInvocationBudget, type InvocationBudget, type InvocationLimits } from "./invocation-budget.ts";
-import type { Background, BackgroundJob, BackgroundReport, JobOutcome } from "./job.ts";
+import type { Background, BackgroundJob, BackgroundReport, JobContext, JobOutcome } from "./job.ts";
 
 /** Outside every capability's prefix, so no listing of cached entries ever sees them. */
 export const BACKGROUND_LEASE_KEY = "background/lease";
@@ -60,10 +60,9 @@ export function createBackground(deps: BackgroundDeps, options: BackgroundOption
 
   /** An invocation's budget: the platform's limits, for `ms` from now. */
   const budgetFor = (ms: number) => createInvocationBudget(limits, now() + ms, now);
-  const contextFor = (budget: InvocationBudget, ports: Pick<BackgroundDeps, "sql" | "kv">) => ({
+  const contextFor = (budget: InvocationBudget, ports: JobPorts): JobContext => ({
     ...deps,
     ...ports,
-    logger,
     budget,
     batchSize: options.batchSize,
   });
@@ -71,16 +70,22 @@ export function createBackground(deps: BackgroundDeps, options: BackgroundOption
   let runTrace: Context | undefined;
 
   async function runJob(job: BackgroundJob, budget: InvocationBudget): Promise<JobOutcome> {
-    const run = (ports: Pick<BackgroundDeps, "sql" | "kv">) => job.run(contextFor(budget, ports));
+    const run = (ports: JobPorts) => job.run(contextFor(budget, ports));
     let jobSpan: SpanContext | undefined;
     try {
-      if (!telemetry || !runTrace) return await run(deps);
-      return await inSpan(telemetry, runTrace, `job ${job.name}`, { "job.name": job.name }, (span) => {
+      if (!telemetry || !runTrace) return await run({ sql: deps.sql, kv: deps.kv, logger });
+      return await inSpan(telemetry, runTrace, `job ${job.name}`, { "job.name": job.name }, async (span) => {
         jobSpan = span.spanContext();
-        return run({
-          sql: tracedSql(deps.sql, telemetry, trace.setSpan(runTrace!, span)),
-          kv: tracedKv(deps.kv, telemetry, trace.setSpan(runTrace!, span)),
+        const parent = trace.setSpan(runTrace!, span);
+        const outcome = await run({
+          sql: tracedSql(deps.sql, telemetry, parent),
+          kv: tracedKv(deps.kv, telemetry, parent),
+          // What the job logs itself (the sync's link_sync_failed) names the span that holds it.
+          logger: withTrace(logger, jobSpan),
         });
+        // A job that stops at a failure it logged itself (the sync) returns: its span failed all the same.
+        if (outcome.failed) span.setStatus({ code: SpanStatusCode.ERROR });
+        return outcome;
       });
     } catch (error) {
       // The job's span holds the failed statement or KV call: the line names it.
@@ -183,7 +188,25 @@ export function createBackground(deps: BackgroundDeps, options: BackgroundOption
     }
   }
 
-  return { run, runIfDue, runFor, runNow, invocationBudget: () => budgetFor(runTimeMs), intervalMs };
+  /**
+   * A request's work bounded by the platform's limits (a resync): the invocation's budget, which
+   * a run after its response (Compute: the same execution) would spend a second time.
+   */
+  function invocationBudget(): InvocationBudget {
+    ranAt = now();
+    return budgetFor(runTimeMs);
+  }
+
+  return { run, runIfDue, runFor, runNow, invocationBudget, intervalMs };
+}
+
+/** What a job works through, and where it logs. */
+type JobPorts = Pick<JobContext, "sql" | "kv" | "logger">;
+
+/** `logger` with `span`'s trace on every line, as a request's lines carry theirs. */
+function withTrace(logger: Logger, span: SpanContext): Logger {
+  const fields = traceLogFields(span);
+  return { log: (level, event, extra) => logger.log(level, event, { ...extra, ...fields }) };
 }
 
 /** What each cleanup of `report` removed, by job name, for the log. */

@@ -49,6 +49,17 @@ function isHttpUrl(value: string): boolean {
   }
 }
 
+// The Fetch standard refuses a URL holding credentials: every export would fail, and Node's
+// error, logged with each, quotes the URL, password included. They go in the headers.
+function holdsNoCredentials(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.username === "" && url.password === "";
+  } catch {
+    return true; // not a URL: isHttpUrl says so
+  }
+}
+
 export const DEFAULT_SERVICE_NAME = "edge-race-free";
 
 /**
@@ -85,7 +96,11 @@ export type OtlpProtocol = (typeof OTLP_PROTOCOLS)[number];
 export const TELEMETRY_SETTINGS = settingsGroup(
   {
     OTEL_EXPORTER_OTLP_ENDPOINT: optional(
-      v.pipe(text, v.check(isHttpUrl, "must be an http:// or https:// URL (the collector's OTLP/HTTP base)")),
+      v.pipe(
+        text,
+        v.check(isHttpUrl, "must be an http:// or https:// URL (the collector's OTLP/HTTP base)"),
+        v.check(holdsNoCredentials, "must be a URL without user or password (send them in OTEL_EXPORTER_OTLP_HEADERS)"),
+      ),
     ),
     OTEL_EXPORTER_OTLP_HEADERS: optional(
       v.pipe(keyValueList("headers"), v.check(isSendable, "must be header names and values a request can carry")),

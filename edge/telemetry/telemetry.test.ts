@@ -139,6 +139,7 @@ describe("OTEL_TRACES_SAMPLER", () => {
     ["OTEL_TRACES_SAMPLER_ARG", "one tenth"],
     ["OTEL_EXPORTER_OTLP_PROTOCOL", "grpc"],
     ["OTEL_EXPORTER_OTLP_PROTOCOL", "http/xml"],
+    ["OTEL_EXPORTER_OTLP_ENDPOINT", "https://user:s3cret@otlp.example.com"],
   ])("refuses %s=%s with one line naming the setting, not its value", (name, value) => {
     const parse = () => parseSettings({ ...TRACED, [name]: value });
     expect(parse).toThrow(SettingsError);

@@ -57,6 +57,19 @@ export interface TelemetryParts {
   deployment?: Attributes;
 }
 
+/**
+ * Where responses send the spans (Workers, Compute), nothing else does until the invocation ends
+ * (the background run's flush): each export is a subrequest or backend request of the invocation
+ * it leaves in, and a cron run's budget (WORKERS_SUBREQUESTS less 2) leaves room for its final
+ * export only. The SDK's timer would send a long run's spans every interval, a batch of 512 at
+ * once: more fetches than that room, which then failed the run's last statements. So a flush is
+ * one export, the timer never fires within an invocation (setTimeout's longest delay, 24.8
+ * days), and the processor sends on its own only a full queue.
+ */
+const SENT_WHEN_ASKED = { maxExportBatchSize: MAX_QUEUED_SPANS, scheduledDelayMillis: 2 ** 31 - 1 };
+/** Elsewhere (Node, Deno) the SDK's timer sends the spans, in batches, at most a second after they end. */
+const SENT_ON_A_TIMER = { maxExportBatchSize: MAX_BATCH_SPANS, scheduledDelayMillis: BATCH_DELAY_MS };
+
 /** Core's Telemetry over the SDK, or none when no endpoint is set. */
 export function createTelemetry(settings: Settings, parts: TelemetryParts): Telemetry | undefined {
   const traces = settings.traces;
@@ -66,10 +79,7 @@ export function createTelemetry(settings: Settings, parts: TelemetryParts): Tele
   const processor = new BatchSpanProcessor({
     exporter,
     maxQueueSize: MAX_QUEUED_SPANS,
-    maxExportBatchSize: MAX_BATCH_SPANS,
-    // Where responses send the spans, this timer only sends those no response does (a cron run's
-    // are sent when it ends): later than a shared batch, which clears it when sent.
-    scheduledDelayMillis: parts.afterResponse ? 2 * BATCH_DELAY_MS : BATCH_DELAY_MS,
+    ...(parts.afterResponse ? SENT_WHEN_ASKED : SENT_ON_A_TIMER),
     // The exporter bounds its own time (otlp-exporter.ts); this is the SDK's backstop.
     exportTimeoutMillis: 2 * EXPORT_TIMEOUT_MS,
   });

@@ -53,3 +53,30 @@ export function endlessFeedSql() {
   } as unknown as Sql;
   return { sql, statements, last: () => next - 1 };
 }
+
+/**
+ * A database whose feed grows by `perSecond` changes a second of `now` (the clock the test moves),
+ * each change one txid; counts its statements.
+ */
+export function growingFeedSql(perSecond: number, now: () => number = Date.now) {
+  const start = now();
+  let statements = 0;
+  const written = () => Math.floor(((now() - start) / 1000) * perSecond);
+  const sql = {
+    query: async (text: string, params: unknown[] = []) => {
+      statements++;
+      if (!isFeedRead(text)) return [{ pruned: 0, expired: 0 }];
+      // The cursor "t:i" is past change t, or, at a horizon ("t:0"), before it.
+      const [txid, id, limit, horizon] = [...params.slice(0, 3).map(Number), written() + 1] as number[];
+      const from = id === 0 ? Math.max(0, txid! - 1) : txid!;
+      const last = Math.min(horizon! - 1, from + limit!);
+      if (last <= from) return [{ horizon: String(horizon), txid: null }];
+      return Array.from({ length: last - from }, (_, i) => {
+        const n = String(from + i + 1);
+        return { horizon: String(horizon), txid: n, id: n, tenant_id: "t", provider: "github", external_account_id: n };
+      });
+    },
+    transaction: async () => [],
+  } as unknown as Sql;
+  return { sql, statements: () => statements };
+}
