@@ -9,31 +9,13 @@ import { type Logger, silentLogger } from "../../core/log.ts";
 import { DatabaseUnavailableError, type Sql } from "../../core/ports/sql.ts";
 import { parseSettings } from "../../core/settings/settings.ts";
 import { TEST_AUTH_SECRET } from "../../dev/support/tokens.ts";
+import { keptExports } from "../../test/support/kept-exports.ts";
 import { growingFeedSql } from "../../test/support/link-feed.ts";
 import { type Bindings, invocationLimits } from "../cloudflare/settings.ts";
 import { createMemoryKv } from "../kv/memory.ts";
 import { createTelemetry } from "./telemetry.ts";
 
 const TRACED = { AUTH_SECRET: TEST_AUTH_SECRET, OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9" };
-
-interface ExportedSpan {
-  name: string;
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  status?: { code?: number };
-}
-
-/** A collector's stand-in behind `fetch`: the spans of each export it is sent. */
-function keptExports() {
-  const exports: ExportedSpan[][] = [];
-  const send = (async (_url: string, init: RequestInit) => {
-    const body = JSON.parse(new TextDecoder().decode(init.body as Uint8Array));
-    exports.push(body.resourceSpans[0].scopeSpans[0].spans);
-    return new Response(null, { status: 200 });
-  }) as typeof fetch;
-  return { exports, send };
-}
 
 describe("a sync that fails", () => {
   it("names its job's span in its warning, and that span failed", async () => {

@@ -9,6 +9,7 @@ import { type Logger, silentLogger } from "../../core/log.ts";
 import { DatabaseUnavailableError, type Sql } from "../../core/ports/sql.ts";
 import { parseSettings, SettingsError } from "../../core/settings/settings.ts";
 import { bearer, TEST_AUTH_SECRET } from "../../dev/support/tokens.ts";
+import { keptExports } from "../../test/support/kept-exports.ts";
 import { createMemoryKv } from "../kv/memory.ts";
 import { BATCH_DELAY_MS, createTelemetry, samplerOf, type TelemetryParts } from "./telemetry.ts";
 
@@ -33,25 +34,6 @@ const oneLink: Sql = {
     ] as never,
   transaction: async () => [],
 };
-
-interface ExportedSpan {
-  name: string;
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  kind: number;
-}
-
-/** A collector's stand-in behind `fetch`: the spans of each export it is sent, one list per export. */
-function keptExports() {
-  const exports: ExportedSpan[][] = [];
-  const send = (async (_url: string, init: RequestInit) => {
-    const body = JSON.parse(new TextDecoder().decode(init.body as Uint8Array));
-    exports.push(body.resourceSpans[0].scopeSpans[0].spans);
-    return new Response(null, { status: 200 });
-  }) as typeof fetch;
-  return { exports, send };
-}
 
 const traces = (raw: Record<string, string>) => parseSettings({ ...TRACED, ...raw }).traces!;
 
