@@ -25,8 +25,12 @@ async function foreignEntry(folder: string): Promise<string | undefined> {
 
 parseCommandLine(USAGE, {});
 const folder = pgliteDataDir();
+// With DATABASE_URL set, npm start serves that PostgreSQL, which reset never touches.
+const next = process.env.DATABASE_URL
+  ? "the next npm start without DATABASE_URL begins with an empty database"
+  : "the next npm start begins with an empty database";
 if (!existsSync(folder)) {
-  console.log(`Nothing to delete: ${folder} does not exist; the next npm start begins with an empty database.`);
+  console.log(`Nothing to delete: ${folder} does not exist; ${next}.`);
   process.exit(0);
 }
 try {
@@ -41,7 +45,7 @@ try {
   }
   await rm(folder, { recursive: true, force: true });
   lock.release();
-  console.log(`Deleted ${folder}: the next npm start begins with an empty database.`);
+  console.log(`Deleted ${folder}: ${next}.`);
 } catch (error) {
   if (!(error instanceof DataFolderLockedError)) throw error;
   console.error(error.message);

@@ -82,3 +82,14 @@ describe("npm start -- --runtime fastly without Viceroy", () => {
     expect(result.stdout).not.toMatch(/Database:|listening|AUTH_SECRET/);
   }, 60_000);
 });
+
+describe("npm start with more runtimes than ports from --port up", () => {
+  it("refuses in one line naming --port / PORT, and starts nothing", () => {
+    const result = start({ AUTH_SECRET: SECRET }, ["--runtime", "node,cloudflare", "--port", "65535"]);
+    expect(result.status).toBe(2);
+    expect(result.stderr.trim().split("\n")).toEqual([
+      "--port / PORT: 2 runtimes take ports 65535 to 65536; the last must be at most 65535",
+    ]);
+    expect(result.stdout).not.toMatch(/Database:|listening/);
+  }, 60_000);
+});

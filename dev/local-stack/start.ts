@@ -51,6 +51,14 @@ for (const missing of runtimes.map(missingRuntime)) {
 }
 const port = values.port === undefined ? portSetting(process.env.PORT) : portOption("--port", values.port, 8787);
 const neonPort = portOption("--neon-port", values["neon-port"], 0);
+// A list serves on ports N, N+1, …: the last of them must be a port too.
+const lastPort = port + runtimes.length - 1;
+if (port !== 0 && lastPort > 65_535) {
+  console.error(
+    `--port / PORT: ${runtimes.length} runtimes take ports ${port} to ${lastPort}; the last must be at most 65535`,
+  );
+  process.exit(2);
+}
 
 /** PORT by the rule the servers read it by (a bad one named as PORT, in one line); unset: 8787. */
 function portSetting(value: string | undefined): number {

@@ -125,6 +125,11 @@ describe("the data folder lock", () => {
     expect(await again.exited).toBe(0);
     expect(again.output()).toContain(`Nothing to delete: ${folder} does not exist`);
     expect(again.output()).not.toContain("Deleted");
+    // npm start serves DATABASE_URL's PostgreSQL while it is set, which reset leaves alone.
+    const served = { PGLITE_DATA_DIR: folder, DATABASE_URL: "postgres://postgres@127.0.0.1:5432/app" };
+    const elsewhere = watch(runScript("dev/local-stack/reset.ts", [], served));
+    expect(await elsewhere.exited).toBe(0);
+    expect(elsewhere.output()).toContain("the next npm start without DATABASE_URL begins with an empty database");
   }, 60_000);
 
   it("npm run reset leaves alone a folder holding anything but a database (PGLITE_DATA_DIR=. or a typo)", async () => {
