@@ -1,7 +1,6 @@
 // The assets routes of the HTTP contract: compare-and-set with strong ETags and If-Match.
 // Every write is one SQL statement (see repository.ts); every request that can be refused from
 // its headers, path or body alone is refused before the database is asked anything.
-
 import type { Context } from "hono";
 import * as v from "valibot";
 import type { AppDeps, AppEnv } from "../deps.ts";

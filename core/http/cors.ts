@@ -1,7 +1,6 @@
 // CORS for the browser origins CORS_ORIGINS lists (exact match): Hono's `cors`, asked only for a
 // listed origin, so an origin not listed gets no CORS header at all (Hono would still expose
 // headers and answer every OPTIONS). Bearer tokens only: no credentials mode.
-
 import type { MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
 import type { Router } from "hono/router";

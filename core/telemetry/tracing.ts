@@ -1,7 +1,6 @@
 // Traces, in OpenTelemetry's API only: which SDK records and exports them is the runtime's
 // (edge/telemetry/). Contexts are handed on explicitly, never through an active context, so the
 // same code runs where no context manager exists (Workers, Compute).
-
 import {
   type Attributes,
   type Context,
