@@ -32,6 +32,12 @@ describe("the KV-hit profile on workerd", () => {
       expect(rows.get(part)).toEqual([0, expect.any(Number)]);
       expect(rows.get(part)![1]).toBeGreaterThan(0);
     }
-    expect(rows.get("**all**")![1]).toBeGreaterThan(rows.get("**all**")![0]!);
+    // Which column costs more is the benchmark's to say, not a test's on a shared machine; the
+    // table's own arithmetic is: each column's parts add up to its sum, to the rounding.
+    const parts = [...rows].filter(([part]) => part !== "**all**");
+    for (const column of [0, 1]) {
+      const summed = parts.reduce((sum, [, values]) => sum + values[column]!, 0);
+      expect(Math.abs(summed - rows.get("**all**")![column]!)).toBeLessThanOrEqual(0.05 * parts.length);
+    }
   });
 });
