@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { ProblemError } from "../http/problem.ts";
 import { maxCodePoints } from "../http/validation.ts";
+import { SettingsError } from "../settings/error.ts";
 import { type Background, KeysUnavailableError } from "./jwks-cache.ts";
 import { refusalOf, type TokenRefusal } from "./refusal.ts";
 import type { AuthSettings } from "./settings.ts";
@@ -88,6 +89,8 @@ export function createAuthenticator(settings: AuthSettings, options: TokenKeyOpt
       payload = await verify(token, background);
     } catch (error) {
       if (error instanceof KeysUnavailableError) throw keysUnavailable();
+      // A configured key no token can be checked with: the service's fault, named, not the caller's.
+      if (error instanceof SettingsError) throw error;
       throw tokenRefused(refusalOf(error));
     }
     const known = principals.get(payload as object);

@@ -6,6 +6,7 @@ import { createLocalJWKSet, type JWTPayload, type JWTVerifyGetKey, jwtVerify } f
 import { type Logger, silentLogger } from "../log.ts";
 import { DEFAULT_KV_TIMEOUT_MS, type KvCache } from "../ports/kv.ts";
 import { type Background, type CachedKeySet, cachedRemoteKeySet, FIRST_RETRY_MS } from "./jwks-cache.ts";
+import { checkKeySet } from "./key-check.ts";
 import { keySetMac } from "./key-set-mac.ts";
 import { TokenRefusedError } from "./refusal.ts";
 import type { AuthSettings } from "./settings.ts";
@@ -88,10 +89,22 @@ function hmacKey(secret: string): () => Promise<CryptoKey> {
   };
 }
 
+/** Where a runtime can wait at start: throws a SettingsError for an AUTH_JWKS key no token could use. */
+export async function checkTokenKeys(settings: AuthSettings): Promise<void> {
+  if (settings.jwks) await checkKeySet(settings.jwks, PUBLIC_KEY_ALGORITHMS);
+}
+
 function publicKeySet(settings: AuthSettings, options: TokenKeyOptions): CachedKeySet | undefined {
   if (settings.jwks) {
-    const local = createLocalJWKSet(settings.jwks);
-    return (header, token) => local(header, token);
+    const jwks = settings.jwks;
+    const local = createLocalJWKSet(jwks);
+    // Checked on first use rather than now: a rejection nobody awaits yet would end a Node process.
+    let checked: Promise<void> | undefined;
+    return async (header, token) => {
+      checked ??= checkKeySet(jwks, PUBLIC_KEY_ALGORITHMS);
+      await checked;
+      return local(header, token);
+    };
   }
   if (!settings.jwksUrl) return undefined;
   const url = settings.jwksUrl;

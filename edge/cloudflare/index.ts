@@ -2,7 +2,9 @@
 // A Cron Trigger (wrangler.toml) runs `scheduled`, which runs the background jobs (the link sync into LINKS among them).
 import type { ExecutionContext } from "hono";
 import { consoleLogger } from "../../core/log.ts";
+import type { SettingsError } from "../../core/settings/error.ts";
 import { misconfiguredResponse } from "../../core/settings/misconfigured.ts";
+import { checkTokenKeys } from "../../core/tokens/verifier.ts";
 import { createInstance, type Instance } from "../instance.ts";
 import { createWorkersKv } from "../kv/workers-kv.ts";
 import { createWorkersRateLimiter, type WorkersRateLimitBindings } from "../rate-limit/workers.ts";
@@ -20,12 +22,24 @@ const instances = new WeakMap<Bindings, Instance>();
 // version, as Cloudflare made it.
 type Env = Bindings & WorkersRateLimitBindings & { CF_VERSION_METADATA?: { id: string } };
 
+// AUTH_JWKS's keys, imported once per bindings object (Workers have no start-up step to wait in):
+// the setting's error, or none. Held as a value, so a scheduled run that never reads it rejects nothing.
+const keyChecks = new WeakMap<Bindings, Promise<SettingsError | undefined>>();
+
 function instanceFor(env: Env): Instance {
   let instance = instances.get(env);
   if (!instance) {
+    const settings = settingsFromBindings(env);
+    keyChecks.set(
+      env,
+      checkTokenKeys(settings.auth).then(
+        () => undefined,
+        (error: SettingsError) => error,
+      ),
+    );
     instance = createInstance({
       runtime: "cloudflare",
-      stores: { settings: settingsFromBindings(env), kv: createWorkersKv(env.LINKS) },
+      stores: { settings, kv: createWorkersKv(env.LINKS) },
       limits: invocationLimits(env),
       rateLimiter: createWorkersRateLimiter(env),
       // Set by Cloudflare's edge to the address it took the request from, whatever the client sent.
@@ -52,7 +66,11 @@ export default {
       // Workers have no start-up step to fail: an unusable setting is answered on every request.
       return misconfiguredResponse(error, consoleLogger);
     }
-    return instance.app.fetch(request, env, ctx);
+    return keyChecks
+      .get(env)!
+      .then((unusable) =>
+        unusable ? misconfiguredResponse(unusable, consoleLogger) : instance.app.fetch(request, env, ctx),
+      );
   },
   // An unusable setting throws here too: Workers record a failed scheduled run with its error.
   scheduled(_controller: unknown, env: Env, ctx: ExecutionContext): void {

@@ -8,6 +8,7 @@ import { type StopSignal, stopGracefullyOnSignals } from "../../core/server/grac
 import { listenAddress, listenFailure } from "../../core/server/listen-address.ts";
 import { misconfiguredLine } from "../../core/settings/misconfigured.ts";
 import { SettingsError } from "../../core/settings/settings.ts";
+import { checkTokenKeys } from "../../core/tokens/verifier.ts";
 import { createInstance } from "../instance.ts";
 import { createDenoKv } from "../kv/deno-kv.ts";
 import { createDenoKvRateLimiter, type DenoKvCounters, type DenoKvU64 } from "../rate-limit/deno-kv.ts";
@@ -54,16 +55,17 @@ const rateLimiter = createDenoKvRateLimiter(denoKv as unknown as DenoKvCounters,
 // Deno.serve hands each request's connection beside it, which Hono keeps as `env`.
 const clientAddress = (c: Context) =>
   (c.env as { remoteAddr?: { hostname?: string } } | undefined)?.remoteAddr?.hostname;
-const { app, background, flushTraces } = await orExit(async () =>
-  createInstance({
+const { app, background, flushTraces } = await orExit(async () => {
+  await checkTokenKeys(settings.auth);
+  return createInstance({
     runtime: "deno",
     logger: denoLogger,
     stores: { settings, kv },
     rateLimiter,
     clientAddress,
     createTelemetry: await loadTelemetryFactory(settings),
-  }),
-);
+  });
+});
 
 // Deno.cron fires at most once a minute, on the minute; each run runs the jobs every interval until
 // the next one. The rest of the minute this process started in is covered the same way: without it

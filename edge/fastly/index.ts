@@ -15,6 +15,7 @@ import { ProblemError, problemResponse } from "../../core/http/problem.ts";
 import { consoleLogger, errorMessage } from "../../core/log.ts";
 import { misconfiguredResponse } from "../../core/settings/misconfigured.ts";
 import { parseSettings, SettingsError } from "../../core/settings/settings.ts";
+import { checkTokenKeys } from "../../core/tokens/verifier.ts";
 import { createInstance, type Instance, type RuntimeStores } from "../instance.ts";
 import { createFastlyKv } from "../kv/fastly-kv.ts";
 import { createFastlyRateLimiter } from "../rate-limit/fastly-erl.ts";
@@ -89,7 +90,9 @@ const fastlyDeployment = () => ({
 
 async function readStores(): Promise<RuntimeStores> {
   const raw = await readFastlySettings(new ConfigStore(CONFIG_STORE), new SecretStore(SECRET_STORE));
-  return { settings: requireNeonEndpoint(parseSettings(raw)), kv: createFastlyKv(new KVStore(KV_STORE)) };
+  const settings = requireNeonEndpoint(parseSettings(raw));
+  await checkTokenKeys(settings.auth);
+  return { settings, kv: createFastlyKv(new KVStore(KV_STORE)) };
 }
 
 /** What the app is handed as its env: the client Compute took the request from. */

@@ -5,6 +5,7 @@ import type { IncomingMessage } from "node:http";
 import type { Context } from "hono";
 import type { KvCache } from "../../core/ports/kv.ts";
 import { parseSettings, type RawSettings } from "../../core/settings/settings.ts";
+import { checkTokenKeys } from "../../core/tokens/verifier.ts";
 import { createInstance } from "../instance.ts";
 import { createMemoryKv } from "../kv/memory.ts";
 import { createMemoryRateLimiter } from "../rate-limit/memory.ts";
@@ -28,6 +29,7 @@ export async function startNodeService(
   kv: KvCache = createMemoryKv(),
 ): Promise<RunningServer> {
   const stores = { settings: parseSettings(env), kv };
+  await checkTokenKeys(stores.settings.auth);
   const { maxConnections, apiDocs } = readNodeSettings(env);
   const { app, background, flushTraces } = createInstance({
     runtime: "node",

@@ -12,6 +12,7 @@ import { ROOT } from "../../dev/build/fastly.ts";
 import { workerCompatibility } from "../../dev/launchers/cloudflare.ts";
 import { TEST_AUTH_SECRET, TEST_AUTH_SETTINGS } from "../../dev/support/tokens.ts";
 import { type Exit, runToExit } from "./processes.ts";
+import { UNIMPORTABLE_JWKS } from "./refusals.ts";
 
 const WRANGLER = join(ROOT, "node_modules", ".bin", "wrangler");
 // Nothing leaves this machine: no metrics, and any request wrangler tries goes to a closed local port.
@@ -58,6 +59,16 @@ const UNUSABLE: [setting: string, bindings: Record<string, string>, secret: stri
     "NEON_FETCH_ENDPOINT",
     { ...TEST_AUTH_SETTINGS, DATABASE_URL: "postgres://app:hunter2@127.0.0.1:5432/app" },
     "hunter2",
+  ],
+  // Found only by importing the key, which Workers do before the first request's answer.
+  [
+    "AUTH_JWKS",
+    {
+      ...UNIMPORTABLE_JWKS,
+      DATABASE_URL: "postgres://u:p@127.0.0.1:9/db",
+      NEON_FETCH_ENDPOINT: "http://127.0.0.1:9/sql",
+    },
+    UNIMPORTABLE_JWKS.AUTH_JWKS,
   ],
   // The development key alone is no deployment.
   [

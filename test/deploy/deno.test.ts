@@ -9,7 +9,7 @@ import { DENO_BIN, denoRunArgs, PROJECT_ROOT } from "../../dev/launchers/deno.ts
 import { TEST_AUTH_SETTINGS } from "../../dev/support/tokens.ts";
 import { expectGracefulStop, heldEndpoint } from "./graceful-stop.ts";
 import { runToExit, startServerProcess } from "./processes.ts";
-import { BAD_LISTEN_SETTINGS, expectOneMisconfiguredLine, holdPort } from "./refusals.ts";
+import { BAD_LISTEN_SETTINGS, expectOneMisconfiguredLine, holdPort, UNIMPORTABLE_JWKS } from "./refusals.ts";
 
 const SETTINGS = {
   ...TEST_AUTH_SETTINGS,
@@ -107,6 +107,7 @@ describe("the Deno entry", () => {
     ["AUTH_SECRET", { AUTH_SECRET: "short-secret-value" }],
     ["DATABASE_URL", { DATABASE_URL: "postgress://app:hunter2-password@db.example/app" }],
     ["AUTH_JWKS", { AUTH_SECRET: "", AUTH_JWKS: '{"keys": [oops' }],
+    ["AUTH_JWKS", UNIMPORTABLE_JWKS],
     ["NEON_FETCH_ENDPOINT", { DATABASE_URL: "postgres://app:pw@127.0.0.1:5432/app", NEON_FETCH_ENDPOINT: "" }],
     ["DENO_KV_PATH", { DENO_KV_PATH: join(tmpdir(), "no-such-folder-for-kv", "links.sqlite") }],
     ["AUTH_SECRET_SCOPE", { AUTH_SECRET_SCOPE: "" }],

@@ -11,6 +11,7 @@ import { ROOT } from "../../dev/build/fastly.ts";
 import { startFastlyRuntime } from "../../dev/launchers/fastly.ts";
 import { describeWithViceroy } from "../../dev/support/viceroy.ts";
 import { runToExit } from "./processes.ts";
+import { UNIMPORTABLE_JWKS } from "./refusals.ts";
 
 const FASTLY = join(ROOT, "node_modules", ".bin", "fastly");
 const PACKAGE = join("pkg", "edge-race-free.tar.gz");
@@ -68,6 +69,7 @@ describeWithViceroy("the service with an unusable setting, on Viceroy", () => {
   it.each([
     ["AUTH_SECRET", { AUTH_SECRET: "short-secret-value" }],
     ["AUTH_JWKS", { AUTH_SECRET: "", AUTH_JWKS: '{"keys": "not-a-list"}' }],
+    ["AUTH_JWKS", UNIMPORTABLE_JWKS],
     ["NEON_FETCH_ENDPOINT", { NEON_FETCH_ENDPOINT: "ftp://127.0.0.1:9/sql" }],
     ["AUTH_SECRET_SCOPE", { AUTH_SECRET_SCOPE: "" }],
   ])(

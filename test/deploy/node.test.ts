@@ -23,7 +23,7 @@ import { TEST_AUTH_SECRET, TEST_AUTH_SETTINGS } from "../../dev/support/tokens.t
 import { TRACING_INSTALL_COMMAND } from "../../edge/telemetry/load.ts";
 import { expectGracefulStop, heldEndpoint } from "./graceful-stop.ts";
 import { runToExit, startServerProcess } from "./processes.ts";
-import { BAD_LISTEN_SETTINGS, expectOneMisconfiguredLine, holdPort } from "./refusals.ts";
+import { BAD_LISTEN_SETTINGS, expectOneMisconfiguredLine, holdPort, UNIMPORTABLE_JWKS } from "./refusals.ts";
 import { expectNoResetOnStop } from "./stop-under-load.ts";
 
 let releaseDir: string;
@@ -158,6 +158,7 @@ describe("node dist/node/index.js", () => {
     ["AUTH_SECRET", { AUTH_SECRET: "short-secret-value" }],
     ["DATABASE_URL", { ...TEST_AUTH_SETTINGS, DATABASE_URL: "postgress://app:hunter2-password@db.example/app" }],
     ["AUTH_JWKS", { AUTH_JWKS: '{"keys": [oops' }],
+    ["AUTH_JWKS", UNIMPORTABLE_JWKS],
     // A database that is not Neon's has no endpoint to guess: it needs one named.
     [
       "NEON_FETCH_ENDPOINT",

@@ -1,5 +1,6 @@
 // What a self-hosted entry (Node, Deno) must refuse at start with one line naming the setting:
-// the listen settings shared by both, and the check of that one line.
+// the listen settings shared by both, and the check of that one line; and a setting every runtime
+// must refuse that only an asynchronous check finds.
 import { createServer, type Server } from "node:net";
 import { expect } from "vitest";
 import type { Exit } from "./processes.ts";
@@ -19,6 +20,15 @@ export const BAD_LISTEN_SETTINGS: [string, (portInUse: number) => Record<string,
   ["PORT", (portInUse) => ({ HOST: "127.0.0.1", PORT: String(portInUse) })],
   ["PORT", () => ({ HOST: "127.0.0.1", PORT: "eighty" })],
 ];
+
+/** AUTH_JWKS that parses, whose one RSA key has no modulus: only importing the key finds it unusable. */
+export const UNIMPORTABLE_JWKS = {
+  AUTH_SECRET: "",
+  AUTH_SECRET_SCOPE: "",
+  AUTH_JWKS: JSON.stringify({ keys: [{ kty: "RSA", kid: "rsa-1", e: "AQAB" }] }),
+  AUTH_ISSUER: "https://idp.example/",
+  AUTH_AUDIENCE: "edge-api",
+};
 
 /** Exit 1 and one line on stderr, `Misconfigured: <setting> …`, holding none of `secrets` (empty ones are no secret). */
 export function expectOneMisconfiguredLine(exit: Exit, setting: string, secrets: string[]): void {
