@@ -3,8 +3,8 @@
 // that only opens the folder before failing can leave it unreadable. The lock is taken before
 // anything opens the folder and names its holder; a holder that died is detected and replaced.
 import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "node:fs";
-import { mkdir } from "node:fs/promises";
-import { dirname, resolve } from "node:path";
+import { mkdir, realpath } from "node:fs/promises";
+import { basename, dirname, join, resolve } from "node:path";
 
 export interface DataLock {
   path: string;
@@ -35,9 +35,8 @@ const heldHere = new Set<string>();
 
 /** Takes `<folder>.lock` (next to the folder, so the folder itself stays PGlite's alone). */
 export async function lockDataFolder(folder: string, command = process.argv.slice(1).join(" ")): Promise<DataLock> {
-  const path = `${resolve(folder)}.lock`;
+  const path = `${await realFolder(folder)}.lock`;
   if (heldHere.has(path)) throw new DataFolderLockedError(folder, { pid: process.pid, command: "this process" });
-  await mkdir(dirname(path), { recursive: true });
   for (let attempt = 0; attempt < 5; attempt++) {
     try {
       const fd = openSync(path, "wx", 0o600);
@@ -64,6 +63,21 @@ export async function lockDataFolder(folder: string, command = process.argv.slic
     await new Promise((done) => setTimeout(done, 50 * (attempt + 1)));
   }
   throw new Error(`could not take the lock ${path}`);
+}
+
+/**
+ * Where the folder really is, links followed (made first if need be): two names for one folder
+ * must take one lock. A folder not made yet is named by its parent's real place.
+ */
+async function realFolder(folder: string): Promise<string> {
+  const absolute = resolve(folder);
+  await mkdir(dirname(absolute), { recursive: true });
+  try {
+    return await realpath(absolute);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    return join(await realpath(dirname(absolute)), basename(absolute));
+  }
 }
 
 function removeStale(path: string, stale: LockHolder | undefined): void {

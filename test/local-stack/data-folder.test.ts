@@ -3,7 +3,7 @@
 // is taken over; a stop releases it and leaves a folder that opens again.
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -39,6 +39,22 @@ describe("the data folder lock", () => {
     lock.release();
     (await lockDataFolder(folder)).release();
     expect(existsSync(`${folder}.lock`)).toBe(false);
+  });
+
+  it("is one lock however the folder is named: through a link to it, or to a folder above it", async () => {
+    const real = join(root, "linked");
+    await mkdir(join(real, "data"), { recursive: true });
+    await symlink(join(real, "data"), join(root, "link-to-data"));
+    await symlink(real, join(root, "link-to-parent"));
+    const lock = await lockDataFolder(join(real, "data"));
+    for (const alias of [join(root, "link-to-data"), join(root, "link-to-parent", "data")]) {
+      await expect(lockDataFolder(alias)).rejects.toBeInstanceOf(DataFolderLockedError);
+    }
+    lock.release();
+    // A folder not made yet is named by where it will be: its parent's real place.
+    const unmade = await lockDataFolder(join(root, "link-to-parent", "unmade"));
+    await expect(lockDataFolder(join(real, "unmade"))).rejects.toBeInstanceOf(DataFolderLockedError);
+    unmade.release();
   });
 
   it("takes over a lock whose process is gone", async () => {
