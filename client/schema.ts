@@ -366,6 +366,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -382,6 +384,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -417,6 +421,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -433,6 +439,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -454,6 +462,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description Seconds. */
                     "retry-after": string;
                     [name: string]: unknown;
@@ -498,6 +508,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -520,6 +532,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -545,6 +559,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -568,6 +584,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -593,6 +611,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -618,6 +638,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -645,6 +667,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -670,6 +694,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -722,6 +748,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -742,6 +770,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -764,6 +794,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -789,6 +821,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -812,6 +846,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -837,6 +873,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -862,6 +900,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -889,6 +929,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -914,6 +956,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -941,6 +985,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -966,6 +1012,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -993,6 +1041,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1037,6 +1087,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1055,6 +1107,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1080,6 +1134,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -1103,6 +1159,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1128,6 +1186,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1153,6 +1213,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -1180,6 +1242,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1205,6 +1269,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1232,6 +1298,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1274,6 +1342,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1294,6 +1364,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -1317,6 +1389,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1342,6 +1416,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -1369,6 +1445,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1394,6 +1472,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1437,6 +1517,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1457,6 +1539,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -1480,6 +1564,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1505,6 +1591,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1530,6 +1618,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -1557,6 +1647,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1582,6 +1674,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1609,6 +1703,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1648,6 +1744,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1668,6 +1766,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -1691,6 +1791,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1716,6 +1818,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -1743,6 +1847,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1768,6 +1874,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1795,6 +1903,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1839,6 +1949,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1859,6 +1971,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1884,6 +1998,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -1907,6 +2023,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1932,6 +2050,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1959,6 +2079,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1984,6 +2106,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -2011,6 +2135,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2036,6 +2162,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2063,6 +2191,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2111,6 +2241,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2137,6 +2269,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2162,6 +2296,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -2185,6 +2321,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2210,6 +2348,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2237,6 +2377,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2262,6 +2404,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -2289,6 +2433,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2314,6 +2460,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2341,6 +2489,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2387,6 +2537,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2409,6 +2561,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2429,6 +2583,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2454,6 +2610,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -2477,6 +2635,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2502,6 +2662,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2529,6 +2691,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2554,6 +2718,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -2581,6 +2747,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2606,6 +2774,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2661,6 +2831,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2683,6 +2855,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2707,6 +2881,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2732,6 +2908,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -2755,6 +2933,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2780,6 +2960,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2807,6 +2989,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2832,6 +3016,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2857,6 +3043,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2882,6 +3070,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2909,6 +3099,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2934,6 +3126,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2959,6 +3153,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -2986,6 +3182,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3011,6 +3209,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3038,6 +3238,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3082,6 +3284,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3100,6 +3304,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3125,6 +3331,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -3148,6 +3356,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3173,6 +3383,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3200,6 +3412,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3225,6 +3439,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3250,6 +3466,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3275,6 +3493,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -3302,6 +3522,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3327,6 +3549,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3354,6 +3578,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3409,6 +3635,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3431,6 +3659,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3456,6 +3686,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -3479,6 +3711,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3504,6 +3738,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3531,6 +3767,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3556,6 +3794,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3581,6 +3821,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3606,6 +3848,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3635,6 +3879,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3660,6 +3906,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3685,6 +3933,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -3712,6 +3962,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3737,6 +3989,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3764,6 +4018,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3808,6 +4064,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3830,6 +4088,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3855,6 +4115,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -3878,6 +4140,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3903,6 +4167,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3928,6 +4194,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3953,6 +4221,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3978,6 +4248,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -4005,6 +4277,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -4030,6 +4304,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -4057,6 +4333,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -4099,6 +4377,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -4119,6 +4399,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -4142,6 +4424,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -4167,6 +4451,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -4194,6 +4480,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -4219,6 +4507,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -4269,6 +4559,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -4293,6 +4585,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -4318,6 +4612,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -4341,6 +4637,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -4366,6 +4664,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -4393,6 +4693,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -4418,6 +4720,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -4445,6 +4749,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -4470,6 +4776,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -4497,6 +4805,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -4539,6 +4849,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -4559,6 +4871,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -4582,6 +4896,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -4607,6 +4923,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -4634,6 +4952,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -4659,6 +4979,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -4700,6 +5022,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4716,6 +5040,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     [name: string]: unknown;
                 };
                 content: {
