@@ -243,6 +243,11 @@ export interface components {
                 field: string;
                 message: string;
             }[];
+            "violated-policies"?: string[];
+            setting?: string;
+            runtime?: string;
+            line?: number;
+            maxRows?: number;
         };
         Health: {
             /** @constant */
