@@ -5,7 +5,7 @@
 //   import { createClient } from "edge-race-free/client";
 //   const api = createClient({ baseUrl: "http://127.0.0.1:8787", token });
 //   const { data, error, response } = await api.GET("/v1/documents", { params: { query: { limit: 10 } } });
-import createFetchClient, { type Client, type ClientOptions } from "openapi-fetch";
+import createFetchClient, { type Client, type ClientOptions, defaultBodySerializer } from "openapi-fetch";
 import type { components, paths } from "./schema.ts";
 
 export type { components, operations, paths } from "./schema.ts";
@@ -20,8 +20,14 @@ export interface ApiClientOptions extends ClientOptions {
 
 export type ApiClient = Client<paths>;
 
+/**
+ * Every JSON body of the API is an object: a string body is a text one (the asset import's CSV),
+ * sent as written. openapi-fetch's own serializer would send it as a JSON string, quotes and all.
+ */
+const bodySerializer = (body: unknown) => (typeof body === "string" ? body : defaultBodySerializer(body));
+
 export function createClient({ token, ...options }: ApiClientOptions = {}): ApiClient {
-  const client = createFetchClient<paths>(options);
+  const client = createFetchClient<paths>({ bodySerializer, ...options });
   if (token !== undefined) {
     client.use({
       async onRequest({ request }) {

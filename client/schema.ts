@@ -243,6 +243,11 @@ export interface components {
                 field: string;
                 message: string;
             }[];
+            "violated-policies"?: string[];
+            setting?: string;
+            runtime?: string;
+            line?: number;
+            maxRows?: number;
         };
         Health: {
             /** @constant */
@@ -366,6 +371,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -382,6 +389,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -417,6 +426,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -433,6 +444,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -454,6 +467,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description Seconds. */
                     "retry-after": string;
                     [name: string]: unknown;
@@ -498,6 +513,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -520,6 +537,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -545,6 +564,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -568,6 +589,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -593,6 +616,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -618,6 +643,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -645,6 +672,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -670,6 +699,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -722,6 +753,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -742,6 +775,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -764,6 +799,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -789,6 +826,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -812,6 +851,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -837,6 +878,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -862,6 +905,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -889,6 +934,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -914,6 +961,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -941,6 +990,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -966,6 +1017,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -993,6 +1046,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1037,6 +1092,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1055,6 +1112,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1080,6 +1139,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -1103,6 +1164,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1128,6 +1191,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1153,6 +1218,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -1180,6 +1247,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1205,6 +1274,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1232,6 +1303,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1274,6 +1347,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1294,6 +1369,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -1317,6 +1394,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1342,6 +1421,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -1369,6 +1450,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1394,6 +1477,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1437,6 +1522,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1457,6 +1544,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -1480,6 +1569,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1505,6 +1596,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1530,6 +1623,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -1557,6 +1652,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1582,6 +1679,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1609,6 +1708,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1648,6 +1749,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1668,6 +1771,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -1691,6 +1796,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1716,6 +1823,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -1743,6 +1852,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1768,6 +1879,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1795,6 +1908,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1839,6 +1954,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1859,6 +1976,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1884,6 +2003,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -1907,6 +2028,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1932,6 +2055,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1959,6 +2084,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -1984,6 +2111,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -2011,6 +2140,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2036,6 +2167,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2063,6 +2196,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2111,6 +2246,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2137,6 +2274,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2162,6 +2301,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -2185,6 +2326,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2210,6 +2353,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2237,6 +2382,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2262,6 +2409,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -2289,6 +2438,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2314,6 +2465,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2341,6 +2494,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2387,6 +2542,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2409,6 +2566,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2429,6 +2588,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2454,6 +2615,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -2477,6 +2640,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2502,6 +2667,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2529,6 +2696,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2554,6 +2723,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -2581,6 +2752,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2606,6 +2779,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2661,6 +2836,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2683,6 +2860,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2707,6 +2886,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2732,6 +2913,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -2755,6 +2938,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2780,6 +2965,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2807,6 +2994,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2832,6 +3021,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2857,6 +3048,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2882,6 +3075,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2909,6 +3104,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2934,6 +3131,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -2959,6 +3158,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -2986,6 +3187,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3011,6 +3214,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3038,6 +3243,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3082,6 +3289,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3100,6 +3309,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3125,6 +3336,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -3148,6 +3361,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3173,6 +3388,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3200,6 +3417,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3225,6 +3444,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3250,6 +3471,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3275,6 +3498,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -3302,6 +3527,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3327,6 +3554,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3354,6 +3583,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3409,6 +3640,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3431,6 +3664,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3456,6 +3691,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -3479,6 +3716,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3504,6 +3743,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3531,6 +3772,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3556,6 +3799,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3581,6 +3826,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3606,6 +3853,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3635,6 +3884,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3660,6 +3911,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3685,6 +3938,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -3712,6 +3967,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3737,6 +3994,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3764,6 +4023,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3808,6 +4069,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3830,6 +4093,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3855,6 +4120,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -3878,6 +4145,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3903,6 +4172,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3928,6 +4199,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3953,6 +4226,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -3978,6 +4253,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -4005,6 +4282,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -4030,6 +4309,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -4057,6 +4338,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -4099,6 +4382,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -4119,6 +4404,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -4142,6 +4429,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -4167,6 +4456,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -4194,6 +4485,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -4219,6 +4512,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -4269,6 +4564,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -4293,6 +4590,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -4318,6 +4617,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -4341,6 +4642,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -4366,6 +4669,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -4393,6 +4698,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -4418,6 +4725,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -4445,6 +4754,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -4470,6 +4781,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -4497,6 +4810,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -4539,6 +4854,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -4559,6 +4876,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -4582,6 +4901,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -4607,6 +4928,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -4634,6 +4957,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -4659,6 +4984,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
@@ -4700,6 +5027,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4716,6 +5045,8 @@ export interface operations {
                     "access-control-expose-headers"?: string;
                     /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
                     vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
                     [name: string]: unknown;
                 };
                 content: {

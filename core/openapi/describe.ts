@@ -146,6 +146,14 @@ const CROSS_ORIGIN_HEADERS: Record<string, HeaderSpec> = {
   vary: { description: "`Origin` whenever CORS_ORIGINS lists any origin." },
 };
 
+/** Sent on every answer when SERVER_TIMING=on (core/http/server-timing.ts), and only then. */
+const SERVER_TIMING_HEADER: Record<string, HeaderSpec> = {
+  "server-timing": {
+    description:
+      "With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime).",
+  },
+};
+
 function responses(route: Route, nameOf: NameOf) {
   const problems: Partial<Record<number, ProblemCode[]>> = { ...sharedProblems(route) };
   for (const [status, codes = []] of Object.entries(route.problems)) {
@@ -157,6 +165,7 @@ function responses(route: Route, nameOf: NameOf) {
       const described = route.responses[status];
       const headers = headerObjects({
         ...CROSS_ORIGIN_HEADERS,
+        ...SERVER_TIMING_HEADER,
         ...limitedHeaders(route, status),
         ...sharedHeaders(route, status),
         ...described?.headers,

@@ -15,6 +15,17 @@ export const ProblemSchema = v.object({
   detail: v.optional(v.string()),
   /** validation_failed: one entry per failing field. */
   errors: v.optional(v.array(v.strictObject({ field: v.string(), message: v.string() }))),
+  // The members some problems carry besides (docs/API.md), named so that a client may read them.
+  /** rate_limited: the quotas spent (core/http/rate-limit.ts, refused-tokens.ts). */
+  "violated-policies": v.optional(v.array(v.string())),
+  /** misconfigured: the setting at fault, never its value. */
+  setting: v.optional(v.string()),
+  /** /readyz's database_unavailable: the runtime, as /healthz names it. */
+  runtime: v.optional(v.string()),
+  /** An import's malformed_request: the line of the CSV that cannot be parsed. */
+  line: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
+  /** An import's payload_too_large: the most rows an import holds. */
+  maxRows: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
 });
 
 export const OpenApiDocumentSchema = v.looseObject({ openapi: v.literal("3.1.0"), paths: v.looseObject({}) });
