@@ -109,7 +109,7 @@ export const TELEMETRY_SETTINGS = settingsGroup(
       v.pipe(v.string(), v.trim(), v.picklist(OTLP_PROTOCOLS, `must be ${OTLP_PROTOCOLS.join(" or ")}`)),
       "http/json",
     ),
-    OTEL_SERVICE_NAME: withDefault(v.pipe(text, v.minLength(1, "must not be empty")), DEFAULT_SERVICE_NAME),
+    OTEL_SERVICE_NAME: optional(v.pipe(text, v.minLength(1, "must not be empty"))),
     OTEL_RESOURCE_ATTRIBUTES: optional(keyValueList("attributes")),
     OTEL_TRACES_SAMPLER: withDefault(
       v.pipe(v.string(), v.trim(), v.picklist(TRACE_SAMPLERS, `must be one of ${TRACE_SAMPLERS.join(", ")}`)),
@@ -125,7 +125,9 @@ export const TELEMETRY_SETTINGS = settingsGroup(
           url: `${values.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, "")}/v1/traces`,
           headers: (values.OTEL_EXPORTER_OTLP_HEADERS ?? {}) as Readonly<Record<string, string>>,
           protocol: values.OTEL_EXPORTER_OTLP_PROTOCOL as OtlpProtocol,
-          serviceName: values.OTEL_SERVICE_NAME,
+          // As OpenTelemetry's SDKs take it: OTEL_SERVICE_NAME first, then the attributes' own.
+          serviceName:
+            values.OTEL_SERVICE_NAME ?? (values.OTEL_RESOURCE_ATTRIBUTES?.["service.name"] || DEFAULT_SERVICE_NAME),
           resourceAttributes: (values.OTEL_RESOURCE_ATTRIBUTES ?? {}) as Readonly<Record<string, string>>,
           sampler: values.OTEL_TRACES_SAMPLER as TraceSampler,
           /** The share a ratio sampler keeps (the `*traceidratio` ones only read it). */
