@@ -2,7 +2,7 @@
 // (--help and a wrong option answered as every command of the project answers them, --out, whole
 // numbers within stated bounds), a usage error as one line and the usage (exit 2), how a run was
 // started, where results go.
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ParseArgsConfig } from "node:util";
@@ -102,6 +102,22 @@ export class UsageError extends Error {
 export class InputFileError extends Error {
   override name = "InputFileError";
 }
+
+/** A JSON file the user names (a saved run): its content, or an InputFileError naming the file. */
+export async function readJsonFile(file: string): Promise<unknown> {
+  const text = await readFile(file, "utf8").catch((error: NodeJS.ErrnoException) => {
+    throw new InputFileError(`${file}: cannot be read (${error.code ?? error.message})`);
+  });
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new InputFileError(`${file}: not JSON (${error instanceof Error ? error.message : String(error)})`);
+  }
+}
+
+/** The options named on a command line (`--name` or `--name=value`), in order. */
+export const optionNames = (args: readonly string[]) =>
+  args.filter((arg) => arg.startsWith("--")).map((arg) => arg.split("=")[0]!);
 
 /** Writes name → content files into dir; returns their paths. */
 export async function writeResults(dir: string, files: Record<string, string>): Promise<string[]> {
