@@ -20,6 +20,7 @@ import {
   progress,
   runBenchCommand,
   selection,
+  UsageError,
   type WholeNumber,
   wholeNumber,
   writeResults,
@@ -36,7 +37,7 @@ const NUMBERS = {
 
 const USAGE = `npm run bench:sync -- [options]
   --changes N     new changes in the backlog ${bounds(NUMBERS.changes)}
-  --stale N       of those, changes naming entries the deployment cached ${bounds(NUMBERS.stale)}
+  --stale N       of those, changes naming entries the deployment cached, at most --changes ${bounds(NUMBERS.stale)}
   --old N         changes past the feed's retention, to be pruned ${bounds(NUMBERS.old)}
   --runtimes LIST ${runtimeNames.join(",")} (default: all)
   --out DIR       where sync.json and sync.md go (${OUT_HELP})
@@ -52,9 +53,13 @@ function options() {
     old: { type: "string" },
     runtimes: { type: "string" },
   });
+  const changes = wholeNumber("changes", values.changes, NUMBERS.changes);
+  const stale = wholeNumber("stale", values.stale, NUMBERS.stale);
+  // The stale changes are among the new ones: more could not all be named, nor all removed.
+  if (stale > changes) throw new UsageError(`--stale ${stale} is more than --changes ${changes}: it counts among them`);
   return {
-    changes: wholeNumber("changes", values.changes, NUMBERS.changes),
-    stale: wholeNumber("stale", values.stale, NUMBERS.stale),
+    changes,
+    stale,
     old: wholeNumber("old", values.old, NUMBERS.old),
     runtimes: selection<RuntimeName>("runtimes", values.runtimes, runtimeNames),
     out: values.out,
