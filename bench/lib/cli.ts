@@ -26,13 +26,14 @@ export function benchOptions<T extends NonNullable<ParseArgsConfig["options"]>>(
 
 /**
  * Runs a command's `main`: its exit code; for a usage error the one line and the usage, for an
- * input file the user edits the one line naming the file and field (exit 2).
+ * input file the user edits the one line naming the file and field (exit 2); for a database it
+ * cannot use, the one line saying why (exit 1).
  */
 export async function runBenchCommand(usage: string, main: () => Promise<number> | Promise<void>): Promise<void> {
   try {
     process.exitCode = (await main()) ?? 0;
   } catch (error) {
-    if (error instanceof InputFileError) console.error(error.message);
+    if (error instanceof InputFileError || error instanceof SetupError) console.error(error.message);
     else console.error(error instanceof UsageError ? `${error.message}\n\n${usage}` : error);
     process.exitCode = error instanceof UsageError || error instanceof InputFileError ? 2 : 1;
   }
@@ -118,6 +119,11 @@ export async function readJsonFile(file: string): Promise<unknown> {
 /** The options named on a command line (`--name` or `--name=value`), in order. */
 export const optionNames = (args: readonly string[]) =>
   args.filter((arg) => arg.startsWith("--")).map((arg) => arg.split("=")[0]!);
+
+/** What the command runs against cannot be used (DATABASE_URL not PostgreSQL's, or not answering): its message says why. */
+export class SetupError extends Error {
+  override name = "SetupError";
+}
 
 /** Writes name → content files into dir; returns their paths. */
 export async function writeResults(dir: string, files: Record<string, string>): Promise<string[]> {
