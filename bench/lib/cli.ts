@@ -60,7 +60,7 @@ export function bounds(option: WholeNumber, defaultText?: string): string {
   return `(${range(option)}, ${defaultText ?? (fallback === undefined ? "no default" : `default ${figure(fallback)}`)})`;
 }
 
-/** A whole number within the option's bounds (`fallback` when not given), or a usage error naming the option. */
+/** A whole number in digits within the option's bounds (`fallback` when not given), or a usage error naming the option. */
 export function wholeNumber(
   name: string,
   value: string | undefined,
@@ -68,9 +68,10 @@ export function wholeNumber(
   fallback = option.default,
 ): number {
   if (value === undefined && fallback !== undefined) return fallback;
-  const number = Number(value);
+  // Digits only: Number() alone takes "0x10", "1e3" or " 5", figures the user never wrote.
+  const number = value !== undefined && /^[0-9]+$/.test(value) ? Number(value) : Number.NaN;
   const { min, max = Number.POSITIVE_INFINITY } = option;
-  if (value === undefined || value.trim() === "" || !Number.isInteger(number) || number < min || number > max) {
+  if (!Number.isSafeInteger(number) || number < min || number > max) {
     throw new UsageError(`--${name} must be a whole number ${range(option)}`);
   }
   return number;
