@@ -19,7 +19,7 @@ import {
   wholeNumber,
 } from "./lib/cli.ts";
 import { benchWarnings, warningLine } from "./lib/small-run.ts";
-import { givenTokens, keyTokens, type TokenSource } from "./lib/tokens.ts";
+import { givenTokens, keyTokens, SIGN_IN_OPTIONS, type TokenSource } from "./lib/tokens.ts";
 import { RequestBudget } from "./load/budget.ts";
 import { runOnDeployments } from "./load/deployment-run.ts";
 import { parseTargets, recordedCommand } from "./load/deployments.ts";
@@ -253,7 +253,11 @@ async function main(): Promise<number> {
   const priceFile = values.prices ?? DEFAULT_PRICE_FILE;
   const table = await loadPrices(priceFile);
   const opts = options(values, { file: relative(process.cwd(), priceFile), table });
-  const command = recordedCommand(process.argv.slice(2));
+  // The bench signs its own tokens for the runtimes it starts: signing-in options would be ignored.
+  const signIn = optionNames(args).find((name) => SIGN_IN_OPTIONS.includes(name));
+  if (opts.targets.length === 0 && signIn)
+    throw new UsageError(`${signIn} signs in to deployments: only with --target`);
+  const command = recordedCommand(args);
   const warnings = benchWarnings(opts).map(warningLine);
   for (const warning of warnings) progress(warning);
   if (opts.targets.length === 0) {

@@ -1,5 +1,7 @@
 // The commands that open DATABASE_URL say in one line why they cannot (not a postgres:// URL, no
 // PostgreSQL answering there), never with a stack trace.
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runScript } from "./lib/run-script.ts";
 
@@ -19,7 +21,9 @@ describe.each(COMMANDS)("%s", (script, args) => {
   ])(
     "DATABASE_URL=%s: one line saying why, exit 1",
     async (url, reason) => {
-      const run = await runScript(script, [...args, "--out", "/nonexistent/never-written"], { DATABASE_URL: url });
+      const run = await runScript(script, [...args, "--out", join(tmpdir(), "database-url-never-written")], {
+        DATABASE_URL: url,
+      });
       expect(run.code).toBe(1);
       expect(run.stderr.trimEnd().split("\n").at(-1)).toMatch(reason);
       expect(run.stderr).not.toMatch(/\n\s+at /);
@@ -29,7 +33,16 @@ describe.each(COMMANDS)("%s", (script, args) => {
 });
 
 it("bench/migration.ts: DATABASE_URL with no PostgreSQL answering, one line saying why, exit 1", async () => {
-  const args = ["--links", "1", "--documents", "0", "--writers", "1", "--out", "/nonexistent/never-written"];
+  const args = [
+    "--links",
+    "1",
+    "--documents",
+    "0",
+    "--writers",
+    "1",
+    "--out",
+    join(tmpdir(), "database-url-never-written"),
+  ];
   const run = await runScript("bench/migration.ts", args, { DATABASE_URL: UNREACHABLE });
   expect(run.code).toBe(1);
   expect(run.stderr.trimEnd().split("\n").at(-1)).toMatch(/unreachable/);
