@@ -10,6 +10,7 @@ import {
   benchOptions,
   bounds,
   OUT_HELP,
+  optionNames,
   progress,
   runBenchCommand,
   selection,
@@ -18,7 +19,7 @@ import {
   wholeNumber,
 } from "./lib/cli.ts";
 import { benchWarnings, warningLine } from "./lib/small-run.ts";
-import { givenTokens, keyTokens, type TokenSource } from "./lib/tokens.ts";
+import { givenTokens, keyTokens, SIGN_IN_OPTIONS, type TokenSource } from "./lib/tokens.ts";
 import { RequestBudget } from "./load/budget.ts";
 import { runOnDeployments } from "./load/deployment-run.ts";
 import { parseTargets, recordedCommand } from "./load/deployments.ts";
@@ -227,24 +228,36 @@ function noiseShare(value: string | undefined): number {
 }
 
 async function main(): Promise<number> {
-  const compareAt = process.argv.indexOf("--compare");
+  const args = process.argv.slice(2);
+  const compareAt = args.indexOf("--compare");
   if (compareAt >= 0) {
-    const [before, after] = process.argv.slice(compareAt + 1, compareAt + 3);
+    const [before, after] = args.slice(compareAt + 1, compareAt + 3);
     if (!before || !after) throw new UsageError("--compare needs two files: OLD.json NEW.json");
-    const noiseAt = process.argv.indexOf("--noise");
-    const noise = noiseAt < 0 ? DEFAULT_NOISE : noiseShare(process.argv[noiseAt + 1]);
+    const noiseAt = args.indexOf("--noise");
+    const noise = noiseAt < 0 ? DEFAULT_NOISE : noiseShare(args[noiseAt + 1]);
+    // A run's option beside --compare would change nothing: refused rather than ignored.
+    const used = new Set([compareAt, compareAt + 1, compareAt + 2, ...(noiseAt < 0 ? [] : [noiseAt, noiseAt + 1])]);
+    const extra = args.find((_, i) => !used.has(i));
+    if (extra !== undefined) throw new UsageError(`--compare takes two files and --noise PCT only, not ${extra}`);
     process.stdout.write(await compareFiles(before, after, noise));
     return 0;
   }
   const values = parse();
   if (values.html !== undefined) {
+    // The page is made from the saved run alone and written beside it: any other option would be ignored.
+    const extra = optionNames(args).find((name) => name !== "--html");
+    if (extra !== undefined) throw new UsageError(`--html makes the page from a saved run alone, without ${extra}`);
     progress(`Written: ${await writeHtmlFromJson(values.html)}`);
     return 0;
   }
   const priceFile = values.prices ?? DEFAULT_PRICE_FILE;
   const table = await loadPrices(priceFile);
   const opts = options(values, { file: relative(process.cwd(), priceFile), table });
-  const command = recordedCommand(process.argv.slice(2));
+  // The bench signs its own tokens for the runtimes it starts: signing-in options would be ignored.
+  const signIn = optionNames(args).find((name) => SIGN_IN_OPTIONS.includes(name));
+  if (opts.targets.length === 0 && signIn)
+    throw new UsageError(`${signIn} signs in to deployments: only with --target`);
+  const command = recordedCommand(args);
   const warnings = benchWarnings(opts).map(warningLine);
   for (const warning of warnings) progress(warning);
   if (opts.targets.length === 0) {

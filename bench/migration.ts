@@ -25,6 +25,7 @@ import {
   OUT_HELP,
   progress,
   runBenchCommand,
+  SetupError,
   UsageError,
   type WholeNumber,
   wholeNumber,
@@ -114,7 +115,7 @@ async function main() {
   const server = process.env.DATABASE_URL || LOCAL_POSTGRES_URL;
   const version = await serverVersion(server);
   if (version instanceof Error)
-    throw new Error(`PostgreSQL at ${new URL(server).host} is unreachable: ${version.message}`);
+    throw new SetupError(`PostgreSQL at ${new URL(server).host} is unreachable: ${version.message}`);
   const schema = await createScratchSchema(server, "bench_migration");
   const url = schema.url;
   const pool = new pg.Pool({ connectionString: url, max: opts.writers + 1 });

@@ -14,18 +14,19 @@ import { createNeonSql } from "../edge/neon/neon-sql.ts";
 import {
   benchOptions,
   bounds,
-  commandLine,
   machineInfo,
   muteStdout,
   OUT_HELP,
   progress,
   runBenchCommand,
   selection,
+  UsageError,
   type WholeNumber,
   wholeNumber,
   writeResults,
 } from "./lib/cli.ts";
 import { type BenchDatabase, guardProcess, openBenchDatabase } from "./load/environment.ts";
+import { type SyncResult, syncMarkdown } from "./sync/report.ts";
 
 /** The whole-number options: their bounds and defaults. */
 const NUMBERS = {
@@ -36,7 +37,7 @@ const NUMBERS = {
 
 const USAGE = `npm run bench:sync -- [options]
   --changes N     new changes in the backlog ${bounds(NUMBERS.changes)}
-  --stale N       of those, changes naming entries the deployment cached ${bounds(NUMBERS.stale)}
+  --stale N       of those, changes naming entries the deployment cached, at most --changes ${bounds(NUMBERS.stale)}
   --old N         changes past the feed's retention, to be pruned ${bounds(NUMBERS.old)}
   --runtimes LIST ${runtimeNames.join(",")} (default: all)
   --out DIR       where sync.json and sync.md go (${OUT_HELP})
@@ -45,19 +46,6 @@ Database: DATABASE_URL (postgres://…, a scratch schema per runtime, dropped af
 const TENANT = "sync";
 const GIVE_UP_MS = 600_000;
 
-interface SyncResult {
-  runtime: RuntimeName;
-  /** Sync calls (invocations) until the one that answered caughtUp. */
-  calls: number;
-  removed: number;
-  /** From the first sync call to the one that answered caughtUp. */
-  caughtUpMs: number;
-  changesPerSecond: number;
-  /** Until no change older than the retention was left. */
-  prunedMs: number | null;
-  left: { total: number; pastRetention: number };
-}
-
 function options() {
   const values = benchOptions(USAGE, {
     changes: { type: "string" },
@@ -65,9 +53,13 @@ function options() {
     old: { type: "string" },
     runtimes: { type: "string" },
   });
+  const changes = wholeNumber("changes", values.changes, NUMBERS.changes);
+  const stale = wholeNumber("stale", values.stale, NUMBERS.stale);
+  // The stale changes are among the new ones: more could not all be named, nor all removed.
+  if (stale > changes) throw new UsageError(`--stale ${stale} is more than --changes ${changes}: it counts among them`);
   return {
-    changes: wholeNumber("changes", values.changes, NUMBERS.changes),
-    stale: wholeNumber("stale", values.stale, NUMBERS.stale),
+    changes,
+    stale,
     old: wholeNumber("old", values.old, NUMBERS.old),
     runtimes: selection<RuntimeName>("runtimes", values.runtimes, runtimeNames),
     out: values.out,
@@ -185,23 +177,6 @@ async function syncOnce(runtime: RuntimeName, db: BenchDatabase, opts: Options, 
   };
 }
 
-function markdown(results: SyncResult[], opts: Options, machine: string, databaseDescription: string): string {
-  const rows = results.map(
-    (r) =>
-      `| ${r.runtime} | ${r.calls} | ${(r.caughtUpMs / 1000).toFixed(1)} s | ${r.changesPerSecond} | ${r.removed} of ${opts.stale} | ${r.prunedMs === null ? "not yet" : `${(r.prunedMs / 1000).toFixed(1)} s`} | ${r.left.total} / ${r.left.pastRetention} |`,
-  );
-  return [
-    "# Syncing a backlog of the link change feed",
-    "",
-    `Command: \`${commandLine("bench:sync")}\` (database: ${databaseDescription}) on ${machine}: a backlog of ${opts.changes} changes (${opts.stale} naming cached entries whose links are gone) and ${opts.old} changes past the retention, synced by one deployment through \`POST /v1/admin/links/sync\` (one invocation per call).`,
-    "",
-    "| runtime | sync calls to catch up | caught up after | changes/s | stale entries removed | past retention pruned after | rows left / past retention |",
-    "| ------- | ---------------------- | --------------- | --------- | --------------------- | --------------------------- | -------------------------- |",
-    ...rows,
-    "",
-  ].join("\n");
-}
-
 async function main() {
   const opts = options();
   const running: RunningRuntime[] = [];
@@ -234,7 +209,7 @@ async function main() {
     const machine = `${info.cpus} × ${info.cpuModel}, Node ${info.node}, load ${info.loadAverage.join(" ")}`;
     const written = await writeResults(opts.out, {
       "sync.json": `${JSON.stringify({ options: opts, results }, null, 2)}\n`,
-      "sync.md": markdown(results, opts, machine, databaseDescription),
+      "sync.md": syncMarkdown(results, opts, machine, databaseDescription),
     });
     for (const file of written) progress(`wrote ${file}`);
   } finally {

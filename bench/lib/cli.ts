@@ -2,7 +2,7 @@
 // (--help and a wrong option answered as every command of the project answers them, --out, whole
 // numbers within stated bounds), a usage error as one line and the usage (exit 2), how a run was
 // started, where results go.
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ParseArgsConfig } from "node:util";
@@ -26,13 +26,14 @@ export function benchOptions<T extends NonNullable<ParseArgsConfig["options"]>>(
 
 /**
  * Runs a command's `main`: its exit code; for a usage error the one line and the usage, for an
- * input file the user edits the one line naming the file and field (exit 2).
+ * input file the user edits the one line naming the file and field (exit 2); for a database it
+ * cannot use, the one line saying why (exit 1).
  */
 export async function runBenchCommand(usage: string, main: () => Promise<number> | Promise<void>): Promise<void> {
   try {
     process.exitCode = (await main()) ?? 0;
   } catch (error) {
-    if (error instanceof InputFileError) console.error(error.message);
+    if (error instanceof InputFileError || error instanceof SetupError) console.error(error.message);
     else console.error(error instanceof UsageError ? `${error.message}\n\n${usage}` : error);
     process.exitCode = error instanceof UsageError || error instanceof InputFileError ? 2 : 1;
   }
@@ -59,7 +60,7 @@ export function bounds(option: WholeNumber, defaultText?: string): string {
   return `(${range(option)}, ${defaultText ?? (fallback === undefined ? "no default" : `default ${figure(fallback)}`)})`;
 }
 
-/** A whole number within the option's bounds (`fallback` when not given), or a usage error naming the option. */
+/** A whole number in digits within the option's bounds (`fallback` when not given), or a usage error naming the option. */
 export function wholeNumber(
   name: string,
   value: string | undefined,
@@ -67,9 +68,10 @@ export function wholeNumber(
   fallback = option.default,
 ): number {
   if (value === undefined && fallback !== undefined) return fallback;
-  const number = Number(value);
+  // Digits only: Number() alone takes "0x10", "1e3" or " 5", figures the user never wrote.
+  const number = value !== undefined && /^[0-9]+$/.test(value) ? Number(value) : Number.NaN;
   const { min, max = Number.POSITIVE_INFINITY } = option;
-  if (value === undefined || value.trim() === "" || !Number.isInteger(number) || number < min || number > max) {
+  if (!Number.isSafeInteger(number) || number < min || number > max) {
     throw new UsageError(`--${name} must be a whole number ${range(option)}`);
   }
   return number;
@@ -101,6 +103,27 @@ export class UsageError extends Error {
 /** A file the user edits holds what the command cannot use: its message names the file and field. */
 export class InputFileError extends Error {
   override name = "InputFileError";
+}
+
+/** A JSON file the user names (a saved run): its content, or an InputFileError naming the file. */
+export async function readJsonFile(file: string): Promise<unknown> {
+  const text = await readFile(file, "utf8").catch((error: NodeJS.ErrnoException) => {
+    throw new InputFileError(`${file}: cannot be read (${error.code ?? error.message})`);
+  });
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new InputFileError(`${file}: not JSON (${error instanceof Error ? error.message : String(error)})`);
+  }
+}
+
+/** The options named on a command line (`--name` or `--name=value`), in order. */
+export const optionNames = (args: readonly string[]) =>
+  args.filter((arg) => arg.startsWith("--")).map((arg) => arg.split("=")[0]!);
+
+/** What the command runs against cannot be used (DATABASE_URL not PostgreSQL's, or not answering): its message says why. */
+export class SetupError extends Error {
+  override name = "SetupError";
 }
 
 /** Writes name → content files into dir; returns their paths. */

@@ -23,6 +23,18 @@ export interface TokenSource {
   describe: string;
 }
 
+/** The options that sign in to deployments (--target); the runtimes the bench starts take its own tokens. */
+export const SIGN_IN_OPTIONS = [
+  "--token",
+  "--admin-token",
+  "--sign-with",
+  "--kid",
+  "--iss",
+  "--aud",
+  "--tenant-claim",
+  "--role-claim",
+];
+
 /** The lifetime of every minted token: far longer than a bounded run, short if one leaks. */
 const TOKEN_LIFETIME = "1h";
 

@@ -1,6 +1,7 @@
 // Latency per target and operation, drawn with the bench's one bar chart: the bar is the median
 // latency (p50), the whisker its 95 % interval where the run has one (else the lowest to the
 // highest round's p50), the dashed tick p95.
+import { median } from "../../dev/support/stats.ts";
 import { type Bar, barChart } from "../lib/bar-chart.ts";
 import { fixed } from "../lib/format.ts";
 
@@ -11,6 +12,18 @@ export interface LatencyRow {
   latencyMs: { p50: number; p95: number };
   p50Range: { min: number; max: number };
   p50Interval?: { low: number; high: number };
+  /** Each round's p50 (absent in runs saved before rounds were kept). */
+  rounds?: readonly { p50: number }[];
+}
+
+/**
+ * The p50 every table and chart gives: the median of the rounds' p50s, which its interval is of
+ * (the p50 of all the rounds' requests pooled can lie outside that interval); the pooled p50 only
+ * for runs saved without their rounds.
+ */
+export function reportedP50(row: Pick<LatencyRow, "latencyMs" | "rounds">): number {
+  const p50s = (row.rounds ?? []).map((round) => round.p50).filter(Number.isFinite);
+  return p50s.length > 0 ? median(p50s) : row.latencyMs.p50;
 }
 
 export interface TargetLabel {
@@ -19,7 +32,8 @@ export interface TargetLabel {
 }
 
 function latencyBar(row: LatencyRow): Bar {
-  const { p50, p95 } = row.latencyMs;
+  const { p95 } = row.latencyMs;
+  const p50 = reportedP50(row);
   const interval = row.p50Interval ?? { low: row.p50Range.min, high: row.p50Range.max };
   const kind = row.p50Interval ? "95 % interval" : "rounds";
   return {
@@ -43,7 +57,7 @@ export function latencyChart(
   return barChart({
     title,
     legend: `bar: p50 latency in ms (written under the axis), logarithmic scale · whisker: ${interval} · dashed: p95`,
-    bars: rows.filter((row) => Number.isFinite(row.latencyMs.p50)).map(latencyBar),
+    bars: rows.filter((row) => Number.isFinite(reportedP50(row))).map(latencyBar),
     scale: "log",
     tickLabel: String,
     footnote: missing.length > 0 ? `not measured (unavailable): ${missing.join(", ")}` : undefined,

@@ -6,6 +6,7 @@ import type { RuntimeName } from "../../dev/launchers/index.ts";
 import { launchRuntime, type RunningRuntime } from "../../dev/launchers/index.ts";
 import { isPostgresUrl } from "../../dev/local-stack/stack.ts";
 import { createScratchSchema, serverVersion } from "../../dev/support/scratch-schema.ts";
+import { SetupError } from "../lib/cli.ts";
 import { channel, startTsWorker } from "../lib/ts-worker.ts";
 import type { DatabaseRequest } from "./database-thread.ts";
 import { type LocalTarget, localTarget } from "./platform.ts";
@@ -29,9 +30,9 @@ export interface BenchDatabase {
 /** `roundTripDelayMs`: how long the endpoint holds each round trip (the edge-to-Neon distance). */
 export async function openBenchDatabase(databaseUrl: string | undefined, roundTripDelayMs = 0): Promise<BenchDatabase> {
   if (databaseUrl === undefined) return startDatabaseThread(undefined, "embedded PGlite (in memory)", roundTripDelayMs);
-  if (!isPostgresUrl(databaseUrl)) throw new Error("DATABASE_URL must be a postgres:// or postgresql:// URL");
+  if (!isPostgresUrl(databaseUrl)) throw new SetupError("DATABASE_URL must be a postgres:// or postgresql:// URL");
   const version = await serverVersion(databaseUrl);
-  if (version instanceof Error) throw new Error(`PostgreSQL (DATABASE_URL) is unreachable: ${version.message}`);
+  if (version instanceof Error) throw new SetupError(`PostgreSQL (DATABASE_URL) is unreachable: ${version.message}`);
   const schema = await createScratchSchema(databaseUrl, "bench");
   try {
     const db = await startDatabaseThread(

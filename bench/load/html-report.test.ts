@@ -44,6 +44,18 @@ describe("bench.html's content", () => {
     expect(full).toContain("<td>fastly-viceroy</td><td>Fastly</td><td>1 KV get, 412 bytes out</td><td>n/a</td>");
   });
 
+  it("gives as each p50 the median of the rounds' p50s, the figure its interval is of, as bench.md does", () => {
+    // Three rounds whose p50s lie well above the pooled requests' p50 (a long fast round and two slow ones).
+    const [row] = fullBenchJson.results;
+    const rounds = [{ p50: 2.1 }, { p50: 2.4 }, { p50: 2.2 }];
+    const shifted = { ...row!, latencyMs: { ...row!.latencyMs, p50: 1 }, rounds, p50Interval: { low: 2.1, high: 2.4 } };
+    const page = benchHtml({ ...fullBenchJson, results: [shifted] });
+    expect(page).toContain("<td>2.20 (2.10–2.40)</td>");
+    const chart = latencyChart([shifted], "t");
+    expect(chart).toContain("p50 2.20 ms (95 % interval 2.10–2.40)");
+    expect(chart).not.toContain("p50 1.00 ms");
+  });
+
   it("needs nothing from elsewhere: no script, no link, no remote source", () => {
     expect(full).not.toMatch(/<script|<link|src=|@import|url\(/i);
   });

@@ -1,9 +1,9 @@
 // One page a person opens: bench.json made into self-contained HTML (inline SVG and CSS, nothing
 // fetched, no script), with the same charts as the SVG files. It is made from the JSON alone, so a
 // saved bench.json gives the same page (`npm run bench -- --html bench.json`).
-import { readFile, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { UsageError } from "../lib/cli.ts";
+import { readJsonFile, UsageError } from "../lib/cli.ts";
 import { escapeXml } from "../lib/format.ts";
 import type { BenchJson } from "./bench-json.ts";
 import { latencyChart } from "./chart.ts";
@@ -68,11 +68,11 @@ export function benchHtml(json: BenchJson): string {
 
 /** bench.html beside a saved bench.json; refuses a file that is not this bench's results. */
 export async function writeHtmlFromJson(jsonPath: string): Promise<string> {
-  const saved = JSON.parse(await readFile(jsonPath, "utf8")) as Partial<BenchJson> & {
+  const saved = (await readJsonFile(jsonPath)) as Partial<BenchJson> & {
     format?: string;
     version?: number;
   };
-  if (saved.format !== RESULTS_FORMAT || !Array.isArray(saved.results) || !Array.isArray(saved.targets)) {
+  if (saved?.format !== RESULTS_FORMAT || !Array.isArray(saved.results) || !Array.isArray(saved.targets)) {
     throw new UsageError(`--html ${jsonPath}: not a results file of this bench (format ${RESULTS_FORMAT})`);
   }
   const htmlPath = join(dirname(jsonPath), "bench.html");

@@ -4,6 +4,7 @@ import { percentile } from "../../dev/support/stats.ts";
 import { barChart } from "../lib/bar-chart.ts";
 import { escapeXml, fixed } from "../lib/format.ts";
 import type { BenchJson, ResultRow } from "./bench-json.ts";
+import { reportedP50 } from "./chart.ts";
 import { COST_HEADER, costRows } from "./cost.ts";
 
 /** An HTML table; cells are text, escaped here. */
@@ -52,7 +53,7 @@ export function resultsTable(results: readonly ResultRow[]): string {
       r.label,
       ...(withLoad ? [loadModel(r.load)] : []),
       fixed(r.perSecond.median, 0),
-      `${fixed(r.latencyMs.p50, 2)} (${fixed(interval.low, 2)}–${fixed(interval.high, 2)})`,
+      `${fixed(reportedP50(r), 2)} (${fixed(interval.low, 2)}–${fixed(interval.high, 2)})`,
       ...tail,
       `${r.errors}/${r.requests}`,
     ];

@@ -4,6 +4,7 @@ import { median, percentile, range } from "../../dev/support/stats.ts";
 import { fixed, markdownTable, textTable } from "../lib/format.ts";
 import { medianInterval } from "../stats/bootstrap.ts";
 import { describePercentile, latencyPercentiles } from "../stats/percentiles.ts";
+import { reportedP50 } from "./chart.ts";
 import { type OperationName, operations } from "./operations.ts";
 import { intervalRatios } from "./ratios.ts";
 import { splitOf } from "./split.ts";
@@ -77,7 +78,7 @@ function rows(summaries: readonly Summary[], statuses: readonly TargetStatus[]):
     s.target,
     s.label,
     `${fixed(s.perSecond.median, 0)} (${fixed(s.perSecond.min, 0)}–${fixed(s.perSecond.max, 0)})`,
-    `${fixed(median(s.rounds.map((r) => r.p50)), 1)} [${fixed(s.p50Interval.low, 1)}–${fixed(s.p50Interval.high, 1)}]`,
+    `${fixed(reportedP50(s), 1)} [${fixed(s.p50Interval.low, 1)}–${fixed(s.p50Interval.high, 1)}]`,
     ...[90, 99, 99.9].map((p) => describePercentile(s.percentiles.find((q) => q.p === p))),
     `${s.errors}/${s.requests}`,
     `${fixed(s.roundTripsPerRequest, 2)} (${s.designRoundTrips})`,

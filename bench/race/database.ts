@@ -7,6 +7,7 @@ import type { Sql } from "../../core/ports/sql.ts";
 import { isPostgresUrl, type LocalStack, startLocalStack } from "../../dev/local-stack/stack.ts";
 import { createScratchSchema, LOCAL_POSTGRES_URL, serverVersion } from "../../dev/support/scratch-schema.ts";
 import { createNeonSql } from "../../edge/neon/neon-sql.ts";
+import { SetupError } from "../lib/cli.ts";
 
 export interface RaceDatabase {
   /** The SQL port over the Neon client and the local endpoint, as the app uses it. */
@@ -49,13 +50,13 @@ export async function openRaceDatabase(
   sizes: { endpointPool: number; directPool: number },
 ): Promise<OpenResult> {
   if (databaseUrl !== undefined && !isPostgresUrl(databaseUrl)) {
-    throw new Error("DATABASE_URL must be a postgres:// or postgresql:// URL");
+    throw new SetupError("DATABASE_URL must be a postgres:// or postgresql:// URL");
   }
   const target = databaseUrl ?? LOCAL_POSTGRES_URL;
   const version = await serverVersion(target);
   if (version instanceof Error) {
     const where = `${new URL(target).host}${databaseUrl ? " (DATABASE_URL)" : ""}`;
-    if (databaseUrl) throw new Error(`PostgreSQL at ${where} is unreachable: ${version.message}`);
+    if (databaseUrl) throw new SetupError(`PostgreSQL at ${where} is unreachable: ${version.message}`);
     return { unavailable: `no PostgreSQL answers at ${where}` };
   }
 

@@ -3,8 +3,8 @@
 // change whose interval holds zero is "no significant difference", as Go's benchstat says it, and
 // one whose whole interval lies within ± the noise threshold is "within noise", as criterion.rs
 // says it: real, perhaps, but smaller than two runs of the same code differ on a shared machine.
-import { readFile } from "node:fs/promises";
 import { median } from "../../dev/support/stats.ts";
+import { InputFileError, readJsonFile } from "../lib/cli.ts";
 import { fixed, textTable } from "../lib/format.ts";
 import { type Interval, ratioInterval } from "./bootstrap.ts";
 
@@ -84,8 +84,8 @@ export function compareText(rows: readonly ComparedRow[]): string {
 }
 
 async function readResults(path: string): Promise<ComparedResult[]> {
-  const json = JSON.parse(await readFile(path, "utf8")) as { version?: number; results?: ComparedResult[] };
-  if (!Array.isArray(json.results)) throw new Error(`${path}: not a bench.json (no results)`);
+  const json = (await readJsonFile(path)) as { version?: number; results?: ComparedResult[] } | null;
+  if (!Array.isArray(json?.results)) throw new InputFileError(`${path}: not a bench.json (no results)`);
   return json.results;
 }
 
