@@ -86,4 +86,27 @@ describe("app", () => {
     );
     expect(replaced).toMatch(/^[0-9a-f-]{36}$/);
   });
+  // Deno hands over a request whose Host makes no URL as the client sent it: no runtime's parser
+  // stopped it, so the app's first step does, before any route, token or CORS step reads its URL.
+  it.each([
+    ["GET", "http://exa mple/healthz", {}],
+    ["GET", "http://x:99999/v1/me/links", {}],
+    ["GET", "http://exa mple/v1/./me/links", {}],
+    [
+      "OPTIONS",
+      "http://exa mple/v1/me/links",
+      { origin: "https://app.example", "access-control-request-method": "GET" },
+    ],
+  ])("answers %s %s 400 malformed_request", async (method, url, headers) => {
+    const request = new Request("http://api.test/placeholder", { method, headers });
+    Object.defineProperty(request, "url", { value: url });
+    const app = createApp({
+      sql: {} as Sql,
+      kv: createMemoryKv(),
+      settings: parseSettings({ AUTH_SECRET: TEST_AUTH_SECRET, CORS_ORIGINS: "https://app.example" }),
+      runtime: "deno",
+      logger: silentLogger,
+    });
+    await expectProblem(await app.fetch(request), 400, "malformed_request");
+  });
 });

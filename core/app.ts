@@ -5,7 +5,7 @@ import type { AppDeps, AppEnv, RouteDeps } from "./deps.ts";
 import { clientKey } from "./http/client-address.ts";
 import { crossOrigin, methodsOfRouter } from "./http/cors.ts";
 import { fieldValue } from "./http/field-value.ts";
-import { emptySegmentsNameNothing } from "./http/path.ts";
+import { pathsNamingSomething } from "./http/path.ts";
 import { ProblemError, problemResponse } from "./http/problem.ts";
 import { rateLimits } from "./http/rate-limit.ts";
 import { refusedTokenQuota } from "./http/refused-tokens.ts";
@@ -50,7 +50,7 @@ export function createApp(deps: AppDeps) {
   // is nothing to do, and a step of Hono's chain less on every request.
   if (deps.settings.corsOrigins.length > 0) app.use(crossOrigin(deps, methodsOfRouter(app.router, RECOGNIZED_METHODS)));
   app.use(recognizedMethodsOnly);
-  app.use(emptySegmentsNameNothing);
+  app.use(pathsNamingSomething);
   // Counted once the caller is known; in the token check's middleware, as another would cost
   // every request a step of Hono's chain.
   const limit = deps.rateLimiter && rateLimits(deps.rateLimiter, () => deps.settings.rateLimits);

@@ -7,6 +7,7 @@ import type { Router } from "hono/router";
 import type { RouterRoute } from "hono/types";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { fieldValue, withoutSpacesAround } from "./field-value.ts";
+import { parsedUrl } from "./request-url.ts";
 
 /** The request headers the contract uses: a preflight allows exactly these. */
 export const CORS_REQUEST_HEADERS = [
@@ -68,7 +69,8 @@ export function crossOrigin(deps: Pick<AppDeps, "settings">, methodsOf: MethodsO
 function isOtherOptions(request: Request, methodsOf: MethodsOfPath): boolean {
   return (
     request.method === "OPTIONS" &&
-    (!request.headers.has("access-control-request-method") || methodsOf(new URL(request.url).pathname).length === 0)
+    (!request.headers.has("access-control-request-method") ||
+      methodsOf(parsedUrl(request.url)?.pathname ?? "").length === 0)
   );
 }
 

@@ -1,14 +1,18 @@
 import type { MiddlewareHandler } from "hono";
 import { ProblemError } from "./problem.ts";
+import { parsedUrl } from "./request-url.ts";
 
 /**
- * A path with an empty segment (`//` anywhere, two trailing slashes included) names nothing:
- * 404, as for any path no route serves. Only one trailing slash names the same path
+ * A request whose target and Host make no URL is malformed: 400 (parsedUrl says where one gets
+ * this far). A path with an empty segment (`//` anywhere, two trailing slashes included) names
+ * nothing: 404, as for any path no route serves. Only one trailing slash names the same path
  * (docs/API.md); the router would otherwise take `/v1/assets/x//` for `/v1/assets/x` and a link
  * path's last segment for an empty id.
  */
-export const emptySegmentsNameNothing: MiddlewareHandler = async (c, next) => {
-  if (new URL(c.req.url).pathname.includes("//")) throw new ProblemError(404, "not_found", "No such route.");
+export const pathsNamingSomething: MiddlewareHandler = async (c, next) => {
+  const url = parsedUrl(c.req.url);
+  if (!url) throw new ProblemError(400, "malformed_request", "The request's target and Host header make no URL.");
+  if (url.pathname.includes("//")) throw new ProblemError(404, "not_found", "No such route.");
   await next();
 };
 

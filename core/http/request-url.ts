@@ -12,7 +12,22 @@ const REWRITTEN_BY_PARSER = /\/\.|%2e|\\/i;
  */
 export function routedPath(request: Request): string {
   if (!REWRITTEN_BY_PARSER.test(request.url)) return getPathNoStrict(request);
+  // Routed as written when it is no URL at all: the app's first step refuses it (core/http/path.ts).
+  const url = parsedUrl(request.url);
   // A plain GET of the parsed URL: only its URL is read, and TRACE, which `new Request` refuses,
   // is not carried over.
-  return getPathNoStrict(new Request(new URL(request.url).href));
+  return url ? getPathNoStrict(new Request(url.href)) : getPathNoStrict(request);
+}
+
+/**
+ * The request's URL, or undefined where its target and Host make none: Deno hands such a request
+ * over as the client sent it (`Host: exa mple`, `Host: x:99999`); the other runtimes refuse it
+ * before the app.
+ */
+export function parsedUrl(url: string): URL | undefined {
+  try {
+    return new URL(url);
+  } catch {
+    return undefined;
+  }
 }

@@ -1,8 +1,8 @@
-import { type Server as HttpServer, type IncomingMessage, ServerResponse } from "node:http";
+import { createServer, type Server as HttpServer, type IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import type { Duplex } from "node:stream";
-import { getRequestListener, serve } from "@hono/node-server";
-import { PROBLEM_CONTENT_TYPE, ProblemError } from "../../core/http/problem.ts";
+import { getRequestListener, RequestError } from "@hono/node-server";
+import { PROBLEM_CONTENT_TYPE, ProblemError, problemResponse } from "../../core/http/problem.ts";
 
 export interface RunningServer {
   url: string;
@@ -50,42 +50,40 @@ export function listen(
   const limits = { ...DEFAULT_SERVER_LIMITS, ...overrides };
   return new Promise((resolve, reject) => {
     let closing = false;
-    const server = serve(
+    // The adapter's listener on Node's own server (Hono's `serve`, less its refusals' bare 400).
+    const listener = getRequestListener(fetch, { hostname, errorHandler: adapterRefusal });
+    const server: HttpServer = createServer(
       {
-        fetch,
-        port,
-        hostname,
-        serverOptions: {
-          maxHeaderSize: limits.maxHeaderBytes,
-          headersTimeout: limits.headersTimeoutMs,
-          requestTimeout: limits.requestTimeoutMs,
-          keepAliveTimeout: limits.keepAliveTimeoutMs,
-          // How often Node looks for connections past those timeouts (its default: every 30 s).
-          connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs),
-        },
+        maxHeaderSize: limits.maxHeaderBytes,
+        headersTimeout: limits.headersTimeoutMs,
+        requestTimeout: limits.requestTimeoutMs,
+        keepAliveTimeout: limits.keepAliveTimeoutMs,
+        // How often Node looks for connections past those timeouts (its default: every 30 s).
+        connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs),
       },
-      (info: AddressInfo) => {
-        resolve({
-          url: `http://${hostname}:${info.port}`,
-          // Stops accepting; every request that reached the server is answered, the last one on
-          // each connection with `Connection: close`, and the connection closed after it.
-          close: () =>
-            new Promise<void>((done) => {
-              closing = true;
-              // http.Server#close would also close every idle keep-alive connection at once: a
-              // request the client is sending on one then meets a reset, and the client cannot
-              // tell it from one never made. They stay open instead: each either brings one more
-              // request (answered, then closed) or ends by the keep-alive timeout every answer
-              // announced (`Keep-Alive: timeout=5`), which clients stop reusing it before.
-              (server as HttpServer).closeIdleConnections = () => {};
-              server.close(() => done());
-            }),
-        });
-      },
+      listener,
     );
+    server.listen(port, hostname, () => {
+      resolve({
+        url: `http://${hostname}:${(server.address() as AddressInfo).port}`,
+        // Stops accepting; every request that reached the server is answered, the last one on
+        // each connection with `Connection: close`, and the connection closed after it.
+        close: () =>
+          new Promise<void>((done) => {
+            closing = true;
+            // http.Server#close would also close every idle keep-alive connection at once: a
+            // request the client is sending on one then meets a reset, and the client cannot
+            // tell it from one never made. They stay open instead: each either brings one more
+            // request (answered, then closed) or ends by the keep-alive timeout every answer
+            // announced (`Keep-Alive: timeout=5`), which clients stop reusing it before.
+            server.closeIdleConnections = () => {};
+            server.close(() => done());
+          }),
+      });
+    });
     server.maxConnections = limits.maxConnections;
     server.on("clientError", answerUnparsableRequest);
-    server.on("connect", connectAnswerer(fetch));
+    server.on("connect", connectAnswerer(listener));
     server.on("request", (_request: unknown, response: { shouldKeepAlive: boolean }) => {
       if (closing) response.shouldKeepAlive = false;
     });
@@ -99,8 +97,7 @@ export function listen(
  * method, which answers 405 with that path's `Allow`; one naming an authority (`host:port`) names
  * no resource of this server, and gets 405 with an empty `Allow`.
  */
-function connectAnswerer(fetch: (request: Request) => Response | Promise<Response>) {
-  const listener = getRequestListener(fetch);
+function connectAnswerer(listener: ReturnType<typeof getRequestListener>) {
   return (request: IncomingMessage, socket: Duplex) => {
     if (!request.url?.startsWith("/")) {
       writeProblem(
@@ -131,6 +128,19 @@ function answerUnparsableRequest(error: Error & { code?: string }, socket: Duple
     return;
   }
   writeProblem(socket, parserProblem(error.code));
+}
+
+/**
+ * The adapter refuses a request whose target and Host make no URL, or a backslash in its path,
+ * before the app (its RequestError); answered as problem+json like Node's own refusals, not a
+ * bare 400. The app itself never throws: anything else is an internal error.
+ */
+function adapterRefusal(error: unknown): Response {
+  return problemResponse(
+    error instanceof RequestError
+      ? new ProblemError(400, "malformed_request", "The request's target and Host header make no URL.")
+      : new ProblemError(500, "internal_error", "An unexpected error occurred."),
+  );
 }
 
 /** A problem answer written on the socket itself, for requests the request handler never sees. */

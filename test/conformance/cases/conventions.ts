@@ -212,10 +212,30 @@ export function conventionCases(call: Call, runtime: RuntimeName, baseUrl: () =>
         status: 431,
         code: "headers_too_large",
       },
+      // Deno hands it to the app as sent; the app must not fail on the URL it cannot make.
+      "a Host header that makes no URL": {
+        request: "GET /healthz HTTP/1.1",
+        host: "exa mple",
+        status: 400,
+        code: "malformed_request",
+      },
+      // Node's adapter refuses it; the URL parser of workerd and Deno reads it as a slash, a path like any other.
+      ...(ownServer
+        ? {
+            "a backslash in the path": {
+              request: "GET /v1\\me\\links HTTP/1.1",
+              status: 400,
+              code: "malformed_request",
+            },
+          }
+        : {}),
     };
-    for (const [reason, { request, status, code }] of Object.entries(malformed)) {
+    for (const [reason, { request, host = "localhost", status, code }] of Object.entries(malformed) as [
+      string,
+      { request: string; host?: string; status: number; code: string },
+    ][]) {
       it(`${reason}: ${ownServer ? `${status} ${code}` : "refused by the platform, or answered by the app"}`, async () => {
-        const answer = await rawRequest(baseUrl(), `${request}\r\nHost: localhost\r\nConnection: close\r\n\r\n`);
+        const answer = await rawRequest(baseUrl(), `${request}\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
         const reachedApp = answer.headers["x-request-id"] !== undefined;
         if (ownServer || (reachedApp && answer.status >= 400)) {
           expect(answer.status, answer.text).toBe(status);
