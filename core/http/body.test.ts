@@ -39,8 +39,15 @@ describe("readJson", () => {
   });
 
   it("answers 400 for invalid UTF-8", async () => {
-    const problem = await problemOf(readJson(post(new Uint8Array([0x7b, 0xff, 0x7d]), "application/json"), Schema));
-    expect(problem.code).toBe("malformed_request");
+    // The bad byte inside a JSON string: decoded leniently it would be U+FFFD and the body valid
+    // JSON, so only the UTF-8 check can refuse it (outside a string, JSON.parse would refuse it too).
+    const body = new Uint8Array([...new TextEncoder().encode('{"name":"'), 0xff, ...new TextEncoder().encode('"}')]);
+    const problem = await problemOf(readJson(post(body, "application/json"), Schema));
+    expect([problem.status, problem.code, problem.detail]).toEqual([
+      400,
+      "malformed_request",
+      "The body is not valid UTF-8.",
+    ]);
   });
 
   it("answers 422 listing the failing fields", async () => {
@@ -64,6 +71,14 @@ describe("readBodyText", () => {
   it("answers 413 past the limit, declared or streamed", async () => {
     const big = "x".repeat(MAX_BODY_BYTES + 1);
     expect((await problemOf(readBodyText(post(big, "text/plain")))).status).toBe(413);
+    // A Request made here carries no Content-Length of its own: the declared one is sent by hand,
+    // over a body small enough that only the declaration can be what is refused.
+    const declared = new Request("http://x/", {
+      method: "POST",
+      body: "small",
+      headers: { "content-length": String(MAX_BODY_BYTES + 1) },
+    });
+    expect((await problemOf(readBodyText(declared))).status).toBe(413);
     const stream = new ReadableStream<Uint8Array>({
       start(controller) {
         for (let i = 0; i < 70; i++) controller.enqueue(new Uint8Array(1024));
@@ -74,7 +89,13 @@ describe("readBodyText", () => {
     expect((await problemOf(readBodyText(streamed))).code).toBe("payload_too_large");
   });
 
-  it("reads a body of exactly the limit", async () => {
+  it("reads a body of exactly the limit, declared or not", async () => {
     expect((await readBodyText(post("y".repeat(MAX_BODY_BYTES)))).length).toBe(MAX_BODY_BYTES);
+    const declared = new Request("http://x/", {
+      method: "POST",
+      body: "y".repeat(MAX_BODY_BYTES),
+      headers: { "content-length": String(MAX_BODY_BYTES) },
+    });
+    expect((await readBodyText(declared)).length).toBe(MAX_BODY_BYTES);
   });
 });

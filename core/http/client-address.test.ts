@@ -37,6 +37,11 @@ describe("the client address a quota counts", () => {
     expect(clientKey("2001:db8:1:2:aaaa::1", undefined, trusted())).toBe("2001:db8:1:2::/64");
     expect(clientKey("2001:db8:1:2:bbbb::9", undefined, trusted())).toBe("2001:db8:1:2::/64");
     expect(clientKey("::1", undefined, trusted())).toBe("0:0:0:0::/64");
+    // Zeros elided before the fourth group: the /64 takes groups from after the "::" as well, so
+    // two subscribers' networks (…:a:… and …:b:…) are not counted as one.
+    expect(clientKey("2001::a:b:c:d:e", undefined, trusted())).toBe("2001:0:0:a::/64");
+    expect(clientKey("2001::b:b:c:d:e", undefined, trusted())).toBe("2001:0:0:b::/64");
+    expect(clientKey("::a:b:c:d:e:f", undefined, trusted())).toBe("0:0:a:b::/64");
   });
 
   it("refuses TRUSTED_PROXIES that are not IP addresses, naming it", () => {

@@ -26,6 +26,8 @@ function guardedApp(quota: string) {
   app.get("/v1/thing", async (c) => {
     await guard(c, async () => {
       checks.push(c.req.header("authorization")!);
+      // "down": the check could not be made (the identity provider unreachable), no refusal.
+      if (c.req.header("authorization") === "down") throw new ProblemError(503, "keys_unavailable", "no keys");
       if (c.req.header("authorization") !== "good") throw new ProblemError(401, "unauthorized", "refused");
     });
     return c.body(null, 204);
@@ -65,6 +67,13 @@ describe("requests with a refused token, per client address", () => {
     const { send } = guardedApp("1");
     for (let i = 0; i < 5; i++) expect((await send("198.51.100.1", "good")).status).toBe(204);
     for (let i = 0; i < 5; i++) expect((await send(undefined, "bad")).status).toBe(401);
+    expect((await send("198.51.100.1", "bad")).status).toBe(401);
+  });
+
+  it("do not count a token check that failed for another reason: a provider outage locks no client out", async () => {
+    const { send } = guardedApp("1");
+    for (let i = 0; i < 5; i++) expect((await send("198.51.100.1", "down")).status).toBe(503);
+    expect((await send("198.51.100.1", "good")).status).toBe(204);
     expect((await send("198.51.100.1", "bad")).status).toBe(401);
   });
 });

@@ -175,7 +175,7 @@ describe.each(faultsBeforeTheDatabase)("when the database endpoint %s", (_, faul
     await faulty.setFault(fault);
     const ready = await call("/readyz", { as: null });
     expect(ready.status).toBe(503);
-    expect(ready.headers.get("retry-after")).toBeTruthy();
+    expect(ready.headers.get("retry-after")).toBe("5"); // docs/API.md: Retry-After: 5
     expect((await call("/healthz", { as: null })).status).toBe(200);
   });
 
