@@ -14,6 +14,14 @@ const MIGRATION_FILE = /^\d{4}_[A-Za-z0-9_-]+\.sql$/;
 // One key for every migrator of any database: taken per transaction, released by COMMIT/ROLLBACK.
 const LOCK = "SELECT pg_advisory_xact_lock(hashtext('schema_migrations'))";
 
+// The same key, shared, held by a no-transaction statement from the check that its file is still
+// unrecorded until the statement has run: migrators in one such file go on side by side, while a
+// transactional file of another (LOCK, exclusive) waits for the statement. Without it a migrator
+// ahead could commit a later file in between (0013 renames what 0006 builds, 0015 what 0014
+// builds), and the one behind would then build the renamed index again, a second copy for good.
+const SHARED_LOCK = "SELECT pg_advisory_lock_shared(hashtext('schema_migrations'))";
+const SHARED_UNLOCK = "SELECT pg_advisory_unlock_shared(hashtext('schema_migrations'))";
+
 /** The first line of a file whose statements run one by one, outside any transaction. */
 const OUTSIDE_TRANSACTION = /^-- migrate: no-transaction\b/;
 
@@ -166,11 +174,17 @@ async function applyOutsideTransaction(
   suspects: Set<string>,
 ): Promise<boolean> {
   for (const statement of plainStatements(name, sql)) {
-    // Applied by a concurrent migrator meanwhile, which may have gone on to the files after it:
-    // running the rest again could undo what they did (0013 renames the indexes 0006 builds).
-    if (await isRecorded(backend, name)) return false;
-    await dropInvalidIndex(backend, statement, suspects);
-    await backend.exec(statement);
+    await backend.query({ query: SHARED_LOCK, params: [] });
+    try {
+      // Applied by a concurrent migrator meanwhile, which may have gone on to the files after it:
+      // running the rest again could undo what they did (0013 renames the indexes 0006 builds).
+      if (await isRecorded(backend, name)) return false;
+      await dropInvalidIndex(backend, statement, suspects);
+      await backend.exec(statement);
+    } finally {
+      // A session whose connection broke has lost the lock with it: nothing is left to release.
+      await backend.query({ query: SHARED_UNLOCK, params: [] }).catch(() => {});
+    }
   }
   // A concurrent migrator may have run the same statements (all idempotent) and recorded first.
   const recorded = await backend.query({
