@@ -2,10 +2,23 @@
 -- 10 s and answers 503 "not written"; a statement still running then could commit after that
 -- answer. Every session of this database (the app's, on Neon as locally) stops a statement at
 -- 5 s and a lock wait at 4 s, so the database, not the client, decides, and a refused statement
--- has rolled back. Migrations lift the statement timeout for themselves (SET LOCAL).
+-- has rolled back. Migrations lift the statement timeout for themselves (SET LOCAL). A value the
+-- database's owner set for the whole database before is theirs, and stays (0016 and 0017 give the
+-- project's sessions theirs).
 DO $$
+DECLARE
+  own_settings constant text[] := ARRAY['statement_timeout=5s', 'lock_timeout=4s'];
+  setting text;
+  database_wide text[] := coalesce((
+    SELECT s.setconfig FROM pg_db_role_setting s JOIN pg_database d ON d.oid = s.setdatabase
+    WHERE d.datname = current_database() AND s.setrole = 0
+  ), '{}');
 BEGIN
-  EXECUTE format('ALTER DATABASE %I SET statement_timeout = %L', current_database(), '5s');
-  EXECUTE format('ALTER DATABASE %I SET lock_timeout = %L', current_database(), '4s');
+  FOREACH setting IN ARRAY own_settings LOOP
+    IF NOT EXISTS (SELECT 1 FROM unnest(database_wide) given WHERE given LIKE split_part(setting, '=', 1) || '=%') THEN
+      EXECUTE format('ALTER DATABASE %I SET %I = %L',
+        current_database(), split_part(setting, '=', 1), split_part(setting, '=', 2));
+    END IF;
+  END LOOP;
 END
 $$;

@@ -9,9 +9,17 @@
 -- moves on. Transactions that keep running statements are bounded by statement_timeout (0004)
 -- per statement only: docs/links.md states the bound with that condition. Other databases on the
 -- same server need the same setting (ALTER DATABASE … or ALTER ROLE …): their transactions count
--- for the horizon too.
+-- for the horizon too. A value the database's owner set for the whole database before is theirs,
+-- and stays (0016 and 0017 give the project's sessions theirs).
 DO $$
 BEGIN
-  EXECUTE format('ALTER DATABASE %I SET idle_in_transaction_session_timeout = %L', current_database(), '5s');
+  IF NOT EXISTS (
+    SELECT 1 FROM pg_db_role_setting s JOIN pg_database d ON d.oid = s.setdatabase,
+      unnest(s.setconfig) given
+    WHERE d.datname = current_database() AND s.setrole = 0
+      AND given LIKE 'idle\_in\_transaction\_session\_timeout=%'
+  ) THEN
+    EXECUTE format('ALTER DATABASE %I SET idle_in_transaction_session_timeout = %L', current_database(), '5s');
+  END IF;
 END
 $$;
