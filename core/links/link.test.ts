@@ -51,6 +51,18 @@ describe("normalizeTarget", () => {
     );
   });
 
+  it("refuses an external id that is a dot segment, trimmed or not, and keeps any other id made with dots", () => {
+    for (const externalAccountId of [".", "..", " .. ", "\t.\t"]) {
+      expect(refusal(() => normalizeTarget({ provider: "github", externalAccountId }))).toEqual({
+        status: 422,
+        fields: ["externalAccountId"],
+      });
+    }
+    for (const externalAccountId of ["...", ".a", "a.", ". ."]) {
+      expect(normalizeTarget({ provider: "github", externalAccountId }).externalAccountId).toBe(externalAccountId);
+    }
+  });
+
   it("lists every failing field at once", () => {
     expect(refusal(() => normalizeTarget({ provider: "-", externalAccountId: " " })).fields.sort()).toEqual([
       "externalAccountId",
