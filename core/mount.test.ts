@@ -55,6 +55,14 @@ describe("the declared routes, as served", () => {
     });
   });
 
+  it("refuse a query parameter given twice by saying so, not by the type its repeats make", async () => {
+    const response = await app.request("/v1/documents?limit=1&limit=2&after=3", { headers: await bearer() });
+    expect(response.status).toBe(422);
+    expect(((await response.json()) as { errors: unknown }).errors).toEqual([
+      { field: "limit", message: "must be given once" },
+    ]);
+  });
+
   it("refuse a caller without the access a route declares, before its query is read", async () => {
     const response = await app.request("/v1/admin/links/resync?after=nonsense", {
       method: "POST",

@@ -138,12 +138,19 @@ const adminOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
 };
 
-/** The validator's hook: the contract's 422 instead of the validator's own answer. */
+/**
+ * The validator's hook: the contract's 422 instead of the validator's own answer. A parameter
+ * given twice reaches a query's schema as a list of its values: said as such, not as its type.
+ */
 function refuseInvalid(result: {
   success: boolean;
-  error?: readonly { message: string; path?: readonly unknown[] }[];
+  error?: readonly { message: string; path?: readonly unknown[]; input?: unknown }[];
 }) {
-  if (!result.success) throw validationFailed(result.error ?? []);
+  if (result.success) return;
+  const issues = (result.error ?? []).map((issue) =>
+    Array.isArray(issue.input) ? { ...issue, message: "must be given once" } : issue,
+  );
+  throw validationFailed(issues);
 }
 
 /** The declared body, read as the contract says (413, 415, 400, 422). */
