@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { notBlank, numeralsUpTo, printable, TRIMMED_CLASS } from "./validation.ts";
+import { notBlank, numeralsUpTo, printable, TRIMMED_CLASS, validationFailed } from "./validation.ts";
 
 /** The JSON Schema pattern an action publishes, read as ECMAScript reads it (JSON Schema's dialect). */
 const publishedPattern = (action: object) =>
@@ -74,5 +74,39 @@ describe("the patterns the OpenAPI document publishes for the project's own chec
     for (const numeral of ["0", "7", String(max)]) expect(pattern.test(numeral)).toBe(true);
     for (const numeral of ["", "00", "07", "-1", String(max + 1n), "1e3"]) expect(pattern.test(numeral)).toBe(false);
     expect(new RegExp(`^${numeralsUpTo(7n)}$`).test("8")).toBe(false);
+  });
+});
+
+describe("validationFailed", () => {
+  const errorsOf = (schema: v.GenericSchema, input: unknown) =>
+    validationFailed(v.safeParse(schema, input).issues ?? []).extensions.errors;
+  const body = v.strictObject({
+    name: v.string(),
+    count: v.optional(v.number()),
+    open: v.optional(v.boolean()),
+    meta: v.optional(v.object({})),
+    tags: v.optional(v.array(v.string())),
+    title: v.pipe(v.string(), v.maxLength(3, "title must be at most 3 characters")),
+  });
+
+  it("says valibot's own refusals as the contract says things, echoing no value", () => {
+    expect(errorsOf(body, { title: "a", extra: "secret-value" })).toEqual([
+      { field: "name", message: "is required" },
+      { field: "extra", message: "is not a field of this request" },
+    ]);
+    expect(errorsOf(body, { name: 5, count: "5", open: "yes", meta: "x", tags: "x", title: "a" })).toEqual([
+      { field: "name", message: "must be a string" },
+      { field: "count", message: "must be a number" },
+      { field: "open", message: "must be true or false" },
+      { field: "meta", message: "must be a JSON object" },
+      { field: "tags", message: "must be an array" },
+    ]);
+    expect(errorsOf(body, "a text")).toEqual([{ field: "", message: "must be a JSON object" }]);
+  });
+
+  it("keeps the project's own messages as they are", () => {
+    expect(errorsOf(body, { name: "n", title: "long" })).toEqual([
+      { field: "title", message: "title must be at most 3 characters" },
+    ]);
   });
 });

@@ -65,10 +65,12 @@ export const maxCodePoints = (max: number, message = `must be at most ${max} cha
     { maxCodePoints: max },
   );
 
-/** A failed check, as valibot and Standard Schema report it: a message and where. */
+/** A failed check, as valibot and Standard Schema report it: a message and where (valibot: and what it expected). */
 export interface Issue {
   message: string;
   path?: readonly unknown[];
+  expected?: string | null;
+  received?: string;
 }
 
 /** `a.b.0`: the issue's path of keys, or "" where a key is not a name or an index. */
@@ -79,6 +81,27 @@ function fieldOf({ path = [] }: Issue): string {
 
 /** 422 `validation_failed`, listing each failing field (body, query or path) and why. */
 export function validationFailed(issues: readonly Issue[]): ProblemError {
-  const errors = issues.map((issue) => ({ field: fieldOf(issue), message: issue.message }));
+  const errors = issues.map((issue) => ({ field: fieldOf(issue), message: plainMessage(issue) }));
   return new ProblemError(422, "validation_failed", "The request failed validation.", { errors });
+}
+
+// valibot's own wording of a schema's refusal, `Invalid key: Expected never but received "x"`,
+// names its internals and echoes the value; the project's checks carry their own messages.
+const VALIBOT_DEFAULT = /^Invalid [\w ]+: Expected /;
+const WHAT_IS_EXPECTED: Record<string, string> = {
+  string: "a string",
+  number: "a number",
+  boolean: "true or false",
+  Object: "a JSON object",
+  Array: "an array",
+};
+
+/** The issue's message, valibot's defaults said as the contract says things. */
+function plainMessage(issue: Issue): string {
+  const { message, expected, received } = issue;
+  if (!VALIBOT_DEFAULT.test(message) || typeof expected !== "string") return message;
+  // A strict object's unknown key, then a key it requires that is missing.
+  if (expected === "never") return "is not a field of this request";
+  if (received === "undefined" && expected.startsWith('"')) return "is required";
+  return `must be ${WHAT_IS_EXPECTED[expected] ?? expected}`;
 }
