@@ -242,7 +242,10 @@ export function conventionCases(call: Call, runtime: RuntimeName, baseUrl: () =>
           expect(answer.headers["content-type"]).toBe("application/problem+json");
           expect(JSON.parse(answer.body)).toMatchObject({ status, code });
         } else if (!reachedApp) {
-          expect(answer.status, answer.text).toBeGreaterThanOrEqual(400);
+          // Refused in the platform's own way: an error status, or (Viceroy, for a Host that
+          // makes no URL) the connection closed without an answer, never a success.
+          const unanswered = runtime === "fastly" && answer.text === "";
+          expect(unanswered || answer.status >= 400, answer.text).toBe(true);
         }
       });
     }
