@@ -41,6 +41,15 @@ describe("fastly.toml [setup]", () => {
     expect(Object.keys(setup.secret_stores[SECRET_STORE]!.entries).sort()).toEqual(secrets.sort());
   });
 
+  it("is what docs/deploy.md says the first publish creates: every backend and every secret", () => {
+    const guide = readFileSync(new URL("../../docs/deploy.md", import.meta.url), "utf8");
+    const publish = guide.match(/npx fastly compute publish[^\n]*\n((?:#[^\n]*\n)+)/)?.[1] ?? "";
+    const backends = [...publish.matchAll(/backend (\w+)/g)].map((match) => match[1]);
+    expect(backends.sort()).toEqual(Object.keys(setup.backends).sort());
+    const secrets = publish.match(/secret store secrets \(([^;)]*)/)?.[1]?.split(/,\s*/) ?? [];
+    expect(secrets.sort()).toEqual(Object.keys(setup.secret_stores[SECRET_STORE]!.entries).sort());
+  });
+
   it("leaves every optional setting empty, which the service reads as unset", () => {
     const { NEON_FETCH_ENDPOINT: _placeholder, ...optional } = setup.config_stores[CONFIG_STORE]!.items;
     const defaults = Object.fromEntries(Object.entries(optional).map(([key, { value }]) => [key, value]));
