@@ -98,4 +98,15 @@ describe("readBodyText", () => {
     });
     expect((await readBodyText(declared)).length).toBe(MAX_BODY_BYTES);
   });
+  it("answers 400 for a body that stops arriving, as the request's fault, not an internal error", async () => {
+    const broken = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('{"name":'));
+        controller.error(new Error("aborted"));
+      },
+    });
+    const request = new Request("http://x/", { method: "POST", body: broken, duplex: "half" } as RequestInit);
+    const problem = await problemOf(readBodyText(request));
+    expect([problem.status, problem.code]).toEqual([400, "malformed_request"]);
+  });
 });

@@ -18,7 +18,7 @@ export async function readBodyText(request: Request, limit = MAX_BODY_BYTES): Pr
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    const { done, value } = await readChunk(reader);
     if (done) break;
     size += value.byteLength;
     if (size > limit) {
@@ -37,6 +37,18 @@ export async function readBodyText(request: Request, limit = MAX_BODY_BYTES): Pr
     return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
     throw new ProblemError(400, "malformed_request", "The body is not valid UTF-8.");
+  }
+}
+
+/**
+ * A body that stops arriving (the client went away mid-upload; Deno's server breaks off a chunk
+ * longer than it said) is the request's fault, not the server's: 400, never an internal error.
+ */
+async function readChunk(reader: ReadableStreamDefaultReader<Uint8Array>) {
+  try {
+    return await reader.read();
+  } catch {
+    throw new ProblemError(400, "malformed_request", "The body did not arrive whole.");
   }
 }
 
