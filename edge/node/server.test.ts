@@ -111,3 +111,17 @@ describe("a stop", () => {
     });
   });
 });
+
+describe("an Expect other than 100-continue", () => {
+  // RFC 9110 §10.1.1 lets a server answer 417 or serve the request; workerd and Deno serve it, and
+  // Node's own 417 would be the one answer of its server that is no problem.
+  it("is served like any request", async () => {
+    const url = await start();
+    const client = await open(url);
+    client.socket.write(
+      "POST /echo HTTP/1.1\r\nhost: x\r\nexpect: something\r\ncontent-length: 2\r\nconnection: close\r\n\r\nhi",
+    );
+    await client.closed;
+    expect(client.received()).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*\r\n\r\nhi$/);
+  });
+});
