@@ -111,29 +111,37 @@ describe("app", () => {
     await expectProblem(await app.fetch(request), 400, "malformed_request");
   });
   // honojs/hono#5370: Hono's TrieRouter ran every middleware registered at `…/*` twice for a
-  // path segment that is literally `*` (or a pattern's `:name`).
-  it.each(["/*", "/v1/*", "/v1/%2A", "/v1/links/github/*", "/v1/assets/:id", "/v1/links/:provider/:externalAccountId"])(
-    "runs each step once for %s: one log line, the caller's quota counted as for any request",
-    async (path) => {
-      const logged: string[] = [];
-      const counted: string[] = [];
-      const app = createApp({
-        sql: { query: async () => [], transaction: async () => [] } as unknown as Sql,
-        kv: createMemoryKv(),
-        settings,
-        runtime: "node",
-        logger: { log: (_level: string, event: string) => void logged.push(event) } as Logger,
-        rateLimiter: {
-          count: async (_policy, key) => (counted.push(key), { allowed: true, remaining: 99, resetSeconds: 60 }),
-        },
-      });
-      await app.request("/v1/me/links", { headers: await bearer() });
-      const perRequest = counted.splice(0).length;
-      expect(perRequest).toBeGreaterThan(0);
-      logged.length = 0;
-      await app.request(path, { headers: await bearer() });
-      expect(logged.filter((event) => event === "request")).toHaveLength(1);
-      expect(counted).toHaveLength(path.startsWith("/v1/") ? perRequest : 0);
-    },
-  );
+  // path segment that is literally `*` (or a pattern's `:name`). `http://x*` is how js-compute
+  // hands over a request for the target `*`.
+  it.each([
+    "/*",
+    "http://x*",
+    "/v1/*",
+    "/v1/%2A",
+    "/v1/links/github/*",
+    "/v1/assets/:id",
+    "/v1/links/:provider/:externalAccountId",
+  ])("runs each step once for %s: one log line, the caller's quota counted as for any request", async (path) => {
+    const logged: string[] = [];
+    const counted: string[] = [];
+    const app = createApp({
+      sql: { query: async () => [], transaction: async () => [] } as unknown as Sql,
+      kv: createMemoryKv(),
+      settings,
+      runtime: "node",
+      logger: { log: (_level: string, event: string) => void logged.push(event) } as Logger,
+      rateLimiter: {
+        count: async (_policy, key) => (counted.push(key), { allowed: true, remaining: 99, resetSeconds: 60 }),
+      },
+    });
+    await app.request("/v1/me/links", { headers: await bearer() });
+    const perRequest = counted.splice(0).length;
+    expect(perRequest).toBeGreaterThan(0);
+    logged.length = 0;
+    const request = new Request("http://api.test/placeholder", { headers: await bearer() });
+    Object.defineProperty(request, "url", { value: path.startsWith("/") ? `http://api.test${path}` : path });
+    await app.fetch(request);
+    expect(logged.filter((event) => event === "request")).toHaveLength(1);
+    expect(counted).toHaveLength(path.startsWith("/v1/") ? perRequest : 0);
+  });
 });

@@ -23,8 +23,9 @@ function parsedPath(request: Request): string {
   return url ? getPathNoStrict(new Request(url.href)) : getPathNoStrict(request);
 }
 
-// A segment that is literally `*`, percent-encoded or not (Hono's getPath decodes `%2A`).
-const WILDCARD_SEGMENT = /\/\*(?=\/|$)/g;
+// A segment that is literally `*`, percent-encoded or not (Hono's getPath decodes `%2A`); first
+// too, for a target of `*` that a runtime hands over with no slash before it (js-compute's `http://x*`).
+const WILDCARD_SEGMENT = /(^|\/)\*(?=\/|$)/g;
 
 /**
  * Hono's TrieRouter finds a wildcard's node both as the pattern and by its key, so a segment that
@@ -34,7 +35,7 @@ const WILDCARD_SEGMENT = /\/\*(?=\/|$)/g;
  * so they are what the client sent.
  */
 function wildcardSegmentsEscaped(path: string): string {
-  return path.includes("/*") ? path.replace(WILDCARD_SEGMENT, "/%2A") : path;
+  return path.includes("*") ? path.replace(WILDCARD_SEGMENT, "$1%2A") : path;
 }
 
 /**

@@ -51,9 +51,11 @@ export function listen(
   return new Promise((resolve, reject) => {
     let closing = false;
     // The adapter's listener on Node's own server (Hono's `serve`, less its refusals' bare 400).
-    const listener = getRequestListener(fetch, { hostname, errorHandler: adapterRefusal });
+    const listener = hostRequired(getRequestListener(fetch, { hostname, errorHandler: adapterRefusal }));
     const server: HttpServer = createServer(
       {
+        // Checked by hostRequired instead, which answers as every other refusal does.
+        requireHostHeader: false,
         maxHeaderSize: limits.maxHeaderBytes,
         headersTimeout: limits.headersTimeoutMs,
         requestTimeout: limits.requestTimeoutMs,
@@ -100,7 +102,7 @@ export function listen(
  * method, which answers 405 with that path's `Allow`; one naming an authority (`host:port`) names
  * no resource of this server, and gets 405 with an empty `Allow`.
  */
-function connectAnswerer(listener: ReturnType<typeof getRequestListener>) {
+function connectAnswerer(listener: RequestListener) {
   return (request: IncomingMessage, socket: Duplex) => {
     if (!request.url?.startsWith("/")) {
       writeProblem(
@@ -144,6 +146,28 @@ function adapterRefusal(error: unknown): Response {
       ? new ProblemError(400, "malformed_request", "The request's target and Host header make no URL.")
       : new ProblemError(500, "internal_error", "An unexpected error occurred."),
   );
+}
+
+type RequestListener = ReturnType<typeof getRequestListener>;
+
+/**
+ * RFC 9112 §3.2: an HTTP/1.1 request without Host is 400. Node's own check answers it with a bare
+ * status line; this one with the problem every other refusal carries.
+ */
+function hostRequired(listener: RequestListener): RequestListener {
+  return (request, response) => {
+    if (request.headers.host !== undefined || request.httpVersion !== "1.1") return listener(request, response);
+    const text = JSON.stringify(
+      new ProblemError(400, "malformed_request", "An HTTP/1.1 request must name its Host.").toProblem(),
+    );
+    (response as ServerResponse).writeHead(400, {
+      "content-type": PROBLEM_CONTENT_TYPE,
+      "content-length": Buffer.byteLength(text),
+      connection: "close",
+    });
+    (response as ServerResponse).end(text);
+    return Promise.resolve();
+  };
 }
 
 /** A problem answer written on the socket itself, for requests the request handler never sees. */
