@@ -7,18 +7,15 @@
 -- project's sessions theirs).
 DO $$
 DECLARE
-  own_settings constant text[] := ARRAY['statement_timeout=5s', 'lock_timeout=4s'];
   setting text;
-  database_wide text[] := coalesce((
-    SELECT s.setconfig FROM pg_db_role_setting s JOIN pg_database d ON d.oid = s.setdatabase
-    WHERE d.datname = current_database() AND s.setrole = 0
-  ), '{}');
 BEGIN
-  FOREACH setting IN ARRAY own_settings LOOP
-    IF NOT EXISTS (SELECT 1 FROM unnest(database_wide) given WHERE given LIKE split_part(setting, '=', 1) || '=%') THEN
-      EXECUTE format('ALTER DATABASE %I SET %I = %L',
-        current_database(), split_part(setting, '=', 1), split_part(setting, '=', 2));
-    END IF;
+  FOREACH setting IN ARRAY ARRAY['statement_timeout=5s', 'lock_timeout=4s'] LOOP
+    CONTINUE WHEN EXISTS (
+      SELECT 1 FROM pg_db_role_setting s JOIN pg_database d ON d.oid = s.setdatabase, unnest(s.setconfig) given
+      WHERE d.datname = current_database() AND s.setrole = 0 AND given LIKE split_part(setting, '=', 1) || '=%'
+    );
+    EXECUTE format('ALTER DATABASE %I SET %I = %L',
+      current_database(), split_part(setting, '=', 1), split_part(setting, '=', 2));
   END LOOP;
 END
 $$;
