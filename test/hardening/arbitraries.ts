@@ -102,7 +102,22 @@ const segment = (valid: fc.Arbitrary<string>) =>
   fc.oneof(
     { weight: 3, arbitrary: valid.map(encodeSegment) },
     { weight: 3, arbitrary: hostileText.map(encodeSegment) },
-    fc.constantFrom("%", "%zz", "%C0%80", "%FF", "%00", "%2F", "a%2Fb", "%E2%82", ".", "..", "%2e%2e", "%20"),
+    fc.constantFrom(
+      "%",
+      "%zz",
+      "%C0%80",
+      "%FF",
+      "%00",
+      "%2F",
+      "a%2Fb",
+      "%E2%82",
+      ".",
+      "..",
+      "%2e%2e",
+      "%20",
+      "*",
+      "%2A",
+    ),
   );
 
 /** Percent-encodes text; lone surrogates (which encodeURIComponent refuses) go as broken UTF-8. */
@@ -272,6 +287,7 @@ export const elsewhere: fc.Arbitrary<HostileRequest> = requests({
     fc.array(segment(hostileText), { minLength: 0, maxLength: 4 }).map((parts) => `/${["v1", ...parts].join("/")}`),
     fc.constantFrom(
       "/",
+      "/*",
       "/healthz/",
       "//v1//assets",
       "/v1/../v1/assets",

@@ -1,8 +1,9 @@
 // Property-based: whatever a client sends to any route, with any of RFC 9110's methods, the API
 // never answers 5xx; every answer is one its own /openapi.json documents (status, headers, media
 // type, body schema: what a generic fuzzer such as schemathesis checks by default); every error
-// is problem+json with a code of the contract; and a rejected request changes nothing, in any
-// table (row counts and contents) or, for writes, in the KV cache. Runs on PGlite for breadth.
+// is problem+json with a code of the contract; each request writes one log line; and a rejected
+// request changes nothing, in any table (row counts and contents) or, for writes, in the KV
+// cache. Runs on PGlite for breadth.
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PROBLEM_CONTENT_TYPE, problemCodes } from "../../core/http/problem.ts";
@@ -14,7 +15,7 @@ import { buildRequest, type Harness, startHarness } from "../support/harness.ts"
 import { RFC_9110_METHODS, type Route, routes } from "../support/routes.ts";
 import { elsewhere, filledIn, type HostileRequest, hostileRequestsFor } from "./arbitraries.ts";
 import { EDGE_QUERY_VALUES, SEEDED_ASSET } from "./hostile-values.ts";
-import { type DatabaseSnapshot, snapshotter } from "./support.ts";
+import { collectingLogger, type DatabaseSnapshot, snapshotter } from "./support.ts";
 
 // Moderate: the whole file stays well under a minute on a busy two-core machine; PROPERTY_RUNS
 // raises it for a longer search. Failures print fast-check's seed and path; rerun with them to
@@ -28,9 +29,10 @@ let snapshot: () => Promise<DatabaseSnapshot>;
 // (5 min, a large PROPERTY_RUNS) must not take the entry's expiry for a change a request made.
 let kvNow = Date.now();
 const kv = createMemoryKv(() => kvNow);
+const logger = collectingLogger();
 
 beforeAll(async () => {
-  harness = await startHarness({ backend: "pglite", kv });
+  harness = await startHarness({ backend: "pglite", kv, logger });
   snapshot = await snapshotter(harness.sql);
   document = (await (await harness.request("/openapi.json", { as: null })).json()) as OpenApi;
   expect((await harness.request("/v1/links/github/alice-account", { method: "PUT" })).status).toBe(201);
@@ -70,10 +72,15 @@ async function sendAndCheck(hostile: HostileRequest): Promise<void> {
   const before = await snapshot();
   const cacheBefore = await kvContents(kv);
   const request = await toRequest(hostile, opaque);
+  logger.lines.length = 0;
   const response = await harness.app.fetch(request);
   const text = await response.text();
   const context = `${hostile.method} ${hostile.path} → ${response.status} ${text.slice(0, 300)}`;
   expect(response.status, context).toBeLessThan(500);
+  expect(
+    logger.lines.filter((line) => line.event === "request"),
+    context,
+  ).toHaveLength(1);
   const exchange = {
     method: hostile.method,
     url: request.url,
@@ -112,7 +119,7 @@ const targets: ReadonlyArray<readonly [string, () => fc.Arbitrary<HostileRequest
 ];
 
 describe.each(targets)("hostile requests to %s", (_, requests) => {
-  it("never answer 5xx, always answer errors as problem+json with a known code, and write nothing when rejected", async () => {
+  it("never answer 5xx, always answer errors as problem+json with a known code, log one line each, and write nothing when rejected", async () => {
     await fc.assert(fc.asyncProperty(requests(), sendAndCheck), { numRuns: RUNS_PER_ROUTE });
   }, 180_000);
 });
