@@ -143,6 +143,9 @@ function options(values: Values, prices: { file: string; table: Price[] }) {
     wholeNumber(name, values[name], NUMBERS[name], fallback);
   const byTarget = (name: TargetDefault, local?: number) => number(name, onTargets ? TARGET_DEFAULTS[name] : local);
   const picked = values.operations;
+  if (values.idle !== undefined && number("cold") === 0) {
+    throw new UsageError("--idle is the pause before each of --cold's requests: give --cold N too");
+  }
   return {
     targets,
     requests: byTarget("requests", NUMBERS.requests.default),

@@ -1,5 +1,6 @@
-// The options that sign in to deployments mean nothing to the runtimes the bench starts (it signs
-// its own tokens): given without --target, they are refused by name rather than ignored.
+// Options that would mean nothing in the run asked for are refused by name rather than ignored:
+// those that sign in to deployments without --target (the bench signs its own tokens), and the
+// pause before cold requests without any cold request.
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -28,3 +29,15 @@ it.each([
   },
   180_000,
 );
+
+it("refuses --idle without --cold, naming both, before anything starts", async () => {
+  const out = await mkdtemp(join(tmpdir(), "local-options-"));
+  try {
+    const run = await runScript("bench/bench.ts", [...TINY, "--idle", "5", "--out", out], { DATABASE_URL: undefined });
+    expect(run.code).toBe(2);
+    expect(run.stderr.split("\n")[0]).toMatch(/--idle.*--cold/);
+    expect(await readdir(out)).toEqual([]);
+  } finally {
+    await rm(out, { recursive: true, force: true });
+  }
+}, 180_000);
