@@ -14,6 +14,11 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "saved-runs-"));
   await writeFile(join(dir, "broken.json"), "{ not json");
   await writeFile(join(dir, "other.json"), JSON.stringify({ options: {} }));
+  // A run saved without each round's figures, as bench.json was before it kept them.
+  await writeFile(
+    join(dir, "no-rounds.json"),
+    JSON.stringify({ results: [{ target: "node", operation: "link-hit" }] }),
+  );
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
@@ -27,6 +32,7 @@ describe("--compare", () => {
     ["missing.json", "cannot be read"],
     ["broken.json", "not JSON"],
     ["other.json", "not a bench.json"],
+    ["no-rounds.json", "no rounds to compare"],
   ])(
     "refuses %s in one line naming it",
     async (name, reason) => {

@@ -86,6 +86,9 @@ export function compareText(rows: readonly ComparedRow[]): string {
 async function readResults(path: string): Promise<ComparedResult[]> {
   const json = (await readJsonFile(path)) as { version?: number; results?: ComparedResult[] } | null;
   if (!Array.isArray(json?.results)) throw new InputFileError(`${path}: not a bench.json (no results)`);
+  if (!json.results.every((result) => Array.isArray(result?.rounds))) {
+    throw new InputFileError(`${path}: no rounds to compare (a run saved without each round's figures): run it again`);
+  }
   return json.results;
 }
 
