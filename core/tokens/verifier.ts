@@ -2,7 +2,7 @@
 // token. Public-key algorithms are checked only against the JWKS, HS256 only against AUTH_SECRET:
 // a token whose header claims HS256 is never verified with a public key's bytes, so knowing the
 // (public) JWKS signs nothing.
-import { createLocalJWKSet, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from "jose";
+import { createLocalJWKSet, type JSONWebKeySet, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from "jose";
 import { type Logger, silentLogger } from "../log.ts";
 import { DEFAULT_KV_TIMEOUT_MS, type KvCache } from "../ports/kv.ts";
 import { type Background, type CachedKeySet, cachedRemoteKeySet, FIRST_RETRY_MS } from "./jwks-cache.ts";
@@ -89,20 +89,28 @@ function hmacKey(secret: string): () => Promise<CryptoKey> {
   };
 }
 
+// One import of each AUTH_JWKS per key set: the runtime's check at start and the verifier's before
+// its first token are the same promise. Made on first use, never sooner: a rejection nobody awaits
+// yet would end a Node process.
+const keyChecks = new WeakMap<JSONWebKeySet, Promise<void>>();
+
+function keysChecked(jwks: JSONWebKeySet): Promise<void> {
+  let check = keyChecks.get(jwks);
+  if (!check) keyChecks.set(jwks, (check = checkKeySet(jwks, PUBLIC_KEY_ALGORITHMS)));
+  return check;
+}
+
 /** Where a runtime can wait at start: throws a SettingsError for an AUTH_JWKS key no token could use. */
 export async function checkTokenKeys(settings: AuthSettings): Promise<void> {
-  if (settings.jwks) await checkKeySet(settings.jwks, PUBLIC_KEY_ALGORITHMS);
+  if (settings.jwks) await keysChecked(settings.jwks);
 }
 
 function publicKeySet(settings: AuthSettings, options: TokenKeyOptions): CachedKeySet | undefined {
   if (settings.jwks) {
     const jwks = settings.jwks;
     const local = createLocalJWKSet(jwks);
-    // Checked on first use rather than now: a rejection nobody awaits yet would end a Node process.
-    let checked: Promise<void> | undefined;
     return async (header, token) => {
-      checked ??= checkKeySet(jwks, PUBLIC_KEY_ALGORITHMS);
-      await checked;
+      await keysChecked(jwks);
       return local(header, token);
     };
   }
