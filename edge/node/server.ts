@@ -51,7 +51,7 @@ export function listen(
   return new Promise((resolve, reject) => {
     let closing = false;
     // The adapter's listener on Node's own server (Hono's `serve`, less its refusals' bare 400).
-    const listener = hostRequired(getRequestListener(fetch, { hostname, errorHandler: adapterRefusal }));
+    const listener = hostRequired(getRequestListener(fetch, { hostname, errorHandler: adapterRefusal }), hostname);
     const server: HttpServer = createServer(
       {
         // Checked by hostRequired instead, which answers as every other refusal does.
@@ -152,22 +152,16 @@ type RequestListener = ReturnType<typeof getRequestListener>;
 
 /**
  * RFC 9112 §3.2: an HTTP/1.1 request without Host is 400. Node's own check answers it with a bare
- * status line; this one with the problem every other refusal carries.
+ * status line; this one, through the same adapter, with the problem every other refusal carries.
  */
-function hostRequired(listener: RequestListener): RequestListener {
-  return (request, response) => {
-    if (request.headers.host !== undefined || request.httpVersion !== "1.1") return listener(request, response);
-    const text = JSON.stringify(
-      new ProblemError(400, "malformed_request", "An HTTP/1.1 request must name its Host.").toProblem(),
-    );
-    (response as ServerResponse).writeHead(400, {
-      "content-type": PROBLEM_CONTENT_TYPE,
-      "content-length": Buffer.byteLength(text),
-      connection: "close",
-    });
-    (response as ServerResponse).end(text);
-    return Promise.resolve();
-  };
+function hostRequired(listener: RequestListener, hostname: string): RequestListener {
+  const problem = new ProblemError(400, "malformed_request", "An HTTP/1.1 request must name its Host.");
+  // The adapter builds the refused request's URL from `hostname`, as it would for HTTP/1.0.
+  const refuse = getRequestListener(() => problemResponse(problem, { connection: "close" }), { hostname });
+  return (request, response) =>
+    request.headers.host === undefined && request.httpVersion === "1.1"
+      ? refuse(request, response)
+      : listener(request, response);
 }
 
 /** A problem answer written on the socket itself, for requests the request handler never sees. */
