@@ -6,8 +6,8 @@ import { cors } from "hono/cors";
 import type { Router } from "hono/router";
 import type { RouterRoute } from "hono/types";
 import type { AppDeps, AppEnv } from "../deps.ts";
+import { parsedUrl } from "../lib/url.ts";
 import { fieldValue, withoutSpacesAround } from "./field-value.ts";
-import { parsedUrl } from "./request-url.ts";
 
 /** The request headers the contract uses: a preflight allows exactly these. */
 export const CORS_REQUEST_HEADERS = [

@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from "hono";
+import { parsedUrl } from "../lib/url.ts";
 import { ProblemError } from "./problem.ts";
-import { parsedUrl } from "./request-url.ts";
 
 /**
  * A request whose target and Host make no URL is malformed: 400 (parsedUrl says where one gets

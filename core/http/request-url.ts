@@ -1,4 +1,5 @@
 import { getPathNoStrict } from "hono/utils/url";
+import { parsedUrl } from "../lib/url.ts";
 
 // What the WHATWG URL parser rewrites in a path: a dot segment (`.`, `..`, `%2e`) or a backslash.
 const REWRITTEN_BY_PARSER = /\/\.|%2e|\\/i;
@@ -36,17 +37,4 @@ const WILDCARD_SEGMENT = /(^|\/)\*(?=\/|$)/g;
  */
 function wildcardSegmentsEscaped(path: string): string {
   return path.includes("*") ? path.replace(WILDCARD_SEGMENT, "$1%2A") : path;
-}
-
-/**
- * The request's URL, or undefined where its target and Host make none: Deno hands such a request
- * over as the client sent it (`Host: exa mple`, `Host: x:99999`); the other runtimes refuse it
- * before the app.
- */
-export function parsedUrl(url: string): URL | undefined {
-  try {
-    return new URL(url);
-  } catch {
-    return undefined;
-  }
 }

@@ -6,6 +6,7 @@ import { CORS_SETTINGS } from "../http/cors-settings.ts";
 import { RATE_LIMIT_SETTINGS } from "../http/rate-limit-settings.ts";
 import { IDEMPOTENCY_SETTINGS } from "../idempotency/key.ts";
 import { isLoopbackHost } from "../lib/loopback.ts";
+import { parsedUrl } from "../lib/url.ts";
 import { LINK_SETTINGS } from "../links/link-settings.ts";
 import { TELEMETRY_SETTINGS } from "../telemetry/settings.ts";
 import { KEY_SET_MAC_SETTINGS } from "../tokens/key-set-mac.ts";
@@ -28,21 +29,11 @@ export { MIN_AUTH_SECRET_BYTES } from "../tokens/settings.ts";
 export { SettingsError } from "./error.ts";
 export type { RawSettings } from "./schema.ts";
 
-// Not URL.canParse: Fastly's runtime lacks it.
-function parsesAsUrl(value: string): boolean {
-  try {
-    new URL(value);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 // A typo such as postgress:// must not quietly fall back to another database.
 const postgresUrl = v.pipe(
   text,
   v.check(
-    (url) => /^postgres(ql)?:\/\//.test(url) && parsesAsUrl(url) && new URL(url).hostname !== "",
+    (url) => /^postgres(ql)?:\/\//.test(url) && (parsedUrl(url)?.hostname ?? "") !== "",
     "must be a postgres:// or postgresql:// URL",
   ),
 );
@@ -50,7 +41,7 @@ const postgresUrl = v.pipe(
 // text only to this machine.
 const sqlEndpointUrl = v.pipe(
   text,
-  v.check((url) => /^https?:\/\//.test(url) && parsesAsUrl(url), "must be an http:// or https:// URL"),
+  v.check((url) => /^https?:\/\//.test(url) && parsedUrl(url) !== undefined, "must be an http:// or https:// URL"),
   v.check(
     (url) => url.startsWith("https://") || isLoopbackHost(new URL(url).hostname),
     "must be an https:// URL (http:// only to 127.0.0.1, ::1 or localhost): the password of DATABASE_URL travels with every request",

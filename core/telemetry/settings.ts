@@ -1,6 +1,7 @@
 // Where traces go: the standard OTLP exporter variables, read like every other setting. Without
 // OTEL_EXPORTER_OTLP_ENDPOINT nothing is traced and nothing is sent.
 import * as v from "valibot";
+import { parsedUrl } from "../lib/url.ts";
 import { optional, settingsGroup, text, withDefault } from "../settings/schema.ts";
 
 /** `key=value` pairs, comma-separated, values percent-encoded (the OTLP exporter's own format). */
@@ -40,24 +41,15 @@ function isSendable(headers: Record<string, string>): boolean {
   }
 }
 
-// Not URL.canParse: Fastly's runtime lacks it.
 function isHttpUrl(value: string): boolean {
-  try {
-    return /^https?:\/\//.test(value) && new URL(value).hostname !== "";
-  } catch {
-    return false;
-  }
+  return /^https?:\/\//.test(value) && (parsedUrl(value)?.hostname ?? "") !== "";
 }
 
 // The Fetch standard refuses a URL holding credentials: every export would fail, and Node's
 // error, logged with each, quotes the URL, password included. They go in the headers.
 function holdsNoCredentials(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return url.username === "" && url.password === "";
-  } catch {
-    return true; // not a URL: isHttpUrl says so
-  }
+  const url = parsedUrl(value);
+  return !url || (url.username === "" && url.password === ""); // not a URL: isHttpUrl says so
 }
 
 export const DEFAULT_SERVICE_NAME = "edge-race-free";

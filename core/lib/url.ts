@@ -1,0 +1,12 @@
+/**
+ * `value` as a URL, or undefined where it is none. Not URL.canParse: Fastly's runtime lacks it.
+ * Deno hands the app a request whose target and Host make no URL as the client sent it
+ * (`Host: exa mple`); settings are read through it too.
+ */
+export function parsedUrl(value: string): URL | undefined {
+  try {
+    return new URL(value);
+  } catch {
+    return undefined;
+  }
+}
