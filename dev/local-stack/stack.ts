@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { migrate } from "../../edge/migrate/migrate.ts";
+import { postgresMigrationSession } from "../../edge/migrate/postgres.ts";
 import { APP_ROLE, appRolePassword, prepareAppRole } from "./app-role.ts";
 import { type DataLock, lockDataFolder } from "./data-lock.ts";
 import type { SqlBackend } from "./neon-endpoint/backend.ts";
@@ -124,9 +125,16 @@ async function openBackend(options: LocalStackOptions, lock: DataLock | undefine
   }
   const adminUrl = new URL(options.databaseUrl);
   const rolePassword = appRolePassword(decodeURIComponent(adminUrl.password));
+  // Migrated as `npm run migrate` does: an index built CONCURRENTLY takes what it takes, beyond
+  // the owner's statement timeout (sql/0016) and the pool's own deadline.
+  const migrator = postgresMigrationSession(options.databaseUrl);
+  try {
+    await migrate(migrator);
+  } finally {
+    await migrator.close();
+  }
   const admin = createPgBackend(options.databaseUrl, { max: 1 });
   try {
-    await migrate(admin);
     if (options.ownerSql) await admin.exec(options.ownerSql);
     await prepareAppRole(admin, rolePassword);
   } finally {
