@@ -24,7 +24,7 @@ const UNIT_IN_TEST = [
 ];
 const RACES = [
   /^test\/.*\/races?\.test\.ts$/,
-  /^test\/assets\/interleavings\.test\.ts$/,
+  /^test\/.*\/interleavings\.test\.ts$/,
   /^test\/counterexamples\//,
   /^test\/hardening\/soak\.test\.ts$/,
 ];

@@ -5,7 +5,7 @@
 // Both branches read one snapshot: a first use of the key committed while this statement waited
 // on the key's index entry is not seen here, and is read in a second round trip (a read).
 import type { Caller, KeyedRequest } from "../idempotency/key.ts";
-import { settleKeyedCreate } from "../idempotency/settle.ts";
+import { createOnce } from "../idempotency/settle.ts";
 import type { Sql } from "../ports/sql.ts";
 import type { Asset, AssetFields } from "./model.ts";
 import { toAsset } from "./repository.ts";
@@ -68,9 +68,9 @@ export async function createAssetOnce(
   { key, fingerprint, ttlSeconds }: KeyedRequest,
 ): Promise<CreateOnceResult> {
   const params = [tenantId, id, fields.name, fields.material, key, fingerprint, String(ttlSeconds), subject];
-  const [row] = await sql.query(CREATE_ONCE, params);
+  const attempt = async () => (await sql.query(CREATE_ONCE, params))[0];
   const readStored = async () => (await sql.query(BY_KEY, [tenantId, subject, key]))[0];
-  const settled = await settleKeyedCreate(row, fingerprint, readStored);
+  const settled = await createOnce(attempt, fingerprint, readStored);
   return settled.outcome === "key_reused" ? settled : { outcome: settled.outcome, asset: toAsset(settled.row) };
 }
 

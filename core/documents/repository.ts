@@ -3,7 +3,7 @@
 // statement, one round trip, no gap.
 import { keysetPage, type Page } from "../http/pagination.ts";
 import type { Caller, KeyedRequest } from "../idempotency/key.ts";
-import { settleKeyedCreate } from "../idempotency/settle.ts";
+import { createOnce } from "../idempotency/settle.ts";
 import { toIsoTimestamp } from "../ports/rows.ts";
 import type { Row, Sql } from "../ports/sql.ts";
 
@@ -93,13 +93,14 @@ export async function createDocument(sql: Sql, input: NewDocument): Promise<Crea
   const { key, fingerprint, ttlSeconds } = input.idempotency ?? { key: null, fingerprint: null, ttlSeconds: null };
   const ttl = ttlSeconds && String(ttlSeconds);
   const params = [input.tenantId, input.contractId, input.title, key, fingerprint, ttl, input.subject];
-  const [row] = await sql.query(CREATE, params);
+  const attempt = async () => (await sql.query(CREATE, params))[0];
   if (key === null || fingerprint === null) {
+    const row = await attempt();
     if (row?.created !== true) throw new Error("the document insert returned no row");
     return { outcome: "created", document: toDocument(row) };
   }
   const readStored = async () => (await sql.query(BY_KEY, [input.tenantId, input.subject, key]))[0];
-  const settled = await settleKeyedCreate(row, fingerprint, readStored);
+  const settled = await createOnce(attempt, fingerprint, readStored);
   return settled.outcome === "key_reused" ? settled : { outcome: settled.outcome, document: toDocument(settled.row) };
 }
 

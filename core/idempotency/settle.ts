@@ -9,18 +9,29 @@ export type Settled =
   /** The key already names a request with another body; nothing was written. */
   | { outcome: "key_reused" };
 
+// Each further attempt needs a key that expired within one round trip again: two are plenty.
+const ATTEMPTS = 3;
+
 /**
- * `row`: what the statement answered (a created row has `created` true; a stored one carries
- * its `request_fingerprint`). `readStored` reads the caller's live key in a round trip of its own.
+ * `attempt` runs the capability's statement and answers its row (a created row has `created`
+ * true; a stored one carries its `request_fingerprint`). `readStored` reads the caller's live key
+ * in a round trip of its own. When even that finds nothing, the key the statement met expired
+ * (and may have been cleaned up) in between: it is free, and the statement, which wrote nothing,
+ * runs again as a use of the key after its expiry.
  */
-export async function settleKeyedCreate(
-  row: Row | undefined,
+export async function createOnce(
+  attempt: () => Promise<Row | undefined>,
   fingerprint: string,
   readStored: () => Promise<Row | undefined>,
 ): Promise<Settled> {
-  if (row?.created === true) return { outcome: "created", row };
-  const stored = row ?? (await readStored());
-  if (!stored) throw new Error("a keyed create was skipped for a key that no request holds");
-  if (stored.request_fingerprint !== fingerprint) return { outcome: "key_reused" };
-  return { outcome: "replayed", row: stored };
+  for (let attempts = 0; attempts < ATTEMPTS; attempts++) {
+    const row = await attempt();
+    if (row?.created === true) return { outcome: "created", row };
+    const stored = row ?? (await readStored());
+    if (stored)
+      return stored.request_fingerprint === fingerprint
+        ? { outcome: "replayed", row: stored }
+        : { outcome: "key_reused" };
+  }
+  throw new Error(`a keyed create met a key that no request held, ${ATTEMPTS} times`);
 }

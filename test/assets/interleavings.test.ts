@@ -7,19 +7,13 @@ import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { MatchCondition } from "../../core/assets/preconditions.ts";
 import { deleteAsset, importRows, updateAsset } from "../../core/assets/repository.ts";
-import type { Row, Sql } from "../../core/ports/sql.ts";
+import type { Sql } from "../../core/ports/sql.ts";
 import { describeWithPostgres } from "../../dev/support/postgres.ts";
 import { type Harness, startHarness } from "../support/harness.ts";
+import { interleave as interleaveOn } from "../support/interleave.ts";
 import { createAsset, getAsset } from "./helpers.ts";
 
 const TENANT = "acme"; // the tenant of the helpers' default token
-
-/** The SQL port over one pg session, so a test can hold a transaction open. */
-const sqlOver = (client: pg.PoolClient): Sql => ({
-  query: async <T extends Row>(text: string, params: readonly unknown[] = []) =>
-    (await client.query(text, [...params])).rows as T[],
-  transaction: () => Promise.reject(new Error("not used here")),
-});
 
 describeWithPostgres("assets interleavings [postgres]", () => {
   let harness: Harness;
@@ -34,31 +28,8 @@ describeWithPostgres("assets interleavings [postgres]", () => {
     await harness?.close();
   });
 
-  /** Runs `first` in an open transaction, starts `second`, waits until it blocks, commits. */
-  async function interleave<A, B>(first: (sql: Sql) => Promise<A>, second: (sql: Sql) => Promise<B>) {
-    const [one, two] = [await pool.connect(), await pool.connect()];
-    try {
-      const { pid } = (await two.query("SELECT pg_backend_pid() AS pid")).rows[0];
-      await one.query("BEGIN");
-      const firstResult = await first(sqlOver(one));
-      const secondResult = second(sqlOver(two));
-      await waitUntilBlocked(pid);
-      await one.query("COMMIT");
-      return { firstResult, secondResult: await secondResult };
-    } finally {
-      one.release();
-      two.release();
-    }
-  }
-
-  async function waitUntilBlocked(pid: number) {
-    for (let i = 0; i < 500; i++) {
-      const { rows } = await pool.query("SELECT wait_event_type FROM pg_stat_activity WHERE pid = $1", [pid]);
-      if (rows[0]?.wait_event_type === "Lock") return;
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    throw new Error("the second writer never blocked on the row lock");
-  }
+  const interleave = <A, B>(first: (sql: Sql) => Promise<A>, second: (sql: Sql) => Promise<B>) =>
+    interleaveOn(pool, first, second);
 
   const matching = (etag: string): MatchCondition => ({ any: false, tags: [etag.slice(1, -1)] });
 
