@@ -3,33 +3,22 @@
 // the row lock, then the first commits. The second must see the new version and write nothing.
 // A naive read-then-write under the same interleaving loses the first writer's change: the
 // counter-example shows the setup really reproduces the race.
-import pg from "pg";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import type { MatchCondition } from "../../core/assets/preconditions.ts";
 import { deleteAsset, importRows, updateAsset } from "../../core/assets/repository.ts";
 import type { Sql } from "../../core/ports/sql.ts";
 import { describeWithPostgres } from "../../dev/support/postgres.ts";
-import { type Harness, startHarness } from "../support/harness.ts";
-import { interleave as interleaveOn } from "../support/interleave.ts";
+import { interleave as interleaveOn, postgresSessions } from "../support/interleave.ts";
 import { createAsset, getAsset } from "./helpers.ts";
 
 const TENANT = "acme"; // the tenant of the helpers' default token
 
 describeWithPostgres("assets interleavings [postgres]", () => {
-  let harness: Harness;
-  let pool: pg.Pool;
-  const h = () => harness;
-  beforeAll(async () => {
-    harness = await startHarness({ backend: "postgres" });
-    pool = new pg.Pool({ connectionString: harness.stack.postgresUrl, max: 3 });
-  }, 60_000);
-  afterAll(async () => {
-    await pool?.end();
-    await harness?.close();
-  });
+  const suite = postgresSessions();
+  const h = () => suite.harness;
 
   const interleave = <A, B>(first: (sql: Sql) => Promise<A>, second: (sql: Sql) => Promise<B>) =>
-    interleaveOn(pool, first, second);
+    interleaveOn(suite.pool, first, second);
 
   const matching = (etag: string): MatchCondition => ({ any: false, tags: [etag.slice(1, -1)] });
 

@@ -1,28 +1,17 @@
 // Link races forced rather than hoped for, on the real PostgreSQL: a first write is held in an
 // open transaction while a second one runs, then the first commits.
-import pg from "pg";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import type { LinkTarget } from "../../core/links/link.ts";
 import { linkAccount, unlinkAccount } from "../../core/links/repository.ts";
 import type { Sql } from "../../core/ports/sql.ts";
 import { describeWithPostgres } from "../../dev/support/postgres.ts";
-import { type Harness, startHarness } from "../support/harness.ts";
-import { interleave } from "../support/interleave.ts";
+import { interleave, postgresSessions } from "../support/interleave.ts";
 
 const TENANT = "acme";
 const CAP = 2;
 
 describeWithPostgres("link interleavings [postgres]", () => {
-  let harness: Harness;
-  let pool: pg.Pool;
-  beforeAll(async () => {
-    harness = await startHarness({ backend: "postgres" });
-    pool = new pg.Pool({ connectionString: harness.stack.postgresUrl, max: 3 });
-  }, 60_000);
-  afterAll(async () => {
-    await pool?.end();
-    await harness?.close();
-  });
+  const suite = postgresSessions();
 
   const link = (sql: Sql, userId: string, target: LinkTarget) =>
     linkAccount(sql, {
@@ -34,20 +23,20 @@ describeWithPostgres("link interleavings [postgres]", () => {
       maxLinksPerUser: CAP,
     });
   const linksOf = async (userId: string) =>
-    (await pool.query("SELECT count(*)::int AS n FROM linked_external_accounts WHERE user_id = $1", [userId])).rows[0]
-      .n;
+    (await suite.pool.query("SELECT count(*)::int AS n FROM linked_external_accounts WHERE user_id = $1", [userId]))
+      .rows[0].n;
 
   // Only the caller's own account is a re-link the cap lets through. An account that another user
   // holds, and is unlinking at that moment, would become the caller's one link too many.
   it("a user at the cap linking an account its owner is unlinking: refused, the cap holds", async () => {
     const taken = { provider: "github", externalAccountId: "octo" };
-    expect(await link(harness.sql, "owner", taken)).toMatchObject({ outcome: "created" });
+    expect(await link(suite.harness.sql, "owner", taken)).toMatchObject({ outcome: "created" });
     for (let i = 0; i < CAP; i++) {
       const held = { provider: `p${i}`, externalAccountId: "mine" };
-      expect(await link(harness.sql, "full", held)).toMatchObject({ outcome: "created" });
+      expect(await link(suite.harness.sql, "full", held)).toMatchObject({ outcome: "created" });
     }
     const { firstResult, secondResult } = await interleave(
-      pool,
+      suite.pool,
       (sql) => unlinkAccount(sql, TENANT, taken, "owner"),
       (sql) => link(sql, "full", taken),
       { mayFinish: true },

@@ -1,8 +1,36 @@
 // Forcing an interleaving on the real PostgreSQL: a first statement runs inside a transaction
 // held open on one session, a second starts on another and blocks on a lock the first holds,
 // then the first commits. What the tests of races need to drive the worst order, not hope for it.
-import type pg from "pg";
+import pg from "pg";
+import { afterAll, beforeAll } from "vitest";
 import type { Row, Sql } from "../../core/ports/sql.ts";
+import { type Harness, startHarness } from "./harness.ts";
+
+/** For one suite: a harness on the real PostgreSQL, and a pool of sessions to hold transactions on. */
+export function postgresSessions(): { readonly harness: Harness; readonly pool: pg.Pool } {
+  let harness: Harness | undefined;
+  let pool: pg.Pool | undefined;
+  beforeAll(async () => {
+    harness = await startHarness({ backend: "postgres" });
+    pool = new pg.Pool({ connectionString: harness.stack.postgresUrl, max: 3 });
+  }, 60_000);
+  afterAll(async () => {
+    await pool?.end();
+    await harness?.close();
+  });
+  const started = <T>(value: T | undefined) => {
+    if (value === undefined) throw new Error("used before the suite started");
+    return value;
+  };
+  return {
+    get harness() {
+      return started(harness);
+    },
+    get pool() {
+      return started(pool);
+    },
+  };
+}
 
 /** The SQL port over one pg session, so a test can hold a transaction open. */
 export const sqlOver = (client: pg.PoolClient): Sql => ({
