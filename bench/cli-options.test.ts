@@ -52,6 +52,12 @@ describe.each(["bench/bench.ts", "bench/race.ts", "bench/sync.ts", "bench/migrat
       expect(run.code).toBe(2);
       expect(run.stderr).toMatch(/^Unknown option '--no-such-option'.*\n\nnpm run /);
     }, 60_000);
+
+    it("answers a value starting with a dash with one line and the usage (exit 2)", async () => {
+      const run = await runScript(script, ["--out", "-x"], { DATABASE_URL: undefined });
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(/^Option '--out' argument is ambiguous\.[^\n]*'--out=-XYZ'\.\n\nnpm run /);
+    }, 60_000);
   },
 );
 

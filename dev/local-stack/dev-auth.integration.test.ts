@@ -96,6 +96,7 @@ describe("npm run token", () => {
     [["--sub", "bob", "--tid", "acme", "--role", "root"], /--role must be one of/],
     [["--sub", "bob", "--tid", "acme", "--ttl", "soon"], /--ttl must be a span/],
     [["--sub", "bob", "--tid", "acme", "--bogus"], /Unknown option '--bogus'/],
+    [["--sub", "-x", "--tid", "acme"], /^Option '--sub' argument is ambiguous\.[^\n]*'--sub=-XYZ'\.\n\(npm run token/],
   ])("refuses %j with one line and exit 2", (args, message) => {
     const result = run(args, { AUTH_SECRET: SECRET });
     expect(result.status).toBe(2);

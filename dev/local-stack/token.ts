@@ -1,6 +1,7 @@
 // `npm run token -- --sub U --tid T [--role R] [--ttl 1h]`: prints a development token for the
 // local server's secret (AUTH_SECRET, else the one `npm start` keeps in .data/dev-auth-secret).
 import { parseArgs } from "node:util";
+import { usageMistake } from "../support/command-line.ts";
 import { devSecretForTokens, mintDevToken } from "./dev-auth.ts";
 
 const USAGE = `Usage: npm run token -- --sub USER --tid TENANT [--role user|service|admin] [--ttl 1h]
@@ -48,7 +49,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     wanted = request(argv);
   } catch (error) {
-    console.error(`${(error as Error).message}\n(npm run token -- --help)`);
+    console.error(`${usageMistake(error)}\n(npm run token -- --help)`);
     return 2;
   }
   if (!wanted) {

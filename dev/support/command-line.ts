@@ -12,7 +12,7 @@ export function parseCommandLine<T extends Options>(usage: string, options: T, a
   try {
     parsed = parse();
   } catch (error) {
-    process.stderr.write(`${(error as Error).message}\n\n${usage.trimEnd()}\n`);
+    process.stderr.write(`${usageMistake(error)}\n\n${usage.trimEnd()}\n`);
     process.exit(2);
   }
   if ((parsed.values as { help?: boolean }).help) {
@@ -21,6 +21,9 @@ export function parseCommandLine<T extends Options>(usage: string, options: T, a
   }
   return parsed.values as ReturnType<typeof parseArgs<{ options: T }>>["values"];
 }
+
+/** Node's words for a mistake on the command line, on one line (for a value starting with a dash it writes three). */
+export const usageMistake = (error: unknown) => (error as Error).message.replace(/\s*\n\s*/g, " ");
 
 /**
  * A port option: a whole number 0–65535 in digits (0: pick a free one), as PORT is read; anything
