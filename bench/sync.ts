@@ -26,7 +26,7 @@ import {
   writeResults,
 } from "./lib/cli.ts";
 import { type BenchDatabase, guardProcess, openBenchDatabase } from "./load/environment.ts";
-import { type SyncResult, syncMarkdown } from "./sync/report.ts";
+import { type SyncResult, syncJson, syncMarkdown } from "./sync/report.ts";
 
 /** The whole-number options: their bounds and defaults. */
 const NUMBERS = {
@@ -208,7 +208,7 @@ async function main() {
     const info = await machineInfo();
     const machine = `${info.cpus} × ${info.cpuModel}, Node ${info.node}, load ${info.loadAverage.join(" ")}`;
     const written = await writeResults(opts.out, {
-      "sync.json": `${JSON.stringify({ options: opts, results }, null, 2)}\n`,
+      "sync.json": syncJson(results, opts),
       "sync.md": syncMarkdown(results, opts, machine, databaseDescription),
     });
     for (const file of written) progress(`wrote ${file}`);

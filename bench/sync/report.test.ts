@@ -1,7 +1,7 @@
-// sync.md names each runtime as every table of the bench does: Fastly's figures come from
+// sync.md and sync.json name each runtime as every table of the bench does: Fastly's figures come from
 // Viceroy, its local runtime, not Fastly's edge, and say so.
 import { describe, expect, it } from "vitest";
-import { type SyncResult, syncMarkdown } from "./report.ts";
+import { type SyncResult, syncJson, syncMarkdown } from "./report.ts";
 
 const result = (runtime: SyncResult["runtime"]): SyncResult => ({
   runtime,
@@ -23,5 +23,15 @@ describe("sync.md", () => {
     );
     const rows = markdown.split("\n").filter((line) => /^\| (node|fastly)/.test(line));
     expect(rows.map((row) => row.split(" | ")[0])).toEqual(["| node", "| fastly-viceroy"]);
+  });
+});
+
+describe("sync.json", () => {
+  it("names Fastly's result fastly-viceroy beside the runtime started", () => {
+    const json = JSON.parse(syncJson([result("node"), result("fastly")], { changes: 1, stale: 1, old: 1 }));
+    expect(json.results.map(({ runtime, target }: { runtime: string; target: string }) => [runtime, target])).toEqual([
+      ["node", "node"],
+      ["fastly", "fastly-viceroy"],
+    ]);
   });
 });

@@ -24,6 +24,12 @@ export interface SyncOptions {
   old: number;
 }
 
+/** sync.json: the options and each runtime's result, named as the tables name it beside the runtime started. */
+export function syncJson(results: readonly SyncResult[], opts: SyncOptions): string {
+  const named = results.map(({ runtime, ...rest }) => ({ runtime, target: localTarget(runtime).target, ...rest }));
+  return `${JSON.stringify({ options: opts, results: named }, null, 2)}\n`;
+}
+
 export function syncMarkdown(
   results: readonly SyncResult[],
   opts: SyncOptions,
