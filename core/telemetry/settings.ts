@@ -1,7 +1,7 @@
 // Where traces go: the standard OTLP exporter variables, read like every other setting. Without
 // OTEL_EXPORTER_OTLP_ENDPOINT nothing is traced and nothing is sent.
 import * as v from "valibot";
-import { parsedUrl } from "../lib/url.ts";
+import { holdsCredentials, parsedUrl } from "../lib/url.ts";
 import { optional, settingsGroup, text, withDefault } from "../settings/schema.ts";
 
 /** `key=value` pairs, comma-separated, values percent-encoded (the OTLP exporter's own format). */
@@ -45,11 +45,10 @@ function isHttpUrl(value: string): boolean {
   return /^https?:\/\//.test(value) && (parsedUrl(value)?.hostname ?? "") !== "";
 }
 
-// The Fetch standard refuses a URL holding credentials: every export would fail, and Node's
-// error, logged with each, quotes the URL, password included. They go in the headers.
+// Credentials in the URL would fail every export (holdsCredentials says why): they go in the headers.
 function holdsNoCredentials(value: string): boolean {
   const url = parsedUrl(value);
-  return !url || (url.username === "" && url.password === ""); // not a URL: isHttpUrl says so
+  return !url || !holdsCredentials(url); // not a URL: isHttpUrl says so
 }
 
 export const DEFAULT_SERVICE_NAME = "edge-race-free";

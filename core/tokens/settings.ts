@@ -3,6 +3,7 @@
 import type { JSONWebKeySet } from "jose";
 import * as v from "valibot";
 import { isLoopbackHost } from "../lib/loopback.ts";
+import { holdsCredentials, parsedUrl } from "../lib/url.ts";
 import { SettingsError } from "../settings/error.ts";
 import {
   optional,
@@ -209,15 +210,14 @@ function parseJwks(json: string): JSONWebKeySet {
 }
 
 function parseJwksUrl(address: string): string {
-  let url: URL;
-  try {
-    url = new URL(address);
-  } catch {
-    throw new SettingsError("AUTH_JWKS_URL", "is not a URL");
-  }
+  const url = parsedUrl(address);
+  if (!url) throw new SettingsError("AUTH_JWKS_URL", "is not a URL");
   // Keys fetched in clear text could be swapped on the way; plain http only on this machine.
   if (url.protocol !== "https:" && !(url.protocol === "http:" && isLoopbackHost(url.hostname))) {
     throw new SettingsError("AUTH_JWKS_URL", "must be an https:// URL");
+  }
+  if (holdsCredentials(url)) {
+    throw new SettingsError("AUTH_JWKS_URL", "must be a URL without user or password: fetch refuses one");
   }
   return url.href;
 }
