@@ -125,6 +125,7 @@ describe("parseSettings", () => {
     ["NEON_FETCH_ENDPOINT", { NEON_FETCH_ENDPOINT: "http://db.internal:4444/sql" }],
     ["NEON_FETCH_ENDPOINT", { NEON_FETCH_ENDPOINT: "http://10.0.0.7/sql" }],
     ["NEON_FETCH_ENDPOINT", { NEON_FETCH_ENDPOINT: "http://127.0.0.1.nip.io/sql" }],
+    ["NEON_FETCH_ENDPOINT", { NEON_FETCH_ENDPOINT: "https://user:hunter2-password@db.internal/sql" }],
     ["LINK_CACHE_TTL_SECONDS", { LINK_CACHE_TTL_SECONDS: "1.5" }],
     ["LINK_MAX_PER_USER", { LINK_MAX_PER_USER: "0" }],
     ["LINK_MAX_PER_USER", { LINK_MAX_PER_USER: "2.5" }],
