@@ -45,6 +45,13 @@ function isHttpUrl(value: string): boolean {
   return /^https?:\/\//.test(value) && (parsedUrl(value)?.hostname ?? "") !== "";
 }
 
+// `<it>/v1/traces` is appended as text (the OTLP exporter specification's rule): after a query or
+// a fragment it would become part of that, and every export would miss the collector.
+function isBaseUrl(value: string): boolean {
+  const url = parsedUrl(value);
+  return !url || (url.search === "" && url.hash === ""); // not a URL: isHttpUrl says so
+}
+
 // Credentials in the URL would fail every export (holdsCredentials says why): they go in the headers.
 function holdsNoCredentials(value: string): boolean {
   const url = parsedUrl(value);
@@ -89,7 +96,10 @@ export const TELEMETRY_SETTINGS = settingsGroup(
     OTEL_EXPORTER_OTLP_ENDPOINT: optional(
       v.pipe(
         text,
+        // A space a store kept after the value would become part of the path (`<it> /v1/traces`).
+        v.trim(),
         v.check(isHttpUrl, "must be an http:// or https:// URL (the collector's OTLP/HTTP base)"),
+        v.check(isBaseUrl, "must be a URL without query or fragment: traces go to <it>/v1/traces"),
         v.check(holdsNoCredentials, "must be a URL without user or password (send them in OTEL_EXPORTER_OTLP_HEADERS)"),
       ),
     ),
