@@ -134,6 +134,11 @@ describe("parseSettings", () => {
     ["LINK_PROVIDERS", { LINK_PROVIDERS: "github,,gitlab" }],
     ["LINK_PROVIDERS", { LINK_PROVIDERS: "github,git hub" }],
     ["LINK_PROVIDERS", { LINK_PROVIDERS: "-github" }],
+    // A list is taken as written: an empty entry is refused, as LINK_PROVIDERS' and TRUSTED_PROXIES' are.
+    ["CORS_ORIGINS", { CORS_ORIGINS: "https://app.example,,https://admin.example" }],
+    ["CORS_ORIGINS", { CORS_ORIGINS: "https://app.example," }],
+    ["AUTH_AUDIENCE", { AUTH_AUDIENCE: "edge-api,,other-api" }],
+    ["AUTH_AUDIENCE", { AUTH_AUDIENCE: ",edge-api" }],
   ])("refuses a bad %s, naming it and not its value", (setting, raw) => {
     const error = (() => {
       try {

@@ -6,6 +6,7 @@ import { isLoopbackHost } from "../lib/loopback.ts";
 import { holdsCredentials, parsedUrl } from "../lib/url.ts";
 import { SettingsError } from "../settings/error.ts";
 import {
+  commaList,
   optional,
   parseGroup,
   type RawSettings,
@@ -93,7 +94,7 @@ export const AUTH_SETTINGS = settingsGroup(
     // Compared exactly with each token's iss: a space or line break a store kept around the value
     // would refuse every token as `wrong issuer`, naming no setting. AUTH_AUDIENCE's entries are trimmed too.
     AUTH_ISSUER: optional(v.pipe(text, v.trim())),
-    AUTH_AUDIENCE: optional(v.pipe(text, v.transform(parseAudience))),
+    AUTH_AUDIENCE: optional(commaList((audience) => audience, "audiences")),
     AUTH_TENANT_CLAIM: withDefault(claimName, DEFAULT_TENANT_CLAIM),
     AUTH_ROLE_CLAIM: withDefault(claimName, DEFAULT_ROLE_CLAIM),
     AUTH_SECRET_SCOPE: optional(
@@ -220,12 +221,4 @@ function parseJwksUrl(address: string): string {
     throw new SettingsError("AUTH_JWKS_URL", "must be a URL without user or password: fetch refuses one");
   }
   return url.href;
-}
-
-function parseAudience(list: string): string[] | undefined {
-  const audiences = list
-    .split(",")
-    .map((part) => part.trim())
-    .filter((part) => part !== "");
-  return audiences.length === 0 ? undefined : audiences;
 }
