@@ -50,14 +50,15 @@ export const keyOfAtLeast = (minBytes: number) =>
 /**
  * Entries separated by commas, each read by `read` without the spaces around it (undefined: not
  * one). Taken as written: an empty entry (`a,,b`, a trailing comma) is refused, not dropped, as a
- * number outside its bounds is.
+ * number outside its bounds is; so is an entry read twice, most likely a typo for another one.
  */
-export function commaList<Entry>(read: (entry: string) => Entry | undefined, what: string) {
+export function commaList<Entry extends string>(read: (entry: string) => Entry | undefined, what: string) {
   return v.pipe(
     text,
     v.transform((list) => list.split(",").map((entry) => entry.trim())),
     v.transform((entries) => entries.map((entry) => (entry === "" ? undefined : read(entry)))),
     v.check((entries) => entries.every((entry) => entry !== undefined), `must be ${what}, comma-separated`),
+    v.check((entries) => new Set(entries).size === entries.length, "must not name the same entry twice"),
     v.transform((entries) => entries as Entry[]),
   );
 }

@@ -139,6 +139,11 @@ describe("parseSettings", () => {
     ["CORS_ORIGINS", { CORS_ORIGINS: "https://app.example," }],
     ["AUTH_AUDIENCE", { AUTH_AUDIENCE: "edge-api,,other-api" }],
     ["AUTH_AUDIENCE", { AUTH_AUDIENCE: ",edge-api" }],
+    // Written twice, an entry is most likely a typo for another: refused, as written, not merged.
+    ["CORS_ORIGINS", { CORS_ORIGINS: "https://app.example, https://app.example" }],
+    ["AUTH_AUDIENCE", { AUTH_AUDIENCE: "edge-api,edge-api" }],
+    ["LINK_PROVIDERS", { LINK_PROVIDERS: "github,GitHub" }],
+    ["TRUSTED_PROXIES", { TRUSTED_PROXIES: "10.0.0.1,::ffff:10.0.0.1" }],
   ])("refuses a bad %s, naming it and not its value", (setting, raw) => {
     const error = (() => {
       try {
