@@ -21,6 +21,8 @@ describe("service.name", () => {
     ],
     ["OTEL_RESOURCE_ATTRIBUTES names it empty", { OTEL_RESOURCE_ATTRIBUTES: "service.name=" }, DEFAULT_SERVICE_NAME],
     ["only OTEL_SERVICE_NAME is set", { OTEL_SERVICE_NAME: "links" }, "links"],
+    // A line break a store kept after the value would be part of every trace's service.name.
+    ["OTEL_SERVICE_NAME has spaces around it", { OTEL_SERVICE_NAME: " links\n" }, "links"],
     [
       "both name it: OTEL_SERVICE_NAME wins",
       { OTEL_SERVICE_NAME: "links", OTEL_RESOURCE_ATTRIBUTES: "service.name=billing" },

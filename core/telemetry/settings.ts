@@ -110,7 +110,8 @@ export const TELEMETRY_SETTINGS = settingsGroup(
       v.pipe(v.string(), v.trim(), v.picklist(OTLP_PROTOCOLS, `must be ${OTLP_PROTOCOLS.join(" or ")}`)),
       "http/json",
     ),
-    OTEL_SERVICE_NAME: optional(v.pipe(text, v.minLength(1, "must not be empty"))),
+    // Without the spaces around it, as OTEL_RESOURCE_ATTRIBUTES' own service.name (a blank one is unset).
+    OTEL_SERVICE_NAME: optional(v.pipe(text, v.trim())),
     OTEL_RESOURCE_ATTRIBUTES: optional(keyValueList("attributes")),
     OTEL_TRACES_SAMPLER: withDefault(
       v.pipe(v.string(), v.trim(), v.picklist(TRACE_SAMPLERS, `must be one of ${TRACE_SAMPLERS.join(", ")}`)),
