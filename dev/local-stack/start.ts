@@ -6,7 +6,7 @@
 import { listenAddress } from "../../core/server/listen-address.ts";
 import { misconfiguredLine } from "../../core/settings/misconfigured.ts";
 import { SettingsError } from "../../core/settings/settings.ts";
-import { missingRuntime, type RunningRuntime } from "../launchers/index.ts";
+import { missingRuntime, RUNTIME_SETTINGS, type RunningRuntime } from "../launchers/index.ts";
 import { parseCommandLine, portOption } from "../support/command-line.ts";
 import { pgliteDataDir } from "./data-dir.ts";
 import { devSecretForStart, mintDevToken, refuseUnusableSettings } from "./dev-auth.ts";
@@ -73,7 +73,11 @@ function portSetting(value: string | undefined): number {
 }
 
 const devSecret = await devSecretForStart(process.env);
-refuseUnusableSettings(process.env, devSecret);
+refuseUnusableSettings(
+  process.env,
+  devSecret,
+  runtimes.flatMap((runtime) => RUNTIME_SETTINGS[runtime] ?? []),
+);
 if (devSecret?.source === "created")
   console.log("AUTH_SECRET not set: created a development key in .data/dev-auth-secret");
 if (devSecret?.source === "file")
