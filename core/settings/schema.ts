@@ -58,7 +58,7 @@ export function commaList<Entry extends string>(read: (entry: string) => Entry |
     v.transform((list) => list.split(",").map((entry) => entry.trim())),
     v.transform((entries) => entries.map((entry) => (entry === "" ? undefined : read(entry)))),
     v.check((entries) => entries.every((entry) => entry !== undefined), `must be ${what}, comma-separated`),
-    v.check((entries) => new Set(entries).size === entries.length, "must not name the same entry twice"),
+    v.check((entries) => new Set(entries).size === entries.length, `must be ${what}, each named once`),
     v.transform((entries) => entries as Entry[]),
   );
 }
