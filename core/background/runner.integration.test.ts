@@ -193,6 +193,26 @@ describe("the triggers of a run", () => {
     expect(reads()).toBe(2);
   });
 
+  it("holds the lease for an interval longer than the store's shortest lifetime: a fresh instance waits it out", async () => {
+    let clock = 1_000_000;
+    const kv = createMemoryKv(() => clock);
+    const { sql, reads } = emptyFeedSql();
+    const every5Minutes = parseSettings({ AUTH_SECRET: "s".repeat(32), LINK_SYNC_INTERVAL_SECONDS: "300" });
+    // A fresh instance per request, as Compute may start: only the lease in KV holds it back.
+    const instance = () =>
+      createBackground(
+        { sql, kv, settings: every5Minutes, logger: silentLogger },
+        { jobs: CAPABILITY_JOBS, now: () => clock },
+      );
+    expect(synced(await instance().runIfDue())).toMatchObject({ caughtUp: true });
+    clock += 90_000;
+    expect(await instance().runIfDue()).toBeUndefined();
+    expect(reads()).toBe(1);
+    clock += 210_000;
+    expect(synced(await instance().runIfDue())).toMatchObject({ caughtUp: true });
+    expect(reads()).toBe(2);
+  });
+
   it("does not sync again after a response when the request itself synced: one invocation, one budget", async () => {
     let clock = 1_000_000;
     const { sql, reads } = emptyFeedSql();

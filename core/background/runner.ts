@@ -7,7 +7,7 @@
 import { type Context, type SpanContext, SpanStatusCode, trace } from "@opentelemetry/api";
 import { withDeadline } from "../lib/deadline.ts";
 import { consoleLogger, errorMessage, type Logger } from "../log.ts";
-import { DEFAULT_KV_TIMEOUT_MS, type KvCache } from "../ports/kv.ts";
+import { DEFAULT_KV_TIMEOUT_MS, type KvCache, MIN_KV_TTL_SECONDS } from "../ports/kv.ts";
 import type { Sql } from "../ports/sql.ts";
 import type { Settings } from "../settings/settings.ts";
 import { inSpan, startRootSpan, type Telemetry, tracedKv, tracedSql, traceLogFields } from "../telemetry/tracing.ts";
@@ -24,7 +24,12 @@ const EVERY_MINUTE_MS = 60_000;
 const EVERY_MINUTE_SHARE = 0.25;
 /** How long one run may take; a scheduled run (`runFor`) may use its whole period. */
 const DEFAULT_RUN_TIME_MS = 30_000;
-const LEASE_TTL_SECONDS = 60; // the store's floor; the lease's own time is in its value
+
+/**
+ * A KV lifetime that keeps an entry until `at` (its value holds that time): the store's floor, or
+ * longer. Gone sooner, a lease or a due time would let the next instance run early.
+ */
+const lifetimeUntil = (at: number, now: number) => Math.max(MIN_KV_TTL_SECONDS, Math.ceil((at - now) / 1000));
 
 interface BackgroundDeps {
   sql: Sql;
@@ -164,8 +169,9 @@ export function createBackground(deps: BackgroundDeps, options: BackgroundOption
     try {
       const lease = await withDeadline(() => deps.kv.get(BACKGROUND_LEASE_KEY), DEFAULT_KV_TIMEOUT_MS);
       if (lease !== null && Number(lease) > at) return undefined;
+      const until = at + intervalMs;
       await withDeadline(
-        () => deps.kv.put(BACKGROUND_LEASE_KEY, String(at + intervalMs), { ttlSeconds: LEASE_TTL_SECONDS }),
+        () => deps.kv.put(BACKGROUND_LEASE_KEY, String(until), { ttlSeconds: lifetimeUntil(until, at) }),
         DEFAULT_KV_TIMEOUT_MS,
       );
     } catch (error) {
@@ -238,9 +244,8 @@ function dueTimeIn(kv: KvCache, now: () => number) {
       localDueAt = at;
       if (budget.kvLeft() < 1) return;
       const metered = budget.meterKv(kv);
-      const ttlSeconds = Math.max(LEASE_TTL_SECONDS, Math.ceil((at - now()) / 1000));
       await withDeadline(
-        () => metered.put(EVERY_MINUTE_DUE_KEY, String(at), { ttlSeconds }),
+        () => metered.put(EVERY_MINUTE_DUE_KEY, String(at), { ttlSeconds: lifetimeUntil(at, now()) }),
         DEFAULT_KV_TIMEOUT_MS,
       ).catch(() => undefined); // then the next instance runs them again: only some statements lost
     },

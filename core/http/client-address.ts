@@ -5,7 +5,7 @@
 // is not one of them (the one the nearest trusted proxy saw). An IPv6 client is counted by its /64,
 // the least a network hands one subscriber: counting each address would give one machine 2^64.
 import * as v from "valibot";
-import { optional, settingsGroup, text } from "../settings/schema.ts";
+import { commaList, optional, settingsGroup } from "../settings/schema.ts";
 
 const IPV4 = /^(25[0-5]|2[0-4]\d|1?\d?\d)(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}$/;
 
@@ -49,13 +49,8 @@ function hopAddress(hop: string): string | undefined {
 }
 
 const proxyList = v.pipe(
-  text,
-  v.transform((list) => list.split(",").map((entry) => canonicalAddress(entry))),
-  v.check(
-    (addresses) => addresses.length > 0 && addresses.every((address) => address !== undefined),
-    "must be IP addresses, comma-separated",
-  ),
-  v.transform((addresses) => new Set(addresses as string[])),
+  commaList(canonicalAddress, "IP addresses"),
+  v.transform((addresses) => new Set(addresses)),
 );
 
 export const CLIENT_ADDRESS_SETTINGS = settingsGroup({ TRUSTED_PROXIES: optional(proxyList) }, (values) => ({

@@ -1,27 +1,13 @@
 // Which browser origins the API answers with CORS headers: exact origins, as a browser sends them.
-import * as v from "valibot";
-import { optional, settingsGroup, text } from "../settings/schema.ts";
+import { parsedUrl } from "../lib/url.ts";
+import { commaList, optional, settingsGroup } from "../settings/schema.ts";
 
-// Not URL.canParse: Fastly's runtime lacks it.
-function isOrigin(value: string): boolean {
-  try {
-    return /^https?:\/\//.test(value) && new URL(value).origin === value;
-  } catch {
-    return false;
-  }
-}
+/** `value` when it is an origin as a browser sends it; undefined otherwise. */
+const origin = (value: string): string | undefined =>
+  /^https?:\/\//.test(value) && parsedUrl(value)?.origin === value ? value : undefined;
 
 /** Comma-separated origins (`https://app.example.com`): scheme, host and port only, no path, no wildcard. */
-const originList = v.pipe(
-  text,
-  v.transform((list) =>
-    list
-      .split(",")
-      .map((origin) => origin.trim())
-      .filter((origin) => origin !== ""),
-  ),
-  v.check((origins) => origins.every(isOrigin), "must be origins such as https://app.example.com, comma-separated"),
-);
+const originList = commaList(origin, "origins such as https://app.example.com");
 
 export const CORS_SETTINGS = settingsGroup({ CORS_ORIGINS: optional(originList) }, (values) => ({
   /** The browser origins answered with CORS headers; none by default. */

@@ -11,7 +11,7 @@ describe("CORS_ORIGINS", () => {
   });
 
   it("reads exact origins, comma-separated, ports kept", () => {
-    expect(originsOf(" https://app.example.com, http://127.0.0.1:5173 ,")).toEqual([
+    expect(originsOf(" https://app.example.com, http://127.0.0.1:5173 ")).toEqual([
       "https://app.example.com",
       "http://127.0.0.1:5173",
     ]);

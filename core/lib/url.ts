@@ -10,3 +10,9 @@ export function parsedUrl(value: string): URL | undefined {
     return undefined;
   }
 }
+
+/**
+ * Whether `url` carries a user or password. The Fetch standard refuses such a URL, so every
+ * request to it would fail, and Node's error, logged with each, quotes it, password included.
+ */
+export const holdsCredentials = (url: URL): boolean => url.username !== "" || url.password !== "";

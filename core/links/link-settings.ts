@@ -3,12 +3,12 @@
 import * as v from "valibot";
 import { MIN_KV_TTL_SECONDS } from "../ports/kv.ts";
 import {
+  commaList,
   MAX_INT,
   MAX_TIMER_SECONDS,
   optional,
   seconds,
   settingsGroup,
-  text,
   wholeNumber,
   withDefault,
 } from "../settings/schema.ts";
@@ -25,15 +25,16 @@ export interface LinkLimits {
   providers: ReadonlySet<string> | undefined;
 }
 
-/** Comma-separated provider names, normalized as a request's are (`GitHub` = `github`). */
+/** A provider name normalized as a request's is (`GitHub` = `github`); undefined: none. */
+function providerName(name: string): string | undefined {
+  const parsed = v.safeParse(TargetSchema.entries.provider, name);
+  return parsed.success ? String(parsed.output) : undefined;
+}
+
+/** Comma-separated provider names. */
 const providerList = v.pipe(
-  text,
-  v.transform((list) => list.split(",").map((name) => v.safeParse(TargetSchema.entries.provider, name))),
-  v.check(
-    (parsed) => parsed.every((name) => name.success),
-    "must be provider names separated by commas (A-Z a-z 0-9 . _ -)",
-  ),
-  v.transform((parsed) => new Set(parsed.map((name) => String(name.output)))),
+  commaList(providerName, "provider names (A-Z a-z 0-9 . _ -)"),
+  v.transform((names) => new Set(names)),
 );
 
 export const LINK_SETTINGS = settingsGroup(

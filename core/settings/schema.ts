@@ -47,6 +47,22 @@ export const keyOfAtLeast = (minBytes: number) =>
     v.check((key) => new TextEncoder().encode(key).length >= minBytes, `must be at least ${minBytes} bytes`),
   );
 
+/**
+ * Entries separated by commas, each read by `read` without the spaces around it (undefined: not
+ * one). Taken as written: an empty entry (`a,,b`, a trailing comma) is refused, not dropped, as a
+ * number outside its bounds is; so is an entry read twice, most likely a typo for another one.
+ */
+export function commaList<Entry extends string>(read: (entry: string) => Entry | undefined, what: string) {
+  return v.pipe(
+    text,
+    v.transform((list) => list.split(",").map((entry) => entry.trim())),
+    v.transform((entries) => entries.map((entry) => (entry === "" ? undefined : read(entry)))),
+    v.check((entries) => entries.every((entry) => entry !== undefined), `must be ${what}, comma-separated`),
+    v.check((entries) => new Set(entries).size === entries.length, `must be ${what}, each named once`),
+    v.transform((entries) => entries as Entry[]),
+  );
+}
+
 /** `schema` for a setting that may be left unset: then undefined. */
 export const optional = <Schema extends v.GenericSchema<string, unknown>>(schema: Schema) => v.optional(schema);
 

@@ -125,6 +125,7 @@ describe("parseSettings", () => {
     ["NEON_FETCH_ENDPOINT", { NEON_FETCH_ENDPOINT: "http://db.internal:4444/sql" }],
     ["NEON_FETCH_ENDPOINT", { NEON_FETCH_ENDPOINT: "http://10.0.0.7/sql" }],
     ["NEON_FETCH_ENDPOINT", { NEON_FETCH_ENDPOINT: "http://127.0.0.1.nip.io/sql" }],
+    ["NEON_FETCH_ENDPOINT", { NEON_FETCH_ENDPOINT: "https://user:hunter2-password@db.internal/sql" }],
     ["LINK_CACHE_TTL_SECONDS", { LINK_CACHE_TTL_SECONDS: "1.5" }],
     ["LINK_MAX_PER_USER", { LINK_MAX_PER_USER: "0" }],
     ["LINK_MAX_PER_USER", { LINK_MAX_PER_USER: "2.5" }],
@@ -133,6 +134,16 @@ describe("parseSettings", () => {
     ["LINK_PROVIDERS", { LINK_PROVIDERS: "github,,gitlab" }],
     ["LINK_PROVIDERS", { LINK_PROVIDERS: "github,git hub" }],
     ["LINK_PROVIDERS", { LINK_PROVIDERS: "-github" }],
+    // A list is taken as written: an empty entry is refused, as LINK_PROVIDERS' and TRUSTED_PROXIES' are.
+    ["CORS_ORIGINS", { CORS_ORIGINS: "https://app.example,,https://admin.example" }],
+    ["CORS_ORIGINS", { CORS_ORIGINS: "https://app.example," }],
+    ["AUTH_AUDIENCE", { AUTH_AUDIENCE: "edge-api,,other-api" }],
+    ["AUTH_AUDIENCE", { AUTH_AUDIENCE: ",edge-api" }],
+    // Written twice, an entry is most likely a typo for another: refused, as written, not merged.
+    ["CORS_ORIGINS", { CORS_ORIGINS: "https://app.example, https://app.example" }],
+    ["AUTH_AUDIENCE", { AUTH_AUDIENCE: "edge-api,edge-api" }],
+    ["LINK_PROVIDERS", { LINK_PROVIDERS: "github,GitHub" }],
+    ["TRUSTED_PROXIES", { TRUSTED_PROXIES: "10.0.0.1,::ffff:10.0.0.1" }],
   ])("refuses a bad %s, naming it and not its value", (setting, raw) => {
     const error = (() => {
       try {

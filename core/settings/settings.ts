@@ -6,7 +6,7 @@ import { CORS_SETTINGS } from "../http/cors-settings.ts";
 import { RATE_LIMIT_SETTINGS } from "../http/rate-limit-settings.ts";
 import { IDEMPOTENCY_SETTINGS } from "../idempotency/key.ts";
 import { isLoopbackHost } from "../lib/loopback.ts";
-import { parsedUrl } from "../lib/url.ts";
+import { holdsCredentials, parsedUrl } from "../lib/url.ts";
 import { LINK_SETTINGS } from "../links/link-settings.ts";
 import { TELEMETRY_SETTINGS } from "../telemetry/settings.ts";
 import { KEY_SET_MAC_SETTINGS } from "../tokens/key-set-mac.ts";
@@ -46,6 +46,7 @@ const sqlEndpointUrl = v.pipe(
     (url) => url.startsWith("https://") || isLoopbackHost(new URL(url).hostname),
     "must be an https:// URL (http:// only to 127.0.0.1, ::1 or localhost): the password of DATABASE_URL travels with every request",
   ),
+  v.check((url) => !holdsCredentials(new URL(url)), "must be a URL without user or password: fetch refuses one"),
 );
 
 /** The service's own settings: where its database is, and whether answers say where their time went. */

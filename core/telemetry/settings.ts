@@ -1,7 +1,7 @@
 // Where traces go: the standard OTLP exporter variables, read like every other setting. Without
 // OTEL_EXPORTER_OTLP_ENDPOINT nothing is traced and nothing is sent.
 import * as v from "valibot";
-import { parsedUrl } from "../lib/url.ts";
+import { holdsCredentials, parsedUrl } from "../lib/url.ts";
 import { optional, settingsGroup, text, withDefault } from "../settings/schema.ts";
 
 /** `key=value` pairs, comma-separated, values percent-encoded (the OTLP exporter's own format). */
@@ -45,11 +45,17 @@ function isHttpUrl(value: string): boolean {
   return /^https?:\/\//.test(value) && (parsedUrl(value)?.hostname ?? "") !== "";
 }
 
-// The Fetch standard refuses a URL holding credentials: every export would fail, and Node's
-// error, logged with each, quotes the URL, password included. They go in the headers.
+// `<it>/v1/traces` is appended as text (the OTLP exporter specification's rule): after a query or
+// a fragment it would become part of that, and every export would miss the collector.
+function isBaseUrl(value: string): boolean {
+  const url = parsedUrl(value);
+  return !url || (url.search === "" && url.hash === ""); // not a URL: isHttpUrl says so
+}
+
+// Credentials in the URL would fail every export (holdsCredentials says why): they go in the headers.
 function holdsNoCredentials(value: string): boolean {
   const url = parsedUrl(value);
-  return !url || (url.username === "" && url.password === ""); // not a URL: isHttpUrl says so
+  return !url || !holdsCredentials(url); // not a URL: isHttpUrl says so
 }
 
 export const DEFAULT_SERVICE_NAME = "edge-race-free";
@@ -90,7 +96,10 @@ export const TELEMETRY_SETTINGS = settingsGroup(
     OTEL_EXPORTER_OTLP_ENDPOINT: optional(
       v.pipe(
         text,
+        // A space a store kept after the value would become part of the path (`<it> /v1/traces`).
+        v.trim(),
         v.check(isHttpUrl, "must be an http:// or https:// URL (the collector's OTLP/HTTP base)"),
+        v.check(isBaseUrl, "must be a URL without query or fragment: traces go to <it>/v1/traces"),
         v.check(holdsNoCredentials, "must be a URL without user or password (send them in OTEL_EXPORTER_OTLP_HEADERS)"),
       ),
     ),
@@ -101,7 +110,8 @@ export const TELEMETRY_SETTINGS = settingsGroup(
       v.pipe(v.string(), v.trim(), v.picklist(OTLP_PROTOCOLS, `must be ${OTLP_PROTOCOLS.join(" or ")}`)),
       "http/json",
     ),
-    OTEL_SERVICE_NAME: optional(v.pipe(text, v.minLength(1, "must not be empty"))),
+    // Without the spaces around it, as OTEL_RESOURCE_ATTRIBUTES' own service.name (a blank one is unset).
+    OTEL_SERVICE_NAME: optional(v.pipe(text, v.trim())),
     OTEL_RESOURCE_ATTRIBUTES: optional(keyValueList("attributes")),
     OTEL_TRACES_SAMPLER: withDefault(
       v.pipe(v.string(), v.trim(), v.picklist(TRACE_SAMPLERS, `must be one of ${TRACE_SAMPLERS.join(", ")}`)),

@@ -63,6 +63,11 @@ describe("auth settings", () => {
     ],
     ["AUTH_JWKS_URL", { AUTH_JWKS_URL: "not a url", AUTH_ISSUER: ISSUER, AUTH_AUDIENCE: AUDIENCE }],
     ["AUTH_JWKS_URL", { AUTH_JWKS_URL: "http://idp.example/jwks", AUTH_ISSUER: ISSUER, AUTH_AUDIENCE: AUDIENCE }],
+    // fetch refuses a URL with credentials: every key set fetch would fail, its error quoting the password.
+    [
+      "AUTH_JWKS_URL",
+      { AUTH_JWKS_URL: "https://user:hunter2-password@idp.example/jwks", AUTH_ISSUER: ISSUER, AUTH_AUDIENCE: AUDIENCE },
+    ],
     ["AUTH_ISSUER", { AUTH_JWKS: PUBLIC_JWKS, AUTH_AUDIENCE: AUDIENCE }],
     ["AUTH_ISSUER", { AUTH_JWKS_URL: "https://idp.example/jwks", AUTH_AUDIENCE: AUDIENCE }],
     ["AUTH_AUDIENCE", { AUTH_JWKS: PUBLIC_JWKS, AUTH_ISSUER: ISSUER }],

@@ -3,8 +3,10 @@
 import type { JSONWebKeySet } from "jose";
 import * as v from "valibot";
 import { isLoopbackHost } from "../lib/loopback.ts";
+import { holdsCredentials, parsedUrl } from "../lib/url.ts";
 import { SettingsError } from "../settings/error.ts";
 import {
+  commaList,
   optional,
   parseGroup,
   type RawSettings,
@@ -92,7 +94,7 @@ export const AUTH_SETTINGS = settingsGroup(
     // Compared exactly with each token's iss: a space or line break a store kept around the value
     // would refuse every token as `wrong issuer`, naming no setting. AUTH_AUDIENCE's entries are trimmed too.
     AUTH_ISSUER: optional(v.pipe(text, v.trim())),
-    AUTH_AUDIENCE: optional(v.pipe(text, v.transform(parseAudience))),
+    AUTH_AUDIENCE: optional(commaList((audience) => audience, "audiences")),
     AUTH_TENANT_CLAIM: withDefault(claimName, DEFAULT_TENANT_CLAIM),
     AUTH_ROLE_CLAIM: withDefault(claimName, DEFAULT_ROLE_CLAIM),
     AUTH_SECRET_SCOPE: optional(
@@ -209,23 +211,14 @@ function parseJwks(json: string): JSONWebKeySet {
 }
 
 function parseJwksUrl(address: string): string {
-  let url: URL;
-  try {
-    url = new URL(address);
-  } catch {
-    throw new SettingsError("AUTH_JWKS_URL", "is not a URL");
-  }
+  const url = parsedUrl(address);
+  if (!url) throw new SettingsError("AUTH_JWKS_URL", "is not a URL");
   // Keys fetched in clear text could be swapped on the way; plain http only on this machine.
   if (url.protocol !== "https:" && !(url.protocol === "http:" && isLoopbackHost(url.hostname))) {
     throw new SettingsError("AUTH_JWKS_URL", "must be an https:// URL");
   }
+  if (holdsCredentials(url)) {
+    throw new SettingsError("AUTH_JWKS_URL", "must be a URL without user or password: fetch refuses one");
+  }
   return url.href;
-}
-
-function parseAudience(list: string): string[] | undefined {
-  const audiences = list
-    .split(",")
-    .map((part) => part.trim())
-    .filter((part) => part !== "");
-  return audiences.length === 0 ? undefined : audiences;
 }

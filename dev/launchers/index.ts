@@ -1,4 +1,8 @@
+import type * as v from "valibot";
 import type { RawSettings } from "../../core/settings/settings.ts";
+import { WORKERS_SETTINGS } from "../../edge/cloudflare/settings.ts";
+import { DENO_SETTINGS } from "../../edge/deno/settings.ts";
+import { NODE_SETTINGS } from "../../edge/node/settings.ts";
 import { isRuntimeName, RUNTIME_NAMES, type RuntimeName } from "../../edge/runtimes.ts";
 import type { ServerLog } from "./child-server.ts";
 import { startNodeRelease, startNodeRuntime } from "./node.ts";
@@ -52,6 +56,17 @@ const launchers: Record<RuntimeName, RuntimeLauncher> = {
 };
 
 export const runtimeNames = RUNTIME_NAMES;
+
+/**
+ * Each runtime's own settings beside core's (edge/<runtime>/settings.ts): `npm start` checks them
+ * before it starts anything, as core's, rather than leave them to the runtime once the database runs.
+ */
+export const RUNTIME_SETTINGS: Record<RuntimeName, v.GenericSchema | undefined> = {
+  node: NODE_SETTINGS,
+  cloudflare: WORKERS_SETTINGS,
+  deno: DENO_SETTINGS,
+  fastly: undefined,
+};
 
 /** The one line saying how to install what `runtime` needs and this machine lacks, or undefined. */
 export function missingRuntime(runtime: RuntimeName): string | undefined {

@@ -7,7 +7,9 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { SignJWT } from "jose";
+import type * as v from "valibot";
 import { misconfiguredLine } from "../../core/settings/misconfigured.ts";
+import { parseGroup } from "../../core/settings/schema.ts";
 import { parseSettings, type RawSettings, SettingsError } from "../../core/settings/settings.ts";
 import { DEFAULT_ROLE_CLAIM, DEFAULT_TENANT_CLAIM } from "../../core/tokens/settings.ts";
 
@@ -69,10 +71,18 @@ export function mintDevToken(
     .sign(new TextEncoder().encode(secret));
 }
 
-/** Settings `npm start` hands the runtime are checked before anything starts: one line, exit 2. */
-export function refuseUnusableSettings(env: RawSettings, devSecret: DevSecret | undefined): void {
+/**
+ * Settings `npm start` hands the runtime, core's and the runtime's own (`runtimeGroups`), are
+ * checked before anything starts: one line, exit 2.
+ */
+export function refuseUnusableSettings(
+  env: RawSettings,
+  devSecret: DevSecret | undefined,
+  runtimeGroups: readonly v.GenericSchema[] = [],
+): void {
   try {
     parseSettings({ ...env, AUTH_SECRET: devSecret?.secret });
+    for (const group of runtimeGroups) parseGroup(group, env);
   } catch (error) {
     if (!(error instanceof SettingsError)) throw error;
     console.error(misconfiguredLine(error));

@@ -36,6 +36,9 @@ describe("npm start with an unusable setting", () => {
     ["LINK_CACHE_TTL_SECONDS", { AUTH_SECRET: SECRET, LINK_CACHE_TTL_SECONDS: "3000000000" }],
     ["SERVER_TIMING", { AUTH_SECRET: SECRET, SERVER_TIMING: "yes" }],
     ["PORT", { AUTH_SECRET: SECRET, PORT: "abc" }],
+    // The runtime's own settings, beside core's: refused as early, not by the runtime once the database runs.
+    ["API_DOCS", { AUTH_SECRET: SECRET, API_DOCS: "yes" }],
+    ["MAX_CONNECTIONS", { AUTH_SECRET: SECRET, MAX_CONNECTIONS: "0" }],
   ])(
     "refuses a bad %s with one line before starting anything",
     (setting, env) => {

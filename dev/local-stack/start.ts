@@ -6,12 +6,14 @@
 import { listenAddress } from "../../core/server/listen-address.ts";
 import { misconfiguredLine } from "../../core/settings/misconfigured.ts";
 import { SettingsError } from "../../core/settings/settings.ts";
-import { missingRuntime, type RunningRuntime } from "../launchers/index.ts";
+import { readNodeSettings } from "../../edge/node/settings.ts";
+import { missingRuntime, RUNTIME_SETTINGS, type RunningRuntime } from "../launchers/index.ts";
 import { parseCommandLine, portOption } from "../support/command-line.ts";
 import { pgliteDataDir } from "./data-dir.ts";
 import { devSecretForStart, mintDevToken, refuseUnusableSettings } from "./dev-auth.ts";
 import { closeRuntimes, launchRuntimes, parseRuntimeList } from "./multi-runtime.ts";
 import { isPostgresUrl, startLocalStack } from "./stack.ts";
+import { withStartDefaults } from "./start-defaults.ts";
 import { signalListenerSnapshot, stopOnSignals } from "./stop-signals.ts";
 import { assertPortFree } from "./tcp-ports.ts";
 
@@ -73,7 +75,11 @@ function portSetting(value: string | undefined): number {
 }
 
 const devSecret = await devSecretForStart(process.env);
-refuseUnusableSettings(process.env, devSecret);
+refuseUnusableSettings(
+  process.env,
+  devSecret,
+  runtimes.flatMap((runtime) => RUNTIME_SETTINGS[runtime] ?? []),
+);
 if (devSecret?.source === "created")
   console.log("AUTH_SECRET not set: created a development key in .data/dev-auth-secret");
 if (devSecret?.source === "file")
@@ -104,15 +110,7 @@ stopOnSignals(async (signal) => {
   console.log("Stopped: every request answered, database closed.");
 });
 const signalListeners = signalListenerSnapshot();
-const env = {
-  ...process.env,
-  AUTH_SECRET: devSecret?.secret,
-  ...stack.settings,
-  // The interactive reference at /docs (the node runtime serves it): on here unless turned off.
-  API_DOCS: process.env.API_DOCS ?? "on",
-  // Where each response's time went (docs/benchmarks-time.md): on here unless turned off.
-  SERVER_TIMING: process.env.SERVER_TIMING ?? "on",
-};
+const env = withStartDefaults({ ...process.env, AUTH_SECRET: devSecret?.secret, ...stack.settings });
 servers = await launchRuntimes(runtimes, env, port).catch(async (error: Error) => {
   console.error(`The runtime did not start: ${error.message}`);
   await stack.close();
@@ -125,7 +123,7 @@ const userToken = await token("dev-user", "user");
 for (const server of servers) {
   console.log(`API (${server.runtime}) listening on ${server.url}`);
   // The token in the fragment fills in the page's bearer scheme; a fragment never reaches a server.
-  if (server.runtime === "node" && env.API_DOCS !== "off")
+  if (server.runtime === "node" && readNodeSettings(env).apiDocs)
     console.log(`API reference: ${server.url}/docs${userToken ? `#token=${userToken}` : ""}`);
 }
 console.log(`OpenAPI document: ${servers[0]!.url}/openapi.json`);

@@ -71,6 +71,8 @@ describeWithViceroy("the service with an unusable setting, on Viceroy", () => {
     ["AUTH_JWKS", { AUTH_SECRET: "", AUTH_JWKS: '{"keys": "not-a-list"}' }],
     ["AUTH_JWKS", UNIMPORTABLE_JWKS],
     ["NEON_FETCH_ENDPOINT", { NEON_FETCH_ENDPOINT: "ftp://127.0.0.1:9/sql" }],
+    // Read by Compute's own URL class: taken, /healthz answered 200 and every statement would fail.
+    ["NEON_FETCH_ENDPOINT", { NEON_FETCH_ENDPOINT: "https://user:hunter2-password@127.0.0.1:9/sql" }],
     ["AUTH_SECRET_SCOPE", { AUTH_SECRET_SCOPE: "" }],
   ])(
     "a bad %s: every request answers 500 misconfigured naming it, and the log says which",

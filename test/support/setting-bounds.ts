@@ -29,7 +29,29 @@ export const SETTING_BOUNDS: readonly [string, string[], string[]][] = [
   ["AUTH_MAX_TOKEN_AGE_SECONDS", ["0", "31536000"], ["31536001", "-1", "a day"]],
   ["RATE_LIMIT_REFUSED_TOKENS", ["1", "4294967295"], ["0", "4294967296", "many"]],
   ["AUTH_SECRET_SCOPE", ["local"], ["production", "on"]],
-  ["TRUSTED_PROXIES", ["10.0.0.1", "10.0.0.1,2001:db8::1"], ["proxy.example", "10.0.0.0/8"]],
+  // A list is taken as written: no entry empty, none twice.
+  [
+    "TRUSTED_PROXIES",
+    ["10.0.0.1", "10.0.0.1,2001:db8::1"],
+    ["proxy.example", "10.0.0.0/8", "10.0.0.1,", "10.0.0.1,::ffff:10.0.0.1"],
+  ],
+  [
+    "CORS_ORIGINS",
+    ["https://app.example", " https://app.example , http://127.0.0.1:5173"],
+    ["https://app.example/", "https://app.example,,http://127.0.0.1:5173", "https://app.example,https://app.example"],
+  ],
+  // fetch refuses a URL with credentials: every statement would fail.
+  [
+    "NEON_FETCH_ENDPOINT",
+    ["https://db.example/sql", "http://127.0.0.1:4444/sql"],
+    ["http://db.example/sql", "https://user:pw@db.example/sql"],
+  ],
+  // Traces go to <it>/v1/traces, appended as text.
+  [
+    "OTEL_EXPORTER_OTLP_ENDPOINT",
+    ["https://otlp.example", "https://otlp.example/base/ "],
+    ["otlp.example", "https://key:pw@otlp.example", "https://otlp.example/?tenant=a", "https://otlp.example#x"],
+  ],
   ["SERVER_TIMING", ["on", "off"], ["yes", "true", "1"]],
   // Sent with every export: a name a request can carry, a value without a line break.
   ["OTEL_EXPORTER_OTLP_HEADERS", ["api-key=abc", "x-a=1,x-b=two%20words"], ["api key=abc", "x-a=one%0Atwo", "nopair"]],
