@@ -40,10 +40,15 @@ export const onOff = v.pipe(
 /** Any text, as given. */
 export const text = v.string();
 
-/** A key given as text: at least `minBytes` bytes of UTF-8. */
+/**
+ * A key given as text: at least `minBytes` bytes of UTF-8. Its bytes are the key, so nothing is
+ * trimmed; a space or line break around it (a file's last newline, kept by `--stdin < file`) is
+ * refused, as it would make another key than the one tokens are signed with.
+ */
 export const keyOfAtLeast = (minBytes: number) =>
   v.pipe(
     text,
+    v.check((key) => key === key.trim(), "must be the key alone, without a space or line break around it"),
     v.check((key) => new TextEncoder().encode(key).length >= minBytes, `must be at least ${minBytes} bytes`),
   );
 

@@ -7,6 +7,7 @@ import { holdsCredentials, parsedUrl } from "../lib/url.ts";
 import { SettingsError } from "../settings/error.ts";
 import {
   commaList,
+  keyOfAtLeast,
   optional,
   parseGroup,
   type RawSettings,
@@ -80,15 +81,7 @@ const claimName = v.pipe(
 
 export const AUTH_SETTINGS = settingsGroup(
   {
-    AUTH_SECRET: optional(
-      v.pipe(
-        text,
-        v.check(
-          (secret) => new TextEncoder().encode(secret).length >= MIN_AUTH_SECRET_BYTES,
-          `must be at least ${MIN_AUTH_SECRET_BYTES} bytes`,
-        ),
-      ),
-    ),
+    AUTH_SECRET: optional(keyOfAtLeast(MIN_AUTH_SECRET_BYTES)),
     AUTH_JWKS: optional(v.pipe(text, v.transform(parseJwks))),
     AUTH_JWKS_URL: optional(v.pipe(text, v.transform(parseJwksUrl))),
     // Compared exactly with each token's iss: a space or line break a store kept around the value

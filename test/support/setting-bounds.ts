@@ -24,7 +24,9 @@ export const SETTING_BOUNDS: readonly [string, string[], string[]][] = [
   ["AUTH_JWKS_STALE_IF_ERROR_SECONDS", ["0", "604800"], ["-1", "604801", "2147483648"]],
   ["AUTH_CLOCK_LEEWAY_SECONDS", ["0", "60"], ["61", "-1", "1.5"]],
   // HMAC-SHA-256's own output size: a shorter key is easier to guess than the MAC.
-  ["AUTH_JWKS_KV_SECRET", ["k".repeat(32), "ü".repeat(16)], ["k".repeat(31), "ü".repeat(15)]],
+  // A key's bytes are the key: a line break a file kept would make another one.
+  ["AUTH_JWKS_KV_SECRET", ["k".repeat(32), "ü".repeat(16)], ["k".repeat(31), "ü".repeat(15), `${"k".repeat(32)}\n`]],
+  ["AUTH_SECRET", ["s".repeat(32), "ü".repeat(16)], ["s".repeat(31), `${"s".repeat(32)}\n`, ` ${"s".repeat(32)}`]],
   // 0: any age; at most a year.
   ["AUTH_MAX_TOKEN_AGE_SECONDS", ["0", "31536000"], ["31536001", "-1", "a day"]],
   ["RATE_LIMIT_REFUSED_TOKENS", ["1", "4294967295"], ["0", "4294967296", "many"]],
