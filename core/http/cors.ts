@@ -1,7 +1,7 @@
 // CORS for the browser origins CORS_ORIGINS lists (exact match): Hono's `cors`, asked only for a
 // listed origin, so an origin not listed gets no CORS header at all (Hono would still expose
 // headers and answer every OPTIONS). Bearer tokens only: no credentials mode.
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
 import type { Router } from "hono/router";
 import type { RouterRoute } from "hono/types";
@@ -54,12 +54,20 @@ export function crossOrigin(deps: Pick<AppDeps, "settings">, methodsOf: MethodsO
   });
   return async (c, next) => {
     const origin = fieldValue(c.req.raw.headers, "origin");
-    if (origin !== undefined && origins.includes(origin) && !isOtherOptions(c.req.raw, methodsOf)) {
-      return listed(c, next);
-    }
+    const isListed = origin !== undefined && origins.includes(origin);
+    if (isListed && !isOtherOptions(c.req.raw, methodsOf)) return listed(c, next);
     await next();
+    // Hono's `cors` answers every OPTIONS itself: one that goes the way of any request is
+    // marked here, as every answer to a listed origin is.
+    if (isListed) markForListedOrigin(c, origin);
     c.header("Vary", "Origin", { append: true });
   };
+}
+
+/** What `cors` sets on an answer that is no preflight's: the origin, and the headers it may read. */
+function markForListedOrigin(c: Context<AppEnv>, origin: string) {
+  c.header("Access-Control-Allow-Origin", origin);
+  c.header("Access-Control-Expose-Headers", CORS_EXPOSED_HEADERS.join(","));
 }
 
 /**

@@ -89,6 +89,18 @@ export function corsCases(call: Call, baseUrl: () => string) {
       expectListedOrigin(refused, APP);
     });
 
+    it("marks a listed origin's OPTIONS that goes the way of any request: no preflight (405), or of a path that serves nothing", async () => {
+      const plain = await call("OPTIONS", "/v1/me/links", { headers: { origin: APP } });
+      expectProblem(plain, 405, "method_not_allowed");
+      expectListedOrigin(plain, APP);
+      const unserved = await preflight("/v1/no-such-collection", APP, "GET");
+      expectProblem(unserved, 401, "unauthorized");
+      expectListedOrigin(unserved, APP);
+      const nowhere = await preflight("/no/such/route", ADMIN, "GET");
+      expectProblem(nowhere, 404, "not_found");
+      expectListedOrigin(nowhere, ADMIN);
+    });
+
     it("gives an origin not listed no CORS header: its preflight meets the token check", async () => {
       const refused = await preflight(`/v1/links/github/${unique("cors")}`, UNLISTED, "PUT");
       expectProblem(refused, 401, "unauthorized");
