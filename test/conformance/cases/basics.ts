@@ -105,7 +105,7 @@ export function basicCases(call: Call, runtime: RuntimeName) {
       });
     }
 
-    it("every /v1 route asks for a token before anything else", async () => {
+    it("every /v1 route asks for a token before anything else, a method it does not serve too (401 before 405)", async () => {
       const routes: [string, string][] = [
         ["PUT", "/v1/links/github/1"],
         ["GET", "/v1/links/github/1"],
@@ -122,6 +122,9 @@ export function basicCases(call: Call, runtime: RuntimeName) {
         ["POST", "/v1/documents"],
         ["GET", "/v1/documents"],
         ["GET", "/v1/documents/1"],
+        ["DELETE", "/v1/me/links"],
+        ["GET", "/v1/assets/import"],
+        ["PATCH", "/v1/documents"],
       ];
       for (const [method, path] of routes) {
         const body = method === "GET" || method === "DELETE" ? undefined : "{}";
