@@ -67,8 +67,10 @@ export function basicCases(call: Call, runtime: RuntimeName) {
       expect(answer.json).toEqual({ status: "ok", runtime });
     });
 
-    it("GET /readyz answers 200 when Postgres answers", async () => {
-      expectStatus(await call("GET", "/readyz", { as: null }), 200);
+    it("GET /readyz answers 200 when Postgres answers, and names the runtime", async () => {
+      const answer = await call("GET", "/readyz", { as: null });
+      expectStatus(answer, 200);
+      expect(answer.json).toEqual({ status: "ready", runtime });
     });
 
     it("an unknown route is a 404 problem", async () => {
