@@ -55,7 +55,7 @@ export function crossOrigin(deps: Pick<AppDeps, "settings">, methodsOf: MethodsO
   return async (c, next) => {
     const origin = fieldValue(c.req.raw.headers, "origin");
     const isListed = origin !== undefined && origins.includes(origin);
-    if (isListed && !isOtherOptions(c.req.raw, methodsOf)) return listed(c, next);
+    if (isListed && !isOtherOptions(c, methodsOf)) return listed(c, next);
     await next();
     // Hono's `cors` answers every OPTIONS itself: one that goes the way of any request is
     // marked here, as every answer to a listed origin is.
@@ -73,12 +73,16 @@ function markForListedOrigin(c: Context<AppEnv>, origin: string) {
 /**
  * An OPTIONS that is no preflight (or asks about a path that serves nothing) goes the way every
  * request does (401, 404, 405 and their problems): Hono's `cors` would answer any OPTIONS with 204.
+ * The path is the one the app routes by (one trailing slash the same path); a target that makes
+ * no URL serves nothing, as the app's first step refuses it.
  */
-function isOtherOptions(request: Request, methodsOf: MethodsOfPath): boolean {
+function isOtherOptions(c: Context<AppEnv>, methodsOf: MethodsOfPath): boolean {
+  const request = c.req.raw;
   return (
     request.method === "OPTIONS" &&
     (!request.headers.has("access-control-request-method") ||
-      methodsOf(parsedUrl(request.url)?.pathname ?? "").length === 0)
+      parsedUrl(request.url) === undefined ||
+      methodsOf(c.req.path).length === 0)
   );
 }
 

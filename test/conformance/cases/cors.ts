@@ -70,13 +70,15 @@ export function corsCases(call: Call, baseUrl: () => string) {
       expect(answer.headers.get("access-control-max-age")).toBe("600");
     });
 
-    it("answers each listed origin, port included, and the methods of each path", async () => {
-      const answer = await preflight("/v1/documents", ADMIN, "POST");
-      expectStatus(answer, 204);
-      expect(answer.headers.get("access-control-allow-origin")).toBe(ADMIN);
-      expect(list(answer.headers.get("access-control-allow-methods")).sort()).toEqual(
-        (await allowOf("/v1/documents")).sort(),
-      );
+    it("answers each listed origin, port included, and the methods of each path, one trailing slash the same path", async () => {
+      for (const path of ["/v1/documents", "/v1/documents/"]) {
+        const answer = await preflight(path, ADMIN, "POST");
+        expectStatus(answer, 204);
+        expect(answer.headers.get("access-control-allow-origin")).toBe(ADMIN);
+        expect(list(answer.headers.get("access-control-allow-methods")).sort()).toEqual(
+          (await allowOf("/v1/documents")).sort(),
+        );
+      }
     });
 
     it("marks a listed origin's answers, success and problem alike, and keeps the problem body", async () => {
