@@ -87,12 +87,22 @@ function isOtherOptions(c: Context<AppEnv>, methodsOf: MethodsOfPath): boolean {
 }
 
 /**
- * The methods `router` (an app's own) serves at a path, among `methods`: those with a route of
- * their own there, not only middleware; HEAD wherever GET is. Asked of the app's router, so a
- * path matches as its requests do, and no second router is built.
+ * The methods `router` (an app's own) serves at a path, among `methods`: those whose first
+ * answering handler there is a route of their own, not only middleware, nor a 405 (`isRefusal`)
+ * of a path declared before a pattern that also names it (`/v1/assets/import` before
+ * `/v1/assets/:id`); HEAD wherever GET is. Asked of the app's router, so a path matches as its
+ * requests do, and no second router is built.
  */
-export function methodsOfRouter(router: Router<[unknown, RouterRoute]>, methods: readonly string[]): MethodsOfPath {
-  const serves = (method: string, path: string) =>
-    router.match(method, path)[0].some(([[, route]]) => route.method === method);
+export function methodsOfRouter(
+  router: Router<[unknown, RouterRoute]>,
+  methods: readonly string[],
+  isRefusal: (handler: unknown) => boolean,
+): MethodsOfPath {
+  const serves = (method: string, path: string) => {
+    const answering = router
+      .match(method, path)[0]
+      .find(([[handler, route]]) => route.method === method || isRefusal(handler));
+    return answering?.[0][1].method === method;
+  };
   return (path) => methods.filter((method) => serves(method === "HEAD" ? "GET" : method, path));
 }
