@@ -131,14 +131,19 @@ describeOnBackends("assets: create and read", (h) => {
     await expectProblem(await put(), 412, "precondition_failed");
   });
 
-  it("PUT-create refuses an id that could never exist: 422", async () => {
-    const response = await h().request("/v1/assets/bad%20id", {
-      method: "PUT",
-      body: { name: "x", material: "y" },
-      headers: { "if-none-match": "*" },
-    });
-    const problem = await expectProblem(response, 422, "validation_failed");
-    expect(problem.errors).toEqual([expect.objectContaining({ field: "id" })]);
+  it("PUT-create takes an id of 1-128 of A-Z a-z 0-9 . _ ~ -, and refuses any other: 422", async () => {
+    const putCreate = (id: string) =>
+      h().request(`/v1/assets/${id}`, {
+        method: "PUT",
+        body: { name: "x", material: "y" },
+        headers: { "if-none-match": "*" },
+      });
+    const longest = `${freshId()}.a_b~c-`.padEnd(128, "z");
+    expect((await putCreate(longest)).status).toBe(201);
+    for (const refused of ["bad%20id", `${longest}z`]) {
+      const problem = await expectProblem(await putCreate(refused), 422, "validation_failed");
+      expect(problem.errors).toEqual([expect.objectContaining({ field: "id" })]);
+    }
   });
 
   it("ids are per tenant: another tenant creates the same id independently and never sees ours", async () => {
