@@ -14,7 +14,7 @@ import { routedPath } from "./http/request-url.ts";
 import { serverTiming } from "./http/server-timing.ts";
 import { waitUntilOf } from "./http/wait-until.ts";
 import { consoleLogger, errorMessage, type Logger } from "./log.ts";
-import { type DeclaredRoute, mountCapabilities, RECOGNIZED_METHODS } from "./mount.ts";
+import { type DeclaredRoute, isMethodNotAllowedHandler, mountCapabilities, RECOGNIZED_METHODS } from "./mount.ts";
 import { openApi } from "./openapi/index.ts";
 import { DatabaseOutcomeUnknownError, DatabaseUnavailableError } from "./ports/sql.ts";
 import { SettingsError } from "./settings/error.ts";
@@ -48,7 +48,9 @@ export function createApp(deps: AppDeps) {
   app.use(requestLogging(logger));
   // Before the token check: a browser's preflight carries no token. With no origin listed there
   // is nothing to do, and a step of Hono's chain less on every request.
-  if (deps.settings.corsOrigins.length > 0) app.use(crossOrigin(deps, methodsOfRouter(app.router, RECOGNIZED_METHODS)));
+  if (deps.settings.corsOrigins.length > 0) {
+    app.use(crossOrigin(deps, methodsOfRouter(app.router, RECOGNIZED_METHODS, isMethodNotAllowedHandler)));
+  }
   app.use(recognizedMethodsOnly);
   app.use(pathsNamingSomething);
   // Counted once the caller is known; in the token check's middleware, as another would cost

@@ -38,6 +38,13 @@ export interface DeclaredRoute extends Route {
   tag: string;
 }
 
+/** Each declared path's 405, put right after the path's own methods. */
+const methodNotAllowedHandlers = new WeakSet<object>();
+
+/** Whether `handler` is a declared path's 405: a method that meets it first is not served there. */
+export const isMethodNotAllowedHandler = (handler: unknown): boolean =>
+  typeof handler === "function" && methodNotAllowedHandlers.has(handler);
+
 /** Mounts every route of `capabilities` on `app`, in their order; returns them. */
 export function mountCapabilities(
   app: Hono<AppEnv>,
@@ -57,9 +64,11 @@ export function mountCapabilities(
     // Right after the path's own methods: a later route whose pattern matches this path too
     // (`/v1/assets/:id` for `/v1/assets/import`) never answers it.
     const allow = inOrder(served.flatMap(({ method }) => (method === "GET" ? ["GET", "HEAD"] : [method])));
-    app.all(path, () => {
+    const refuseOtherMethods = () => {
       throw methodNotAllowedProblem(allow);
-    });
+    };
+    methodNotAllowedHandlers.add(refuseOtherMethods);
+    app.all(path, refuseOtherMethods);
   }
   return routes;
 }

@@ -25,7 +25,7 @@ describeOnBackends("assets: create and read", (h) => {
     expect(read).toEqual({ status: 200, etag: response.headers.get("etag"), body });
   });
 
-  it("POST with an Idempotency-Key: a retry answers the first 201 again and creates nothing, even after a change", async () => {
+  it("POST with an Idempotency-Key: a retry answers the first 201 again and creates nothing, even after a change or a deletion", async () => {
     const tid = freshId("idem");
     const as = { tid };
     const post = (body: unknown, key = "create-chair") =>
@@ -47,6 +47,17 @@ describeOnBackends("assets: create and read", (h) => {
     expect(await late.json()).toEqual(created);
     const rows = await h().sql.query("SELECT id FROM assets WHERE tenant_id = $1", [tid]);
     expect(rows).toEqual([{ id: created.id }]);
+    // Deleted: a retry still gets the first answer, and brings nothing back.
+    const deleted = await h().request(`/v1/assets/${created.id}`, {
+      method: "DELETE",
+      as,
+      headers: { "if-match": "*" },
+    });
+    expect(deleted.status).toBe(204);
+    const afterDeletion = await post({ name: "Chair", material: "oak" });
+    expect([afterDeletion.status, afterDeletion.headers.get("idempotent-replayed")]).toEqual([201, "true"]);
+    expect(await afterDeletion.json()).toEqual(created);
+    expect(await h().sql.query("SELECT id FROM assets WHERE tenant_id = $1", [tid])).toEqual([]);
   });
 
   it("POST with a used Idempotency-Key and another body: 422 idempotency_key_reused, nothing created; keys are per tenant", async () => {
@@ -87,6 +98,23 @@ describeOnBackends("assets: create and read", (h) => {
     await expectProblem(await post({ name: "x", material: "y" }, {}, null), 401, "unauthorized");
   });
 
+  it("name and material keep control characters as sent, line breaks included; NUL and lone surrogates: 422", async () => {
+    const fields = { name: "Row 1\nRow 2\u0001", material: "oak\tpine" };
+    const created = await h().request("/v1/assets", { method: "POST", body: fields });
+    expect(created.status).toBe(201);
+    expect(await getAsset(h(), (await created.json()).id)).toMatchObject({ body: fields });
+    for (const refused of ["a\u0000b", "a\ud800b"]) {
+      const nameRefused = await h().request("/v1/assets", { method: "POST", body: { name: refused, material: "oak" } });
+      const problem = await expectProblem(nameRefused, 422, "validation_failed");
+      expect(problem.errors).toEqual([expect.objectContaining({ field: "name" })]);
+      const materialRefused = await h().request("/v1/assets", {
+        method: "POST",
+        body: { name: "Chair", material: refused },
+      });
+      await expectProblem(materialRefused, 422, "validation_failed");
+    }
+  });
+
   it("PUT with If-None-Match: * creates with the given id; again: 412", async () => {
     const id = freshId();
     const put = () =>
@@ -103,14 +131,19 @@ describeOnBackends("assets: create and read", (h) => {
     await expectProblem(await put(), 412, "precondition_failed");
   });
 
-  it("PUT-create refuses an id that could never exist: 422", async () => {
-    const response = await h().request("/v1/assets/bad%20id", {
-      method: "PUT",
-      body: { name: "x", material: "y" },
-      headers: { "if-none-match": "*" },
-    });
-    const problem = await expectProblem(response, 422, "validation_failed");
-    expect(problem.errors).toEqual([expect.objectContaining({ field: "id" })]);
+  it("PUT-create takes an id of 1-128 of A-Z a-z 0-9 . _ ~ -, and refuses any other: 422", async () => {
+    const putCreate = (id: string) =>
+      h().request(`/v1/assets/${id}`, {
+        method: "PUT",
+        body: { name: "x", material: "y" },
+        headers: { "if-none-match": "*" },
+      });
+    const longest = `${freshId()}.a_b~c-`.padEnd(128, "z");
+    expect((await putCreate(longest)).status).toBe(201);
+    for (const refused of ["bad%20id", `${longest}z`]) {
+      const problem = await expectProblem(await putCreate(refused), 422, "validation_failed");
+      expect(problem.errors).toEqual([expect.objectContaining({ field: "id" })]);
+    }
   });
 
   it("ids are per tenant: another tenant creates the same id independently and never sees ours", async () => {

@@ -75,6 +75,20 @@ describeOnBackends(
       expect(await created(await post(tid, "C-1", "old"))).toMatchObject({ docNumber: 2, replayed: false });
     });
 
+    it("keeps a key stored before keys had callers (sql/0014) the tenant's, as it was, until it expires", async () => {
+      const tid = newTenant();
+      const alices = await created(await post(tid, "C-1", "shared"));
+      // As the release before callers stored it: no subject.
+      await harness().sql.query("UPDATE documents SET idempotency_subject = '' WHERE tenant_id = $1", [tid]);
+      expect(await created(await post(tid, "C-1", "shared", "bob"))).toEqual({ ...alices, replayed: true });
+      expect((await post(tid, "C-other", "shared", "bob")).status).toBe(422);
+      await age(tid, 3600);
+      expect(await created(await post(tid, "C-other", "shared", "bob"))).toMatchObject({
+        docNumber: 2,
+        replayed: false,
+      });
+    });
+
     it("clears expired keys in batches of at most the limit, and leaves live ones", async () => {
       const tid = newTenant();
       for (let i = 0; i < 5; i++) await created(await post(tid, `C-${i}`, `batch-${i}`));

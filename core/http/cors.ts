@@ -1,7 +1,7 @@
 // CORS for the browser origins CORS_ORIGINS lists (exact match): Hono's `cors`, asked only for a
 // listed origin, so an origin not listed gets no CORS header at all (Hono would still expose
 // headers and answer every OPTIONS). Bearer tokens only: no credentials mode.
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
 import type { Router } from "hono/router";
 import type { RouterRoute } from "hono/types";
@@ -54,33 +54,55 @@ export function crossOrigin(deps: Pick<AppDeps, "settings">, methodsOf: MethodsO
   });
   return async (c, next) => {
     const origin = fieldValue(c.req.raw.headers, "origin");
-    if (origin !== undefined && origins.includes(origin) && !isOtherOptions(c.req.raw, methodsOf)) {
-      return listed(c, next);
-    }
+    const isListed = origin !== undefined && origins.includes(origin);
+    if (isListed && !isOtherOptions(c, methodsOf)) return listed(c, next);
     await next();
+    // Hono's `cors` answers every OPTIONS itself: one that goes the way of any request is
+    // marked here, as every answer to a listed origin is.
+    if (isListed) markForListedOrigin(c, origin);
     c.header("Vary", "Origin", { append: true });
   };
+}
+
+/** What `cors` sets on an answer that is no preflight's: the origin, and the headers it may read. */
+function markForListedOrigin(c: Context<AppEnv>, origin: string) {
+  c.header("Access-Control-Allow-Origin", origin);
+  c.header("Access-Control-Expose-Headers", CORS_EXPOSED_HEADERS.join(","));
 }
 
 /**
  * An OPTIONS that is no preflight (or asks about a path that serves nothing) goes the way every
  * request does (401, 404, 405 and their problems): Hono's `cors` would answer any OPTIONS with 204.
+ * The path is the one the app routes by (one trailing slash the same path); a target that makes
+ * no URL serves nothing, as the app's first step refuses it.
  */
-function isOtherOptions(request: Request, methodsOf: MethodsOfPath): boolean {
+function isOtherOptions(c: Context<AppEnv>, methodsOf: MethodsOfPath): boolean {
+  const request = c.req.raw;
   return (
     request.method === "OPTIONS" &&
     (!request.headers.has("access-control-request-method") ||
-      methodsOf(parsedUrl(request.url)?.pathname ?? "").length === 0)
+      parsedUrl(request.url) === undefined ||
+      methodsOf(c.req.path).length === 0)
   );
 }
 
 /**
- * The methods `router` (an app's own) serves at a path, among `methods`: those with a route of
- * their own there, not only middleware; HEAD wherever GET is. Asked of the app's router, so a
- * path matches as its requests do, and no second router is built.
+ * The methods `router` (an app's own) serves at a path, among `methods`: those whose first
+ * answering handler there is a route of their own, not only middleware, nor a 405 (`isRefusal`)
+ * of a path declared before a pattern that also names it (`/v1/assets/import` before
+ * `/v1/assets/:id`); HEAD wherever GET is. Asked of the app's router, so a path matches as its
+ * requests do, and no second router is built.
  */
-export function methodsOfRouter(router: Router<[unknown, RouterRoute]>, methods: readonly string[]): MethodsOfPath {
-  const serves = (method: string, path: string) =>
-    router.match(method, path)[0].some(([[, route]]) => route.method === method);
+export function methodsOfRouter(
+  router: Router<[unknown, RouterRoute]>,
+  methods: readonly string[],
+  isRefusal: (handler: unknown) => boolean,
+): MethodsOfPath {
+  const serves = (method: string, path: string) => {
+    const answering = router
+      .match(method, path)[0]
+      .find(([[handler, route]]) => route.method === method || isRefusal(handler));
+    return answering?.[0][1].method === method;
+  };
   return (path) => methods.filter((method) => serves(method === "HEAD" ? "GET" : method, path));
 }

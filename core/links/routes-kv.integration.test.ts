@@ -73,6 +73,16 @@ describeOnBackends(
       expect(await response.json()).toEqual({ written: 0, removed: 0, unchanged: 0, failed: 0, next: "kv:" });
     });
 
+    it("a sync the store fails answers 200 with caughtUp false; the next one, the store back, catches up", async () => {
+      kv.behaviour.get = "throw";
+      const failed = await harness().request("/v1/admin/links/sync", { method: "POST", as: admin });
+      expect(failed.status).toBe(200);
+      expect(await failed.json()).toEqual({ removed: 0, caughtUp: false });
+      kv.heal();
+      const synced = await harness().request("/v1/admin/links/sync", { method: "POST", as: admin });
+      expect(await synced.json()).toMatchObject({ caughtUp: true });
+    });
+
     it("counts as failed the writes that failed, not the reads", async () => {
       const owner = { sub: fresh("owner") };
       const path = linkPath("github", fresh("resync-put-fails"));

@@ -12,6 +12,7 @@ import type { Sql } from "../ports/sql.ts";
 import { createLinkCache } from "./cache.ts";
 import { FEED_START, parseFeedCursor } from "./changes.ts";
 import type { Link } from "./link.ts";
+import { unlinkAccount } from "./repository.ts";
 import { SYNC_CURSOR_KEY, syncLinkCache } from "./sync.ts";
 
 /** Another deployment's cache over its own store: what the sync must bring in line. */
@@ -80,6 +81,31 @@ describe("syncing the change feed into another deployment's KV", () => {
     expect(await edgeCache(kv, "own").write(created, Date.now())).toBe(true);
     expect(await syncLinkCache(harness().sql, kv)).toMatchObject({ changes: 1, removedByTenant: {} });
     expect(await edgeCache(kv, "own").read(created)).toEqual(created);
+  });
+
+  it("POST /v1/admin/links/sync syncs this deployment's KV and answers the removals of the admin's tenant only", async () => {
+    const sync = async (tid: string) => {
+      const response = await request("POST", "/v1/admin/links/sync", { sub: "ops", tid, role: "admin" });
+      expect(response.status).toBe(200);
+      return response.json();
+    };
+    const [east, west] = [
+      { sub: "route-user", tid: "east" },
+      { sub: "route-user", tid: "west" },
+    ];
+    const path = linkPath("github", "route-synced");
+    const [eastLink, westLink] = [await link(path, east), await link(path, west)];
+    expect(await sync("east")).toMatchObject({ caughtUp: true });
+    // Unlinked through another deployment: this one's entries stay for its sync to remove.
+    for (const [{ tid, sub }, linked] of [
+      [east, eastLink],
+      [west, westLink],
+    ] as const) {
+      expect(await unlinkAccount(harness().sql, tid, linked, sub)).toBe(true);
+      expect(await edgeCache(harness().kv, tid).write(linked, Date.now())).toBe(true);
+    }
+    expect(await sync("east")).toEqual({ removed: 1, caughtUp: true });
+    expect(await edgeCache(harness().kv, "west").read(westLink)).toBeUndefined();
   });
 
   it("stops before the invocation's KV or SQL budget would run out, and the next sync resumes there", async () => {

@@ -7,6 +7,7 @@ import { basicCases } from "./cases/basics.ts";
 import { conventionCases } from "./cases/conventions.ts";
 import { corsCases, corsOffCases } from "./cases/cors.ts";
 import { documentCases } from "./cases/documents.ts";
+import { headCases } from "./cases/head.ts";
 import { linkCases } from "./cases/links.ts";
 import { loginRefusedCases } from "./cases/login-refused.ts";
 import { openApiCases } from "./cases/openapi.ts";
@@ -24,6 +25,7 @@ export function conformanceSuite(runtime: RuntimeName, baseUrl: () => string): v
   linkCases(call);
   assetCases(call);
   documentCases(call);
+  headCases(call);
   openApiCases(call);
   serverTimingCases(call, runtime);
   corsCases(call, baseUrl);

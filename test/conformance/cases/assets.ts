@@ -50,10 +50,12 @@ export function assetCases(call: Call) {
         422,
         "idempotency_key_reused",
       );
-      // The key is the tenant's: another tenant's same key is a request of its own.
-      expect((await call("POST", "/v1/assets", { as: otherTenant, body: fields, headers })).json.id).not.toBe(
-        first.json.id,
-      );
+      // The key is the caller's: another user's or tenant's same key is a request of its own.
+      for (const caller of [{ ...as, sub: "bob" }, otherTenant]) {
+        const other = await call("POST", "/v1/assets", { as: caller, body: { ...fields, name: "Bench" }, headers });
+        expectStatus(other, 201);
+        expect(other.json.id).not.toBe(first.json.id);
+      }
     });
 
     it("POST refuses bad fields (422) and other media types (415)", async () => {

@@ -67,8 +67,10 @@ export function basicCases(call: Call, runtime: RuntimeName) {
       expect(answer.json).toEqual({ status: "ok", runtime });
     });
 
-    it("GET /readyz answers 200 when Postgres answers", async () => {
-      expectStatus(await call("GET", "/readyz", { as: null }), 200);
+    it("GET /readyz answers 200 when Postgres answers, and names the runtime", async () => {
+      const answer = await call("GET", "/readyz", { as: null });
+      expectStatus(answer, 200);
+      expect(answer.json).toEqual({ status: "ready", runtime });
     });
 
     it("an unknown route is a 404 problem", async () => {
@@ -105,7 +107,7 @@ export function basicCases(call: Call, runtime: RuntimeName) {
       });
     }
 
-    it("every /v1 route asks for a token before anything else", async () => {
+    it("every /v1 route asks for a token before anything else, a method it does not serve too (401 before 405)", async () => {
       const routes: [string, string][] = [
         ["PUT", "/v1/links/github/1"],
         ["GET", "/v1/links/github/1"],
@@ -122,6 +124,9 @@ export function basicCases(call: Call, runtime: RuntimeName) {
         ["POST", "/v1/documents"],
         ["GET", "/v1/documents"],
         ["GET", "/v1/documents/1"],
+        ["DELETE", "/v1/me/links"],
+        ["GET", "/v1/assets/import"],
+        ["PATCH", "/v1/documents"],
       ];
       for (const [method, path] of routes) {
         const body = method === "GET" || method === "DELETE" ? undefined : "{}";

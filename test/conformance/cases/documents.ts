@@ -56,12 +56,16 @@ export function documentCases(call: Call) {
       expect((await post(as, { contractId: "c-2" })).json.docNumber).toBe(2);
     });
 
-    it("keys are scoped to the tenant: the same key elsewhere is a new request", async () => {
+    it("keys are the caller's: another user's or tenant's same key is a new request, never a replay or a 422", async () => {
       const key = { "idempotency-key": unique("key") };
-      expectStatus(await post(newTenant(), { contractId: "c" }, key), 201);
-      const other = await post(newTenant(), { contractId: "c" }, key);
-      expectStatus(other, 201);
-      expect(other.headers.get("idempotent-replayed")).toBeNull();
+      const first = newTenant();
+      expectStatus(await post(first, { contractId: "c" }, key), 201);
+      for (const caller of [{ ...first, sub: "bob" }, newTenant()]) {
+        const other = await post(caller, { contractId: "another" }, key);
+        expectStatus(other, 201);
+        expect(other.headers.get("idempotent-replayed")).toBeNull();
+        expect(other.json.contractId).toBe("another");
+      }
     });
 
     it("an unusable Idempotency-Key (over 255 or not visible ASCII): 400, nothing allocated", async () => {

@@ -58,10 +58,12 @@ export function rateLimitCases(call: Call) {
         expect(reported(answer, "caller-writes")?.r).toBe(3 - i);
       }
       const refused = await create(alice, "refused");
-      expectProblem(refused, 429, "rate_limited");
+      expect(expectProblem(refused, 429, "rate_limited")["violated-policies"]).toEqual(["caller-writes"]);
       expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
       expect(refused.headers.get("ratelimit-policy")).toContain('"caller-writes";q=3;w=60');
       expect(reported(refused, "caller-writes")?.r).toBe(0);
+      // Refused for the caller's quota: the tenant's was not counted, so it is not reported.
+      expect(reported(refused, "tenant-writes")).toBeUndefined();
 
       // Read by another caller (reads have quotas of their own): three documents, not four.
       const listed = await call("GET", "/v1/documents?limit=10", { as: { sub: "auditor", tid } });
@@ -84,6 +86,7 @@ export function rateLimitCases(call: Call) {
       const refused = await create({ sub: "dave", tid }, "refused");
       const problem = expectProblem(refused, 429, "rate_limited");
       expect(problem.detail).toContain("tenant");
+      expect(problem["violated-policies"]).toEqual(["tenant-writes"]);
       expect(reported(refused, "tenant-writes")?.r).toBe(0);
       expect(reported(refused, "caller-writes")?.r).toBe(2);
 

@@ -37,6 +37,15 @@ export function serverTimingCases(call: Call, runtime: RuntimeName) {
       expect(expectTimed(linked, runtime).db).toBeGreaterThan(0);
       expectTimed(await call("GET", "/v1/links/github/timed-1", { as }), runtime);
     });
+
+    it("times a sync as the background run it is: its statements and KV calls in the total, not in db or kv", async () => {
+      const admin = { sub: "root", tid: freshTenant(), role: "admin" } as const;
+      const synced = await call("POST", "/v1/admin/links/sync", { as: admin });
+      expect(synced.status).toBe(200);
+      const timing = expectTimed(synced, runtime);
+      expect([timing.db, timing.kv]).toEqual([0, 0]);
+      expect(timing.total).toBeGreaterThan(0);
+    });
   });
 }
 
