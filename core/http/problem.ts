@@ -15,7 +15,6 @@ export const problemTitles = {
   not_found: "Not found",
   method_not_allowed: "Method not allowed",
   not_implemented: "Not implemented",
-  not_acceptable: "Not acceptable",
   precondition_required: "Precondition required",
   precondition_failed: "Precondition failed",
   asset_locked: "Asset locked",
