@@ -282,7 +282,7 @@ export function assetCases(call: Call) {
       });
     });
 
-    it("POST /v1/assets/import refuses other media types (415) and a wrong header row (422)", async () => {
+    it("POST /v1/assets/import refuses other media types (415), a wrong header row (422), over 1,000 rows (413)", async () => {
       const csv = "id,name,material,source_etag\n";
       expectProblem(
         await call("POST", "/v1/assets/import", { as, body: csv, headers: { "content-type": "application/json" } }),
@@ -295,6 +295,14 @@ export function assetCases(call: Call) {
         422,
         "validation_failed",
       );
+      const tooMany = `id,name,material,source_etag\n${"x,y,z,abc\n".repeat(1001)}`;
+      const refused = await call("POST", "/v1/assets/import", {
+        as,
+        body: tooMany,
+        headers: { "content-type": "text/csv" },
+      });
+      expectProblem(refused, 413, "payload_too_large");
+      expect(refused.json.maxRows).toBe(1000);
     });
   });
 }
