@@ -221,7 +221,7 @@ export function linkRoutes(deps: RouteDeps) {
       handler: async (c) => {
         const report = await background.runNow(linkSyncJob);
         const removed = report.removedByTenant[c.get("principal").tenantId] ?? 0;
-        return c.json({ removed, caughtUp: report.caughtUp && !report.failed });
+        return c.json({ removed, caughtUp: report.caughtUp });
       },
     }),
   ];
