@@ -1,9 +1,14 @@
 // `KVStore` of `fastly:kv-store` as js-compute 3.46 declares it (types/kv-store.d.ts), in memory,
-// with Fastly's documented key rules and TTLs, for the KV adapter's unit tests. Through the
+// with Fastly's documented key rules and TTLs, for the KV adapter's unit tests. A delete of a key
+// that does not exist rejects, as js-compute documents it (docs/kv-store/KVStore/prototype/delete:
+// a TypeError, "KVStore delete: Not found." from its runtime/fastly/builtins/kv-store.cpp); Viceroy
+// resolves it instead. Through the
 // service, the adapter runs on Viceroy's KV store (the conformance suite on fastly).
 import type { FastlyKvStore } from "../../edge/kv/fastly-kv.ts";
 
 const MAX_KEY_BYTES = 1024;
+/** What js-compute rejects a delete of an absent key with (its KVStore delete error and the store's "not found"). */
+export const KV_DELETE_NOT_FOUND = "KVStore delete: Not found.";
 
 /** Why Fastly refuses a key, or undefined when it accepts it. */
 export function kvKeyProblem(key: string): string | undefined {
@@ -43,7 +48,8 @@ export function fakeFastlyKvStore(now: () => number = Date.now) {
       values.set(key, { text, expiresAt: ttl === undefined ? undefined : now() + ttl * 1000 });
     },
     async delete(key) {
-      values.delete(checked(key));
+      if (!live(checked(key))) throw new TypeError(KV_DELETE_NOT_FOUND);
+      values.delete(key);
     },
     // Keys in order; the cursor is opaque to callers (here: the last key listed, base64).
     async list({ prefix = "", cursor, limit = 1000 }) {
