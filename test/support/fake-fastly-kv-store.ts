@@ -16,7 +16,10 @@ export function kvKeyProblem(key: string): string | undefined {
   if (bytes === 0) return "a key cannot be empty";
   if (bytes > MAX_KEY_BYTES) return `a key is at most ${MAX_KEY_BYTES} bytes`;
   if (key.startsWith(".well-known/acme-challenge")) return "a key cannot start with .well-known/acme-challenge";
-  if (/(^|\/)\.\.?(\/|$)/.test(key)) return "a key cannot have . or .. segments";
+  // Viceroy's rule (its src/object_store.rs, is_valid_key): "./" anywhere, not only as a segment.
+  if (key === "." || key === ".." || key.includes("./") || key.endsWith("/.")) {
+    return 'a key cannot be "." or "..", contain "./" or end with "/."';
+  }
   const forbidden = /[\r\n#;?^|]/.exec(key);
   if (forbidden) return `a key cannot contain ${JSON.stringify(forbidden[0])}`;
   if ([...key].length === 1 && /^[\u0000-\u0020\ufffe\uffff]$/.test(key))
