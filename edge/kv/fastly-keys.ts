@@ -26,8 +26,19 @@ export function encodeKvKey(key: string): string {
   return out;
 }
 
-export function decodeKvKey(key: string): string {
-  return decodeURIComponent(key);
+/**
+ * The port's key a stored key escapes, or undefined for one no port key escapes to: the store is
+ * written by more than this service, and such a key (a bare `%`, an unescaped `#`) would
+ * otherwise fail the whole listing, or be listed as a key that reads another entry.
+ */
+export function decodeKvKey(key: string): string | undefined {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(key);
+  } catch {
+    return undefined;
+  }
+  return encodeKvKey(decoded) === key ? decoded : undefined;
 }
 
 /** The escaped key, or an error Fastly would otherwise answer with (the port treats it as a miss). */

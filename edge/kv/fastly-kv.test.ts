@@ -56,6 +56,17 @@ describe("KvCache over a Fastly KV Store", () => {
     await expect(createFastlyKv(failing).delete("k")).rejects.toThrow(/Too many requests/);
   });
 
+  it("lists only the keys it can name: a key another writer stored unescaped is left out, not a failed listing", async () => {
+    const { store } = fakeFastlyKvStore();
+    const kv = createFastlyKv(store);
+    for (const foreign of ["p/50%off", "p/a b", "p/%41"]) await store.put(foreign, "planted", { ttl: 60 });
+    for (const key of ["p/ok", "p/#x"]) await kv.put(key, key, { ttlSeconds: 60 });
+    expect((await kv.list("p/")).keys.sort()).toEqual(["p/#x", "p/ok"]);
+    const first = await kv.list("p/", { limit: 2 }); // "p/%23x" and "p/%41": a page with one key it names
+    expect(first.keys).toEqual(["p/#x"]);
+    expect(await kv.list("p/", { limit: 10, cursor: first.cursor! })).toEqual({ keys: ["p/ok"] });
+  });
+
   it("an empty key fails (the port's callers treat it as a miss) and reaches no store", async () => {
     const { store, puts } = fakeFastlyKvStore();
     const kv = createFastlyKv(store);

@@ -42,7 +42,7 @@ export function createFastlyKv(store: FastlyKvStore): KvCache {
         ...(cursor === undefined ? {} : { cursor }),
         ...(limit === undefined ? {} : { limit }),
       });
-      const keys = page.list.map(decodeKvKey);
+      const keys = page.list.map(decodeKvKey).filter((key) => key !== undefined);
       return page.cursor ? { keys, cursor: page.cursor } : { keys };
     },
   };
