@@ -34,7 +34,8 @@ describe("Fastly KV keys", () => {
   it("escapes what Fastly refuses", () => {
     expect(encodeKvKey("a#b;c?d^e|f")).toBe("a%23b%3Bc%3Fd%5Ee%7Cf");
     expect(encodeKvKey("..")).toBe("%2E.");
-    expect(encodeKvKey("a/./b/../c")).toBe("a/%2E/b/%2E./c");
+    expect(encodeKvKey("a/./b/../c")).toBe("a/%2E%2Fb/%2E.%2Fc");
+    expect(encodeKvKey("a./b")).toBe("a.%2Fb");
     expect(encodeKvKey(".well-known/acme-challenge/x")).toBe("%2Ewell-known/acme-challenge/x");
     expect(encodeKvKey("line\r\nbreak")).toBe("line%0D%0Abreak");
     expect(encodeKvKey("100%")).toBe("100%25");

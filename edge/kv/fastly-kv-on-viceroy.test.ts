@@ -1,6 +1,8 @@
 // The KV port's contract through the Fastly adapter on a real KV Store: Viceroy's, which keeps
 // Fastly's key rules and pages listings with its own cursors. The adapter runs inside a wasm built
 // by js-compute (test/ports/fastly-kv-service/), called over HTTP.
+
+import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { KvCache } from "../../core/ports/kv.ts";
 import { ensureFastlyWasm, ROOT } from "../../dev/build/fastly.ts";
@@ -9,6 +11,7 @@ import { FASTLY_MANIFEST } from "../../dev/launchers/fastly.ts";
 import { runManifest } from "../../dev/launchers/fastly-manifest.ts";
 import { startViceroy } from "../../dev/launchers/viceroy.ts";
 import { describeWithViceroy } from "../../dev/support/viceroy.ts";
+import type { ContractCase } from "../../test/ports/contract.ts";
 import { describeContract } from "../../test/ports/describe-contract.ts";
 import { kvContract } from "../../test/ports/kv-contract.ts";
 
@@ -38,10 +41,24 @@ function kvOverHttp(url: string): KvCache {
   };
 }
 
+// Keys the store itself refuses (Viceroy: "./" anywhere, "." and "..", `#;?^|`, CR, LF), each kept
+// and listed back as given: the port takes any key.
+const refusedKeys: ContractCase<KvCache> = [
+  "keeps keys the store refuses as they are, and lists them back",
+  async (kv) => {
+    const keys = ["odd/a./b", "odd/a../b", "odd/../b", "odd/./b", "odd/x/.", "odd/#;?^|", "odd/\r\n"];
+    for (const key of keys) await kv.put(key, key, { ttlSeconds: 60 });
+    for (const key of keys) assert.equal(await kv.get(key), key);
+    assert.deepEqual([...(await kv.list("odd/")).keys].sort(), [...keys].sort());
+    for (const key of keys) await kv.delete(key);
+    assert.deepEqual((await kv.list("odd/")).keys, []);
+  },
+];
+
 describeWithViceroy("the Fastly KV adapter on Viceroy's KV Store", () => {
   describeContract(
     "KV cache contract: Fastly KV Store (Viceroy)",
-    kvContract,
+    [...kvContract, refusedKeys],
     async () => {
       const { toml, secretEnv } = runManifest(FASTLY_MANIFEST, {});
       const wasmPath = await ensureFastlyWasm(KV_SERVICE_WASM);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { describeContract } from "../../test/ports/describe-contract.ts";
 import { kvContract } from "../../test/ports/kv-contract.ts";
-import { fakeFastlyKvStore } from "../../test/support/fake-fastly-kv-store.ts";
+import { fakeFastlyKvStore, KV_DELETE_NOT_FOUND } from "../../test/support/fake-fastly-kv-store.ts";
 import { createFastlyKv } from "./fastly-kv.ts";
 
 describeContract("KV cache contract: Fastly KV Store (a fake of js-compute's KVStore)", kvContract, async () => ({
@@ -46,6 +46,25 @@ describe("KvCache over a Fastly KV Store", () => {
     expect(first.cursor).toEqual(expect.any(String));
     expect(await kv.list("p/", { limit: 2, cursor: first.cursor })).toEqual({ keys: ["p/3"] });
     expect((await kv.list("")).keys).toEqual(["p/1", "p/2", "p/3", "q/1"]);
+  });
+
+  it("deletes an absent key without error, where js-compute rejects it; other failures still reject", async () => {
+    const { store } = fakeFastlyKvStore();
+    await expect(store.delete("absent")).rejects.toThrow(KV_DELETE_NOT_FOUND);
+    await expect(createFastlyKv(store).delete("absent")).resolves.toBeUndefined();
+    const failing = { ...store, delete: () => Promise.reject(new TypeError("KVStore delete: Too many requests.")) };
+    await expect(createFastlyKv(failing).delete("k")).rejects.toThrow(/Too many requests/);
+  });
+
+  it("lists only the keys it can name: a key another writer stored unescaped is left out, not a failed listing", async () => {
+    const { store } = fakeFastlyKvStore();
+    const kv = createFastlyKv(store);
+    for (const foreign of ["p/50%off", "p/a b", "p/%41"]) await store.put(foreign, "planted", { ttl: 60 });
+    for (const key of ["p/ok", "p/#x"]) await kv.put(key, key, { ttlSeconds: 60 });
+    expect((await kv.list("p/")).keys.sort()).toEqual(["p/#x", "p/ok"]);
+    const first = await kv.list("p/", { limit: 2 }); // "p/%23x" and "p/%41": a page with one key it names
+    expect(first.keys).toEqual(["p/#x"]);
+    expect(await kv.list("p/", { limit: 10, cursor: first.cursor! })).toEqual({ keys: ["p/ok"] });
   });
 
   it("an empty key fails (the port's callers treat it as a miss) and reaches no store", async () => {

@@ -22,6 +22,13 @@ const NEON_LOGIN_REFUSAL = /^(password authentication failed for user|missing au
 // A request that never left: nothing listens, the name does not resolve, the connect timed out.
 const NOT_SENT = /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|UND_ERR_CONNECT|connection refused|connect error|bad port/i;
 
+// The same on Fastly Compute, whose `fetch` rejects with a NetworkError DOMException carrying the
+// platform's send error (js-compute's FastlySendError::message): no address, a backend Fastly holds
+// unhealthy, no connection, no TLS session. "Connection terminated" and the response's errors may
+// follow a request that arrived; Viceroy gives none of these, only a bare NetworkError.
+const COMPUTE_NOT_SENT =
+  /^(DNS timeout|DNS error|Destination (not found|unavailable|IP unroutable)|Connection (refused|timeout|limit reached)|TLS (certificate|configuration) error)/;
+
 const HTTP_STATUS = /^Server error \(HTTP status (\d+)\)/;
 
 /**
@@ -69,6 +76,7 @@ function neverSent(error: unknown, depth = 0): boolean {
   if (!(error instanceof Error) || depth > 4) return false;
   const code = (error as { code?: unknown }).code;
   if (NOT_SENT.test(`${typeof code === "string" ? code : ""} ${error.message}`)) return true;
+  if (COMPUTE_NOT_SENT.test(error.message)) return true;
   const errors = error instanceof AggregateError ? error.errors : [];
   return neverSent(error.cause, depth + 1) || errors.some((inner) => neverSent(inner, depth + 1));
 }
