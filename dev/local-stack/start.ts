@@ -30,7 +30,7 @@ Options:
   -h, --help        print this and exit
 
 Settings: DATABASE_URL, PGLITE_DATA_DIR (default .data/pglite), AUTH_SECRET, PORT, and the
-API's settings (README). Ctrl-C or SIGTERM stops everything; a second one, a second later, exits without waiting.`;
+API's settings (docs/settings.md). Ctrl-C or SIGTERM stops everything; a second one, a second later, exits without waiting.`;
 
 const values = parseCommandLine(USAGE, {
   runtime: { type: "string", default: "node" },
