@@ -223,8 +223,10 @@ describe("npm run bench against running deployments (node and deno, JWKS sign-in
     const given = await runScript("bench/bench.ts", args, { BENCH_TOKEN: token });
     expect(given.code, given.stderr).toBe(0);
     expect(given.stderr).toMatch(/Left out with one identity \(--token\): link\b/);
+    expect(given.stderr).toContain("Tenant of this run: the given token's;");
     expect(given.stderr).toMatch(/20 per second \(open model\)/);
     const report = JSON.parse(await readFile(join(out, "bench.json"), "utf8")) as BenchJson;
+    expect(report.tenant).toBe("the given token's");
     expect(report.targets.map((t) => [t.target, t.available])).toEqual([
       ["node", true],
       ["deno", true],

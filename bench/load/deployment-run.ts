@@ -31,7 +31,9 @@ export async function runOnDeployments(
   budgets: Budgets,
 ): Promise<RunOutcome> {
   const tenant = `bench-${randomBytes(4).toString("hex")}`;
-  progress(`Tenant of this run: ${tenant}; signing in with ${tokens.describe}`);
+  // A given token carries its own tenant, so every request goes there whatever tenant it asks for.
+  const tenantReported = tokens.oneIdentity ? "the given token's" : tenant;
+  progress(`Tenant of this run: ${tenantReported}; signing in with ${tokens.describe}`);
   const statuses: TargetStatus[] = [];
   for (const target of targets) {
     const status = await checkTarget(target, budgetedFetch(budgets.run));
@@ -63,11 +65,11 @@ export async function runOnDeployments(
         ...(withoutTiming.length
           ? [`no Server-Timing from ${withoutTiming.join(", ")}: set SERVER_TIMING=on there to see where the time goes`]
           : []),
-        `tenant ${tenant}: its links and assets were removed (${cleanup.unlinked} unlinked, ${cleanup.assetsDeleted} assets deleted${cleanup.failures.length ? `; not removed: ${cleanup.failures.slice(0, 3).join(", ")}` : ""}); its documents stay (the API deletes none)${tokens.oneIdentity ? ", in the given token's tenant, where its links and assets were too" : ""}`,
+        `tenant ${tenantReported}: its links and assets were removed (${cleanup.unlinked} unlinked, ${cleanup.assetsDeleted} assets deleted${cleanup.failures.length ? `; not removed: ${cleanup.failures.slice(0, 3).join(", ")}` : ""}); its documents stay (the API deletes none)`,
       ],
-      extra: { tenant },
+      extra: { tenant: tenantReported },
       title: `${available.map((t) => t.name).join(", ")}, ${describeLoad(opts)}`,
-      header: `deployments ${targets.map((t) => `${t.name} (${statuses.find((s) => s.target === t.name)?.runtime ?? "?"})`).join(", ")}, tenant ${tenant}`,
+      header: `deployments ${targets.map((t) => `${t.name} (${statuses.find((s) => s.target === t.name)?.runtime ?? "?"})`).join(", ")}, tenant ${tenantReported}`,
     };
   } finally {
     await load.close();
