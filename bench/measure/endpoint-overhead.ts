@@ -14,6 +14,7 @@ import { runStatement } from "../../dev/support/run-statement.ts";
 import { LOCAL_POSTGRES_URL } from "../../dev/support/scratch-schema.ts";
 import { median, percentile, range } from "../../dev/support/stats.ts";
 import { createNeonSql } from "../../edge/neon/neon-sql.ts";
+import { bounds, runBenchCommand, wholeNumber } from "../lib/cli.ts";
 
 /** Where a round trip's time goes, p50 and p90 in ms, and the ratio of the p50s. */
 export interface RoundTripFigures {
@@ -162,9 +163,14 @@ function round(value: number): number {
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const usage = `Usage: npx tsx bench/measure/endpoint-overhead.ts [--rounds N]
-
+  // Fewer pairs than a block would leave no block to take a ratio in.
+  const ROUNDS = { min: BLOCK_ROUNDS, default: DEFAULT_ROUNDS };
+  const usage = `npx tsx bench/measure/endpoint-overhead.ts [options]
+  --rounds N  pairs measured (pg, endpoint) after ${WARMUP.toLocaleString("en-US")} unmeasured, a ratio per block of ${BLOCK_ROUNDS} ${bounds(ROUNDS)}
 One-row INSERT and SELECT 1, p50 over pg directly vs through the local Neon endpoint, interleaved.`;
-  const values = parseCommandLine(usage, { rounds: { type: "string", default: String(DEFAULT_ROUNDS) } });
-  console.log(JSON.stringify(await measureEndpointOverhead(LOCAL_POSTGRES_URL, Number(values.rounds)), null, 2));
+  const values = parseCommandLine(usage, { rounds: { type: "string" } });
+  await runBenchCommand(usage, async () => {
+    const rounds = wholeNumber("rounds", values.rounds, ROUNDS);
+    console.log(JSON.stringify(await measureEndpointOverhead(LOCAL_POSTGRES_URL, rounds), null, 2));
+  });
 }

@@ -8,22 +8,25 @@
 
 import { parseCommandLine } from "../../dev/support/command-line.ts";
 import { createMemoryRateLimiter } from "../../edge/rate-limit/memory.ts";
+import { bounds, runBenchCommand, wholeNumber } from "../lib/cli.ts";
 import { type KvHitCost, kvHitApp, kvHitsInTurns, serveApps, servedApart } from "./kv-hit.ts";
 
-const USAGE = `Usage: npx tsx bench/measure/rate-limit-cost.ts [--requests N] [--blocks N] [--http]
+const REQUESTS = { min: 1, default: 10 };
+const BLOCKS = { min: 1, default: 1500 };
 
-A KV-hit link lookup without and with the rate limiter, in turns: µs per request.
-  --http  over HTTP, each app behind Node's server on loopback, in another process (default: in process)`;
+const USAGE = `npx tsx bench/measure/rate-limit-cost.ts [options]
+  --requests N  lookups per block, each app's ${bounds(REQUESTS)}
+  --blocks N    blocks of each app, taking turns ${bounds(BLOCKS)}
+  --http        over HTTP, each app behind Node's server on loopback, in another process (default: in process)
+A KV-hit link lookup without and with the rate limiter, in turns: µs per request.`;
 
 const values = parseCommandLine(USAGE, {
-  requests: { type: "string", default: "10" },
-  blocks: { type: "string", default: "1500" },
+  requests: { type: "string" },
+  blocks: { type: "string" },
   http: { type: "boolean", default: false },
   // The process --http starts to serve the apps.
   serve: { type: "boolean", default: false },
 });
-const requests = Number(values.requests);
-const blocks = Number(values.blocks);
 
 const unreachable = { RATE_LIMIT_CALLER_READS: "4000000000", RATE_LIMIT_TENANT_READS: "4000000000" };
 const inProcess = {
@@ -33,13 +36,22 @@ const inProcess = {
 if (values.serve) {
   await serveApps(inProcess);
 } else {
-  const served = values.http ? await servedApart(import.meta.filename, ["off", "on"]) : undefined;
-  const { off, on } = await kvHitsInTurns(served?.apps ?? inProcess, { requests, blocks });
-  served?.close();
-  report(served ? "over HTTP" : "in process", off, on);
+  await runBenchCommand(USAGE, async () => {
+    const requests = wholeNumber("requests", values.requests, REQUESTS);
+    const blocks = wholeNumber("blocks", values.blocks, BLOCKS);
+    const served = values.http ? await servedApart(import.meta.filename, ["off", "on"]) : undefined;
+    const { off, on } = await kvHitsInTurns(served?.apps ?? inProcess, { requests, blocks });
+    served?.close();
+    report(served ? "over HTTP" : "in process", off, on, { requests, blocks });
+  });
 }
 
-function report(how: string, off: KvHitCost, on: KvHitCost) {
+function report(
+  how: string,
+  off: KvHitCost,
+  on: KvHitCost,
+  { requests, blocks }: { requests: number; blocks: number },
+) {
   const added = (measure: "p50Us" | "meanUs") => {
     const difference = on[measure] - off[measure];
     const signed = (value: number) => `${value >= 0 ? "+" : ""}${value.toFixed(1)}`;
