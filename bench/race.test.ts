@@ -90,6 +90,20 @@ describeWithPostgres("npm run race (tiny settings)", () => {
   });
 });
 
+describeWithPostgres("npm run race --skip-numbering", () => {
+  it("prints and writes the races only, with no empty numbering table", async () => {
+    const args = ["--problems", "links", "--targets", "2", "--contenders", "4", "--skip-numbering"];
+    const { out, stdout } = await runBenchScript<RaceJson>("race", args, { DATABASE_URL: undefined });
+    try {
+      expect(stdout).toMatch(/duplicate owners/);
+      expect(stdout).not.toMatch(/Numbering throughput/);
+      expect(await readFile(join(out, "race.md"), "utf8")).not.toMatch(/Numbering throughput/);
+    } finally {
+      await rm(out, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
 describe("npm run race without PostgreSQL", () => {
   it("says that races need a real PostgreSQL and runs nothing", async () => {
     // Port 1 on loopback: nothing listens there.

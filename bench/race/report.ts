@@ -118,10 +118,12 @@ function numberingRows(summaries: readonly NumberingSummary[]): string[][] {
   ]);
 }
 
+// A run with --skip-numbering has no numbering to show: its section is left out, not printed empty.
 export function raceText(problems: readonly ProblemResult[], numbering: readonly NumberingSummary[]): string {
+  const races = ["Races (same concurrent load for both variants):", textTable(PROBLEM_HEADER, problemRows(problems))];
+  if (numbering.length === 0) return races.join("\n");
   return [
-    "Races (same concurrent load for both variants):",
-    textTable(PROBLEM_HEADER, problemRows(problems)),
+    ...races,
     "",
     "Numbering throughput (one round trip per number):",
     textTable(NUMBERING_HEADER, numberingRows(numbering)),
@@ -129,11 +131,15 @@ export function raceText(problems: readonly ProblemResult[], numbering: readonly
 }
 
 export function raceMarkdown(problems: readonly ProblemResult[], numbering: readonly NumberingSummary[]): string {
-  return [
+  const races = [
     "#### Races: naive vs safe, same concurrent load",
     "",
     markdownTable(PROBLEM_HEADER, problemRows(problems)),
     "",
+  ];
+  if (numbering.length === 0) return races.join("\n");
+  return [
+    ...races,
     "#### Numbering throughput",
     "",
     markdownTable(NUMBERING_HEADER, numberingRows(numbering)),
