@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { bytesUpTo } from "../lib/bounded-body.ts";
 import { fieldValue } from "./field-value.ts";
 import { ProblemError } from "./problem.ts";
 import { validationFailed } from "./validation.ts";
@@ -13,26 +14,8 @@ export async function readBodyText(request: Request, limit = MAX_BODY_BYTES): Pr
   refuseContentEncoding(request);
   const declared = Number(fieldValue(request.headers, "content-length") ?? "0");
   if (declared > limit) throw tooLarge();
-  if (!request.body) return "";
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await readChunk(reader);
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
+  const bytes = await wholeBody(request, limit);
+  if (bytes === "too large") throw tooLarge();
   try {
     return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
@@ -44,9 +27,9 @@ export async function readBodyText(request: Request, limit = MAX_BODY_BYTES): Pr
  * A body that stops arriving (the client went away mid-upload; Deno's server breaks off a chunk
  * longer than it said) is the request's fault, not the server's: 400, never an internal error.
  */
-async function readChunk(reader: ReadableStreamDefaultReader<Uint8Array>) {
+async function wholeBody(request: Request, limit: number) {
   try {
-    return await reader.read();
+    return await bytesUpTo(request.body, limit);
   } catch {
     throw new ProblemError(400, "malformed_request", "The body did not arrive whole.");
   }

@@ -156,6 +156,20 @@ describe("link cache", () => {
     expect(await acme.read(link)).toEqual(link);
   });
 
+  // A resync deletes every listed key that is not its tenant's entry: another tenant's keys in a
+  // listing (a store's cursor, which the admin hands back, may lead anywhere) would be deleted.
+  it("lists its own tenant's keys only, whatever else the store's listing holds", async () => {
+    const { kv } = recordingKv();
+    const globex = createLinkCache(kv, { tenantId: "globex", ttlSeconds: TTL_SECONDS, logger, timeoutMs: 50, now });
+    await cacheOver(kv).write(link, clock);
+    await globex.write(link, clock);
+    await kv.put("links/v2/globex-other/x", "{}", { ttlSeconds: 60 });
+    expect(await globex.listEntries(undefined, 100)).toEqual({
+      ok: true,
+      value: { keys: [await linkKey("globex", link)] },
+    });
+  });
+
   describe("when the store fails", () => {
     const failing = (how: "reject" | "throw" | "hang"): KvCache => {
       const fail = () => {

@@ -104,8 +104,15 @@ export function createLinkCache(kv: KvCache, options: LinkCacheOptions) {
 
   const deleteEntry = async (key: string) => (await attempt("delete", key, () => kv.delete(key))).ok;
 
-  const listEntries = (cursor: string | undefined, limit: number): Promise<Attempt<KvListPage>> =>
-    attempt("list", prefix, () => kv.list(prefix, cursor === undefined ? { limit } : { cursor, limit }));
+  // Only keys under the prefix, whatever the store lists: a resync deletes every listed key that is
+  // not this tenant's entry, and the store's cursor, which the admin hands back, may lead anywhere.
+  const listEntries = async (cursor: string | undefined, limit: number): Promise<Attempt<KvListPage>> => {
+    const listed = await attempt("list", prefix, () =>
+      kv.list(prefix, cursor === undefined ? { limit } : { cursor, limit }),
+    );
+    if (!listed.ok) return listed;
+    return { ok: true, value: { ...listed.value, keys: listed.value.keys.filter((key) => key.startsWith(prefix)) } };
+  };
 
   /** Whether `entry`, found under `key`, is this tenant's and filed where its link belongs. */
   const isFiled = async (key: string, entry: CacheEntry) =>

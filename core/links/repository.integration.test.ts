@@ -4,6 +4,7 @@ import { describeOnBackends } from "../../test/support/harness.ts";
 import { expectProblem } from "../../test/support/problems.ts";
 import type { Logger } from "../log.ts";
 import { DatabaseError, type Sql } from "../ports/sql.ts";
+import type { LinkTarget } from "./link.ts";
 import { DEFAULT_MAX_LINKS_PER_USER } from "./link-settings.ts";
 import { findLinks, linkAccount, type NewLink, pageLinks } from "./repository.ts";
 
@@ -71,15 +72,15 @@ describeOnBackends("link repository", (harness) => {
       await linkAccount(harness().sql, { ...newLink, externalAccountId: `page-${index}`, userId: `page-${index}` });
     }
     const seen: string[] = [];
-    let after: string | undefined = "0";
+    let after: LinkTarget | undefined;
     let pages = 0;
-    while (after !== undefined) {
+    do {
       const page = await pageLinks(harness().sql, "acme", after, 3);
       expect(page.links.length).toBeLessThanOrEqual(3);
       seen.push(...page.links.map((link) => link.externalAccountId));
       after = page.next;
       pages++;
-    }
+    } while (after !== undefined);
     const total = await harness().sql.query("SELECT count(*)::int AS n FROM linked_external_accounts");
     expect(seen).toHaveLength(Number(total[0]!.n));
     expect(new Set(seen).size).toBe(seen.length);

@@ -99,8 +99,13 @@ change AS (
 )
 SELECT 1 FROM unlinked`;
 
+// Keyset on the external-account index: a page is named by the tenant's own last link, never by
+// a row id (one sequence for every tenant, whose gaps would count the others' links).
 const PAGE = `
-SELECT id, ${COLUMNS} FROM linked_external_accounts WHERE tenant_id = $3 AND id > $1 ORDER BY id LIMIT $2`;
+SELECT ${COLUMNS} FROM linked_external_accounts
+WHERE tenant_id = $4 AND (lower(provider), external_account_id) > ($1, $2)
+ORDER BY lower(provider), external_account_id
+LIMIT $3`;
 
 const BY_TARGETS = `
 SELECT l.provider, l.external_account_id, l.user_id, l.display_name, l.linked_at
@@ -169,15 +174,27 @@ export async function unlinkAccount(sql: Sql, tenantId: string, target: LinkTarg
 interface LinkPage {
   links: Link[];
   /** Where the next page starts; undefined after the last one. */
-  next: string | undefined;
+  next: LinkTarget | undefined;
 }
 
-/** One tenant's links, keyset-paginated in insertion order for resync: `after` is "0" or a page's `next`. */
-export async function pageLinks(sql: Sql, tenantId: string, after: string, limit: number): Promise<LinkPage> {
-  const rows = await sql.query(PAGE, [after, String(limit), tenantId]);
-  const last = rows.at(-1);
-  return { links: rows.map(toLink), next: rows.length === limit && last ? String(last.id) : undefined };
+/** One tenant's links in target order, keyset-paginated for resync: after `after` (none: from the first). */
+export async function pageLinks(
+  sql: Sql,
+  tenantId: string,
+  after: LinkTarget | undefined,
+  limit: number,
+): Promise<LinkPage> {
+  const rows = await sql.query(PAGE, [after?.provider ?? "", after?.externalAccountId ?? "", String(limit), tenantId]);
+  const links = rows.map(toLink);
+  const last = links.at(-1);
+  return { links, next: links.length === limit && last ? targetOf(last) : undefined };
 }
+
+// Lower-cased as the index orders it (rows stored before providers were lower-cased may not be).
+const targetOf = ({ provider, externalAccountId }: LinkTarget): LinkTarget => ({
+  provider: provider.toLowerCase(),
+  externalAccountId,
+});
 
 /** The links of the tenant among `targets` that exist, in one round trip. */
 export async function findLinks(sql: Sql, tenantId: string, targets: readonly LinkTarget[]): Promise<Link[]> {

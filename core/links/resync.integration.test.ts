@@ -60,6 +60,38 @@ describeOnBackends("POST /v1/admin/links/resync", (harness) => {
     expect(await cacheKeys(kv, tenantId)).toHaveLength(BULK);
   });
 
+  // Link ids are one sequence for every tenant: a cursor naming one told an admin, by the gaps,
+  // how many links all tenants made in between. A table cursor names the tenant's own last link.
+  it("goes on through the table from its own last link, naming nothing of other tenants' rows", async () => {
+    const { sql, kv } = harness();
+    const insert = (tenantId: string, from: number, to: number) =>
+      sql.query(
+        `INSERT INTO linked_external_accounts (tenant_id, provider, external_account_id, user_id)
+         SELECT '${tenantId}', 'gh', 'id/' || n, 'u-' || n FROM generate_series(${from}, ${to}) AS n`,
+      );
+    await insert("keyset-mine", 1, 3);
+    await insert("keyset-others", 1, 40);
+    await insert("keyset-mine", 4, 7);
+    const nexts: string[] = [];
+    let from: ReturnType<typeof parseResyncPosition>;
+    do {
+      const budget = createInvocationBudget({ kvOperations: 6 }, Date.now() + 30_000);
+      const cache = createLinkCache(budget.meterKv(kv), {
+        tenantId: "keyset-mine",
+        ttlSeconds: 300,
+        logger: silentLogger,
+      });
+      const { next } = await resyncLinkCache(sql, cache, { budget, from, batchSize: 2 });
+      if (next !== null) nexts.push(next);
+      from = next === null ? undefined : parseResyncPosition(next);
+    } while (from && nexts.length < 30);
+    const ownTargets = Array.from({ length: 7 }, (_, i) => `db:gh/id/${i + 1}`);
+    const fromTable = nexts.filter((next) => next.startsWith("db:") && next !== "db:0");
+    expect(fromTable.length).toBeGreaterThan(1);
+    for (const next of fromTable) expect(ownTargets).toContain(next);
+    expect(await cacheKeys(kv, "keyset-mine")).toHaveLength(7);
+  });
+
   it("has at most KV_CONCURRENCY store calls in flight, as the sync does", async () => {
     const { sql, kv } = harness();
     const tenantId = "bounded";

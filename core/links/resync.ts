@@ -11,7 +11,7 @@ import { mapBounded } from "../lib/map-bounded.ts";
 import type { Sql } from "../ports/sql.ts";
 import type { LinkCache } from "./cache.ts";
 import { linkKey, targetText } from "./kv-keys.ts";
-import { type Link, sameLink } from "./link.ts";
+import { type Link, type LinkTarget, sameLink } from "./link.ts";
 import { findLinks, pageLinks } from "./repository.ts";
 import { KV_CONCURRENCY } from "./sync.ts";
 
@@ -34,20 +34,30 @@ export interface ResyncChunk extends ResyncCounts {
   next: string | null;
 }
 
-/** First the cached entries (a KV listing), then the table (keyset by id). */
-type ResyncPosition = { phase: "cache"; cursor?: string } | { phase: "links"; after: string };
+/** First the cached entries (a KV listing), then the table (keyset by target, after `after`). */
+type ResyncPosition = { phase: "cache"; cursor?: string } | { phase: "links"; after?: LinkTarget };
 
-// Opaque to clients; a KV store's own cursor is opaque text of its own.
-const POSITION = /^(?:kv:(.{0,2048})|db:(0|[1-9][0-9]{0,18}))$/s;
-
-/** The largest id a `db:` position may name: the table's ids are Postgres bigints. */
-const MAX_BIGINT = 2n ** 63n - 1n;
+// Opaque to clients; a KV store's own cursor is opaque text of its own. In the table, the last
+// link written (`db:<provider>/<externalAccountId>`; a provider has no "/"), or its start, `db:0`.
+const PROVIDER = "[A-Za-z0-9][A-Za-z0-9._-]{0,63}";
+// Any text but control characters, as the ids are (a position need not name a link that exists);
+// 256 code points at most: up to 512 UTF-16 units.
+const ACCOUNT = "[^\\u0000-\\u001f\\u007f-\\u009f]{1,512}";
+/** `db:` and a number, as a release before gave it: the start of the table, where the ids it named are gone. */
+const FORMER_ID = numeralsUpTo(2n ** 63n - 1n);
+const POSITION_PATTERN = `^(?:kv:([\\s\\S]{0,2048})|db:(${FORMER_ID})|db:(${PROVIDER})/(${ACCOUNT}))$`;
+const POSITION = new RegExp(POSITION_PATTERN);
+const LONE_SURROGATE = /\p{Cs}/u;
 
 export function parseResyncPosition(text: string): ResyncPosition | undefined {
   const match = text.match(POSITION);
   if (!match) return undefined;
-  if (match[2] !== undefined) return BigInt(match[2]) <= MAX_BIGINT ? { phase: "links", after: match[2] } : undefined;
-  return match[1] ? { phase: "cache", cursor: match[1] } : { phase: "cache" };
+  const [, kvCursor, formerId, provider, externalAccountId] = match;
+  if (formerId !== undefined) return { phase: "links" };
+  if (provider === undefined) return kvCursor ? { phase: "cache", cursor: kvCursor } : { phase: "cache" };
+  // A lone surrogate cannot be sent to Postgres: like printable's, that part of the check stays prose.
+  if (LONE_SURROGATE.test(externalAccountId!)) return undefined;
+  return { phase: "links", after: { provider: provider.toLowerCase(), externalAccountId: externalAccountId! } };
 }
 
 /** `?after=`: a previous answer's `next`. */
@@ -55,9 +65,9 @@ export const ResyncQuerySchema = v.object({
   after: v.optional(
     v.pipe(
       v.string(),
-      // What POSITION and MAX_BIGINT accept, as the OpenAPI document says it.
+      // What POSITION accepts, as the OpenAPI document says it.
       publishedAs(
-        { type: "string", pattern: `^(?:kv:[\\s\\S]{0,2048}|db:${numeralsUpTo(MAX_BIGINT)})$` },
+        { type: "string", pattern: POSITION_PATTERN },
         v.rawTransform<string, ResyncPosition>(({ dataset, addIssue, NEVER }) => {
           const position = parseResyncPosition(dataset.value);
           if (position) return position;
@@ -69,7 +79,10 @@ export const ResyncQuerySchema = v.object({
   ),
 });
 
-const positionText = (at: ResyncPosition) => (at.phase === "cache" ? `kv:${at.cursor ?? ""}` : `db:${at.after}`);
+function positionText(at: ResyncPosition): string {
+  if (at.phase === "cache") return `kv:${at.cursor ?? ""}`;
+  return at.after ? `db:${at.after.provider}/${at.after.externalAccountId}` : "db:0";
+}
 
 interface ResyncOptions {
   batchSize?: number;
@@ -124,9 +137,7 @@ async function removeOrphans(
     if (deleted) counts.removed++;
     else counts.failed++;
   }
-  return page.value.cursor === undefined
-    ? { phase: "links", after: "0" }
-    : { phase: "cache", cursor: page.value.cursor };
+  return page.value.cursor === undefined ? { phase: "links" } : { phase: "cache", cursor: page.value.cursor };
 }
 
 /**
@@ -161,7 +172,7 @@ async function orphans(sql: Sql, cache: LinkCache, keys: string[]): Promise<stri
 async function writeLinks(
   sql: Sql,
   cache: LinkCache,
-  after: string,
+  after: LinkTarget | undefined,
   size: number,
   now: () => number,
   counts: ResyncCounts,

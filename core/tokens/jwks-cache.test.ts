@@ -5,7 +5,13 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { exportJWK, generateKeyPair, type JWK } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
-import { type Background, cachedRemoteKeySet, FIRST_RETRY_MS, KeysUnavailableError } from "./jwks-cache.ts";
+import {
+  type Background,
+  cachedRemoteKeySet,
+  FIRST_RETRY_MS,
+  KeysUnavailableError,
+  MAX_KEY_SET_BYTES,
+} from "./jwks-cache.ts";
 
 const URL = "https://idp.example/jwks";
 const FRESH_MS = 600_000;
@@ -199,7 +205,51 @@ describe("the JWKS cache", () => {
   });
 });
 
+/** A 200 answer: `padding` bytes of spaces, then a key set; counts the bytes the reader pulled. */
+function paddedKeySet(padding: number, headers: Record<string, string> = {}) {
+  const pulled = { bytes: 0 };
+  const tail = new TextEncoder().encode(JSON.stringify({ keys: [current.jwk] }));
+  const chunk = new Uint8Array(64 * 1024).fill(0x20);
+  let left = padding;
+  const body = new ReadableStream<Uint8Array>(
+    {
+      pull(controller) {
+        const next = left > 0 ? chunk.subarray(0, Math.min(left, chunk.length)) : tail;
+        left -= next === tail ? 0 : next.length;
+        pulled.bytes += next.length;
+        controller.enqueue(next);
+        if (next === tail) controller.close();
+      },
+    },
+    { highWaterMark: 0 },
+  ); // pulled only as read
+  const send: typeof fetch = () => Promise.resolve(new Response(body, { status: 200, headers }));
+  return { send, pulled };
+}
+
+const keySetOver = async (send: typeof fetch) =>
+  cachedRemoteKeySet({ url: URL, fetch: send, freshMs: FRESH_MS, staleIfErrorMs: STALE_MS, cooldownMs: 30_000 })(
+    { alg: "ES256", kid: "current" },
+    { payload: "", signature: "", protected: "" } as never,
+  );
+
 describe("the JWKS fetch", () => {
+  // A key set is a few kilobytes; an answer of hundreds of megabytes, read whole before parsing,
+  // would take the instance's memory (a Worker has 128 MB) rather than fail as a bad answer does.
+  it(`refuses an answer over ${MAX_KEY_SET_BYTES} bytes as a failed fetch, reading no further than that`, async () => {
+    const { send, pulled } = paddedKeySet(8 * MAX_KEY_SET_BYTES);
+    await unavailable(keySetOver(send));
+    expect(pulled.bytes).toBeLessThanOrEqual(MAX_KEY_SET_BYTES + 64 * 1024);
+    const declared = paddedKeySet(8 * MAX_KEY_SET_BYTES, { "content-length": String(8 * MAX_KEY_SET_BYTES + 200) });
+    await unavailable(keySetOver(declared.send));
+    expect(declared.pulled.bytes).toBe(0);
+  });
+
+  it("takes a key set padded to just under the bound", async () => {
+    const { send } = paddedKeySet(MAX_KEY_SET_BYTES - 1024);
+    expect(await keySetOver(send)).toBeDefined();
+  });
+
   it("does not follow a redirect, even to a key set (the platform's fetch over real HTTP)", async () => {
     const server = createServer((req, res) => {
       if (req.url === "/moved")

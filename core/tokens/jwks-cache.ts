@@ -10,6 +10,7 @@
 // what the others do; while the provider answers, only its answer counts. jose still reads the
 // set and picks the key (createLocalJWKSet): only the keeping is this file's.
 import { createLocalJWKSet, errors, type JSONWebKeySet, type JWTVerifyGetKey } from "jose";
+import { bytesUpTo } from "../lib/bounded-body.ts";
 import { withDeadline } from "../lib/deadline.ts";
 import type { KeySet, KeySetStore } from "./stored-key-set.ts";
 
@@ -49,6 +50,11 @@ const DEFAULT_TIMEOUT_MS = 5_000;
 /** The first retry of a failed fetch; later ones wait twice as long as the one before. */
 export const FIRST_RETRY_MS = 1_000;
 const LONGEST_RETRY_MS = 60_000;
+/**
+ * The largest key set answer read: providers publish a few kilobytes. A larger one fails as any
+ * bad answer does (the last good set keeps verifying) instead of taking the instance's memory.
+ */
+export const MAX_KEY_SET_BYTES = 1024 * 1024;
 
 /** A set in memory; `fromStore`: read from the KV store, so refreshed whenever a retry is due. */
 type LoadedKeySet = KeySet & { fromStore?: boolean };
@@ -174,7 +180,7 @@ async function fetchKeySet(url: string, send: typeof fetch, timeoutMs: number) {
       // the 3xx then fails as any answer but 200 does. Fastly's backends never follow one.
       const response = await send(url, { headers: { accept: "application/json" }, redirect: "manual", signal });
       if (response.status !== 200) throw new Error(`it answered ${response.status}`);
-      const jwks = (await response.json()) as JSONWebKeySet;
+      const jwks = JSON.parse(await keySetText(response)) as JSONWebKeySet;
       return { jwks, keys: createLocalJWKSet(jwks) };
     }, timeoutMs);
   } catch (error) {
@@ -182,4 +188,16 @@ async function fetchKeySet(url: string, send: typeof fetch, timeoutMs: number) {
       `the JWKS could not be fetched: ${error instanceof Error ? error.message : String(error)}`,
     );
   }
+}
+
+/** The answer's text, up to MAX_KEY_SET_BYTES (a declared length past it is not read at all). */
+async function keySetText(response: Response): Promise<string> {
+  const tooLarge = new Error(`its answer is over ${MAX_KEY_SET_BYTES} bytes`);
+  if (Number(response.headers.get("content-length") ?? "0") > MAX_KEY_SET_BYTES) {
+    await response.body?.cancel().catch(() => {});
+    throw tooLarge;
+  }
+  const bytes = await bytesUpTo(response.body, MAX_KEY_SET_BYTES);
+  if (bytes === "too large") throw tooLarge;
+  return new TextDecoder().decode(bytes);
 }
