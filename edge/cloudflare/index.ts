@@ -9,7 +9,7 @@ import { createInstance, type Instance } from "../instance.ts";
 import { createWorkersKv } from "../kv/workers-kv.ts";
 import { createWorkersRateLimiter, type WorkersRateLimitBindings } from "../rate-limit/workers.ts";
 import { createTelemetry } from "../telemetry/telemetry.ts";
-import { type Bindings, invocationLimits, settingsFromBindings } from "./settings.ts";
+import { type Bindings, invocationLimits, linksNamespace, settingsFromBindings } from "./settings.ts";
 
 /** Cron Triggers fire at most once a minute; each run runs the jobs every interval until the next. */
 const CRON_PERIOD_MS = 60_000;
@@ -39,7 +39,7 @@ function instanceFor(env: Env): Instance {
     );
     instance = createInstance({
       runtime: "cloudflare",
-      stores: { settings, kv: createWorkersKv(env.LINKS) },
+      stores: { settings, kv: createWorkersKv(linksNamespace(env)) },
       limits: invocationLimits(env),
       rateLimiter: createWorkersRateLimiter(env),
       // Set by Cloudflare's edge to the address it took the request from, whatever the client sent.

@@ -37,6 +37,15 @@ export function settingsFromBindings(env: Bindings): Settings {
   return readSettings((name) => textOf(env, name));
 }
 
+/**
+ * The LINKS namespace, or a SettingsError naming it: a wrangler environment inherits no
+ * [[kv_namespaces]], and without the binding every KV call would fail unseen, as a miss.
+ */
+export function linksNamespace(env: Bindings): WorkersKvNamespace {
+  if (env.LINKS) return env.LINKS;
+  throw new SettingsError("LINKS", "must be a KV namespace binding ([[kv_namespaces]] in wrangler.toml)");
+}
+
 /** What one invocation may spend (WORKERS_SETTINGS). */
 export const invocationLimits = (env: Bindings): InvocationLimits =>
   parseGroup(WORKERS_SETTINGS, { WORKERS_SUBREQUESTS: textOf(env, "WORKERS_SUBREQUESTS") });

@@ -49,7 +49,8 @@ describe("wrangler deploy --dry-run", () => {
 });
 
 // A database that is not Neon's has no endpoint to guess: NEON_FETCH_ENDPOINT must name one.
-const UNUSABLE: [setting: string, bindings: Record<string, string>, secret: string][] = [
+// Each row's KV namespaces are LINKS unless it names others.
+const UNUSABLE: [setting: string, bindings: Record<string, string>, secret: string, kvNamespaces?: string[]][] = [
   [
     "AUTH_SECRET",
     { AUTH_SECRET: "short-secret-value", DATABASE_URL: "postgres://u:p@127.0.0.1:9/db" },
@@ -76,9 +77,21 @@ const UNUSABLE: [setting: string, bindings: Record<string, string>, secret: stri
     { AUTH_SECRET: TEST_AUTH_SECRET, DATABASE_URL: "postgres://u:p@127.0.0.1:9/db" },
     TEST_AUTH_SECRET,
   ],
+  // A wrangler environment ([env.<name>]) inherits no [[kv_namespaces]]: deployed to one that
+  // declares none, the worker has no LINKS, and every KV call would fail unseen, as a miss.
+  [
+    "LINKS",
+    {
+      ...TEST_AUTH_SETTINGS,
+      DATABASE_URL: "postgres://app:hunter2@127.0.0.1:9/app",
+      NEON_FETCH_ENDPOINT: "http://127.0.0.1:9/sql",
+    },
+    "hunter2",
+    [],
+  ],
 ];
 
-describe.each(UNUSABLE)("the uploaded worker with an unusable %s", (setting, bindings, secret) => {
+describe.each(UNUSABLE)("the uploaded worker with an unusable %s", (setting, bindings, secret, kvNamespaces) => {
   let mf: Miniflare;
   let logs = "";
   const collect = (stream: Readable) => stream.on("data", (chunk: Buffer) => (logs += chunk.toString()));
@@ -89,7 +102,7 @@ describe.each(UNUSABLE)("the uploaded worker with an unusable %s", (setting, bin
       modules: [{ type: "ESModule", path: "worker.js", contents: await readFile(join(outdir, "worker.js"), "utf8") }],
       compatibilityDate: compatibility.date,
       compatibilityFlags: compatibility.flags,
-      kvNamespaces: ["LINKS"],
+      kvNamespaces: kvNamespaces ?? ["LINKS"],
       bindings,
       handleRuntimeStdio: (stdout: Readable, stderr: Readable) => {
         collect(stdout);
