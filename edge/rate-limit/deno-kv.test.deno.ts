@@ -3,10 +3,12 @@
 import assert from "node:assert/strict";
 import { createDenoKvRateLimiter, type DenoKvCounters, type DenoKvU64 } from "./deno-kv.ts";
 
+type Keys = AsyncIterable<{ key: readonly unknown[] }>;
+
 const deno = (
   globalThis as unknown as {
     Deno: {
-      openKv(path: string): Promise<DenoKvCounters & { close(): void }>;
+      openKv(path: string): Promise<DenoKvCounters & { close(): void; list(s: { prefix: unknown[] }): Keys }>;
       test(name: string, run: () => Promise<void>): void;
       KvU64: DenoKvU64;
     };
@@ -44,3 +46,35 @@ deno.test(
     }
   },
 );
+
+deno.test("Deno KV rate limiter: a window's counters are deleted once two windows have turned", async () => {
+  const store = await deno.openKv(":memory:");
+  try {
+    let now = 60_000 * 100;
+    const limiter = createDenoKvRateLimiter(store, deno.KvU64, { intervalMs: 1000, now: () => now, schedule: never });
+    const counters = async () => {
+      const keys: (readonly unknown[])[] = [];
+      for await (const { key } of store.list({ prefix: ["rate-limit"] })) keys.push(key);
+      return keys;
+    };
+    await limiter.count(policy, "a");
+    await limiter.flush();
+    now += 60_000;
+    await limiter.count(policy, "b");
+    await limiter.flush();
+    // The previous window's counter stays, for an instance whose clock is late.
+    assert.deepEqual(await counters(), [
+      ["rate-limit", policy.name, 100, "a"],
+      ["rate-limit", policy.name, 101, "b"],
+    ]);
+    now += 60_000;
+    await limiter.count(policy, "c");
+    await limiter.flush();
+    assert.deepEqual(await counters(), [
+      ["rate-limit", policy.name, 101, "b"],
+      ["rate-limit", policy.name, 102, "c"],
+    ]);
+  } finally {
+    store.close();
+  }
+});
