@@ -3,6 +3,7 @@ import {
   type BatchedRateLimiter,
   type CounterId,
   createBatchedRateLimiter,
+  PartialAdd,
   type SharedCounters,
 } from "./batched.ts";
 
@@ -38,11 +39,18 @@ function chunks<T>(items: readonly T[], size: number): T[][] {
   return out;
 }
 
+/** Commits the items' mutations, MUTATIONS_PER_COMMIT at a time; a failure names how many went in. */
 async function commitEach<T>(kv: DenoKvCounters, items: readonly T[], mutate: (atomic: DenoKvAtomic, item: T) => void) {
+  let committed = 0;
   for (const batch of chunks(items, MUTATIONS_PER_COMMIT)) {
     const atomic = kv.atomic();
     for (const item of batch) mutate(atomic, item);
-    await atomic.commit();
+    try {
+      await atomic.commit();
+    } catch (error) {
+      throw committed > 0 ? new PartialAdd(committed, { cause: error }) : error;
+    }
+    committed += batch.length;
   }
 }
 
