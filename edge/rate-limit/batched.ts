@@ -150,9 +150,10 @@ export function createBatchedRateLimiter(shared: SharedCounters, options: Batche
       return { allowed: true, remaining: policy.limit - used - 1, resetSeconds };
     },
     async flush() {
+      await syncing;
+      // Only now: a running sync schedules the next one as it ends, for what was admitted meanwhile.
       cancel?.();
       cancel = undefined;
-      await syncing;
       await runSync();
     },
   };
