@@ -1,7 +1,7 @@
 // Runs under `deno test --unstable-kv` only (dev/support/deno-tests.ts): real Deno KV, in memory.
 // Several processes on one file: test/rate-limit/deno-kv-shared.test.ts.
 import assert from "node:assert/strict";
-import { createDenoKvRateLimiter, type DenoKvCounters, type DenoKvU64 } from "./deno-kv.ts";
+import { createDenoKvRateLimiter, type DenoKvCounters, type DenoKvU64, denoKvCounters } from "./deno-kv.ts";
 
 type Keys = AsyncIterable<{ key: readonly unknown[] }>;
 
@@ -74,6 +74,29 @@ deno.test("Deno KV rate limiter: a window's counters are deleted once two window
       ["rate-limit", policy.name, 101, "b"],
       ["rate-limit", policy.name, 102, "c"],
     ]);
+  } finally {
+    store.close();
+  }
+});
+
+deno.test("Deno KV rate limiter: a backlog of old counters is deleted a commit per sync", async () => {
+  const store = await deno.openKv(":memory:");
+  try {
+    const counters = denoKvCounters(store, deno.KvU64);
+    const at = (window: number, key: string) => ({ counter: { policy: policy.name, window, key }, by: 1 });
+    await counters.add(
+      Array.from({ length: 1001 }, (_, i) => at(100, `k${i}`)),
+      0,
+    );
+    const left = async () => {
+      let count = 0;
+      for await (const _ of store.list({ prefix: ["rate-limit", policy.name, 100] })) count++;
+      return count;
+    };
+    await counters.add([at(102, "a")], 0);
+    assert.equal(await left(), 1);
+    await counters.add([at(102, "a")], 0);
+    assert.equal(await left(), 0);
   } finally {
     store.close();
   }

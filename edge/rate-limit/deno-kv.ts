@@ -17,7 +17,7 @@ interface DenoKvAtomic {
 
 export interface DenoKvCounters {
   getMany(keys: readonly DenoKvKey[]): Promise<{ value: unknown }[]>;
-  list(selector: { prefix: DenoKvKey; end: DenoKvKey }): AsyncIterable<{ key: DenoKvKey }>;
+  list(selector: { prefix: DenoKvKey; end: DenoKvKey }, options: { limit: number }): AsyncIterable<{ key: DenoKvKey }>;
   atomic(): DenoKvAtomic;
 }
 
@@ -58,11 +58,14 @@ async function commitEach<T>(kv: DenoKvCounters, items: readonly T[], mutate: (a
  * Deletes the policy's counters of windows before `window - 1`: the previous window's stays, for
  * an instance whose clock is late. Deno KV ignores `expireIn` on a `sum` mutation (and a sum
  * clears the expiry a `set` gave), so without this every key's counter of every window stayed.
+ * One commit at most, so a backlog costs a sync no more: true once none is left.
  */
-async function deleteOldWindows(kv: DenoKvCounters, policy: string, window: number): Promise<void> {
+async function deleteOldWindows(kv: DenoKvCounters, policy: string, window: number): Promise<boolean> {
   const old: DenoKvKey[] = [];
-  for await (const { key } of kv.list({ prefix: [ROOT, policy], end: [ROOT, policy, window - 1] })) old.push(key);
+  const selector = { prefix: [ROOT, policy], end: [ROOT, policy, window - 1] };
+  for await (const { key } of kv.list(selector, { limit: MUTATIONS_PER_COMMIT })) old.push(key);
   await commitEach(kv, old, (atomic, key) => atomic.mutate({ type: "delete", key }));
+  return old.length < MUTATIONS_PER_COMMIT;
 }
 
 /**
@@ -80,9 +83,10 @@ export function denoKvCounters(kv: DenoKvCounters, KvU64: DenoKvU64): SharedCoun
       const latest = new Map(additions.map(({ counter }) => [counter.policy, counter.window]));
       for (const [policy, window] of latest) {
         if ((sweptWindow.get(policy) ?? Number.NEGATIVE_INFINITY) >= window) continue;
-        // Never thrown: the counts are in, and a failed add would be added again.
+        // Never thrown: the counts are in, and a failed add would be added again. What is left
+        // (a backlog, a failure) is deleted at the next add.
         await deleteOldWindows(kv, policy, window).then(
-          () => sweptWindow.set(policy, window),
+          (done) => done && sweptWindow.set(policy, window),
           () => {},
         );
       }
