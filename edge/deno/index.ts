@@ -16,6 +16,7 @@ import { loadTelemetryFactory } from "../telemetry/load.ts";
 import { type DenoKvOpener, openKvAt } from "./kv-path.ts";
 import { denoLogger } from "./log.ts";
 import { settingsFromEnv } from "./settings.ts";
+import { closeForStop } from "./stop.ts";
 
 // Only what this file uses of the Deno namespace, so the project's tsc needs no Deno types.
 interface DenoGlobal extends DenoKvOpener {
@@ -97,9 +98,6 @@ stopGracefullyOnSignals({
   },
   // The counts admitted since the last interval reach the shared counters before the end, and
   // the last requests' spans the collector.
-  close: async () => {
-    await server.shutdown();
-    await Promise.all([rateLimiter.flush(), flushTraces()]);
-  },
+  close: () => closeForStop({ server, rateLimiter, flushTraces }),
   exit: (code) => deno.exit(code),
 });

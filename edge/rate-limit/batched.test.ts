@@ -88,4 +88,17 @@ describe("the batched rate limiter", () => {
     expect((await limiter.count(policy, "a")).remaining).toBe(0);
     expect((await limiter.count(policy, "a")).allowed).toBe(false);
   });
+
+  it("leaves no sync scheduled once flushed while a sync was running", async () => {
+    const shared = sharedInMemory();
+    const timer = manualSchedule();
+    const limiter = createBatchedRateLimiter(shared.counters, { intervalMs: 10, now: () => 0, ...timer });
+    await limiter.count(policy, "a");
+    timer.due.shift()!.work(); // the interval's sync starts, and is still adding when the stop comes
+    await limiter.count(policy, "b");
+    await limiter.flush();
+    expect(shared.calls).toEqual(["add a+1", "read a", "add b+1", "read b"]);
+    // A sync left scheduled would run again before the interval is over, past the stop.
+    expect(timer.due).toEqual([]);
+  });
 });

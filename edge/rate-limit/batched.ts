@@ -9,11 +9,26 @@ export interface CounterId {
 
 /** Counters several instances share (Deno KV): added to in bulk, read back in bulk. */
 export interface SharedCounters {
-  /** Adds each `by` to its counter; a counter lives `expireInMs` past its last addition. */
+  /**
+   * Adds each `by` to its counter; a counter lives `expireInMs` past its last addition. A store
+   * that adds in several commits throws a PartialAdd naming how many additions went in first.
+   */
   add(additions: readonly { counter: CounterId; by: number }[], expireInMs: number): Promise<void>;
   /** Each counter's total, in order (0 for one never added to). */
   read(counters: readonly CounterId[]): Promise<number[]>;
 }
+
+/** An add that failed after its first `added` additions were committed: those are not to be sent again. */
+export class PartialAdd extends Error {
+  constructor(
+    readonly added: number,
+    options: { cause: unknown },
+  ) {
+    super(`only the first ${added} additions were added`, options);
+  }
+}
+
+const addedBefore = (error: unknown) => (error instanceof PartialAdd ? error.added : 0);
 
 /** Runs `work` once after `ms`; what it returns cancels it. */
 export type Schedule = (work: () => void, ms: number) => () => void;
@@ -84,9 +99,12 @@ export function createBatchedRateLimiter(shared: SharedCounters, options: Batche
         batch.map((t) => ({ counter: t.counter, by: t.sending })),
         expireInMs,
       );
-    } catch {
-      // The store is unreachable: the counts wait here for the next interval.
-      for (const tally of batch) [tally.pending, tally.sending] = [tally.pending + tally.sending, 0];
+    } catch (error) {
+      // The store is unreachable: the counts not added wait here for the next interval; those
+      // committed before it failed count as sent, or the next sync would add them twice.
+      const added = addedBefore(error);
+      for (const tally of batch.slice(0, added)) [tally.known, tally.sending] = [tally.known + tally.sending, 0];
+      for (const tally of batch.slice(added)) [tally.pending, tally.sending] = [tally.pending + tally.sending, 0];
       return;
     }
     let totals: number[] | undefined;
@@ -132,9 +150,10 @@ export function createBatchedRateLimiter(shared: SharedCounters, options: Batche
       return { allowed: true, remaining: policy.limit - used - 1, resetSeconds };
     },
     async flush() {
+      await syncing;
+      // Only now: a running sync schedules the next one as it ends, for what was admitted meanwhile.
       cancel?.();
       cancel = undefined;
-      await syncing;
       await runSync();
     },
   };

@@ -1,12 +1,14 @@
 // Runs under `deno test --unstable-kv` only (dev/support/deno-tests.ts): real Deno KV, in memory.
 // Several processes on one file: test/rate-limit/deno-kv-shared.test.ts.
 import assert from "node:assert/strict";
-import { createDenoKvRateLimiter, type DenoKvCounters, type DenoKvU64 } from "./deno-kv.ts";
+import { createDenoKvRateLimiter, type DenoKvCounters, type DenoKvU64, denoKvCounters } from "./deno-kv.ts";
+
+type Keys = AsyncIterable<{ key: readonly unknown[] }>;
 
 const deno = (
   globalThis as unknown as {
     Deno: {
-      openKv(path: string): Promise<DenoKvCounters & { close(): void }>;
+      openKv(path: string): Promise<DenoKvCounters & { close(): void; list(s: { prefix: unknown[] }): Keys }>;
       test(name: string, run: () => Promise<void>): void;
       KvU64: DenoKvU64;
     };
@@ -44,3 +46,58 @@ deno.test(
     }
   },
 );
+
+deno.test("Deno KV rate limiter: a window's counters are deleted once two windows have turned", async () => {
+  const store = await deno.openKv(":memory:");
+  try {
+    let now = 60_000 * 100;
+    const limiter = createDenoKvRateLimiter(store, deno.KvU64, { intervalMs: 1000, now: () => now, schedule: never });
+    const counters = async () => {
+      const keys: (readonly unknown[])[] = [];
+      for await (const { key } of store.list({ prefix: ["rate-limit"] })) keys.push(key);
+      return keys;
+    };
+    await limiter.count(policy, "a");
+    await limiter.flush();
+    now += 60_000;
+    await limiter.count(policy, "b");
+    await limiter.flush();
+    // The previous window's counter stays, for an instance whose clock is late.
+    assert.deepEqual(await counters(), [
+      ["rate-limit", policy.name, 100, "a"],
+      ["rate-limit", policy.name, 101, "b"],
+    ]);
+    now += 60_000;
+    await limiter.count(policy, "c");
+    await limiter.flush();
+    assert.deepEqual(await counters(), [
+      ["rate-limit", policy.name, 101, "b"],
+      ["rate-limit", policy.name, 102, "c"],
+    ]);
+  } finally {
+    store.close();
+  }
+});
+
+deno.test("Deno KV rate limiter: a backlog of old counters is deleted a commit per sync", async () => {
+  const store = await deno.openKv(":memory:");
+  try {
+    const counters = denoKvCounters(store, deno.KvU64);
+    const at = (window: number, key: string) => ({ counter: { policy: policy.name, window, key }, by: 1 });
+    await counters.add(
+      Array.from({ length: 1001 }, (_, i) => at(100, `k${i}`)),
+      0,
+    );
+    const left = async () => {
+      let count = 0;
+      for await (const _ of store.list({ prefix: ["rate-limit", policy.name, 100] })) count++;
+      return count;
+    };
+    await counters.add([at(102, "a")], 0);
+    assert.equal(await left(), 1);
+    await counters.add([at(102, "a")], 0);
+    assert.equal(await left(), 0);
+  } finally {
+    store.close();
+  }
+});

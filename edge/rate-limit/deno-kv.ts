@@ -3,6 +3,7 @@ import {
   type BatchedRateLimiter,
   type CounterId,
   createBatchedRateLimiter,
+  PartialAdd,
   type SharedCounters,
 } from "./batched.ts";
 
@@ -10,12 +11,13 @@ import {
 type DenoKvKey = readonly unknown[];
 
 interface DenoKvAtomic {
-  mutate(mutation: { type: "sum"; key: DenoKvKey; value: unknown; expireIn?: number }): DenoKvAtomic;
+  mutate(mutation: { type: "sum"; key: DenoKvKey; value: unknown } | { type: "delete"; key: DenoKvKey }): DenoKvAtomic;
   commit(): Promise<{ ok: boolean }>;
 }
 
 export interface DenoKvCounters {
   getMany(keys: readonly DenoKvKey[]): Promise<{ value: unknown }[]>;
+  list(selector: { prefix: DenoKvKey; end: DenoKvKey }, options: { limit: number }): AsyncIterable<{ key: DenoKvKey }>;
   atomic(): DenoKvAtomic;
 }
 
@@ -37,19 +39,56 @@ function chunks<T>(items: readonly T[], size: number): T[][] {
   return out;
 }
 
+/** Commits the items' mutations, MUTATIONS_PER_COMMIT at a time; a failure names how many went in. */
+async function commitEach<T>(kv: DenoKvCounters, items: readonly T[], mutate: (atomic: DenoKvAtomic, item: T) => void) {
+  let committed = 0;
+  for (const batch of chunks(items, MUTATIONS_PER_COMMIT)) {
+    const atomic = kv.atomic();
+    for (const item of batch) mutate(atomic, item);
+    try {
+      await atomic.commit();
+    } catch (error) {
+      throw committed > 0 ? new PartialAdd(committed, { cause: error }) : error;
+    }
+    committed += batch.length;
+  }
+}
+
+/**
+ * Deletes the policy's counters of windows before `window - 1`: the previous window's stays, for
+ * an instance whose clock is late. Deno KV ignores `expireIn` on a `sum` mutation (and a sum
+ * clears the expiry a `set` gave), so without this every key's counter of every window stayed.
+ * One commit at most, so a backlog costs a sync no more: true once none is left.
+ */
+async function deleteOldWindows(kv: DenoKvCounters, policy: string, window: number): Promise<boolean> {
+  const old: DenoKvKey[] = [];
+  const selector = { prefix: [ROOT, policy], end: [ROOT, policy, window - 1] };
+  for await (const { key } of kv.list(selector, { limit: MUTATIONS_PER_COMMIT })) old.push(key);
+  await commitEach(kv, old, (atomic, key) => atomic.mutate({ type: "delete", key }));
+  return old.length < MUTATIONS_PER_COMMIT;
+}
+
 /**
  * Counters in Deno KV, one per key and window: added to with `sum` mutations, which never
- * conflict, a batch in one commit; read back with getMany.
+ * conflict, a batch in one commit; read back with getMany. Each instance deletes the old windows'
+ * counters once per window it adds to (the expiry the SharedCounters port asks for).
  */
 export function denoKvCounters(kv: DenoKvCounters, KvU64: DenoKvU64): SharedCounters {
+  const sweptWindow = new Map<string, number>();
   return {
-    async add(additions, expireIn) {
-      for (const batch of chunks(additions, MUTATIONS_PER_COMMIT)) {
-        const atomic = kv.atomic();
-        for (const { counter, by } of batch) {
-          atomic.mutate({ type: "sum", key: keyOf(counter), value: new KvU64(BigInt(by)), expireIn });
-        }
-        await atomic.commit();
+    async add(additions) {
+      await commitEach(kv, additions, (atomic, { counter, by }) =>
+        atomic.mutate({ type: "sum", key: keyOf(counter), value: new KvU64(BigInt(by)) }),
+      );
+      const latest = new Map(additions.map(({ counter }) => [counter.policy, counter.window]));
+      for (const [policy, window] of latest) {
+        if ((sweptWindow.get(policy) ?? Number.NEGATIVE_INFINITY) >= window) continue;
+        // Never thrown: the counts are in, and a failed add would be added again. What is left
+        // (a backlog, a failure) is deleted at the next add.
+        await deleteOldWindows(kv, policy, window).then(
+          (done) => done && sweptWindow.set(policy, window),
+          () => {},
+        );
       }
     },
     async read(counters) {
