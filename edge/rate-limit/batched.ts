@@ -10,10 +10,12 @@ export interface CounterId {
 /** Counters several instances share (Deno KV): added to in bulk, read back in bulk. */
 export interface SharedCounters {
   /**
-   * Adds each `by` to its counter; a counter lives `expireInMs` past its last addition. A store
-   * that adds in several commits throws a PartialAdd naming how many additions went in first.
+   * Adds each `by` to its counter. A counter is kept at least through the window after its own
+   * (an instance whose clock is late still adds to it and reads it); the store deletes older
+   * ones. A store that adds in several commits throws a PartialAdd naming how many additions
+   * went in first.
    */
-  add(additions: readonly { counter: CounterId; by: number }[], expireInMs: number): Promise<void>;
+  add(additions: readonly { counter: CounterId; by: number }[]): Promise<void>;
   /** Each counter's total, in order (0 for one never added to). */
   read(counters: readonly CounterId[]): Promise<number[]>;
 }
@@ -75,7 +77,6 @@ export function createBatchedRateLimiter(shared: SharedCounters, options: Batche
   let cancel: (() => void) | undefined;
   let syncing: Promise<void> | undefined;
   let lastSync = Number.NEGATIVE_INFINITY;
-  let expireInMs = 0;
 
   function tallyOf(policy: RateLimitPolicy, key: string, index: number): Tally {
     let window = windows.get(policy.name);
@@ -95,10 +96,7 @@ export function createBatchedRateLimiter(shared: SharedCounters, options: Batche
     const batch = tallies().filter((t) => t.pending > 0);
     for (const tally of batch) [tally.sending, tally.pending] = [tally.pending, 0];
     try {
-      await shared.add(
-        batch.map((t) => ({ counter: t.counter, by: t.sending })),
-        expireInMs,
-      );
+      await shared.add(batch.map((t) => ({ counter: t.counter, by: t.sending })));
     } catch (error) {
       // The store is unreachable: the counts not added wait here for the next interval; those
       // committed before it failed count as sent, or the next sync would add them twice.
@@ -137,8 +135,6 @@ export function createBatchedRateLimiter(shared: SharedCounters, options: Batche
   return {
     async count(policy, key): Promise<RateLimitCount> {
       const windowMs = policy.windowSeconds * 1000;
-      // Kept a window past its own, so an instance late into the window still finds it.
-      expireInMs = Math.max(expireInMs, 2 * windowMs);
       const at = now();
       const index = Math.floor(at / windowMs);
       const tally = tallyOf(policy, key, index);

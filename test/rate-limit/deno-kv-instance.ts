@@ -42,7 +42,7 @@ let longestSyncMs = 0;
 let addedAt = 0;
 // The same counters, each sync (an add, then its read) timed.
 const timed: SharedCounters = {
-  add: (additions, expireInMs) => ((addedAt = performance.now()), counters.add(additions, expireInMs)),
+  add: (additions) => ((addedAt = performance.now()), counters.add(additions)),
   read: async (list) => {
     const totals = await counters.read(list);
     longestSyncMs = Math.max(longestSyncMs, performance.now() - addedAt);
