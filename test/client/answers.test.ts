@@ -1,0 +1,134 @@
+// What a call of the typed client resolves to, or throws: the API's problems as `error` (typed per
+// status, with the headers the contract gives them), and no answer at all (a refused connection,
+// an aborted or timed-out request) thrown as fetch throws it.
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createClient } from "edge-race-free/client";
+import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from "vitest";
+import type { App } from "../../core/app.ts";
+import { DatabaseOutcomeUnknownError, DatabaseUnavailableError } from "../../core/ports/sql.ts";
+import { appOverFailingDatabase } from "../../dev/support/app-over-failing-database.ts";
+import { signToken } from "../../dev/support/tokens.ts";
+
+const clientOf = async (app: App) =>
+  createClient({ baseUrl: "http://api.test", token: await signToken(), fetch: async (r) => app.fetch(r) });
+
+const down = new DatabaseUnavailableError("connection refused");
+
+describe("the API's problems, as `error`", () => {
+  it("types the problem per status: its status narrows its code", async () => {
+    const api = await clientOf(appOverFailingDatabase(down));
+    const { data, error, response } = await api.PATCH("/v1/assets/{id}", {
+      params: { path: { id: "chair-42" }, header: { "if-match": "not an ETag" } },
+      body: { material: "steel" },
+    });
+    expect(data).toBeUndefined();
+    expect([response.status, error?.status, error?.code]).toEqual([400, 400, "malformed_request"]);
+    if (error?.status === 412) expectTypeOf(error.code).toEqualTypeOf<"precondition_failed">();
+    if (error?.code === "asset_locked") expectTypeOf(error.status).toEqualTypeOf<409>();
+  });
+
+  it("names each failing field of a 422", async () => {
+    const api = await clientOf(appOverFailingDatabase(down));
+    const { error } = await api.GET("/v1/documents", { params: { query: { limit: 1000 } } });
+    expect(error).toMatchObject({ status: 422, code: "validation_failed", errors: [{ field: "limit" }] });
+  });
+
+  it("gives a 401 its Bearer challenge", async () => {
+    const api = createClient({ baseUrl: "http://api.test", fetch: async (r) => appOverFailingDatabase(down).fetch(r) });
+    const { error, response } = await api.GET("/v1/me/links");
+    expect([error?.code, response.headers.get("www-authenticate")]).toEqual(["unauthorized", 'Bearer realm="api"']);
+  });
+
+  it("gives a 429 its Retry-After and the quota it spent", async () => {
+    const api = await clientOf(appOverFailingDatabase(down, { RATE_LIMIT_CALLER_READS: "1" }));
+    await api.GET("/v1/me/links");
+    const { error, response } = await api.GET("/v1/me/links");
+    expect(error).toMatchObject({ status: 429, code: "rate_limited", "violated-policies": ["caller-reads"] });
+    expect(Number(response.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(response.headers.get("ratelimit")).toContain('"caller-reads";r=0');
+  });
+
+  it("gives a 503 (nothing written) its Retry-After, and a 504 (outcome unknown) none", async () => {
+    const unavailable = await (await clientOf(appOverFailingDatabase(down))).GET("/v1/me/links");
+    expect(unavailable.error?.code).toBe("database_unavailable");
+    expect(Number(unavailable.response.headers.get("retry-after"))).toBeGreaterThan(0);
+
+    const unknown = await (
+      await clientOf(appOverFailingDatabase(new DatabaseOutcomeUnknownError("connection lost")))
+    ).POST("/v1/documents", { params: { header: { "idempotency-key": "order-7" } }, body: { contractId: "C-7" } });
+    expect([unknown.response.status, unknown.error?.code]).toEqual([504, "database_outcome_unknown"]);
+    expect(unknown.response.headers.get("retry-after")).toBeNull();
+  });
+});
+
+describe("no answer at all, thrown as fetch throws it", () => {
+  let silent: Server;
+  let silentUrl: string;
+
+  beforeAll(async () => {
+    // Accepts requests and never answers them.
+    silent = createServer(() => {});
+    await new Promise<void>((listening) => silent.listen(0, "127.0.0.1", listening));
+    silentUrl = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+  });
+
+  afterAll(async () => {
+    silent.closeAllConnections();
+    await new Promise((closed) => silent.close(closed));
+  });
+
+  it("a refused connection: TypeError", async () => {
+    const closed = createServer();
+    await new Promise<void>((listening) => closed.listen(0, "127.0.0.1", listening));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((done) => closed.close(done));
+    const thrown = await createClient({ baseUrl: `http://127.0.0.1:${port}` })
+      .GET("/healthz")
+      .catch((error: Error) => error);
+    expect(thrown).toBeInstanceOf(TypeError);
+  });
+
+  it("an aborted request: AbortError", async () => {
+    const controller = new AbortController();
+    const call = createClient({ baseUrl: silentUrl }).GET("/healthz", { signal: controller.signal });
+    setTimeout(() => controller.abort(), 20);
+    await expect(call).rejects.toMatchObject({ name: "AbortError" });
+  });
+
+  it("a timeout: TimeoutError", async () => {
+    const call = createClient({ baseUrl: silentUrl }).GET("/healthz", { signal: AbortSignal.timeout(50) });
+    await expect(call).rejects.toMatchObject({ name: "TimeoutError" });
+  });
+});
+
+describe("the request", () => {
+  it("asks a token function for each request, and sends what it gives", async () => {
+    const sent: (string | null)[] = [];
+    let calls = 0;
+    const api = createClient({
+      baseUrl: "http://api.test",
+      token: async () => `token-${++calls}`,
+      fetch: async (request) => (sent.push(request.headers.get("authorization")), Response.json({ status: "ok" })),
+    });
+    await api.GET("/healthz");
+    await api.GET("/healthz");
+    expect(sent).toEqual(["Bearer token-1", "Bearer token-2"]);
+  });
+
+  it("percent-encodes every other path parameter into one segment", async () => {
+    const urls: string[] = [];
+    const api = createClient({
+      baseUrl: "http://api.test",
+      fetch: async (request) => (urls.push(request.url), new Response(null, { status: 204 })),
+    });
+    for (const externalAccountId of ["a/b", "50%", "x#y", "q?x", " . ", "a..b"]) {
+      await api.DELETE("/v1/links/{provider}/{externalAccountId}", {
+        params: { path: { provider: "github", externalAccountId } },
+      });
+    }
+    expect(urls.map((url) => new URL(url).pathname.split("/").slice(4))).toEqual(
+      ["a%2Fb", "50%25", "x%23y", "q%3Fx", "%20.%20", "a..b"].map((segment) => [segment]),
+    );
+  });
+});
