@@ -1,9 +1,10 @@
-// What a call of the typed client resolves to, or throws: the API's problems as `error` (typed per
-// status, with the headers the contract gives them), and no answer at all (a refused connection,
-// an aborted or timed-out request) thrown as fetch throws it.
+// What a call of the typed client resolves to, or throws, for every kind of answer: the API's
+// problems as `error` (typed per status, with the headers the contract gives them), and everything
+// that is not an answer of the API (a gateway's HTML 502, an empty 503, a success that is not
+// JSON, no answer at all, an aborted or timed-out request) thrown, never passed off as a problem.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createClient } from "edge-race-free/client";
+import { createClient, UnexpectedResponseError } from "edge-race-free/client";
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from "vitest";
 import type { App } from "../../core/app.ts";
 import { DatabaseOutcomeUnknownError, DatabaseUnavailableError } from "../../core/ports/sql.ts";
@@ -12,6 +13,10 @@ import { signToken } from "../../dev/support/tokens.ts";
 
 const clientOf = async (app: App) =>
   createClient({ baseUrl: "http://api.test", token: await signToken(), fetch: async (r) => app.fetch(r) });
+
+/** A gateway in front of the API answering, whatever is asked, with `answer`. */
+const behindGateway = (answer: () => Response) =>
+  createClient({ baseUrl: "http://api.test", token: "t", fetch: async () => answer() });
 
 const down = new DatabaseUnavailableError("connection refused");
 
@@ -59,6 +64,69 @@ describe("the API's problems, as `error`", () => {
     ).POST("/v1/documents", { params: { header: { "idempotency-key": "order-7" } }, body: { contractId: "C-7" } });
     expect([unknown.response.status, unknown.error?.code]).toEqual([504, "database_outcome_unknown"]);
     expect(unknown.response.headers.get("retry-after")).toBeNull();
+  });
+});
+
+describe("what is not an answer of the API, thrown", () => {
+  const html = "<html><body><h1>502 Bad Gateway</h1></body></html>";
+  const cases: [string, () => Response, number][] = [
+    [
+      "a gateway's HTML 502",
+      () => new Response(html, { status: 502, statusText: "Bad Gateway", headers: { "content-type": "text/html" } }),
+      502,
+    ],
+    [
+      "an empty 503 with Retry-After",
+      () => new Response(null, { status: 503, headers: { "retry-after": "7", "content-length": "0" } }),
+      503,
+    ],
+    [
+      "an error in JSON that is no problem",
+      () => Response.json({ message: "Internal server error" }, { status: 500 }),
+      500,
+    ],
+    [
+      "problem+json that is not the API's",
+      () =>
+        new Response('{"title":"Forbidden"}', { status: 403, headers: { "content-type": "application/problem+json" } }),
+      403,
+    ],
+    ["a success that is not JSON", () => new Response(html, { headers: { "content-type": "text/html" } }), 200],
+  ];
+
+  it.each(cases)("%s", async (_, answer, status) => {
+    const thrown = await behindGateway(answer)
+      .GET("/v1/documents", { params: { query: { limit: 10 } } })
+      .catch((error: unknown) => error);
+    expect(thrown).toBeInstanceOf(UnexpectedResponseError);
+    const { message, response, body } = thrown as UnexpectedResponseError;
+    expect([(thrown as UnexpectedResponseError).status, response.status]).toEqual([status, status]);
+    expect(message).toMatch(new RegExp(`^GET /v1/documents answered ${status}\\b.*: not an answer of the API$`));
+    expect(body).toBe(await answer().text());
+  });
+
+  it("keeps the gateway's headers: its Retry-After is the caller's to honour", async () => {
+    const thrown = await behindGateway(() => new Response(null, { status: 503, headers: { "retry-after": "7" } }))
+      .POST("/v1/documents", { body: { contractId: "C-7" } })
+      .catch((error: UnexpectedResponseError) => error);
+    expect(thrown).toBeInstanceOf(UnexpectedResponseError);
+    expect(thrown.response.headers.get("retry-after")).toBe("7");
+  });
+
+  it("lets through a 204 without a body and a 304, as openapi-fetch answers them", async () => {
+    const gone = await behindGateway(() => new Response(null, { status: 204 })).DELETE("/v1/assets/{id}", {
+      params: { path: { id: "chair-42" }, header: { "if-match": '"a"' } },
+    });
+    expect([gone.response.status, gone.data, gone.error]).toEqual([204, undefined, undefined]);
+    const unchanged = await behindGateway(() => new Response(null, { status: 304 })).GET("/v1/assets/{id}", {
+      params: { path: { id: "chair-42" }, header: { "if-none-match": '"a"' } },
+    });
+    expect([unchanged.response.status, unchanged.data, unchanged.error]).toEqual([304, undefined, ""]);
+  });
+
+  it("lets a caller's parseAs read a success as it asks", async () => {
+    const text = await behindGateway(() => new Response("plain")).GET("/healthz", { parseAs: "text" });
+    expect(text.data).toBe("plain");
   });
 });
 

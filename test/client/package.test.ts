@@ -16,7 +16,10 @@ const TSC = join(ROOT, "node_modules/typescript/bin/tsc");
 
 // The server and token are written into the script: the types `tsc --init` gives name no
 // runtime's globals, so a script reading `process.env` would need Node's types installed too.
-const script = (baseUrl: string, token: string) => `import { createClient, type Problem } from "edge-race-free-client";
+const script = (
+  baseUrl: string,
+  token: string,
+) => `import { createClient, type Problem, UnexpectedResponseError } from "edge-race-free-client";
 
 const api = createClient({ baseUrl: ${JSON.stringify(baseUrl)}, token: ${JSON.stringify(token)} });
 const account = { path: { provider: "github", externalAccountId: "77" } };
@@ -25,7 +28,10 @@ const other = { path: { provider: "github", externalAccountId: "78" } };
 const second = await api.PUT("/v1/links/{provider}/{externalAccountId}", { params: other });
 const problem: Problem | undefined = second.error;
 const page = await api.GET("/v1/documents", { params: { query: { limit: 10 } } });
-console.log(JSON.stringify({ linked: linked.data?.userId, status: second.response.status, problem: problem?.code, items: page.data?.items.length }));
+const gateway = createClient({ baseUrl: ${JSON.stringify(baseUrl)}, fetch: async () => new Response("<h1>Bad Gateway</h1>", { status: 502 }) });
+const thrown = await gateway.GET("/healthz").catch((error: unknown) => error);
+const unexpected = thrown instanceof UnexpectedResponseError ? thrown.status : null;
+console.log(JSON.stringify({ linked: linked.data?.userId, status: second.response.status, problem: problem?.code, items: page.data?.items.length, unexpected }));
 `;
 
 // A field the answer does not have: the declarations carry the API's types, so the compiler refuses it.
@@ -65,7 +71,13 @@ describe("the client package, outside this repository", () => {
     writeFileSync(join(project, "script.ts"), script(server!.url, token));
     await run("node", [TSC, "-p", "."], { cwd: project });
     const { stdout } = await run("node", ["script.js"], { cwd: project });
-    expect(JSON.parse(stdout)).toEqual({ linked: "carol", status: 409, problem: "provider_already_linked", items: 0 });
+    expect(JSON.parse(stdout)).toEqual({
+      linked: "carol",
+      status: 409,
+      problem: "provider_already_linked",
+      items: 0,
+      unexpected: 502,
+    });
   });
 
   it("refuses a field the answer does not have", async () => {
