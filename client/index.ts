@@ -9,6 +9,7 @@ import createFetchClient, {
   type Client,
   type ClientOptions,
   defaultBodySerializer,
+  defaultPathSerializer,
   type Middleware,
 } from "openapi-fetch";
 import type { components, paths } from "./schema.ts";
@@ -94,8 +95,22 @@ const onlyTheApisAnswers: Middleware = {
  */
 const bodySerializer = (body: unknown) => (typeof body === "string" ? body : defaultBodySerializer(body));
 
+/**
+ * A path parameter that is empty, `.` or `..` would make a URL naming another path (a URL's dot
+ * segments are resolved away, percent-encoded or not): the request would go, silently, to another
+ * route. It is refused here, before anything is sent.
+ */
+const pathSerializer = (pathname: string, params: Record<string, unknown>) => {
+  for (const [name, value] of Object.entries(params)) {
+    if (value === "" || value === "." || value === "..") {
+      throw new TypeError(`The path parameter ${name} cannot be ${JSON.stringify(value)}: no URL can name it.`);
+    }
+  }
+  return defaultPathSerializer(pathname, params);
+};
+
 export function createClient({ token, ...options }: ApiClientOptions = {}): ApiClient {
-  const client = createFetchClient<paths>({ bodySerializer, ...options });
+  const client = createFetchClient<paths>({ bodySerializer, pathSerializer, ...options });
   // Registered first, so its onResponse runs last (openapi-fetch runs them in reverse): it judges
   // the answer as the caller's own middleware left it.
   client.use(onlyTheApisAnswers);

@@ -184,6 +184,19 @@ describe("the request", () => {
     expect(sent).toEqual(["Bearer token-1", "Bearer token-2"]);
   });
 
+  it.each(["", ".", ".."])(
+    "refuses a path parameter %j, which no URL can name, before sending anything",
+    async (id) => {
+      let sent = 0;
+      const api = createClient({ baseUrl: "http://api.test", fetch: async () => (sent++, new Response(null)) });
+      const call = api.DELETE("/v1/assets/{id}", { params: { path: { id }, header: { "if-match": "*" } } });
+      await expect(call).rejects.toThrow(
+        new TypeError(`The path parameter id cannot be ${JSON.stringify(id)}: no URL can name it.`),
+      );
+      expect(sent).toBe(0);
+    },
+  );
+
   it("percent-encodes every other path parameter into one segment", async () => {
     const urls: string[] = [];
     const api = createClient({
