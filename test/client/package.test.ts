@@ -1,6 +1,7 @@
 // The typed client as someone outside this repository gets it: `npm pack client` builds the
 // package (JavaScript and declarations), a scratch project installs the tarball, type-checks a
-// script with the settings `tsc --init` gives a new project, and runs it against `npm start`.
+// script with the settings `tsc --init` gives a new project (and with the module resolutions older
+// projects and bundlers use), and runs it against `npm start`.
 import { execFile } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -55,6 +56,8 @@ describe("the client package, outside this repository", () => {
       cwd: project,
     });
     await run("node", [TSC, "--init"], { cwd: project });
+    const token = await signToken({ sub: "carol", tid: "acme" });
+    writeFileSync(join(project, "script.ts"), script(server.url, token));
   }, 180_000);
 
   afterAll(async () => {
@@ -67,8 +70,6 @@ describe("the client package, outside this repository", () => {
 
   it("type-checks and runs a script against the API", async () => {
     const project = join(scratch, "project");
-    const token = await signToken({ sub: "carol", tid: "acme" });
-    writeFileSync(join(project, "script.ts"), script(server!.url, token));
     await run("node", [TSC, "-p", "."], { cwd: project });
     const { stdout } = await run("node", ["script.js"], { cwd: project });
     expect(JSON.parse(stdout)).toEqual({
@@ -80,10 +81,19 @@ describe("the client package, outside this repository", () => {
     });
   });
 
+  it.each([
+    ["a bundler's", ["--module", "esnext", "--moduleResolution", "bundler"]],
+    ["Node 10's (no exports: main and types)", ["--module", "esnext", "--moduleResolution", "node10"]],
+  ])("type-checks the script under %s module resolution", async (_, options) => {
+    const project = join(scratch, "project");
+    await run("node", [TSC, "-p", ".", "--noEmit", ...options], { cwd: project });
+  });
+
   it("refuses a field the answer does not have", async () => {
     const project = join(scratch, "project");
     writeFileSync(join(project, "wrong.ts"), WRONG_FIELD);
     const checked = await run("node", [TSC, "-p", ".", "--noEmit"], { cwd: project }).catch((error) => error);
+    rmSync(join(project, "wrong.ts"));
     expect(checked.stdout).toContain("Property 'itemz' does not exist");
   });
 });
