@@ -3,7 +3,7 @@
 // script with the settings `tsc --init` gives a new project (and with the module resolutions older
 // projects and bundlers use), and runs it against `npm start`.
 import { execFile } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
@@ -47,6 +47,9 @@ describe("the client package, outside this repository", () => {
 
   beforeAll(async () => {
     server = await startServer({ PGLITE_DATA_DIR: join(scratch, "pglite") });
+    // What an earlier build left and the sources no longer make: the pack must not ship it.
+    mkdirSync(join(ROOT, "client/dist"), { recursive: true });
+    writeFileSync(join(ROOT, "client/dist/left-by-an-earlier-build.js"), "export {};\n");
     await run("npm", ["pack", "./client", "--pack-destination", scratch], { cwd: ROOT });
     const tarball = readdirSync(scratch).find((name) => name.endsWith(".tgz"));
     const project = join(scratch, "project");
@@ -87,6 +90,18 @@ describe("the client package, outside this repository", () => {
   ])("type-checks the script under %s module resolution", async (_, options) => {
     const project = join(scratch, "project");
     await run("node", [TSC, "-p", ".", "--noEmit", ...options], { cwd: project });
+  });
+
+  it("ships the build of the sources and nothing else", async () => {
+    const tarball = readdirSync(scratch).find((name) => name.endsWith(".tgz"))!;
+    const { stdout } = await run("tar", ["-tzf", join(scratch, tarball)]);
+    expect(stdout.split("\n").filter(Boolean).sort()).toEqual([
+      "package/dist/index.d.ts",
+      "package/dist/index.js",
+      "package/dist/schema.d.ts",
+      "package/dist/schema.js",
+      "package/package.json",
+    ]);
   });
 
   it("refuses a field the answer does not have", async () => {
