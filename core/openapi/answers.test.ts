@@ -1,28 +1,11 @@
 // What the app answers, read against the document it serves: every header and every member of a
 // problem that an answer carries is one the document names for that answer.
 import { describe, expect, it } from "vitest";
-import { bearer, TEST_AUTH_SECRET } from "../../dev/support/tokens.ts";
-import { createMemoryKv } from "../../edge/kv/memory.ts";
-import { createMemoryRateLimiter } from "../../edge/rate-limit/memory.ts";
-import { createApp } from "../app.ts";
-import { silentLogger } from "../log.ts";
-import { DatabaseUnavailableError, type Sql } from "../ports/sql.ts";
+import { appOverFailingDatabase } from "../../dev/support/app-over-failing-database.ts";
+import { bearer } from "../../dev/support/tokens.ts";
+import type { App } from "../app.ts";
+import { DatabaseUnavailableError } from "../ports/sql.ts";
 import { SettingsError } from "../settings/error.ts";
-import { parseSettings } from "../settings/settings.ts";
-
-type Settings = Record<string, string>;
-
-function appWith(failure: Error, settings: Settings = {}) {
-  const fail = () => Promise.reject(failure);
-  return createApp({
-    sql: { query: fail, transaction: fail } as unknown as Sql,
-    kv: createMemoryKv(),
-    settings: parseSettings({ AUTH_SECRET: TEST_AUTH_SECRET, ...settings }),
-    runtime: "node",
-    logger: silentLogger,
-    rateLimiter: createMemoryRateLimiter(),
-  });
-}
 
 const down = new DatabaseUnavailableError("connection refused");
 
@@ -30,7 +13,7 @@ interface Documented {
   responses: Record<string, { headers?: Record<string, unknown> }>;
 }
 
-async function documentOf(app: ReturnType<typeof appWith>) {
+async function documentOf(app: App) {
   return (await (await app.request("/openapi.json")).json()) as {
     paths: Record<string, Record<string, Documented>>;
     components: { schemas: { Problem: { properties: Record<string, unknown> } } };
@@ -41,7 +24,7 @@ const csv = (rows: number) => `id,name,material,source_etag\n${"a,b,c,d\n".repea
 
 describe("the answers the document describes", () => {
   it("names Server-Timing among the headers of every answer, as SERVER_TIMING=on sends it", async () => {
-    const app = appWith(down, { SERVER_TIMING: "on" });
+    const app = appOverFailingDatabase(down, { SERVER_TIMING: "on" });
     const { paths } = await documentOf(app);
     const answers: [string, string, string, RequestInit?][] = [
       ["/healthz", "get", "/healthz"],
@@ -59,18 +42,20 @@ describe("the answers the document describes", () => {
 
   it("names every member of the problems the app answers in its Problem schema", async () => {
     const token = await bearer();
-    const limited = appWith(down, { RATE_LIMIT_CALLER_READS: "1" });
+    const limited = appOverFailingDatabase(down, { RATE_LIMIT_CALLER_READS: "1" });
     await limited.request("/v1/me/links", { headers: token });
     const cases: [string, Response][] = [
       ["a caller over its quota", await limited.request("/v1/me/links", { headers: token })],
-      ["/readyz without a database", await appWith(down).request("/readyz")],
+      ["/readyz without a database", await appOverFailingDatabase(down).request("/readyz")],
       [
         "a login the database refuses",
-        await appWith(new SettingsError("DATABASE_URL", "is refused")).request("/v1/me/links", { headers: token }),
+        await appOverFailingDatabase(new SettingsError("DATABASE_URL", "is refused")).request("/v1/me/links", {
+          headers: token,
+        }),
       ],
       [
         "an import that cannot be parsed",
-        await appWith(down).request("/v1/assets/import", {
+        await appOverFailingDatabase(down).request("/v1/assets/import", {
           method: "POST",
           headers: { ...token, "content-type": "text/csv" },
           body: `${csv(0)}"a`,
@@ -78,7 +63,7 @@ describe("the answers the document describes", () => {
       ],
       [
         "an import of too many rows",
-        await appWith(down).request("/v1/assets/import", {
+        await appOverFailingDatabase(down).request("/v1/assets/import", {
           method: "POST",
           headers: { ...token, "content-type": "text/csv" },
           body: csv(1001),
