@@ -5,8 +5,8 @@
 import type { Span } from "@opentelemetry/api";
 import { SpanStatusCode } from "@opentelemetry/api";
 import type { Context, MiddlewareHandler } from "hono";
-import { matchedRoutes } from "hono/route";
 import type { AppDeps, AppEnv } from "../deps.ts";
+import { matchedRoute } from "../http/matched-route.ts";
 import { waitUntilOf } from "../http/wait-until.ts";
 import { failed, startServerSpan, type Telemetry, tracedKv, tracedPart, tracedSql } from "./tracing.ts";
 
@@ -44,8 +44,7 @@ export function requestTracing(deps: AppDeps, telemetry: Telemetry): MiddlewareH
  * a middleware answered before it ran (a refused token); none when no route matched.
  */
 export function routeOf(c: Context<AppEnv>): string | undefined {
-  // Middlewares are registered for every method (ALL); a route for its own.
-  const path = matchedRoutes(c).findLast((route) => route.method !== "ALL")?.path;
+  const path = matchedRoute(c);
   if (path === undefined) return undefined;
   let route = documentedPaths.get(path);
   if (route === undefined) {

@@ -280,3 +280,45 @@ describe("after a response", () => {
     expect(telemetry.afterResponse).toBeUndefined();
   });
 });
+
+describe("a request's spans", () => {
+  /** The app over `sql`, with what it exported and logged for the requests it served, flushed. */
+  function traced(sql: Sql = oneLink) {
+    const { exports, send } = keptExports();
+    const settings = parseSettings(TRACED);
+    const telemetry = createTelemetry(settings, { runtime: "node", logger: silentLogger, fetch: send })!;
+    const lines: Record<string, unknown>[] = [];
+    const logger: Logger = { log: (_level, event, fields) => void lines.push({ event, ...fields }) };
+    const app = createApp({ sql, kv: createMemoryKv(), settings, logger, telemetry, runtime: "node" });
+    /** The request's answer, its server span and its children, and its log line. */
+    const serve = async (path: string, init: RequestInit = {}) => {
+      const response = await app.request(path, init);
+      await telemetry.flush();
+      const requestId = response.headers.get("x-request-id");
+      const line = lines.find((entry) => entry.event === "request" && entry.requestId === requestId)!;
+      const spans = exports.flat().filter((span) => span.traceId === line.trace_id);
+      const server = spans.find((span) => span.kind === SpanKind.SERVER + 1)!;
+      return { status: response.status, line, server, children: spans.filter((span) => span !== server) };
+    };
+    return { serve };
+  }
+
+  it("name a request by its route in the span and in the log line alike, when a middleware answered for it", async () => {
+    const { serve } = traced();
+    // The token check refuses.
+    const refused = await serve("/v1/documents");
+    expect(refused.status).toBe(401);
+    expect(refused.server.name).toBe("GET /v1/documents");
+    expect(refused.server.attributes["http.route"]).toBe("/v1/documents");
+    expect(refused.line.route).toBe("/v1/documents");
+    // Of two patterns that match the path, the one that answers: the import's 405, not /v1/assets/:id.
+    const notAllowed = await serve("/v1/assets/import", { headers: await bearer() });
+    expect(notAllowed.status).toBe(405);
+    expect([notAllowed.server.name, notAllowed.line.route]).toEqual(["GET /v1/assets/import", "/v1/assets/import"]);
+    // No route matched: the method alone.
+    const nowhere = await serve("/nowhere");
+    expect(nowhere.status).toBe(404);
+    expect(nowhere.server.name).toBe("GET");
+    expect(nowhere.server.attributes).not.toHaveProperty("http.route");
+  });
+});
