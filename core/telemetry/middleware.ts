@@ -8,7 +8,15 @@ import type { Context, MiddlewareHandler } from "hono";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { matchedRoute } from "../http/matched-route.ts";
 import { waitUntilOf } from "../http/wait-until.ts";
-import { failed, startServerSpan, type Telemetry, tracedKv, tracedPart, tracedSql } from "./tracing.ts";
+import {
+  failed,
+  KNOWN_HTTP_METHODS,
+  startServerSpan,
+  type Telemetry,
+  tracedKv,
+  tracedPart,
+  tracedSql,
+} from "./tracing.ts";
 
 export function requestTracing(deps: AppDeps, telemetry: Telemetry): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
@@ -61,7 +69,8 @@ function describeAnswer(span: Span, c: Context<AppEnv>): void {
   const route = routeOf(c);
   const status = c.res.status;
   if (route) {
-    span.updateName(`${c.req.method} ${route}`);
+    const method = c.req.method;
+    span.updateName(`${KNOWN_HTTP_METHODS.has(method) ? method : "HTTP"} ${route}`);
     span.setAttribute("http.route", route);
   }
   span.setAttribute("http.response.status_code", status);

@@ -115,16 +115,73 @@ export function tracedKv(kv: KvCache, telemetry: Telemetry, parent: Context): Kv
   );
 }
 
-/** A server span for a request, continuing the caller's trace; and the context its children go under. */
+/**
+ * A server span for a request, continuing the caller's trace; and the context its children go under.
+ * Named by its method until the route is known (`HTTP` for a method the conventions do not know).
+ */
 export function startServerSpan(telemetry: Telemetry, request: Request): { span: Span; context: Context } {
   const parent = callerContext(telemetry, request.headers);
-  const span = telemetry.tracer.startSpan(
-    request.method,
-    { kind: SpanKind.SERVER, attributes: { "http.request.method": request.method } },
-    parent,
-  );
+  const attributes = requestAttributes(request);
+  const span = telemetry.tracer.startSpan(spanMethod(attributes), { kind: SpanKind.SERVER, attributes }, parent);
   return { span, context: trace.setSpan(parent, span) };
 }
+
+/**
+ * The methods OpenTelemetry's HTTP conventions know (RFC 9110's, PATCH and QUERY): any other is
+ * recorded as `_OTHER`, its name in `http.request.method_original`, so that a client sending
+ * made-up methods cannot make span names without end. The same list as the app's RECOGNIZED_METHODS.
+ */
+export const KNOWN_HTTP_METHODS: ReadonlySet<string> = new Set([
+  "GET",
+  "HEAD",
+  "POST",
+  "PUT",
+  "PATCH",
+  "DELETE",
+  "OPTIONS",
+  "TRACE",
+  "CONNECT",
+  "QUERY",
+]);
+
+const DEFAULT_PORTS: Record<string, string> = { http: "80", https: "443" };
+
+/**
+ * What the HTTP server conventions ask for at a span's start: the method, the URL's scheme and
+ * the server's name and port (the port only when it is not the scheme's own). Read from the URL as
+ * the runtime hands it (always absolute), without a URL parser on every request. Not `url.path`:
+ * it names the account, the asset or the document asked for, as a KV key would (http.route
+ * stands for it).
+ */
+export function requestAttributes(request: Request): Attributes {
+  const method = request.method;
+  const known = KNOWN_HTTP_METHODS.has(method);
+  const attributes: Attributes = known
+    ? { "http.request.method": method }
+    : { "http.request.method": "_OTHER", "http.request.method_original": method };
+  const url = request.url;
+  const colon = url.indexOf("://");
+  if (colon <= 0) return attributes;
+  const scheme = url.slice(0, colon).toLowerCase();
+  attributes["url.scheme"] = scheme;
+  const start = colon + 3;
+  let end = start;
+  while (end < url.length && !"/?#".includes(url[end]!)) end++;
+  const authority = url.slice(url.lastIndexOf("@", end) + 1 || start, end);
+  // `[::1]:8787`, `127.0.0.1:8787`, `api.example.com`
+  const portAt = authority.lastIndexOf(":");
+  const hasPort = portAt > authority.lastIndexOf("]");
+  const host = hasPort ? authority.slice(0, portAt) : authority;
+  const port = hasPort ? authority.slice(portAt + 1) : "";
+  if (host === "") return attributes;
+  attributes["server.address"] = host.startsWith("[") ? host.slice(1, -1) : host.toLowerCase();
+  if (/^[0-9]{1,5}$/.test(port) && DEFAULT_PORTS[scheme] !== port) attributes["server.port"] = Number(port);
+  return attributes;
+}
+
+/** The method as a span's name holds it: `HTTP` for one the conventions do not know. */
+export const spanMethod = (attributes: Attributes): string =>
+  attributes["http.request.method"] === "_OTHER" ? "HTTP" : String(attributes["http.request.method"]);
 
 /**
  * A span's trace in a log line, by the names OpenTelemetry gives it in a log outside OTLP ("Trace

@@ -321,4 +321,24 @@ describe("a request's spans", () => {
     expect(nowhere.server.name).toBe("GET");
     expect(nowhere.server.attributes).not.toHaveProperty("http.route");
   });
+
+  it("record the URL's scheme and the server's name and port, and a method the conventions do not know as _OTHER", async () => {
+    const { serve } = traced();
+    const known = await serve("http://api.example.com:8787/healthz");
+    expect(known.server.attributes).toMatchObject({
+      "http.request.method": "GET",
+      "url.scheme": "http",
+      "server.address": "api.example.com",
+      "server.port": 8787,
+    });
+    const other = await serve("/v1/documents", { method: "PROPFIND" });
+    expect(other.status).toBe(501);
+    expect(other.server.name).toBe("HTTP /v1/documents");
+    expect(other.server.attributes).toMatchObject({
+      "http.request.method": "_OTHER",
+      "http.request.method_original": "PROPFIND",
+      "http.response.status_code": 501,
+      "error.type": "501",
+    });
+  });
 });
