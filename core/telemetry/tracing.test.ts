@@ -1,6 +1,10 @@
-// What a span says of a request, as OpenTelemetry's HTTP conventions name it.
+// What a span says of a request and of a statement, as OpenTelemetry's HTTP and database
+// conventions name it; and what a failure says of itself.
+import type { Span } from "@opentelemetry/api";
 import { describe, expect, it } from "vitest";
-import { requestAttributes, spanMethod } from "./tracing.ts";
+import { ProblemError } from "../http/problem.ts";
+import { DatabaseError, DatabaseUnavailableError } from "../ports/sql.ts";
+import { failed, requestAttributes, spanMethod, statementSpan } from "./tracing.ts";
 
 describe("a server span's request attributes", () => {
   it.each([
@@ -41,5 +45,66 @@ describe("a server span's request attributes", () => {
       expect([known["http.request.method"], spanMethod(known)]).toEqual([method, method]);
       expect(known).not.toHaveProperty("http.request.method_original");
     }
+  });
+});
+
+describe("a statement's span", () => {
+  it("is named by its operation and table, the database named as the conventions name it", () => {
+    expect(statementSpan([{ text: "SELECT * FROM linked_external_accounts WHERE tenant_id = $1" }])).toEqual([
+      "SELECT linked_external_accounts",
+      {
+        "db.system": "postgresql",
+        "db.system.name": "postgresql",
+        "db.operation.name": "SELECT",
+        "db.collection.name": "linked_external_accounts",
+      },
+    ]);
+  });
+
+  it("names a batch of one operation BATCH <it>, of several BATCH, with its size", () => {
+    const inserts = [
+      { text: "INSERT INTO documents (a) VALUES ($1)" },
+      { text: "INSERT INTO documents (a) VALUES ($1)" },
+    ];
+    expect(statementSpan(inserts)).toEqual([
+      "BATCH INSERT documents",
+      expect.objectContaining({ "db.operation.name": "BATCH INSERT", "db.operation.batch.size": 2 }),
+    ]);
+    const mixed = [{ text: "UPDATE documents SET a = $1" }, { text: "DELETE FROM document_idempotency_keys" }];
+    const [name, attributes] = statementSpan(mixed);
+    expect(name).toBe("BATCH");
+    expect(attributes).toMatchObject({ "db.operation.name": "BATCH", "db.operation.batch.size": 2 });
+    expect(attributes).not.toHaveProperty("db.collection.name");
+  });
+});
+
+describe("a failed span", () => {
+  function failedWith(error: unknown) {
+    const attributes: Record<string, unknown> = {};
+    let status: unknown;
+    const span = {
+      setAttribute: (key: string, value: unknown) => void (attributes[key] = value),
+      setStatus: (value: unknown) => void (status = value),
+    } as unknown as Span;
+    failed(span, error);
+    return { attributes, status };
+  }
+
+  it("names a statement Postgres refused by its SQLSTATE, as the database conventions do", () => {
+    const refused = new DatabaseError("duplicate key value violates unique constraint", { code: "23505" });
+    expect(failedWith(refused)).toEqual({
+      attributes: { "error.type": "23505", "db.response.status_code": "23505" },
+      status: { code: 2, message: "23505" },
+    });
+  });
+
+  it("names a refusal by its problem code, anything else by its class, never by its message", () => {
+    expect(failedWith(new ProblemError(401, "unauthorized", "token for acme")).attributes).toEqual({
+      "error.type": "unauthorized",
+    });
+    const unavailable = failedWith(new DatabaseUnavailableError("connection to db.example.com refused"));
+    expect(unavailable.attributes).toEqual({ "error.type": "DatabaseUnavailableError" });
+    expect(JSON.stringify(unavailable)).not.toContain("example");
+    expect(failedWith("a string").attributes).toEqual({ "error.type": "Error" });
   });
 });

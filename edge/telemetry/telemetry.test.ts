@@ -1,12 +1,12 @@
 // OTEL_TRACES_SAMPLER and its ratio: read like every setting, and each the SDK's own sampler.
-import { ROOT_CONTEXT, SpanKind, TraceFlags, trace } from "@opentelemetry/api";
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, trace } from "@opentelemetry/api";
 import { SamplingDecision } from "@opentelemetry/sdk-trace";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../core/app.ts";
 import type { BackgroundJob } from "../../core/background/job.ts";
 import { createBackground } from "../../core/background/runner.ts";
 import { type Logger, silentLogger } from "../../core/log.ts";
-import { DatabaseUnavailableError, type Sql } from "../../core/ports/sql.ts";
+import { DatabaseError, DatabaseUnavailableError, type Sql } from "../../core/ports/sql.ts";
 import { parseSettings, SettingsError } from "../../core/settings/settings.ts";
 import { bearer, TEST_AUTH_SECRET } from "../../dev/support/tokens.ts";
 import { keptExports } from "../../test/support/kept-exports.ts";
@@ -311,6 +311,8 @@ describe("a request's spans", () => {
     expect(refused.server.name).toBe("GET /v1/documents");
     expect(refused.server.attributes["http.route"]).toBe("/v1/documents");
     expect(refused.line.route).toBe("/v1/documents");
+    // Its span says why, by the problem's code.
+    expect(refused.children.find((span) => span.name === "token check")?.attributes["error.type"]).toBe("unauthorized");
     // Of two patterns that match the path, the one that answers: the import's 405, not /v1/assets/:id.
     const notAllowed = await serve("/v1/assets/import", { headers: await bearer() });
     expect(notAllowed.status).toBe(405);
@@ -340,5 +342,24 @@ describe("a request's spans", () => {
       "http.response.status_code": 501,
       "error.type": "501",
     });
+  });
+
+  it("make each statement a client span, a refused one named by its SQLSTATE, the 5xx it caused an error", async () => {
+    const refused = async (): Promise<never> => {
+      throw new DatabaseError("duplicate key value violates unique constraint", { code: "23505" });
+    };
+    const { serve } = traced({ query: refused, transaction: refused });
+    const { status, server, children } = await serve("/v1/links/github/1", { headers: await bearer() });
+    expect(status).toBe(500);
+    expect(server.attributes).toMatchObject({ "http.response.status_code": 500, "error.type": "500" });
+    expect(server.status.code).toBe(SpanStatusCode.ERROR);
+    const statement = children.find((span) => span.attributes["db.system.name"])!;
+    expect(statement.kind).toBe(SpanKind.CLIENT + 1);
+    expect(statement.attributes).toMatchObject({ "error.type": "23505", "db.response.status_code": "23505" });
+    expect(statement.status.code).toBe(SpanStatusCode.ERROR);
+    // The port's other spans stay the service's own.
+    for (const span of children.filter((child) => !child.attributes["db.system.name"])) {
+      expect(span.kind, span.name).toBe(SpanKind.INTERNAL + 1);
+    }
   });
 });
