@@ -303,6 +303,16 @@ describe("a request's spans", () => {
     return { serve };
   }
 
+  it("name the SDK in their resource, as the resource conventions require", async () => {
+    const { server } = await traced().serve("/healthz");
+    expect(server.resource).toMatchObject({
+      "telemetry.sdk.name": "opentelemetry",
+      "telemetry.sdk.language": "nodejs",
+      "telemetry.sdk.version": expect.stringMatching(/^\d+\.\d+\.\d+/),
+      "process.runtime.name": "nodejs",
+    });
+  });
+
   it("name a request by its route in the span and in the log line alike, when a middleware answered for it", async () => {
     const { serve } = traced();
     // The token check refuses.
