@@ -9,7 +9,10 @@ import type { AppDeps, AppEnv } from "../deps.ts";
 import { parsedUrl } from "../lib/url.ts";
 import { fieldValue, withoutSpacesAround } from "./field-value.ts";
 
-/** The request headers the contract uses: a preflight allows exactly these. */
+/**
+ * The request headers the contract uses, and W3C Trace Context's (a page that traces its calls
+ * sends them, docs/observability.md): a preflight allows exactly these.
+ */
 export const CORS_REQUEST_HEADERS = [
   "Authorization",
   "Content-Type",
@@ -17,6 +20,8 @@ export const CORS_REQUEST_HEADERS = [
   "If-None-Match",
   "Idempotency-Key",
   "X-Request-Id",
+  "traceparent",
+  "tracestate",
 ] as const;
 
 /** The response headers a page needs for conditional writes, retries and tracing. */

@@ -3,6 +3,7 @@ import type { AppEnv } from "../deps.ts";
 import type { Logger } from "../log.ts";
 import { traceLogFields } from "../telemetry/tracing.ts";
 import { fieldValue } from "./field-value.ts";
+import { matchedRoute } from "./matched-route.ts";
 
 // Not hono/request-id: it echoes only ids of [A-Za-z0-9_=-], its pattern fixed, so an id with
 // `.` or `:` (`req-42.abc:DEF_9`, as tracers write them) would be replaced, and one with `=`
@@ -24,7 +25,8 @@ export function requestLogging(logger: Logger): MiddlewareHandler<AppEnv> {
     logger.log("info", "request", {
       requestId,
       method: c.req.method,
-      route: c.req.routePath,
+      // The route's pattern (ids stay out of the log), also when a middleware answered for it.
+      route: matchedRoute(c) ?? c.req.routePath,
       status: c.res.status,
       durationMs: Math.round((performance.now() - started) * 10) / 10,
       // Also for a request the sampler left out: its trace id, when the caller sent one, is the

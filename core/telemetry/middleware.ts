@@ -5,10 +5,18 @@
 import type { Span } from "@opentelemetry/api";
 import { SpanStatusCode } from "@opentelemetry/api";
 import type { Context, MiddlewareHandler } from "hono";
-import { matchedRoutes } from "hono/route";
 import type { AppDeps, AppEnv } from "../deps.ts";
+import { matchedRoute } from "../http/matched-route.ts";
 import { waitUntilOf } from "../http/wait-until.ts";
-import { failed, startServerSpan, type Telemetry, tracedKv, tracedPart, tracedSql } from "./tracing.ts";
+import {
+  failed,
+  KNOWN_HTTP_METHODS,
+  startServerSpan,
+  type Telemetry,
+  tracedKv,
+  tracedPart,
+  tracedSql,
+} from "./tracing.ts";
 
 export function requestTracing(deps: AppDeps, telemetry: Telemetry): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
@@ -44,8 +52,7 @@ export function requestTracing(deps: AppDeps, telemetry: Telemetry): MiddlewareH
  * a middleware answered before it ran (a refused token); none when no route matched.
  */
 export function routeOf(c: Context<AppEnv>): string | undefined {
-  // Middlewares are registered for every method (ALL); a route for its own.
-  const path = matchedRoutes(c).findLast((route) => route.method !== "ALL")?.path;
+  const path = matchedRoute(c);
   if (path === undefined) return undefined;
   let route = documentedPaths.get(path);
   if (route === undefined) {
@@ -62,7 +69,8 @@ function describeAnswer(span: Span, c: Context<AppEnv>): void {
   const route = routeOf(c);
   const status = c.res.status;
   if (route) {
-    span.updateName(`${c.req.method} ${route}`);
+    const method = c.req.method;
+    span.updateName(`${KNOWN_HTTP_METHODS.has(method) ? method : "HTTP"} ${route}`);
     span.setAttribute("http.route", route);
   }
   span.setAttribute("http.response.status_code", status);

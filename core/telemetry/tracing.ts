@@ -14,9 +14,10 @@ import {
   trace,
 } from "@opentelemetry/api";
 import { fieldValue } from "../http/field-value.ts";
+import { ProblemError } from "../http/problem.ts";
 import { aroundEachKvCall } from "../ports/around-each-call.ts";
 import type { KvCache } from "../ports/kv.ts";
-import type { Row, Sql, SqlStatement } from "../ports/sql.ts";
+import { DatabaseError, type Row, type Sql, type SqlStatement } from "../ports/sql.ts";
 import { describeStatement } from "./statement.ts";
 
 /** What a runtime hands to core when tracing is on. */
@@ -56,8 +57,9 @@ export async function inSpan<T>(
   name: string,
   attributes: Attributes,
   work: (span: Span) => Promise<T>,
+  kind: SpanKind = SpanKind.INTERNAL,
 ): Promise<T> {
-  const span = telemetry.tracer.startSpan(name, { attributes }, parent);
+  const span = telemetry.tracer.startSpan(name, { attributes, kind }, parent);
   try {
     return await work(span);
   } catch (error) {
@@ -68,11 +70,23 @@ export async function inSpan<T>(
   }
 }
 
-/** Marks a span failed with the error's class only: a message may quote what a caller sent. */
+/**
+ * Marks a span failed with the error's type only, never its message (a message may quote what a
+ * caller sent): a statement Postgres refused by its SQLSTATE (`23505`), also as
+ * `db.response.status_code` (the database conventions' rule); a refusal the API answers by its
+ * problem code (`unauthorized`, `rate_limited`); anything else by its class.
+ */
 export function failed(span: Span, error: unknown): void {
-  const type = error instanceof Error ? error.name : "Error";
+  const type = errorType(error);
+  if (error instanceof DatabaseError) span.setAttribute("db.response.status_code", error.code);
   span.setAttribute("error.type", type);
   span.setStatus({ code: SpanStatusCode.ERROR, message: type });
+}
+
+function errorType(error: unknown): string {
+  if (error instanceof DatabaseError && error.code) return error.code;
+  if (error instanceof ProblemError) return error.code;
+  return error instanceof Error ? error.name : "Error";
 }
 
 /** Token check or rate-limit count, as a child of `parent`. */
@@ -82,28 +96,46 @@ export const tracedPart =
     inSpan(telemetry, parent, PART_SPANS[part], {}, work);
 
 /**
- * The SQL port with each call a span under `parent`: `db.system` postgresql, the statement's
- * operation and table, never its text or parameters.
+ * The SQL port with each call (one round trip: a statement, or a transaction's statements sent
+ * together) a client span under `parent`: `db.system.name` postgresql, the statement's operation
+ * and table, never its text or parameters.
  */
 export function tracedSql(sql: Sql, telemetry: Telemetry, parent: Context): Sql {
   return {
     query: <T extends Row = Row>(text: string, params?: readonly unknown[]) =>
-      inSpan(telemetry, parent, ...statementSpan([{ text }]), () => sql.query<T>(text, params)),
+      inSpan(telemetry, parent, ...statementSpan([{ text }]), () => sql.query<T>(text, params), SpanKind.CLIENT),
     transaction: (statements, options) =>
-      inSpan(telemetry, parent, ...statementSpan(statements), () => sql.transaction(statements, options)),
+      inSpan(
+        telemetry,
+        parent,
+        ...statementSpan(statements),
+        () => sql.transaction(statements, options),
+        SpanKind.CLIENT,
+      ),
   };
 }
 
-function statementSpan(statements: readonly SqlStatement[]): [string, Attributes] {
+/**
+ * A round trip's span name and attributes, as the database conventions write them: a batch of
+ * one operation is `BATCH <it>` (`BATCH INSERT`), of several `BATCH`; a batch of one statement is
+ * that statement.
+ */
+export function statementSpan(statements: readonly SqlStatement[]): [string, Attributes] {
   const described = statements.map((statement) => describeStatement(statement.text));
   const tables = [...new Set(described.flatMap((d) => (d.table ? [d.table] : [])))];
-  const operation = described.length === 1 ? described[0]!.operation : "BATCH";
+  const operations = new Set(described.map((d) => d.operation));
+  const operation =
+    described.length === 1
+      ? described[0]!.operation
+      : operations.size === 1
+        ? `BATCH ${described[0]!.operation}`
+        : "BATCH";
   const attributes: Attributes = {
     "db.system": "postgresql",
     "db.system.name": "postgresql",
     "db.operation.name": operation,
     ...(tables.length === 1 ? { "db.collection.name": tables[0] } : {}),
-    ...(described.length > 1 ? { "db.operation.batch.size": described.length } : {}),
+    ...(described.length !== 1 ? { "db.operation.batch.size": described.length } : {}),
   };
   return [tables.length === 1 ? `${operation} ${tables[0]}` : operation, attributes];
 }
@@ -115,16 +147,73 @@ export function tracedKv(kv: KvCache, telemetry: Telemetry, parent: Context): Kv
   );
 }
 
-/** A server span for a request, continuing the caller's trace; and the context its children go under. */
+/**
+ * A server span for a request, continuing the caller's trace; and the context its children go under.
+ * Named by its method until the route is known (`HTTP` for a method the conventions do not know).
+ */
 export function startServerSpan(telemetry: Telemetry, request: Request): { span: Span; context: Context } {
   const parent = callerContext(telemetry, request.headers);
-  const span = telemetry.tracer.startSpan(
-    request.method,
-    { kind: SpanKind.SERVER, attributes: { "http.request.method": request.method } },
-    parent,
-  );
+  const attributes = requestAttributes(request);
+  const span = telemetry.tracer.startSpan(spanMethod(attributes), { kind: SpanKind.SERVER, attributes }, parent);
   return { span, context: trace.setSpan(parent, span) };
 }
+
+/**
+ * The methods OpenTelemetry's HTTP conventions know (RFC 9110's, PATCH and QUERY): any other is
+ * recorded as `_OTHER`, its name in `http.request.method_original`, so that a client sending
+ * made-up methods cannot make span names without end. The same list as the app's RECOGNIZED_METHODS.
+ */
+export const KNOWN_HTTP_METHODS: ReadonlySet<string> = new Set([
+  "GET",
+  "HEAD",
+  "POST",
+  "PUT",
+  "PATCH",
+  "DELETE",
+  "OPTIONS",
+  "TRACE",
+  "CONNECT",
+  "QUERY",
+]);
+
+const DEFAULT_PORTS: Record<string, string> = { http: "80", https: "443" };
+
+/**
+ * What the HTTP server conventions ask for at a span's start: the method, the URL's scheme and
+ * the server's name and port (the port only when it is not the scheme's own). Read from the URL as
+ * the runtime hands it (always absolute), without a URL parser on every request. Not `url.path`:
+ * it names the account, the asset or the document asked for, as a KV key would (http.route
+ * stands for it).
+ */
+export function requestAttributes(request: Request): Attributes {
+  const method = request.method;
+  const known = KNOWN_HTTP_METHODS.has(method);
+  const attributes: Attributes = known
+    ? { "http.request.method": method }
+    : { "http.request.method": "_OTHER", "http.request.method_original": method };
+  const url = request.url;
+  const colon = url.indexOf("://");
+  if (colon <= 0) return attributes;
+  const scheme = url.slice(0, colon).toLowerCase();
+  attributes["url.scheme"] = scheme;
+  const start = colon + 3;
+  let end = start;
+  while (end < url.length && !"/?#".includes(url[end]!)) end++;
+  const authority = url.slice(url.lastIndexOf("@", end) + 1 || start, end);
+  // `[::1]:8787`, `127.0.0.1:8787`, `api.example.com`
+  const portAt = authority.lastIndexOf(":");
+  const hasPort = portAt > authority.lastIndexOf("]");
+  const host = hasPort ? authority.slice(0, portAt) : authority;
+  const port = hasPort ? authority.slice(portAt + 1) : "";
+  if (host === "") return attributes;
+  attributes["server.address"] = host.startsWith("[") ? host.slice(1, -1) : host.toLowerCase();
+  if (/^[0-9]{1,5}$/.test(port) && DEFAULT_PORTS[scheme] !== port) attributes["server.port"] = Number(port);
+  return attributes;
+}
+
+/** The method as a span's name holds it: `HTTP` for one the conventions do not know. */
+export const spanMethod = (attributes: Attributes): string =>
+  attributes["http.request.method"] === "_OTHER" ? "HTTP" : String(attributes["http.request.method"]);
 
 /**
  * A span's trace in a log line, by the names OpenTelemetry gives it in a log outside OTLP ("Trace

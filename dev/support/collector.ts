@@ -22,6 +22,8 @@ export interface CollectedSpan {
   traceId: string;
   spanId: string;
   parentSpanId: string;
+  /** W3C `tracestate`, as the span carries it on; absent when empty. */
+  traceState?: string;
   name: string;
   kind: number;
   attributes: Record<string, unknown>;

@@ -1,12 +1,12 @@
 // OTEL_TRACES_SAMPLER and its ratio: read like every setting, and each the SDK's own sampler.
-import { ROOT_CONTEXT, SpanKind, TraceFlags, trace } from "@opentelemetry/api";
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, trace } from "@opentelemetry/api";
 import { SamplingDecision } from "@opentelemetry/sdk-trace";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../core/app.ts";
 import type { BackgroundJob } from "../../core/background/job.ts";
 import { createBackground } from "../../core/background/runner.ts";
 import { type Logger, silentLogger } from "../../core/log.ts";
-import { DatabaseUnavailableError, type Sql } from "../../core/ports/sql.ts";
+import { DatabaseError, DatabaseUnavailableError, type Sql } from "../../core/ports/sql.ts";
 import { parseSettings, SettingsError } from "../../core/settings/settings.ts";
 import { bearer, TEST_AUTH_SECRET } from "../../dev/support/tokens.ts";
 import { keptExports } from "../../test/support/kept-exports.ts";
@@ -278,5 +278,98 @@ describe("after a response", () => {
   it("is not set where the SDK's own timer sends batches (Node, Deno)", () => {
     const telemetry = createTelemetry(parseSettings(TRACED), { runtime: "node", logger: silentLogger })!;
     expect(telemetry.afterResponse).toBeUndefined();
+  });
+});
+
+describe("a request's spans", () => {
+  /** The app over `sql`, with what it exported and logged for the requests it served, flushed. */
+  function traced(sql: Sql = oneLink) {
+    const { exports, send } = keptExports();
+    const settings = parseSettings(TRACED);
+    const telemetry = createTelemetry(settings, { runtime: "node", logger: silentLogger, fetch: send })!;
+    const lines: Record<string, unknown>[] = [];
+    const logger: Logger = { log: (_level, event, fields) => void lines.push({ event, ...fields }) };
+    const app = createApp({ sql, kv: createMemoryKv(), settings, logger, telemetry, runtime: "node" });
+    /** The request's answer, its server span and its children, and its log line. */
+    const serve = async (path: string, init: RequestInit = {}) => {
+      const response = await app.request(path, init);
+      await telemetry.flush();
+      const requestId = response.headers.get("x-request-id");
+      const line = lines.find((entry) => entry.event === "request" && entry.requestId === requestId)!;
+      const spans = exports.flat().filter((span) => span.traceId === line.trace_id);
+      const server = spans.find((span) => span.kind === SpanKind.SERVER + 1)!;
+      return { status: response.status, line, server, children: spans.filter((span) => span !== server) };
+    };
+    return { serve };
+  }
+
+  it("name the SDK in their resource, as the resource conventions require", async () => {
+    const { server } = await traced().serve("/healthz");
+    expect(server.resource).toMatchObject({
+      "telemetry.sdk.name": "opentelemetry",
+      "telemetry.sdk.language": "nodejs",
+      "telemetry.sdk.version": expect.stringMatching(/^\d+\.\d+\.\d+/),
+      "process.runtime.name": "nodejs",
+    });
+  });
+
+  it("name a request by its route in the span and in the log line alike, when a middleware answered for it", async () => {
+    const { serve } = traced();
+    // The token check refuses.
+    const refused = await serve("/v1/documents");
+    expect(refused.status).toBe(401);
+    expect(refused.server.name).toBe("GET /v1/documents");
+    expect(refused.server.attributes["http.route"]).toBe("/v1/documents");
+    expect(refused.line.route).toBe("/v1/documents");
+    // Its span says why, by the problem's code.
+    expect(refused.children.find((span) => span.name === "token check")?.attributes["error.type"]).toBe("unauthorized");
+    // Of two patterns that match the path, the one that answers: the import's 405, not /v1/assets/:id.
+    const notAllowed = await serve("/v1/assets/import", { headers: await bearer() });
+    expect(notAllowed.status).toBe(405);
+    expect([notAllowed.server.name, notAllowed.line.route]).toEqual(["GET /v1/assets/import", "/v1/assets/import"]);
+    // No route matched: the method alone.
+    const nowhere = await serve("/nowhere");
+    expect(nowhere.status).toBe(404);
+    expect(nowhere.server.name).toBe("GET");
+    expect(nowhere.server.attributes).not.toHaveProperty("http.route");
+  });
+
+  it("record the URL's scheme and the server's name and port, and a method the conventions do not know as _OTHER", async () => {
+    const { serve } = traced();
+    const known = await serve("http://api.example.com:8787/healthz");
+    expect(known.server.attributes).toMatchObject({
+      "http.request.method": "GET",
+      "url.scheme": "http",
+      "server.address": "api.example.com",
+      "server.port": 8787,
+    });
+    const other = await serve("/v1/documents", { method: "PROPFIND" });
+    expect(other.status).toBe(501);
+    expect(other.server.name).toBe("HTTP /v1/documents");
+    expect(other.server.attributes).toMatchObject({
+      "http.request.method": "_OTHER",
+      "http.request.method_original": "PROPFIND",
+      "http.response.status_code": 501,
+      "error.type": "501",
+    });
+  });
+
+  it("make each statement a client span, a refused one named by its SQLSTATE, the 5xx it caused an error", async () => {
+    const refused = async (): Promise<never> => {
+      throw new DatabaseError("duplicate key value violates unique constraint", { code: "23505" });
+    };
+    const { serve } = traced({ query: refused, transaction: refused });
+    const { status, server, children } = await serve("/v1/links/github/1", { headers: await bearer() });
+    expect(status).toBe(500);
+    expect(server.attributes).toMatchObject({ "http.response.status_code": 500, "error.type": "500" });
+    expect(server.status.code).toBe(SpanStatusCode.ERROR);
+    const statement = children.find((span) => span.attributes["db.system.name"])!;
+    expect(statement.kind).toBe(SpanKind.CLIENT + 1);
+    expect(statement.attributes).toMatchObject({ "error.type": "23505", "db.response.status_code": "23505" });
+    expect(statement.status.code).toBe(SpanStatusCode.ERROR);
+    // The port's other spans stay the service's own.
+    for (const span of children.filter((child) => !child.attributes["db.system.name"])) {
+      expect(span.kind, span.name).toBe(SpanKind.INTERNAL + 1);
+    }
   });
 });

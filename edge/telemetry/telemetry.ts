@@ -2,7 +2,7 @@
 // bounded queue and exported over OTLP/HTTP (otlp-exporter.ts). Made only when
 // OTEL_EXPORTER_OTLP_ENDPOINT is set; nothing here is registered globally.
 import { type Attributes, type DiagLogger, DiagLogLevel, diag } from "@opentelemetry/api";
-import { setGlobalErrorHandler, W3CTraceContextPropagator } from "@opentelemetry/core";
+import { SDK_INFO, setGlobalErrorHandler, W3CTraceContextPropagator } from "@opentelemetry/core";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import {
   AlwaysOffSampler,
@@ -26,6 +26,18 @@ export const MAX_QUEUED_SPANS = 2_048;
 const MAX_BATCH_SPANS = 512;
 /** How long a span waits at most before its batch is sent. */
 export const BATCH_DELAY_MS = 1_000;
+
+/**
+ * The SDK, as the resource conventions require of every SDK's resource: its name, its language
+ * (`nodejs` where Node's build of it runs, Node and Deno; `webjs` in the Workers and Compute
+ * bundles, which take its Web build) and its version. Not SDK_INFO's `process.runtime.name`:
+ * each runtime names itself below.
+ */
+const SDK_RESOURCE: Attributes = {
+  "telemetry.sdk.name": SDK_INFO["telemetry.sdk.name"],
+  "telemetry.sdk.language": SDK_INFO["telemetry.sdk.language"],
+  "telemetry.sdk.version": SDK_INFO["telemetry.sdk.version"],
+};
 
 /** What each runtime says of itself in every trace, beside the service's settings. */
 const RUNTIME_RESOURCE: Record<RuntimeName, Attributes> = {
@@ -86,6 +98,7 @@ export function createTelemetry(settings: Settings, parts: TelemetryParts): Tele
   const provider = new TracerProvider({
     resource: resourceFromAttributes({
       ...traces.resourceAttributes,
+      ...SDK_RESOURCE,
       ...parts.deployment,
       ...RUNTIME_RESOURCE[parts.runtime],
       "edge.runtime": parts.runtime,

@@ -19,7 +19,7 @@ import {
   startCollector,
 } from "../../dev/support/collector.ts";
 import { describeNeeding } from "../../dev/support/required-tool.ts";
-import { TEST_AUTH_SECRET } from "../../dev/support/tokens.ts";
+import { bearer, TEST_AUTH_SECRET } from "../../dev/support/tokens.ts";
 import { matchesExpected, readTour, stepOutputs, type TourStep, tourScript } from "../readme/tour.ts";
 
 const ROOT = join(import.meta.dirname, "../..");
@@ -32,7 +32,38 @@ const NEVER_RECORDED = ["chair-42", "Order 7", "order-7", "steel", "Bearer", "ey
 interface TracedStep extends TourStep {
   traceId?: string;
   parentId?: string;
+  traceState?: string;
 }
+
+/** OTLP's SPAN_KIND_CLIENT: a statement's round trip to the database. */
+const SPAN_KIND_CLIENT = 3;
+
+/** What each runtime's resource says of it, beside the service's settings. */
+const RUNTIME_RESOURCE: Record<RuntimeName, Record<string, unknown>> = {
+  node: { "process.runtime.name": "nodejs", "telemetry.sdk.language": "nodejs" },
+  cloudflare: {
+    "process.runtime.name": "workerd",
+    "cloud.provider": "cloudflare",
+    "cloud.platform": "cloudflare_workers",
+    "telemetry.sdk.language": "webjs",
+    // The version Cloudflare made of the deployment (the version metadata binding).
+    "service.version": expect.stringMatching(/\S/),
+  },
+  deno: { "process.runtime.name": "deno", "telemetry.sdk.language": "nodejs" },
+  fastly: {
+    "process.runtime.name": "js-compute",
+    "cloud.provider": "fastly",
+    "cloud.platform": "fastly_compute",
+    "telemetry.sdk.language": "webjs",
+    // The service, its version and the POP, as Compute names them (Viceroy's stand-ins).
+    "faas.name": expect.stringMatching(/\S/),
+    "service.version": expect.stringMatching(/\S/),
+    "cloud.region": expect.stringMatching(/\S/),
+  },
+};
+
+/** Runtimes where no cloud is named: none of its attributes may appear. */
+const NO_CLOUD: RuntimeName[] = ["node", "deno"];
 
 const hex = (bytes: number) => randomBytes(bytes).toString("hex");
 
@@ -43,14 +74,18 @@ const asTenant = (steps: TourStep[], tenant: string): TourStep[] =>
     expected: expected.map((line) => line.replaceAll('"tenantId":"acme"', `"tenantId":"${tenant}"`)),
   }));
 
-/** Each curl of the tour sent with a traceparent of its own. */
+/** Each curl of the tour sent with a traceparent of its own, and a tracestate to be carried on. */
 function withTraceparents(steps: TourStep[]): TracedStep[] {
   return steps.map((step) => {
     if (!step.command.includes("curl ")) return step;
     const traceId = hex(16);
     const parentId = hex(8);
-    const command = step.command.replace("curl ", `curl -H 'traceparent: 00-${traceId}-${parentId}-01' `);
-    return { ...step, command, traceId, parentId };
+    const traceState = `tour=${hex(4)},other=1`;
+    const command = step.command.replace(
+      "curl ",
+      `curl -H 'traceparent: 00-${traceId}-${parentId}-01' -H 'tracestate: ${traceState}' `,
+    );
+    return { ...step, command, traceId, parentId, traceState };
   });
 }
 
@@ -153,6 +188,77 @@ export function tracesOfTour(runtime: RuntimeName): void {
       TOUR_TIMEOUT_MS,
     );
 
+    it(
+      "starts its own trace for a malformed traceparent, records nothing its caller left out, names a 404 by its method",
+      async () => {
+        const printed = vi.spyOn(console, "log");
+        try {
+          const headers = await bearer({ sub: "alice", tid: "acme" });
+          /** Sends a lookup with `extra` headers and an X-Request-Id of its own; answers that id and the status. */
+          const send = async (path: string, extra: Record<string, string>) => {
+            const requestId = `trace-${hex(8)}`;
+            const response = await fetch(`${server!.url}${path}`, {
+              headers: { ...headers, ...extra, "x-request-id": requestId },
+            });
+            await response.arrayBuffer();
+            return { requestId, status: response.status };
+          };
+          const lookup = "/v1/links/github/1234";
+          const traceId = hex(16);
+          const parentId = hex(8);
+          const malformed = [
+            `00-${"0".repeat(32)}-${parentId}-01`, // an all-zero trace id
+            `ff-${traceId}-${parentId}-01`, // version ff is never valid
+            `00-${traceId.toUpperCase()}-${parentId}-01`, // upper-case hex
+            `00-${traceId}-${parentId}`, // no flags
+          ];
+          // What the lookup answers with no traceparent: what it answers with a broken one.
+          const plain = await send(lookup, {});
+          const sentMalformed: { requestId: string; status: number }[] = [];
+          for (const traceparent of malformed) sentMalformed.push(await send(lookup, { traceparent }));
+          // Left out by the caller: followed, parentbased_always_on being the default.
+          const leftOut = { traceId: hex(16), parentId: hex(8) };
+          const unsampled = await send(lookup, { traceparent: `00-${leftOut.traceId}-${leftOut.parentId}-00` });
+          const nowhere = await send("/nowhere", { traceparent: `00-${hex(16)}-${hex(8)}-01` });
+          // Sent last: once its span has arrived, whatever the ones before it were to send has too.
+          const marker = { traceId: hex(16), parentId: hex(8) };
+          await send("/healthz", { traceparent: `00-${marker.traceId}-${marker.parentId}-01` });
+
+          expect(plain.status).toBeLessThan(500);
+          for (const { status } of [...sentMalformed, unsampled]) expect(status).toBe(plain.status);
+          expect(nowhere.status).toBe(404);
+          const lineOf = (requestId: string) => requestLines(printed).find((line) => line.requestId === requestId);
+          await expect
+            .poll(() => [...sentMalformed, unsampled, nowhere].every(({ requestId }) => lineOf(requestId)), {
+              timeout: 10_000,
+            })
+            .toBe(true);
+          const spans = await spansOf(collector!, [marker.traceId]);
+          const serverOf = (requestId: string) => {
+            const line = lineOf(requestId)!;
+            return spans.find((span) => span.kind === SPAN_KIND_SERVER && span.spanId === line.span_id);
+          };
+          for (const [i, { requestId }] of sentMalformed.entries()) {
+            const span = serverOf(requestId);
+            expect(span, malformed[i]).toBeDefined();
+            expect(span!.traceId, malformed[i]).not.toBe(traceId);
+            expect(span!.parentSpanId, malformed[i]).toBe("");
+            expect(lineOf(requestId), malformed[i]).toMatchObject({ trace_id: span!.traceId, trace_flags: "01" });
+          }
+          // Its line names the caller's trace, flagged left out; nothing of that trace was sent.
+          expect(lineOf(unsampled.requestId)).toMatchObject({ trace_id: leftOut.traceId, trace_flags: "00" });
+          expect(spans.filter((span) => span.traceId === leftOut.traceId)).toEqual([]);
+          const notFound = serverOf(nowhere.requestId)!;
+          expect(notFound.name).toBe("GET");
+          expect(notFound.attributes).not.toHaveProperty("http.route");
+          expect(notFound.attributes["http.response.status_code"]).toBe(404);
+        } finally {
+          printed.mockRestore();
+        }
+      },
+      TOUR_TIMEOUT_MS,
+    );
+
     it("records no token, password or statement parameter", () => {
       const text = collector!.text();
       const password = new URL(stack!.settings.DATABASE_URL).password;
@@ -187,25 +293,36 @@ function expectTraceOf(step: TracedStep, spans: CollectedSpan[], runtime: Runtim
   expect(root, `no server span for ${step.command}`).toBeDefined();
   expect(more).toEqual([]);
   expect(root!.parentSpanId).toBe(step.parentId);
+  // The caller's tracestate, carried on by the request's every span.
+  for (const span of trace) expect(span.traceState, span.name).toBe(step.traceState);
   expect(root!.name).toMatch(/^(GET|PUT|PATCH|POST|DELETE) \/v1\/[a-z]+(\/\{[A-Za-z]+\})*$/);
   expect(root!.attributes["http.route"]).toBe(root!.name.split(" ")[1]);
   expect(root!.resource).toMatchObject({
     "service.name": "tour",
+    "service.instance.id": expect.stringMatching(/\S/),
     "edge.runtime": runtime,
     "deployment.environment.name": "test",
+    "telemetry.sdk.name": "opentelemetry",
+    "telemetry.sdk.version": expect.stringMatching(/^\d+\.\d+\.\d+/),
+    ...RUNTIME_RESOURCE[runtime],
   });
-  expect(root!.resource["process.runtime.name"]).toEqual(expect.any(String));
-  // The deployment, where the platform says it: Workers' version metadata, Compute's service version.
-  if (runtime === "cloudflare" || runtime === "fastly") {
-    expect(root!.resource["service.version"]).toEqual(expect.stringMatching(/\S/));
-  }
+  if (NO_CLOUD.includes(runtime))
+    expect(Object.keys(root!.resource).filter((key) => /^(cloud|faas)\./.test(key))).toEqual([]);
+  // The request's URL, but for its path: the scheme and the server it was sent to.
+  expect(root!.attributes).toMatchObject({ "url.scheme": "http", "server.address": "127.0.0.1" });
+  expect(root!.attributes).not.toHaveProperty("url.path");
   const children = trace.filter((span) => span !== root);
   for (const child of children) expect(child.parentSpanId, child.name).toBe(root!.spanId);
   expect(children.map((child) => child.name)).toContain("token check");
   // Both quotas' counts in one span.
   expect(children.filter((child) => child.name === "rate limit count")).toHaveLength(1);
   for (const db of children.filter((child) => child.attributes["db.system"])) {
-    expect(db.attributes).toMatchObject({ "db.system": "postgresql", "db.operation.name": expect.any(String) });
+    expect(db.kind, db.name).toBe(SPAN_KIND_CLIENT);
+    expect(db.attributes).toMatchObject({
+      "db.system": "postgresql",
+      "db.system.name": "postgresql",
+      "db.operation.name": expect.any(String),
+    });
     expect(Object.keys(db.attributes).some((key) => /statement|query\.text|param/.test(key))).toBe(false);
   }
 }

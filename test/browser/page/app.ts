@@ -19,6 +19,7 @@ export type TourAnswers = Record<string, ApiAnswer>;
 const LINK = "/v1/links/{provider}/{externalAccountId}";
 const ASSET = "/v1/assets/{id}";
 const MERGE_PATCH = { "content-type": "application/merge-patch+json" };
+const TRACE_CONTEXT = { traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", tracestate: "web=1" };
 
 async function tour(config: TourConfig): Promise<TourAnswers> {
   const alice = createClient({ baseUrl: config.api, token: config.alice });
@@ -29,7 +30,9 @@ async function tour(config: TourConfig): Promise<TourAnswers> {
 
   seen.linked = await answerOf(alice.PUT(LINK, { params: link }));
   seen.linkTaken = await answerOf(bob.PUT(LINK, { params: { path: { ...link.path, provider: "GitHub" } } }));
-  seen.linkRead = await answerOf(alice.GET(LINK, { params: link }));
+  // Sent with the page's trace, as OpenTelemetry's fetch instrumentation sends it: headers a
+  // preflight must allow, or the browser refuses the call.
+  seen.linkRead = await answerOf(alice.GET(LINK, { params: link, headers: TRACE_CONTEXT }));
   seen.unlinked = await answerOf(alice.DELETE(LINK, { params: link }));
 
   seen.assetCreated = await answerOf(

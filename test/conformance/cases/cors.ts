@@ -16,6 +16,8 @@ const REQUEST_HEADERS = [
   "if-none-match",
   "idempotency-key",
   "x-request-id",
+  "traceparent",
+  "tracestate",
 ];
 const EXPOSED_HEADERS = [
   "etag",
