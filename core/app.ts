@@ -5,6 +5,7 @@ import type { AppDeps, AppEnv, RouteDeps } from "./deps.ts";
 import { clientKey } from "./http/client-address.ts";
 import { crossOrigin, methodsOfRouter } from "./http/cors.ts";
 import { fieldValue } from "./http/field-value.ts";
+import { isRecognizedMethod, RECOGNIZED_METHODS } from "./http/methods.ts";
 import { pathsNamingSomething } from "./http/path.ts";
 import { ProblemError, problemResponse } from "./http/problem.ts";
 import { rateLimits } from "./http/rate-limit.ts";
@@ -14,7 +15,7 @@ import { routedPath } from "./http/request-url.ts";
 import { serverTiming } from "./http/server-timing.ts";
 import { waitUntilOf } from "./http/wait-until.ts";
 import { consoleLogger, errorMessage, type Logger } from "./log.ts";
-import { type DeclaredRoute, isMethodNotAllowedHandler, mountCapabilities, RECOGNIZED_METHODS } from "./mount.ts";
+import { type DeclaredRoute, isMethodNotAllowedHandler, mountCapabilities } from "./mount.ts";
 import { openApi } from "./openapi/index.ts";
 import { DatabaseOutcomeUnknownError, DatabaseUnavailableError } from "./ports/sql.ts";
 import { SettingsError } from "./settings/error.ts";
@@ -106,7 +107,7 @@ const declared = new WeakMap<App, readonly DeclaredRoute[]>();
 export const routesOf = (app: App): readonly DeclaredRoute[] => declared.get(app) ?? [];
 
 const recognizedMethodsOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
-  if (!(RECOGNIZED_METHODS as readonly string[]).includes(c.req.method)) {
+  if (!isRecognizedMethod(c.req.method)) {
     throw new ProblemError(501, "not_implemented", `No route implements ${c.req.method}.`);
   }
   await next();

@@ -6,6 +6,7 @@ import { describeRoute, validator } from "hono-openapi";
 import * as v from "valibot";
 import type { AppEnv, RouteDeps } from "./deps.ts";
 import { readBodyText, readJson, requireMediaType, validate } from "./http/body.ts";
+import { RECOGNIZED_METHODS } from "./http/methods.ts";
 import { pathValues } from "./http/path.ts";
 import { methodNotAllowedProblem, ProblemError } from "./http/problem.ts";
 import { type Issue, validationFailed } from "./http/validation.ts";
@@ -14,24 +15,6 @@ import { namedSchemas, nameOf } from "./openapi/document.ts";
 import { conversion } from "./openapi/json-schema.ts";
 import type { BodySpec } from "./openapi/operations.ts";
 import type { Capability, Route } from "./route.ts";
-
-/**
- * The methods RFC 9110 defines, PATCH (RFC 5789) and QUERY (RFC 10008): on a path that does not
- * serve one, 405 with `Allow` (TRACE, CONNECT and QUERY included: the API knows them and serves
- * them nowhere). Any other method token (PROPFIND, BREW…) no route implements: 501 (RFC 9110 §15.6.2).
- */
-export const RECOGNIZED_METHODS = [
-  "GET",
-  "HEAD",
-  "POST",
-  "PUT",
-  "PATCH",
-  "DELETE",
-  "OPTIONS",
-  "TRACE",
-  "CONNECT",
-  "QUERY",
-] as const;
 
 /** A route and the tag of the capability that declared it. */
 export interface DeclaredRoute extends Route {
@@ -139,8 +122,7 @@ function byPath(routes: readonly DeclaredRoute[]): Map<string, DeclaredRoute[]> 
 }
 
 /** In RFC 9110's order (GET, HEAD, POST…), whatever order the routes were declared in. */
-const inOrder = (methods: readonly string[]) =>
-  (RECOGNIZED_METHODS as readonly string[]).filter((method) => methods.includes(method));
+const inOrder = (methods: readonly string[]) => RECOGNIZED_METHODS.filter((method) => methods.includes(method));
 
 const adminOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (c.get("principal").role !== "admin") throw new ProblemError(403, "forbidden", "Only admin tokens may do this.");

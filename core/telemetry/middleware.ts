@@ -7,16 +7,9 @@ import { SpanStatusCode } from "@opentelemetry/api";
 import type { Context, MiddlewareHandler } from "hono";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { matchedRoute } from "../http/matched-route.ts";
+import { isRecognizedMethod } from "../http/methods.ts";
 import { waitUntilOf } from "../http/wait-until.ts";
-import {
-  failed,
-  KNOWN_HTTP_METHODS,
-  startServerSpan,
-  type Telemetry,
-  tracedKv,
-  tracedPart,
-  tracedSql,
-} from "./tracing.ts";
+import { failed, startServerSpan, type Telemetry, tracedKv, tracedPart, tracedSql } from "./tracing.ts";
 
 export function requestTracing(deps: AppDeps, telemetry: Telemetry): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
@@ -70,7 +63,7 @@ function describeAnswer(span: Span, c: Context<AppEnv>): void {
   const status = c.res.status;
   if (route) {
     const method = c.req.method;
-    span.updateName(`${KNOWN_HTTP_METHODS.has(method) ? method : "HTTP"} ${route}`);
+    span.updateName(`${isRecognizedMethod(method) ? method : "HTTP"} ${route}`);
     span.setAttribute("http.route", route);
   }
   span.setAttribute("http.response.status_code", status);

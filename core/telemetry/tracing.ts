@@ -14,6 +14,7 @@ import {
   trace,
 } from "@opentelemetry/api";
 import { fieldValue } from "../http/field-value.ts";
+import { isRecognizedMethod } from "../http/methods.ts";
 import { ProblemError } from "../http/problem.ts";
 import { aroundEachKvCall } from "../ports/around-each-call.ts";
 import type { KvCache } from "../ports/kv.ts";
@@ -158,24 +159,6 @@ export function startServerSpan(telemetry: Telemetry, request: Request): { span:
   return { span, context: trace.setSpan(parent, span) };
 }
 
-/**
- * The methods OpenTelemetry's HTTP conventions know (RFC 9110's, PATCH and QUERY): any other is
- * recorded as `_OTHER`, its name in `http.request.method_original`, so that a client sending
- * made-up methods cannot make span names without end. The same list as the app's RECOGNIZED_METHODS.
- */
-export const KNOWN_HTTP_METHODS: ReadonlySet<string> = new Set([
-  "GET",
-  "HEAD",
-  "POST",
-  "PUT",
-  "PATCH",
-  "DELETE",
-  "OPTIONS",
-  "TRACE",
-  "CONNECT",
-  "QUERY",
-]);
-
 const DEFAULT_PORTS: Record<string, string> = { http: "80", https: "443" };
 
 /**
@@ -187,7 +170,7 @@ const DEFAULT_PORTS: Record<string, string> = { http: "80", https: "443" };
  */
 export function requestAttributes(request: Request): Attributes {
   const method = request.method;
-  const known = KNOWN_HTTP_METHODS.has(method);
+  const known = isRecognizedMethod(method);
   const attributes: Attributes = known
     ? { "http.request.method": method }
     : { "http.request.method": "_OTHER", "http.request.method_original": method };

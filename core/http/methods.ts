@@ -1,0 +1,22 @@
+/**
+ * The methods RFC 9110 defines, PATCH (RFC 5789) and QUERY (RFC 10008), which OpenTelemetry's HTTP
+ * conventions know too. On a path that does not serve one: 405 with `Allow` (TRACE, CONNECT and
+ * QUERY included: the API knows them and serves them nowhere). Any other method token (PROPFIND,
+ * BREW…) no route implements: 501 (RFC 9110 §15.6.2), and its span records it as `_OTHER`.
+ */
+export const RECOGNIZED_METHODS = [
+  "GET",
+  "HEAD",
+  "POST",
+  "PUT",
+  "PATCH",
+  "DELETE",
+  "OPTIONS",
+  "TRACE",
+  "CONNECT",
+  "QUERY",
+] as const;
+
+const recognized: ReadonlySet<string> = new Set(RECOGNIZED_METHODS);
+
+export const isRecognizedMethod = (method: string) => recognized.has(method);
