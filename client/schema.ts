@@ -519,6 +519,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description `kv` or `db`: where it was read. */
                     "x-link-source": string;
                     [name: string]: unknown;
@@ -543,6 +545,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -566,6 +570,8 @@ export interface operations {
                     vary?: string;
                     /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
                     "server-timing"?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -595,6 +601,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -622,6 +630,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -645,6 +655,8 @@ export interface operations {
                     vary?: string;
                     /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
                     "server-timing"?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -678,6 +690,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -705,6 +719,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     [name: string]: unknown;
@@ -759,6 +775,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -781,6 +799,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Where the new resource is. */
                     location: string;
                     [name: string]: unknown;
@@ -805,6 +825,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -828,6 +850,8 @@ export interface operations {
                     vary?: string;
                     /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
                     "server-timing"?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -857,6 +881,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -884,6 +910,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -911,6 +939,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description `identity` when a Content-Encoding was refused. */
                     "accept-encoding"?: string;
                     [name: string]: unknown;
@@ -940,6 +970,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -963,6 +995,8 @@ export interface operations {
                     vary?: string;
                     /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
                     "server-timing"?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -996,6 +1030,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1023,6 +1059,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     [name: string]: unknown;
@@ -1052,6 +1090,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1098,6 +1138,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1118,6 +1160,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1141,6 +1185,8 @@ export interface operations {
                     vary?: string;
                     /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
                     "server-timing"?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -1170,6 +1216,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1197,6 +1245,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1220,6 +1270,8 @@ export interface operations {
                     vary?: string;
                     /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
                     "server-timing"?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -1253,6 +1305,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1280,6 +1334,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     [name: string]: unknown;
@@ -1309,6 +1365,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1353,6 +1411,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1371,6 +1431,8 @@ export interface operations {
                     vary?: string;
                     /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
                     "server-timing"?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -1400,6 +1462,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1423,6 +1487,8 @@ export interface operations {
                     vary?: string;
                     /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
                     "server-timing"?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -1456,6 +1522,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1483,6 +1551,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     [name: string]: unknown;
@@ -1528,6 +1598,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1546,6 +1618,8 @@ export interface operations {
                     vary?: string;
                     /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
                     "server-timing"?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -1575,6 +1649,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1602,6 +1678,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1625,6 +1703,8 @@ export interface operations {
                     vary?: string;
                     /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
                     "server-timing"?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -1658,6 +1738,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1685,6 +1767,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     [name: string]: unknown;
@@ -1714,6 +1798,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1755,6 +1841,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1773,6 +1861,8 @@ export interface operations {
                     vary?: string;
                     /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
                     "server-timing"?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -1802,6 +1892,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1825,6 +1917,8 @@ export interface operations {
                     vary?: string;
                     /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
                     "server-timing"?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -1858,6 +1952,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1885,6 +1981,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     [name: string]: unknown;
@@ -1914,6 +2012,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1960,6 +2060,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1982,6 +2084,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2005,6 +2109,8 @@ export interface operations {
                     vary?: string;
                     /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
                     "server-timing"?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -2034,6 +2140,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2061,6 +2169,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description `identity` when a Content-Encoding was refused. */
                     "accept-encoding"?: string;
                     [name: string]: unknown;
@@ -2090,6 +2200,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2113,6 +2225,8 @@ export interface operations {
                     vary?: string;
                     /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
                     "server-timing"?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -2146,6 +2260,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2173,6 +2289,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     [name: string]: unknown;
@@ -2202,6 +2320,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2252,6 +2372,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description The asset's strong ETag. */
                     etag: string;
                     /** @description Where the new resource is. */
@@ -2280,6 +2402,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2303,6 +2427,8 @@ export interface operations {
                     vary?: string;
                     /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
                     "server-timing"?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -2332,6 +2458,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2359,6 +2487,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description `identity` when a Content-Encoding was refused. */
                     "accept-encoding"?: string;
                     [name: string]: unknown;
@@ -2388,6 +2518,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2411,6 +2543,8 @@ export interface operations {
                     vary?: string;
                     /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
                     "server-timing"?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -2444,6 +2578,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2471,6 +2607,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     [name: string]: unknown;
@@ -2500,6 +2638,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2548,6 +2688,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description The asset's strong ETag. */
                     etag: string;
                     [name: string]: unknown;
@@ -2572,6 +2714,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description The asset's strong ETag. */
                     etag: string;
                     [name: string]: unknown;
@@ -2594,6 +2738,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2617,6 +2763,8 @@ export interface operations {
                     vary?: string;
                     /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
                     "server-timing"?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -2646,6 +2794,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2673,6 +2823,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description The methods the path serves. */
                     allow: string;
                     [name: string]: unknown;
@@ -2702,6 +2854,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2725,6 +2879,8 @@ export interface operations {
                     vary?: string;
                     /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
                     "server-timing"?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -2758,6 +2914,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2785,6 +2943,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     [name: string]: unknown;
@@ -2842,6 +3002,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description The asset's strong ETag. */
                     etag: string;
                     [name: string]: unknown;
@@ -2866,6 +3028,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description The asset's strong ETag. */
                     etag: string;
                     /** @description Where the new resource is. */
@@ -2892,6 +3056,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2915,6 +3081,8 @@ export interface operations {
                     vary?: string;
                     /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
                     "server-timing"?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -2944,6 +3112,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2971,6 +3141,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description The methods the path serves. */
                     allow: string;
                     [name: string]: unknown;
@@ -3000,6 +3172,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3027,6 +3201,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3054,6 +3230,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3081,6 +3259,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description `identity` when a Content-Encoding was refused. */
                     "accept-encoding"?: string;
                     [name: string]: unknown;
@@ -3110,6 +3290,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3137,6 +3319,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3160,6 +3344,8 @@ export interface operations {
                     vary?: string;
                     /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
                     "server-timing"?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -3193,6 +3379,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3220,6 +3408,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     [name: string]: unknown;
@@ -3249,6 +3439,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3295,6 +3487,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3315,6 +3509,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3338,6 +3534,8 @@ export interface operations {
                     vary?: string;
                     /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
                     "server-timing"?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -3367,6 +3565,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3394,6 +3594,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description The methods the path serves. */
                     allow: string;
                     [name: string]: unknown;
@@ -3423,6 +3625,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3450,6 +3654,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3477,6 +3683,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3500,6 +3708,8 @@ export interface operations {
                     vary?: string;
                     /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
                     "server-timing"?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -3533,6 +3743,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3560,6 +3772,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     [name: string]: unknown;
@@ -3589,6 +3803,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3646,6 +3862,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description The asset's strong ETag. */
                     etag: string;
                     [name: string]: unknown;
@@ -3670,6 +3888,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3693,6 +3913,8 @@ export interface operations {
                     vary?: string;
                     /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
                     "server-timing"?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -3722,6 +3944,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3749,6 +3973,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description The methods the path serves. */
                     allow: string;
                     [name: string]: unknown;
@@ -3778,6 +4004,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3805,6 +4033,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3832,6 +4062,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3859,6 +4091,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description `identity` when a Content-Encoding was refused. */
                     "accept-encoding"?: string;
                     /** @description The patch formats accepted. */
@@ -3890,6 +4124,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3917,6 +4153,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3940,6 +4178,8 @@ export interface operations {
                     vary?: string;
                     /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
                     "server-timing"?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -3973,6 +4213,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4000,6 +4242,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     [name: string]: unknown;
@@ -4029,6 +4273,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4075,6 +4321,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description The asset's strong ETag. */
                     etag: string;
                     [name: string]: unknown;
@@ -4099,6 +4347,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4122,6 +4372,8 @@ export interface operations {
                     vary?: string;
                     /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
                     "server-timing"?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -4151,6 +4403,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4178,6 +4432,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4205,6 +4461,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4232,6 +4490,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4255,6 +4515,8 @@ export interface operations {
                     vary?: string;
                     /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
                     "server-timing"?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -4288,6 +4550,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4315,6 +4579,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     [name: string]: unknown;
@@ -4344,6 +4610,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4388,6 +4656,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4406,6 +4676,8 @@ export interface operations {
                     vary?: string;
                     /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
                     "server-timing"?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -4435,6 +4707,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4458,6 +4732,8 @@ export interface operations {
                     vary?: string;
                     /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
                     "server-timing"?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -4491,6 +4767,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4518,6 +4796,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     [name: string]: unknown;
@@ -4570,6 +4850,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Where the new resource is. */
                     location: string;
                     /** @description `true` when this answers an earlier request with the same key. */
@@ -4596,6 +4878,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4619,6 +4903,8 @@ export interface operations {
                     vary?: string;
                     /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
                     "server-timing"?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -4648,6 +4934,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4675,6 +4963,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description `identity` when a Content-Encoding was refused. */
                     "accept-encoding"?: string;
                     [name: string]: unknown;
@@ -4704,6 +4994,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4727,6 +5019,8 @@ export interface operations {
                     vary?: string;
                     /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
                     "server-timing"?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -4760,6 +5054,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4787,6 +5083,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     [name: string]: unknown;
@@ -4816,6 +5114,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4860,6 +5160,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4878,6 +5180,8 @@ export interface operations {
                     vary?: string;
                     /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
                     "server-timing"?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -4907,6 +5211,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4930,6 +5236,8 @@ export interface operations {
                     vary?: string;
                     /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
                     "server-timing"?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -4963,6 +5271,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4990,6 +5300,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     [name: string]: unknown;

@@ -108,6 +108,30 @@ export function conventionCases(call: Call, runtime: RuntimeName, baseUrl: () =>
     });
   });
 
+  describe("caching", () => {
+    it("every answer under /v1, 304s and problems included, is Cache-Control: no-store", async () => {
+      const as = { sub: "alice", tid: freshTenant() };
+      const created = await call("POST", "/v1/assets", { as, body: { name: "Chair", material: "oak" } });
+      const path = `/v1/assets/${created.json.id}`;
+      const etag = created.headers.get("etag")!;
+      const answers = [
+        created,
+        await call("GET", path, { as }),
+        await call("HEAD", path, { as }),
+        await call("GET", path, { as, headers: { "if-none-match": etag } }),
+        await call("GET", "/v1/documents", { as }),
+        await call("GET", "/v1/me/links", { as }),
+        await call("GET", `/v1/links/github/${unique("absent")}`, { as }),
+        await call("GET", path, { as: { ...as, tid: freshTenant() } }),
+        await call("GET", path, { as: null }),
+        await call("POST", path, { as }),
+        await call("GET", "/v1/nothing-here", { as }),
+      ];
+      expect(answers.map((answer) => answer.status)).toEqual([201, 200, 200, 304, 200, 200, 404, 404, 401, 405, 404]);
+      for (const answer of answers) expect(answer.headers.get("cache-control"), answer.text).toBe("no-store");
+    });
+  });
+
   describe("characters are code points", () => {
     it("asset names and materials: 200 emoji pass, 201 do not", async () => {
       const as = { sub: "alice", tid: freshTenant() };
