@@ -106,6 +106,25 @@ export function conventionCases(call: Call, runtime: RuntimeName, baseUrl: () =>
       expectProblem(answer, 415, "unsupported_media_type");
       expect(answer.headers.get("accept-patch")).toBe("application/json, application/merge-patch+json");
     });
+
+    it("a member one JSON object names twice: 422 must be given once, nothing written", async () => {
+      const as = { sub: "alice", tid: freshTenant() };
+      const headers = { "content-type": "application/json" };
+      const body = '{"contractId":"first","contractId":"second"}';
+      const refused = await call("POST", "/v1/documents", { as, body, headers });
+      expectProblem(refused, 422, "validation_failed");
+      expect(refused.json.errors).toEqual([{ field: "contractId", message: "must be given once" }]);
+      const patch = { "content-type": "application/merge-patch+json", "if-match": "*" };
+      const asset = await call("POST", "/v1/assets", { as, body: { name: "Chair", material: "oak" } });
+      const twice = '{"name":"Stool","material":"ash","name":"Bench"}';
+      expectProblem(
+        await call("PATCH", `/v1/assets/${asset.json.id}`, { as, body: twice, headers: patch }),
+        422,
+        "validation_failed",
+      );
+      expect((await call("GET", "/v1/documents", { as })).json.items).toEqual([]);
+      expect((await call("GET", `/v1/assets/${asset.json.id}`, { as })).json.name).toBe("Chair");
+    });
   });
 
   describe("caching", () => {
