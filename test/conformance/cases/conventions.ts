@@ -107,6 +107,23 @@ export function conventionCases(call: Call, runtime: RuntimeName, baseUrl: () =>
       expect(answer.headers.get("accept-patch")).toBe("application/json, application/merge-patch+json");
     });
 
+    it("a media type is matched without its parameters and its case; a +json type is not JSON's (415)", async () => {
+      const as = { sub: "alice", tid: freshTenant() };
+      const body = '{"contractId":"c"}';
+      for (const type of [
+        "application/json; charset=utf-8",
+        'Application/JSON;Charset="UTF-8"',
+        "application/json ; x=y",
+      ]) {
+        expectStatus(await call("POST", "/v1/documents", { as, body, headers: { "content-type": type } }), 201);
+      }
+      for (const type of ["application/vnd.api+json", "application/problem+json", "text/json", ""]) {
+        const refused = await call("POST", "/v1/documents", { as, body, headers: { "content-type": type } });
+        expectProblem(refused, 415, "unsupported_media_type");
+      }
+      expect((await call("GET", "/v1/documents", { as })).json.items).toHaveLength(3);
+    });
+
     it("a member one JSON object names twice: 422 must be given once, nothing written", async () => {
       const as = { sub: "alice", tid: freshTenant() };
       const headers = { "content-type": "application/json" };
