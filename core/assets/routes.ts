@@ -157,7 +157,9 @@ export const assetRoutes = ({ settings }: Pick<AppDeps, "settings">) => [
       const found = await findAsset(c.get("sql"), tenantOf(c), id);
       if (!found) throw noSuchAsset();
       const outcome = evaluateRead(preconditions, found.etag);
-      if (outcome === "precondition_failed") throw refusals.conflict();
+      if (outcome === "precondition_failed") {
+        throw new ProblemError(412, "precondition_failed", "The asset is not at a version If-Match names.");
+      }
       if (outcome === "not_modified") return c.body(null, 304, { etag: formatEtag(found.etag) });
       return answerAsset(c, found);
     },
