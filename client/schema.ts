@@ -2031,6 +2031,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Never holds here, where no asset is named: 412, nothing done. Empty: as if absent. */
+                "if-match"?: string;
+                /** @description Always holds here: changes nothing. Empty: as if absent. */
+                "if-none-match"?: string;
                 /** @description Names the request in the log and the answer when it matches `^[A-Za-z0-9._:-]{1,128}$`; any other value is replaced by a fresh id. */
                 "x-request-id"?: string;
             };
@@ -2121,6 +2125,35 @@ export interface operations {
                         status?: 401;
                         /** @enum {unknown} */
                         code?: "unauthorized";
+                    };
+                };
+            };
+            /** @description `precondition_failed`: Precondition failed */
+            412: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
+                    /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
+                    ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 412;
+                        /** @enum {unknown} */
+                        code?: "precondition_failed";
                     };
                 };
             };
@@ -2339,6 +2372,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Never holds here, where no asset is named: 412, nothing done. Empty: as if absent. */
+                "if-match"?: string;
+                /** @description Always holds here: changes nothing. Empty: as if absent. */
+                "if-none-match"?: string;
                 /** @description Names this request of this caller (tenant and user): a retry with the same body answers the first result, creating nothing. */
                 "idempotency-key"?: string;
                 /** @description Names the request in the log and the answer when it matches `^[A-Za-z0-9._:-]{1,128}$`; any other value is replaced by a fresh id. */
@@ -2439,6 +2476,35 @@ export interface operations {
                         status?: 401;
                         /** @enum {unknown} */
                         code?: "unauthorized";
+                    };
+                };
+            };
+            /** @description `precondition_failed`: Precondition failed */
+            412: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
+                    /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
+                    ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 412;
+                        /** @enum {unknown} */
+                        code?: "precondition_failed";
                     };
                 };
             };

@@ -94,5 +94,22 @@ export function preconditionCases(call: Call, baseUrl: () => string) {
       expectProblem(await call("DELETE", path, { as, headers: dated }), 428, "precondition_required");
       expectStatus(await patch(id, { name: "y" }, { ...past, "if-match": etag }), 200);
     });
+
+    it("POST /v1/assets and its import with If-Match: 412, nothing done; with If-None-Match: * as without", async () => {
+      const body = { name: unique("conditional-create"), material: "oak" };
+      const key = { "idempotency-key": unique("key") };
+      for (const ifMatch of ["*", '"abc"']) {
+        const refused = await call("POST", "/v1/assets", { as, body, headers: { ...key, "if-match": ifMatch } });
+        expectProblem(refused, 412, "precondition_failed");
+        const csv = "id,name,material,source_etag\n";
+        const headers = { "content-type": "text/csv", "if-match": ifMatch };
+        expectProblem(await call("POST", "/v1/assets/import", { as, body: csv, headers }), 412, "precondition_failed");
+      }
+      // Nothing was kept of the refused requests, their key included: its first use creates.
+      const created = await call("POST", "/v1/assets", { as, body, headers: { ...key, "if-none-match": "*" } });
+      expectStatus(created, 201);
+      expect(created.headers.get("idempotent-replayed")).toBeNull();
+      expect(created.json.name).toBe(body.name);
+    });
   });
 }
