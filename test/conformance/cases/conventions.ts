@@ -162,8 +162,11 @@ export function conventionCases(call: Call, runtime: RuntimeName, baseUrl: () =>
         await call("GET", path, { as: null }),
         await call("POST", path, { as }),
         await call("GET", "/v1/nothing-here", { as }),
+        // Refused before the token is read: a path with an empty segment names nothing.
+        await call("GET", "/v1//assets", { as: null }),
       ];
-      expect(answers.map((answer) => answer.status)).toEqual([201, 200, 200, 304, 200, 200, 404, 404, 401, 405, 404]);
+      const statuses = [201, 200, 200, 304, 200, 200, 404, 404, 401, 405, 404, 404];
+      expect(answers.map((answer) => answer.status)).toEqual(statuses);
       for (const answer of answers) expect(answer.headers.get("cache-control"), answer.text).toBe("no-store");
     });
   });
