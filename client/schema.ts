@@ -519,6 +519,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description `kv` or `db`: where it was read. */
                     "x-link-source": string;
                     [name: string]: unknown;
@@ -543,6 +545,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -566,6 +570,8 @@ export interface operations {
                     vary?: string;
                     /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
                     "server-timing"?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -595,6 +601,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -622,6 +630,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -645,6 +655,8 @@ export interface operations {
                     vary?: string;
                     /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
                     "server-timing"?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -678,6 +690,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -705,6 +719,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     [name: string]: unknown;
@@ -759,6 +775,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -781,6 +799,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Where the new resource is. */
                     location: string;
                     [name: string]: unknown;
@@ -805,6 +825,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -828,6 +850,8 @@ export interface operations {
                     vary?: string;
                     /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
                     "server-timing"?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -857,6 +881,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -884,6 +910,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -911,6 +939,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description `identity` when a Content-Encoding was refused. */
                     "accept-encoding"?: string;
                     [name: string]: unknown;
@@ -940,6 +970,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -963,6 +995,8 @@ export interface operations {
                     vary?: string;
                     /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
                     "server-timing"?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -996,6 +1030,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1023,6 +1059,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     [name: string]: unknown;
@@ -1052,6 +1090,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1098,6 +1138,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1118,6 +1160,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1141,6 +1185,8 @@ export interface operations {
                     vary?: string;
                     /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
                     "server-timing"?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -1170,6 +1216,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1197,6 +1245,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1220,6 +1270,8 @@ export interface operations {
                     vary?: string;
                     /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
                     "server-timing"?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -1253,6 +1305,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1280,6 +1334,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     [name: string]: unknown;
@@ -1309,6 +1365,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1353,6 +1411,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1371,6 +1431,8 @@ export interface operations {
                     vary?: string;
                     /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
                     "server-timing"?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -1400,6 +1462,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1423,6 +1487,8 @@ export interface operations {
                     vary?: string;
                     /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
                     "server-timing"?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -1456,6 +1522,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1483,6 +1551,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     [name: string]: unknown;
@@ -1528,6 +1598,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1546,6 +1618,8 @@ export interface operations {
                     vary?: string;
                     /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
                     "server-timing"?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -1575,6 +1649,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1602,6 +1678,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1625,6 +1703,8 @@ export interface operations {
                     vary?: string;
                     /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
                     "server-timing"?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -1658,6 +1738,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1685,6 +1767,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     [name: string]: unknown;
@@ -1714,6 +1798,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1755,6 +1841,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1773,6 +1861,8 @@ export interface operations {
                     vary?: string;
                     /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
                     "server-timing"?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -1802,6 +1892,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1825,6 +1917,8 @@ export interface operations {
                     vary?: string;
                     /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
                     "server-timing"?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -1858,6 +1952,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1885,6 +1981,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     [name: string]: unknown;
@@ -1914,6 +2012,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1931,6 +2031,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Never holds here, where no asset is named: 412, nothing done. Empty: as if absent. */
+                "if-match"?: string;
+                /** @description Always holds here: changes nothing. Empty: as if absent. */
+                "if-none-match"?: string;
                 /** @description Names the request in the log and the answer when it matches `^[A-Za-z0-9._:-]{1,128}$`; any other value is replaced by a fresh id. */
                 "x-request-id"?: string;
             };
@@ -1960,6 +2064,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1982,6 +2088,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2005,6 +2113,8 @@ export interface operations {
                     vary?: string;
                     /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
                     "server-timing"?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -2015,6 +2125,35 @@ export interface operations {
                         status?: 401;
                         /** @enum {unknown} */
                         code?: "unauthorized";
+                    };
+                };
+            };
+            /** @description `precondition_failed`: Precondition failed */
+            412: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
+                    /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
+                    ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 412;
+                        /** @enum {unknown} */
+                        code?: "precondition_failed";
                     };
                 };
             };
@@ -2034,6 +2173,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2061,6 +2202,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description `identity` when a Content-Encoding was refused. */
                     "accept-encoding"?: string;
                     [name: string]: unknown;
@@ -2090,6 +2233,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2113,6 +2258,8 @@ export interface operations {
                     vary?: string;
                     /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
                     "server-timing"?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -2146,6 +2293,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2173,6 +2322,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     [name: string]: unknown;
@@ -2202,6 +2353,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2219,6 +2372,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Never holds here, where no asset is named: 412, nothing done. Empty: as if absent. */
+                "if-match"?: string;
+                /** @description Always holds here: changes nothing. Empty: as if absent. */
+                "if-none-match"?: string;
                 /** @description Names this request of this caller (tenant and user): a retry with the same body answers the first result, creating nothing. */
                 "idempotency-key"?: string;
                 /** @description Names the request in the log and the answer when it matches `^[A-Za-z0-9._:-]{1,128}$`; any other value is replaced by a fresh id. */
@@ -2252,6 +2409,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description The asset's strong ETag. */
                     etag: string;
                     /** @description Where the new resource is. */
@@ -2280,6 +2439,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2303,6 +2464,8 @@ export interface operations {
                     vary?: string;
                     /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
                     "server-timing"?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -2313,6 +2476,35 @@ export interface operations {
                         status?: 401;
                         /** @enum {unknown} */
                         code?: "unauthorized";
+                    };
+                };
+            };
+            /** @description `precondition_failed`: Precondition failed */
+            412: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
+                    /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
+                    ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 412;
+                        /** @enum {unknown} */
+                        code?: "precondition_failed";
                     };
                 };
             };
@@ -2332,6 +2524,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2359,6 +2553,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description `identity` when a Content-Encoding was refused. */
                     "accept-encoding"?: string;
                     [name: string]: unknown;
@@ -2388,6 +2584,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2411,6 +2609,8 @@ export interface operations {
                     vary?: string;
                     /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
                     "server-timing"?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -2444,6 +2644,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2471,6 +2673,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     [name: string]: unknown;
@@ -2500,6 +2704,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2548,6 +2754,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description The asset's strong ETag. */
                     etag: string;
                     [name: string]: unknown;
@@ -2572,6 +2780,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description The asset's strong ETag. */
                     etag: string;
                     [name: string]: unknown;
@@ -2594,6 +2804,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2617,6 +2829,8 @@ export interface operations {
                     vary?: string;
                     /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
                     "server-timing"?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -2646,6 +2860,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2673,6 +2889,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description The methods the path serves. */
                     allow: string;
                     [name: string]: unknown;
@@ -2702,6 +2920,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2725,6 +2945,8 @@ export interface operations {
                     vary?: string;
                     /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
                     "server-timing"?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -2758,6 +2980,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2785,6 +3009,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     [name: string]: unknown;
@@ -2842,6 +3068,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description The asset's strong ETag. */
                     etag: string;
                     [name: string]: unknown;
@@ -2866,6 +3094,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description The asset's strong ETag. */
                     etag: string;
                     /** @description Where the new resource is. */
@@ -2892,6 +3122,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2915,6 +3147,8 @@ export interface operations {
                     vary?: string;
                     /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
                     "server-timing"?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -2944,6 +3178,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2971,6 +3207,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description The methods the path serves. */
                     allow: string;
                     [name: string]: unknown;
@@ -3000,6 +3238,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3027,6 +3267,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3054,6 +3296,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3081,6 +3325,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description `identity` when a Content-Encoding was refused. */
                     "accept-encoding"?: string;
                     [name: string]: unknown;
@@ -3110,6 +3356,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3137,6 +3385,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3160,6 +3410,8 @@ export interface operations {
                     vary?: string;
                     /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
                     "server-timing"?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -3193,6 +3445,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3220,6 +3474,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     [name: string]: unknown;
@@ -3249,6 +3505,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3295,6 +3553,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3315,6 +3575,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3338,6 +3600,8 @@ export interface operations {
                     vary?: string;
                     /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
                     "server-timing"?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -3367,6 +3631,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3394,6 +3660,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description The methods the path serves. */
                     allow: string;
                     [name: string]: unknown;
@@ -3423,6 +3691,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3450,6 +3720,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3477,6 +3749,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3500,6 +3774,8 @@ export interface operations {
                     vary?: string;
                     /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
                     "server-timing"?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -3533,6 +3809,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3560,6 +3838,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     [name: string]: unknown;
@@ -3589,6 +3869,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3646,6 +3928,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description The asset's strong ETag. */
                     etag: string;
                     [name: string]: unknown;
@@ -3670,6 +3954,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3693,6 +3979,8 @@ export interface operations {
                     vary?: string;
                     /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
                     "server-timing"?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -3722,6 +4010,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3749,6 +4039,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description The methods the path serves. */
                     allow: string;
                     [name: string]: unknown;
@@ -3778,6 +4070,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3805,6 +4099,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3832,6 +4128,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3859,6 +4157,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description `identity` when a Content-Encoding was refused. */
                     "accept-encoding"?: string;
                     /** @description The patch formats accepted. */
@@ -3890,6 +4190,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3917,6 +4219,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3940,6 +4244,8 @@ export interface operations {
                     vary?: string;
                     /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
                     "server-timing"?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -3973,6 +4279,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4000,6 +4308,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     [name: string]: unknown;
@@ -4029,6 +4339,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4075,6 +4387,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description The asset's strong ETag. */
                     etag: string;
                     [name: string]: unknown;
@@ -4099,6 +4413,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4122,6 +4438,8 @@ export interface operations {
                     vary?: string;
                     /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
                     "server-timing"?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -4151,6 +4469,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4178,6 +4498,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4205,6 +4527,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4232,6 +4556,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4255,6 +4581,8 @@ export interface operations {
                     vary?: string;
                     /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
                     "server-timing"?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -4288,6 +4616,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4315,6 +4645,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     [name: string]: unknown;
@@ -4344,6 +4676,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4388,6 +4722,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4406,6 +4742,8 @@ export interface operations {
                     vary?: string;
                     /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
                     "server-timing"?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -4435,6 +4773,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4458,6 +4798,8 @@ export interface operations {
                     vary?: string;
                     /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
                     "server-timing"?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -4491,6 +4833,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4518,6 +4862,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     [name: string]: unknown;
@@ -4570,6 +4916,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Where the new resource is. */
                     location: string;
                     /** @description `true` when this answers an earlier request with the same key. */
@@ -4596,6 +4944,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4619,6 +4969,8 @@ export interface operations {
                     vary?: string;
                     /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
                     "server-timing"?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -4648,6 +5000,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4675,6 +5029,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description `identity` when a Content-Encoding was refused. */
                     "accept-encoding"?: string;
                     [name: string]: unknown;
@@ -4704,6 +5060,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4727,6 +5085,8 @@ export interface operations {
                     vary?: string;
                     /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
                     "server-timing"?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -4760,6 +5120,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4787,6 +5149,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     [name: string]: unknown;
@@ -4816,6 +5180,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4860,6 +5226,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4878,6 +5246,8 @@ export interface operations {
                     vary?: string;
                     /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
                     "server-timing"?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description The Bearer challenge (RFC 6750). */
                     "www-authenticate": string;
                     [name: string]: unknown;
@@ -4907,6 +5277,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4930,6 +5302,8 @@ export interface operations {
                     vary?: string;
                     /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
                     "server-timing"?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
@@ -4963,6 +5337,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4990,6 +5366,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
                     ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
                     /** @description Seconds to wait. */
                     "retry-after": string;
                     [name: string]: unknown;

@@ -47,6 +47,14 @@ export function createApp(deps: AppDeps) {
   // Its total covers everything the app does with a request, the log line included.
   app.use(serverTiming(deps));
   app.use(requestLogging(logger));
+  // Every answer under /v1 is one caller's (a tenant's data, or whether something exists there):
+  // no cache, shared or private, may keep it or answer another request with it (RFC 9111 §5.2.2.5).
+  // Set after the rest has answered, every refusal (a preflight's answer too) and 304 included (a 304
+  // carries what its 200 would).
+  app.use("/v1/*", async (c, next) => {
+    await next();
+    c.res.headers.set("cache-control", "no-store");
+  });
   // Before the token check: a browser's preflight carries no token. With no origin listed there
   // is nothing to do, and a step of Hono's chain less on every request.
   if (deps.settings.corsOrigins.length > 0) {

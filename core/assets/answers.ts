@@ -50,6 +50,14 @@ export const ifNoneMatch: HeaderSpec = {
   description: "ETag(s) the asset must not have; `*` on PUT creates. Empty: as if absent.",
   schema: etagListOrEmpty,
 };
+/** POST /v1/assets and the import, which name no asset (preconditions.ts, refuseIfMatch). */
+export const onNoAsset = {
+  "if-match": {
+    description: "Never holds here, where no asset is named: 412, nothing done. Empty: as if absent.",
+    schema: etagListOrEmpty,
+  },
+  "if-none-match": { description: "Always holds here: changes nothing. Empty: as if absent.", schema: etagListOrEmpty },
+} satisfies Record<string, HeaderSpec>;
 /** PATCH, DELETE and approve: without it, or with it empty, 428. */
 export const requiredIfMatch: HeaderSpec = {
   description: IF_MATCH,

@@ -70,3 +70,19 @@ export function evaluateRead(p: Preconditions, opaque: string): ReadOutcome {
   if (p.ifNoneMatch !== undefined && weakMatch(p.ifNoneMatch, opaque)) return "not_modified";
   return "ok";
 }
+
+/**
+ * POST /v1/assets and its import: the path names no asset, and has no current representation of
+ * its own, so an If-Match there can never hold (RFC 9110 §13.1.1: `*` needs one, a tag one that
+ * carries it). Refused before anything is done, rather than read as a create the client did not
+ * ask for; If-None-Match always holds there, and changes nothing.
+ */
+export function refuseIfMatch(p: Preconditions): void {
+  if (p.ifMatch === undefined) return;
+  throw new ProblemError(
+    412,
+    "precondition_failed",
+    "If-Match names an existing asset's version, and this path names no asset: nothing was done. " +
+      "To change an asset conditionally, send If-Match to /v1/assets/{id}.",
+  );
+}

@@ -26,6 +26,7 @@ import {
   etag,
   ifMatch,
   ifNoneMatch,
+  onNoAsset,
   requiredIfMatch,
   schemas,
 } from "./answers.ts";
@@ -33,7 +34,14 @@ import { createAssetOnce } from "./create-once.ts";
 import { parseImport } from "./csv-import.ts";
 import { formatEtag } from "./etag.ts";
 import { type Asset, AssetFieldsSchema, AssetIdSchema, AssetPatchSchema, representation } from "./model.ts";
-import { evaluateRead, type MatchCondition, putMode, readPreconditions, requireIfMatch } from "./preconditions.ts";
+import {
+  evaluateRead,
+  type MatchCondition,
+  putMode,
+  readPreconditions,
+  refuseIfMatch,
+  requireIfMatch,
+} from "./preconditions.ts";
 import {
   deleteAsset,
   findAsset,
@@ -95,10 +103,12 @@ export const assetRoutes = ({ settings }: Pick<AppDeps, "settings">) => [
     path: "/v1/assets/import",
     access: "token",
     summary: "Conditional bulk update from CSV (`id,name,material,source_etag`).",
+    headers: onNoAsset,
     body: { mediaTypes: ["text/csv"], schema: v.string(), description: "RFC 4180 CSV with a header row." },
     responses: { 200: { description: "One result per row.", body: schemas.ImportResults } },
-    problems: { 413: ["payload_too_large"], 422: ["validation_failed"] },
+    problems: { 412: ["precondition_failed"], 413: ["payload_too_large"], 422: ["validation_failed"] },
     handler: async (c, input) => {
+      refuseIfMatch(readPreconditions(c.req.raw.headers));
       const { rows } = parseImport(await input.body());
       const valid = rows.flatMap((row) => ("valid" in row ? [row.valid] : []));
       const outcomes = await importRows(c.get("sql"), tenantOf(c), valid);
@@ -115,7 +125,7 @@ export const assetRoutes = ({ settings }: Pick<AppDeps, "settings">) => [
     path: "/v1/assets",
     access: "token",
     summary: "Create an asset.",
-    headers: { [IDEMPOTENCY_KEY_HEADER]: idempotencyKeyHeader },
+    headers: { ...onNoAsset, [IDEMPOTENCY_KEY_HEADER]: idempotencyKeyHeader },
     body: json(AssetFieldsSchema),
     responses: {
       201: {
@@ -124,8 +134,9 @@ export const assetRoutes = ({ settings }: Pick<AppDeps, "settings">) => [
         headers: { etag, location, [IDEMPOTENT_REPLAYED_HEADER]: replayedHeader },
       },
     },
-    problems: { 422: ["idempotency_key_reused"] },
+    problems: { 412: ["precondition_failed"], 422: ["idempotency_key_reused"] },
     handler: async (c, input) => {
+      refuseIfMatch(readPreconditions(c.req.raw.headers));
       const key = parseIdempotencyKey(fieldValue(c.req.raw.headers, IDEMPOTENCY_KEY_HEADER));
       const fields = await input.body();
       const idempotency = await idempotencyOf(key, [fields.name, fields.material], settings.idempotencyKeyTtlSeconds);
@@ -157,7 +168,9 @@ export const assetRoutes = ({ settings }: Pick<AppDeps, "settings">) => [
       const found = await findAsset(c.get("sql"), tenantOf(c), id);
       if (!found) throw noSuchAsset();
       const outcome = evaluateRead(preconditions, found.etag);
-      if (outcome === "precondition_failed") throw refusals.conflict();
+      if (outcome === "precondition_failed") {
+        throw new ProblemError(412, "precondition_failed", "The asset is not at a version If-Match names.");
+      }
       if (outcome === "not_modified") return c.body(null, 304, { etag: formatEtag(found.etag) });
       return answerAsset(c, found);
     },

@@ -57,6 +57,30 @@ describe("readJson", () => {
     expect(fields).toEqual(["extra", "name"]);
   });
 
+  it("refuses a member one object names twice (422, must be given once), wherever it is", async () => {
+    const twice = async (body: string) => {
+      const problem = await problemOf(readJson(post(body, "application/json"), v.unknown()));
+      expect([problem.status, problem.code]).toEqual([422, "validation_failed"]);
+      return problem.extensions.errors;
+    };
+    expect(await twice('{"name":"a","name":"b"}')).toEqual([{ field: "name", message: "must be given once" }]);
+    // Compared as decoded: an escape spells the same name.
+    expect(await twice('{"name":"a", "\\u006eame" :"b"}')).toEqual([{ field: "name", message: "must be given once" }]);
+    expect(await twice('{"a":{"b":1,"c":{},"b":2},"d":[0,{"e":[],"e":null}],"a":3}')).toEqual([
+      { field: "a.b", message: "must be given once" },
+      { field: "d.1.e", message: "must be given once" },
+      { field: "a", message: "must be given once" },
+    ]);
+    expect(await twice('[{"__proto__":1,"__proto__":2}]')).toEqual([
+      { field: "0.__proto__", message: "must be given once" },
+    ]);
+  });
+
+  it("reads one name in several objects, and names inside strings, as no repeat", async () => {
+    const body = '{"x":{"x":1},"y":{"x":[{"x":"x"},{"x":"\\"x\\":{,}[]"}]},"z":"x","w":"{\\"x\\":1,\\"x\\":2}"}';
+    expect(await readJson(post(body, "application/json"), v.unknown())).toEqual(JSON.parse(body));
+  });
+
   it("reads an empty body as the given default", async () => {
     expect(await readJson(post(null), v.object({}), { whenEmpty: {} })).toEqual({});
   });

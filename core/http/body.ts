@@ -89,12 +89,55 @@ export async function readJson<S extends v.GenericSchema>(
 }
 
 function parseJson(text: string): unknown {
+  let data: unknown;
   try {
-    return JSON.parse(text);
+    data = JSON.parse(text);
   } catch {
     throw new ProblemError(400, "malformed_request", "The body is not valid JSON.");
   }
+  const twice = membersNamedTwice(text);
+  if (twice.length > 0) throw validationFailed(twice.map((path) => ({ message: "must be given once", path })));
+  return data;
 }
+
+// A JSON string, or one of the characters that structure a text; what lies between (numbers,
+// literals, whitespace) is skipped. The two branches of a string's body never overlap: linear.
+const JSON_TOKEN = /"(?:[^"\\]+|\\.)*"|[{}[\],:]/g;
+
+type Frame = { names: Set<string>; name?: string; expectingName: boolean } | { names?: undefined; index: number };
+
+/**
+ * The paths of the members an object of `text` (valid JSON) names twice. RFC 8259 leaves what
+ * they mean to the parser (JSON.parse keeps the last, others the first), so a proxy or firewall
+ * in front could judge a body the API reads otherwise: I-JSON (RFC 7493 §2.3) forbids them, and
+ * so does the API, as it refuses a query parameter given twice.
+ */
+function membersNamedTwice(text: string): Array<Array<string | number>> {
+  const found: Array<Array<string | number>> = [];
+  const frames: Frame[] = [];
+  for (const [token] of text.matchAll(JSON_TOKEN)) {
+    const top = frames.at(-1);
+    if (token === "{") frames.push({ names: new Set(), expectingName: true });
+    else if (token === "[") frames.push({ index: 0 });
+    else if (token === "}" || token === "]") frames.pop();
+    else if (top === undefined) continue;
+    else if (token === ",") {
+      if (top.names) top.expectingName = true;
+      else top.index++;
+    } else if (token === ":") {
+      if (top.names) top.expectingName = false;
+    } else if (top.names && top.expectingName) {
+      // Compared as decoded: "name" and "\u006eame" name one member.
+      const name = JSON.parse(token) as string;
+      if (top.names.has(name)) found.push([...frames.slice(0, -1).map(keyOf), name]);
+      top.names.add(name);
+      top.name = name;
+    }
+  }
+  return found;
+}
+
+const keyOf = (frame: Frame): string | number => (frame.names ? frame.name! : frame.index);
 
 export interface FieldError {
   field: string;

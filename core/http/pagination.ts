@@ -14,7 +14,10 @@ export const MAX_PAGE_SIZE = 100;
 export const integerText = (min: number, max: number) =>
   v.pipe(
     v.string(),
-    v.regex(/^(0|[1-9][0-9]{0,15})$/, "must be a decimal integer"),
+    v.regex(/^(0|[1-9][0-9]*)$/, "must be a decimal integer"),
+    // Past 16 digits a numeral is beyond every bound (at most 2^53 - 1), and Number would round it:
+    // refused for its size, as a smaller one past the bound is.
+    v.check((numeral: string) => numeral.length <= 16, `must be <=${max}`),
     v.transform(Number),
     v.number(),
     v.integer(),

@@ -2,7 +2,7 @@
 // says of itself, and what every route of its kind answers besides (the shared problems and headers).
 import type { DescribeRouteOptions } from "hono-openapi";
 import { resolver } from "hono-openapi";
-import type * as v from "valibot";
+import * as v from "valibot";
 import { PROBLEM_CONTENT_TYPE, type ProblemCode, problemTitles } from "../http/problem.ts";
 import type { Route } from "../route.ts";
 import { conversion, jsonSchemaOf } from "./json-schema.ts";
@@ -130,6 +130,15 @@ function sharedHeaders(route: Route, status: number): Record<string, HeaderSpec>
 const limitedHeaders = (route: Route, status: number) =>
   route.path.startsWith("/v1/") && status !== 401 && status !== 429 ? rateLimitHeaders(false) : {};
 
+/** Every answer under /v1 is one caller's, which no cache keeps (core/app.ts). */
+const privateHeaders = (route: Route): Record<string, HeaderSpec> =>
+  route.path.startsWith("/v1/") ? { "cache-control": NO_STORE } : {};
+const NO_STORE: HeaderSpec = {
+  description: "`no-store`: the answer is one caller's, which no cache, shared or private, keeps.",
+  schema: v.literal("no-store"),
+  required: true,
+};
+
 /** The IETF httpapi rate-limit headers draft's fields (core/http/rate-limit.ts). */
 const rateLimitHeaders = (required: boolean): Record<string, HeaderSpec> => ({
   "ratelimit-policy": {
@@ -167,6 +176,7 @@ function responses(route: Route, nameOf: NameOf) {
         ...CROSS_ORIGIN_HEADERS,
         ...SERVER_TIMING_HEADER,
         ...limitedHeaders(route, status),
+        ...privateHeaders(route),
         ...sharedHeaders(route, status),
         ...described?.headers,
       });

@@ -125,3 +125,35 @@ describe("an Expect other than 100-continue", () => {
     expect(client.received()).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*\r\n\r\nhi$/);
   });
 });
+
+describe("a request Node's parser refuses after one still being answered", () => {
+  // RFC 9112 §9.3.2: answers go out in the order of their requests. A refusal written at once would
+  // reach the client as the answer to the request before it, whose own answer (a write that was
+  // made, say) would then never arrive.
+  it("is refused after that answer, on the same connection, which then closes", async () => {
+    server = await listen(
+      async (request) => {
+        const body = await request.text();
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        return new Response(`made ${body}`, { status: 201 });
+      },
+      { port: 0, ...LIMITS },
+    );
+    const client = await open(new URL(server.url));
+    // A body longer than its Content-Length: what follows it is read as the next request.
+    client.socket.write("POST /documents HTTP/1.1\r\nhost: x\r\ncontent-length: 2\r\n\r\nhiBREW / HTTP/1.1\r\n\r\n");
+    await client.closed;
+    const answers = client.received().split(/(?=HTTP\/1\.1 )/);
+    expect(answers.map((answer) => answer.slice(0, 12))).toEqual(["HTTP/1.1 201", "HTTP/1.1 501"]);
+    expect(answers[0]).toMatch(/\r\n\r\nmade hi$/);
+    expect(answers[1]).toMatch(/"code":"not_implemented"/);
+  });
+
+  it("a request refused for itself (its body malformed) is answered at once, its handler still reading", async () => {
+    server = await listen(async (request) => new Response(await request.text()), { port: 0, ...LIMITS });
+    const client = await open(new URL(server.url));
+    client.socket.write("POST /x HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\n\r\nzz\r\n");
+    await client.closed;
+    expect(client.received()).toMatch(/^HTTP\/1\.1 400 [\s\S]*"code":"malformed_request"/);
+  });
+});

@@ -127,12 +127,44 @@ function connectAnswerer(listener: RequestListener) {
  * every other error, instead of Node's bare status line.
  */
 function answerUnparsableRequest(error: Error & { code?: string }, socket: Duplex): void {
-  const response = (socket as Duplex & { _httpMessage?: { headersSent: boolean } })._httpMessage;
-  if (error.code === "ECONNRESET" || !socket.writable || response?.headersSent) {
+  // One refusal per connection: another error while it waits (a timeout) changes nothing.
+  if (refusing.has(socket)) return;
+  refusing.add(socket);
+  refuseInTurn(error, socket);
+}
+
+const refusing = new WeakSet<Duplex>();
+
+function refuseInTurn(error: Error & { code?: string }, socket: Duplex): void {
+  const response = (socket as Duplex & { _httpMessage?: InFlightAnswer | null })._httpMessage;
+  if (error.code === "ECONNRESET" || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  // The refused request came after one received whole, whose answer is still being written (a
+  // body longer than its Content-Length, or pipelining): answers go out in the order of their
+  // requests (RFC 9112 §9.3.2), else the refusal would reach the client as that request's answer
+  // (a write made, reported refused). Node's parser reads nothing more meanwhile.
+  if (response && !response.writableFinished && response.req?.complete) {
+    response.once("finish", () => refuseInTurn(error, socket));
+    return;
+  }
+  // The refusal is the in-flight request's own (its body malformed, or late): answered at once,
+  // unless its answer has begun, which cannot be taken back.
+  if (response?.headersSent) {
     socket.destroy();
     return;
   }
   writeProblem(socket, parserProblem(error.code));
+}
+
+/** What Node's server holds as a connection's answer being written (`socket._httpMessage`). */
+interface InFlightAnswer {
+  headersSent: boolean;
+  writableFinished: boolean;
+  /** Its request; `complete` once the whole of it, body included, was received. */
+  req?: { complete: boolean };
+  once(event: "finish", listener: () => void): unknown;
 }
 
 /**

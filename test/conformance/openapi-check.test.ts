@@ -7,15 +7,17 @@ import { type Exchange, type OpenApi, violations } from "./openapi-check.ts";
 const app = appWithoutDatabase();
 const document = (await (await app.request("/openapi.json")).json()) as OpenApi;
 
+// Every answer under /v1 carries it; elsewhere it is no field the document names, and checks nothing.
+const NO_STORE = { "cache-control": "no-store" };
 const problem = (status: number, code: string, headers: Record<string, string> = {}) => ({
   status,
-  headers: new Headers({ "content-type": "application/problem+json", "x-request-id": "r", ...headers }),
+  headers: new Headers({ "content-type": "application/problem+json", "x-request-id": "r", ...NO_STORE, ...headers }),
   text: JSON.stringify({ type: `urn:problem:${code}`, title: "t", status, code }),
 });
 const asset = { id: "a", name: "Chair", material: "oak", status: "draft", updatedAt: "2026-01-01T00:00:00.000Z" };
 const ok = (body: object, headers: Record<string, string> = {}) => ({
   status: 200,
-  headers: new Headers({ "content-type": "application/json", "x-request-id": "r", ...headers }),
+  headers: new Headers({ "content-type": "application/json", "x-request-id": "r", ...NO_STORE, ...headers }),
   text: JSON.stringify(body),
 });
 const exchange = (method: string, path: string, answer: Omit<Exchange, "method" | "url">): Exchange => ({
@@ -40,6 +42,10 @@ describe("checking answers against the document", () => {
       violations(document, exchange("PATCH", "/v1/assets/a", problem(409, "provider_already_linked"))),
     ).not.toEqual([]);
     expect(violations(document, exchange("GET", "/v1/assets/a", ok(asset)))).toEqual(["header etag is required"]);
+    const cached = ok(asset, { etag: '"abc"', "cache-control": "private, max-age=60" });
+    expect(violations(document, exchange("GET", "/v1/assets/a", cached))).not.toEqual([]);
+    cached.headers.delete("cache-control");
+    expect(violations(document, exchange("GET", "/v1/assets/a", cached))).toEqual(["header cache-control is required"]);
     expect(
       violations(document, exchange("GET", "/v1/assets/a", ok({ ...asset, etag: "x" }, { etag: '"abc"' }))),
     ).toEqual(["body: etag is not allowed"]);

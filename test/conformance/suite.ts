@@ -11,6 +11,7 @@ import { headCases } from "./cases/head.ts";
 import { linkCases } from "./cases/links.ts";
 import { loginRefusedCases } from "./cases/login-refused.ts";
 import { openApiCases } from "./cases/openapi.ts";
+import { preconditionCases } from "./cases/preconditions.ts";
 import { serverTimingCases, serverTimingOffCases } from "./cases/server-timing.ts";
 import { unavailableCases } from "./cases/unavailable.ts";
 import { httpClient } from "./client.ts";
@@ -24,6 +25,7 @@ export function conformanceSuite(runtime: RuntimeName, baseUrl: () => string): v
   conventionCases(call, runtime, baseUrl);
   linkCases(call);
   assetCases(call);
+  preconditionCases(call, baseUrl);
   documentCases(call);
   headCases(call);
   openApiCases(call);

@@ -1,14 +1,24 @@
 // Assets: compare-and-set with strong ETags and If-Match.
 import { describe, expect, it } from "vitest";
+import type { TokenClaims } from "../../../dev/support/tokens.ts";
 import { type Answer, type Call, expectProblem, expectStatus, freshTenant, unique } from "../client.ts";
 
 const STRONG_ETAG = /^"[\x21\x23-\x7E]+"$/;
 const opaque = (etag: string) => etag.replace(/^"|"$/g, "");
-const etagOf = (answer: Answer) => {
+export const etagOf = (answer: Answer) => {
   const etag = answer.headers.get("etag");
   expect(etag).toMatch(STRONG_ETAG);
   return etag!;
 };
+
+/** Creates assets as `as`: each one's id, ETag and answer. */
+export const assetCreator =
+  (call: Call, as: TokenClaims) =>
+  async (fields = { name: "Chair", material: "oak" }) => {
+    const answer = await call("POST", "/v1/assets", { as, body: fields });
+    expectStatus(answer, 201);
+    return { id: answer.json.id as string, etag: etagOf(answer), answer };
+  };
 
 export function assetCases(call: Call) {
   describe("assets", () => {
@@ -16,11 +26,7 @@ export function assetCases(call: Call) {
     const as = { sub: "alice", tid: tenant };
     const otherTenant = { sub: "alice", tid: freshTenant() };
 
-    async function create(fields = { name: "Chair", material: "oak" }) {
-      const answer = await call("POST", "/v1/assets", { as, body: fields });
-      expectStatus(answer, 201);
-      return { id: answer.json.id as string, etag: etagOf(answer), answer };
-    }
+    const create = assetCreator(call, as);
 
     it("POST creates: 201, Location, strong ETag, the draft", async () => {
       const { answer, id } = await create();

@@ -1,12 +1,12 @@
 // HTTP conventions every route shares: methods, codings, patch formats, authentication challenges,
 // what "characters" means, and requests that are not valid HTTP at all.
-import { connect } from "node:net";
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import type { RuntimeName } from "../../../dev/launchers/index.ts";
 import { bearer } from "../../../dev/support/tokens.ts";
 import { type Call, expectProblem, expectStatus, freshTenant, unique } from "../client.ts";
 import { type OpenApi, violations } from "../openapi-check.ts";
+import { rawRequest } from "../raw-request.ts";
 
 const emoji = (count: number) => "😀".repeat(count);
 
@@ -105,6 +105,69 @@ export function conventionCases(call: Call, runtime: RuntimeName, baseUrl: () =>
       const answer = await call("PATCH", `/v1/assets/${created.json.id}`, { as, body: "name=Stool", headers });
       expectProblem(answer, 415, "unsupported_media_type");
       expect(answer.headers.get("accept-patch")).toBe("application/json, application/merge-patch+json");
+    });
+
+    it("a media type is matched without its parameters and its case; a +json type is not JSON's (415)", async () => {
+      const as = { sub: "alice", tid: freshTenant() };
+      const body = '{"contractId":"c"}';
+      for (const type of [
+        "application/json; charset=utf-8",
+        'Application/JSON;Charset="UTF-8"',
+        "application/json ; x=y",
+      ]) {
+        expectStatus(await call("POST", "/v1/documents", { as, body, headers: { "content-type": type } }), 201);
+      }
+      for (const type of ["application/vnd.api+json", "application/problem+json", "text/json", ""]) {
+        const refused = await call("POST", "/v1/documents", { as, body, headers: { "content-type": type } });
+        expectProblem(refused, 415, "unsupported_media_type");
+      }
+      expect((await call("GET", "/v1/documents", { as })).json.items).toHaveLength(3);
+    });
+
+    it("a member one JSON object names twice: 422 must be given once, nothing written", async () => {
+      const as = { sub: "alice", tid: freshTenant() };
+      const headers = { "content-type": "application/json" };
+      const body = '{"contractId":"first","contractId":"second"}';
+      const refused = await call("POST", "/v1/documents", { as, body, headers });
+      expectProblem(refused, 422, "validation_failed");
+      expect(refused.json.errors).toEqual([{ field: "contractId", message: "must be given once" }]);
+      const patch = { "content-type": "application/merge-patch+json", "if-match": "*" };
+      const asset = await call("POST", "/v1/assets", { as, body: { name: "Chair", material: "oak" } });
+      const twice = '{"name":"Stool","material":"ash","name":"Bench"}';
+      expectProblem(
+        await call("PATCH", `/v1/assets/${asset.json.id}`, { as, body: twice, headers: patch }),
+        422,
+        "validation_failed",
+      );
+      expect((await call("GET", "/v1/documents", { as })).json.items).toEqual([]);
+      expect((await call("GET", `/v1/assets/${asset.json.id}`, { as })).json.name).toBe("Chair");
+    });
+  });
+
+  describe("caching", () => {
+    it("every answer under /v1, 304s and problems included, is Cache-Control: no-store", async () => {
+      const as = { sub: "alice", tid: freshTenant() };
+      const created = await call("POST", "/v1/assets", { as, body: { name: "Chair", material: "oak" } });
+      const path = `/v1/assets/${created.json.id}`;
+      const etag = created.headers.get("etag")!;
+      const answers = [
+        created,
+        await call("GET", path, { as }),
+        await call("HEAD", path, { as }),
+        await call("GET", path, { as, headers: { "if-none-match": etag } }),
+        await call("GET", "/v1/documents", { as }),
+        await call("GET", "/v1/me/links", { as }),
+        await call("GET", `/v1/links/github/${unique("absent")}`, { as }),
+        await call("GET", path, { as: { ...as, tid: freshTenant() } }),
+        await call("GET", path, { as: null }),
+        await call("POST", path, { as }),
+        await call("GET", "/v1/nothing-here", { as }),
+        // Refused before the token is read: a path with an empty segment names nothing.
+        await call("GET", "/v1//assets", { as: null }),
+      ];
+      const statuses = [201, 200, 200, 304, 200, 200, 404, 404, 401, 405, 404, 404];
+      expect(answers.map((answer) => answer.status)).toEqual(statuses);
+      for (const answer of answers) expect(answer.headers.get("cache-control"), answer.text).toBe("no-store");
     });
   });
 
@@ -251,45 +314,4 @@ export function conventionCases(call: Call, runtime: RuntimeName, baseUrl: () =>
       });
     }
   });
-}
-
-interface RawAnswer {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-  text: string;
-}
-
-/** Sends bytes no fetch client would send, and reads the answer until the server closes. */
-function rawRequest(baseUrl: string, request: string): Promise<RawAnswer> {
-  const { hostname, port } = new URL(baseUrl);
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), hostname, () => socket.write(request, "latin1"));
-    let text = "";
-    socket.setEncoding("latin1");
-    socket.on("data", (chunk: string) => {
-      text += chunk;
-      // A complete answer with a length ends here: some servers keep the connection a while.
-      const answer = parseAnswer(text);
-      if (answer && Number(answer.headers["content-length"]) === Buffer.byteLength(answer.body, "latin1")) {
-        socket.destroy();
-        resolve(answer);
-      }
-    });
-    socket.on("error", reject);
-    socket.on("close", () => resolve(parseAnswer(text) ?? { status: Number.NaN, headers: {}, body: "", text }));
-  });
-}
-
-function parseAnswer(text: string): RawAnswer | undefined {
-  if (!text.includes("\r\n\r\n")) return undefined;
-  const [head = "", body = ""] = text.split(/\r\n\r\n(.*)/s);
-  const [statusLine = "", ...lines] = head.split("\r\n");
-  const headers = Object.fromEntries(
-    lines.map((line) => {
-      const colon = line.indexOf(":");
-      return [line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim()];
-    }),
-  );
-  return { status: Number(statusLine.split(" ")[1]), headers, body, text };
 }
