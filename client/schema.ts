@@ -2725,7 +2725,7 @@ export interface operations {
             header?: {
                 /** @description The ETag(s) the asset must have (strong comparison), or "*". Empty: as if absent. */
                 "if-match"?: string;
-                /** @description ETag(s) the asset must not have; `*` on PUT creates. Empty: as if absent. */
+                /** @description ETag(s) the asset must not have (weak comparison), or "*": 304 when it has one. Empty: as if absent. */
                 "if-none-match"?: string;
                 /** @description Names the request in the log and the answer when it matches `^[A-Za-z0-9._:-]{1,128}$`; any other value is replaced by a fresh id. */
                 "x-request-id"?: string;
@@ -3032,7 +3032,7 @@ export interface operations {
             header?: {
                 /** @description The ETag(s) the asset must have (strong comparison), or "*". Empty: as if absent. */
                 "if-match"?: string;
-                /** @description ETag(s) the asset must not have; `*` on PUT creates. Empty: as if absent. */
+                /** @description "*": create with this id (412 if it exists). A list of ETags is no precondition for PUT, which it could let overwrite blindly: 428, as without one. Empty: as if absent. */
                 "if-none-match"?: string;
                 /** @description Names the request in the log and the answer when it matches `^[A-Za-z0-9._:-]{1,128}$`; any other value is replaced by a fresh id. */
                 "x-request-id"?: string;

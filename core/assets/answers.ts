@@ -46,8 +46,15 @@ export const conditionalWriteProblems = {
 const etagListOrEmpty = v.pipe(v.string(), v.regex(ETAG_LIST_OR_EMPTY_PATTERN));
 const IF_MATCH = 'The ETag(s) the asset must have (strong comparison), or "*".';
 export const ifMatch: HeaderSpec = { description: `${IF_MATCH} Empty: as if absent.`, schema: etagListOrEmpty };
+/** GET: 304 when the asset has one of them. */
 export const ifNoneMatch: HeaderSpec = {
-  description: "ETag(s) the asset must not have; `*` on PUT creates. Empty: as if absent.",
+  description: 'ETag(s) the asset must not have (weak comparison), or "*": 304 when it has one. Empty: as if absent.',
+  schema: etagListOrEmpty,
+};
+/** PUT: only `*` is a precondition (preconditions.ts' putMode); a list of ETags could overwrite blindly. */
+export const putIfNoneMatch: HeaderSpec = {
+  description:
+    '"*": create with this id (412 if it exists). A list of ETags is no precondition for PUT, which it could let overwrite blindly: 428, as without one. Empty: as if absent.',
   schema: etagListOrEmpty,
 };
 /** POST /v1/assets and the import, which name no asset (preconditions.ts, refuseIfMatch). */

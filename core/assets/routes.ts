@@ -27,6 +27,7 @@ import {
   ifMatch,
   ifNoneMatch,
   onNoAsset,
+  putIfNoneMatch,
   requiredIfMatch,
   schemas,
 } from "./answers.ts";
@@ -91,7 +92,8 @@ const existingAsset = {
   params: { id: { description: "The asset's id.", schema: AssetIdSchema } },
   refusePath: noSuchAsset,
 };
-const conditional = { "if-match": ifMatch, "if-none-match": ifNoneMatch };
+const conditionalRead = { "if-match": ifMatch, "if-none-match": ifNoneMatch };
+const conditionalPut = { "if-match": ifMatch, "if-none-match": putIfNoneMatch };
 const ifMatchRequired = { "if-match": requiredIfMatch };
 // `/v1/assets/import` is the CSV import's path, which only POST serves: any other method there is 405.
 const importPath = { 405: ["method_not_allowed"] } satisfies Problems;
@@ -157,7 +159,7 @@ export const assetRoutes = ({ settings }: Pick<AppDeps, "settings">) => [
     access: "token",
     summary: "Read an asset (conditional with If-None-Match / If-Match).",
     ...existingAsset,
-    headers: conditional,
+    headers: conditionalRead,
     responses: {
       200: assetResponse("The asset."),
       304: { description: "Not modified.", headers: { etag } },
@@ -185,7 +187,7 @@ export const assetRoutes = ({ settings }: Pick<AppDeps, "settings">) => [
     // one that cannot exist names nothing to replace (404).
     refusePath: (c, issues) =>
       putMode(readPreconditions(c.req.raw.headers)).kind === "create" ? validationFailed(issues) : noSuchAsset(),
-    headers: conditional,
+    headers: conditionalPut,
     body: json(AssetFieldsSchema),
     responses: { 200: assetResponse("Replaced."), 201: createdResponse },
     problems: { ...conditionalWriteProblems, ...importPath },

@@ -2,18 +2,26 @@ import { describe, expect, it } from "vitest";
 import { SettingsError } from "../../core/settings/settings.ts";
 import { expectBoundsHeld } from "../../test/support/setting-bounds.ts";
 import type { WorkersKvNamespace } from "../kv/workers-kv.ts";
-import { invocationLimits, settingsFromBindings } from "./settings.ts";
+import { invocationLimits, RESERVED_KV_OPERATIONS, settingsFromBindings } from "./settings.ts";
 
 const LINKS = {} as WorkersKvNamespace;
 
 describe("WORKERS_SUBREQUESTS", () => {
   it("defaults to the Free plan's 50 subrequests, two of them left to other fetches", () => {
-    expect(invocationLimits({ LINKS })).toEqual({ kvOperations: 1_000, sqlStatements: 48 });
+    expect(invocationLimits({ LINKS })).toEqual({ kvOperations: 998, sqlStatements: 48 });
+  });
+
+  // Workers' 1,000 KV operations, less the read and write of the kept key set that a request's
+  // sign-in may make beside a resync (kv-budget.integration.test.ts counts them all).
+  it("leaves 2 of an invocation's 1,000 KV operations to the sign-in, whatever the plan", () => {
+    expect(invocationLimits({ LINKS }).kvOperations).toBe(1_000 - RESERVED_KV_OPERATIONS);
+    expect(RESERVED_KV_OPERATIONS).toBe(2);
+    expect(invocationLimits({ LINKS, WORKERS_SUBREQUESTS: "10000" }).kvOperations).toBe(998);
   });
 
   it("takes the Paid plan's figure, and any larger one", () => {
     expect(invocationLimits({ LINKS, WORKERS_SUBREQUESTS: " 10000 " })).toEqual({
-      kvOperations: 1_000,
+      kvOperations: 998,
       sqlStatements: 9_998,
     });
     expect(invocationLimits({ LINKS, WORKERS_SUBREQUESTS: "10" }).sqlStatements).toBe(8);

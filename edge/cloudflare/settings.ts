@@ -5,18 +5,26 @@ import type { WorkersKvNamespace } from "../kv/workers-kv.ts";
 
 /** Subrequests left to whatever else an invocation fetches (a key set through AUTH_JWKS_URL). */
 const RESERVED_SUBREQUESTS = 2;
+/** Workers' limit on the KV operations of one invocation, on every plan. */
+const WORKERS_KV_OPERATIONS = 1_000;
+/**
+ * KV operations left to a request's sign-in: with AUTH_JWKS_URL, a fresh isolate reads the key
+ * set kept in KV when the provider is late, and writes the one it fetched (stored-key-set.ts),
+ * the write in the background of that request, beside a resync or sync spending the rest.
+ */
+export const RESERVED_KV_OPERATIONS = 2;
 
 /**
  * The Workers entry's own setting, beside core's: the subrequests its plan allows an invocation
  * (Free 50, the default; Paid 10,000 unless raised). One invocation may then spend 1,000 KV
- * operations on every plan, and as many SQL statements (each a fetch to Neon, a subrequest) as
- * the plan leaves: a cron run that syncs a long backlog stops at the limit and the next run
- * resumes, instead of failing midway.
+ * operations on every plan, less what its sign-in may take, and as many SQL statements (each a
+ * fetch to Neon, a subrequest) as the plan leaves: a cron run that syncs a long backlog stops at
+ * the limit and the next run resumes, instead of failing midway.
  */
 export const WORKERS_SETTINGS = settingsGroup(
   { WORKERS_SUBREQUESTS: withDefault(wholeNumber(10, MAX_INT), "50") },
   (values): InvocationLimits => ({
-    kvOperations: 1_000,
+    kvOperations: WORKERS_KV_OPERATIONS - RESERVED_KV_OPERATIONS,
     sqlStatements: values.WORKERS_SUBREQUESTS - RESERVED_SUBREQUESTS,
   }),
 );

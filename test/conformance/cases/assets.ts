@@ -108,10 +108,19 @@ export function assetCases(call: Call) {
       expect((await call("GET", `/v1/assets/${id}`, { as })).json.name).toBe("Desk");
     });
 
-    it("PUT with If-Match replaces (200, new ETag); stale: 412; neither header: 428", async () => {
+    it("PUT with If-Match replaces (200, new ETag); stale: 412; neither header, or If-None-Match listing ETags: 428", async () => {
       const { id, etag } = await create();
       const path = `/v1/assets/${id}`;
       expectProblem(await call("PUT", path, { as, body: { name: "X", material: "y" } }), 428, "precondition_required");
+      // As the document says: not a precondition for PUT, which it would let overwrite any other version.
+      for (const tags of ['"other"', `W/"other", "else"`]) {
+        const blind = await call("PUT", path, {
+          as,
+          body: { name: "X", material: "y" },
+          headers: { "if-none-match": tags },
+        });
+        expectProblem(blind, 428, "precondition_required");
+      }
       const replaced = await call("PUT", path, {
         as,
         body: { name: "Stool", material: "ash" },
