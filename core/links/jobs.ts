@@ -12,8 +12,9 @@ export type SyncOutcome = SyncReport & JobOutcome;
 export const linkSyncJob: BackgroundJob<SyncOutcome> = {
   name: "links/sync",
   cadence: "every-run",
-  async run({ sql, kv, budget, logger, batchSize }: JobContext) {
-    const report = await syncLinkCache(sql, kv, { budget, logger, batchSize });
+  async run({ sql, kv, budget, logger, batchSize, settings }: JobContext) {
+    const ttlSeconds = settings.linkCacheTtlSeconds;
+    const report = await syncLinkCache(sql, kv, { budget, logger, batchSize, ttlSeconds });
     return { ...report, done: report.caughtUp };
   },
 };
