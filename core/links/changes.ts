@@ -49,7 +49,7 @@ ORDER BY c.txid, c.id`;
 const PRUNE = `
 WITH pruned AS (
   DELETE FROM link_changes WHERE id IN (
-    SELECT id FROM link_changes WHERE changed_at < now() - make_interval(secs => $1::int)
+    SELECT id FROM link_changes WHERE changed_at < now() - make_interval(secs => $1::float8)
     ORDER BY changed_at LIMIT $2
     FOR UPDATE SKIP LOCKED
   )
