@@ -85,6 +85,28 @@ describe("syncing the change feed into another deployment's KV", () => {
     expect(await edgeCache(kv, "own").read(created)).toEqual(created);
   });
 
+  // The race no sync closes (docs/links.md, "The bound"): a lookup read the link just before its
+  // unlink, and its copy lands after the sync applied the unlink. Only its own TTL ends it.
+  it("removes a write-back of a link read before its unlink that lands before the sync; one landing after stays until its readAt + TTL", async () => {
+    const kv = await caughtUpKv();
+    const owner = { sub: "late-fill", tid: "late-fill" };
+    const path = linkPath("github", "late-fill");
+    const linked = await link(path, owner);
+    const readAt = Date.now(); // the lookup's read of Postgres: the link is there
+    expect((await request("DELETE", path, owner)).status).toBe(204); // through another deployment
+
+    expect(await edgeCache(kv, "late-fill").write(linked, readAt)).toBe(true);
+    expect(await syncLinkCache(harness().sql, kv)).toMatchObject({ removedByTenant: { "late-fill": 1 } });
+    expect(await edgeCache(kv, "late-fill").read(linked)).toBeUndefined();
+
+    expect(await edgeCache(kv, "late-fill").write(linked, readAt)).toBe(true); // after the sync
+    expect(await syncLinkCache(harness().sql, kv)).toMatchObject({ changes: 0 });
+    const readerAt = (ms: number) =>
+      createLinkCache(kv, { tenantId: "late-fill", ttlSeconds: 300, logger: silentLogger, now: () => readAt + ms });
+    expect(await readerAt(299_999).read(linked)).toEqual(linked);
+    expect(await readerAt(300_000).read(linked)).toBeUndefined();
+  });
+
   it("POST /v1/admin/links/sync syncs this deployment's KV and answers the removals of the admin's tenant only", async () => {
     const sync = async (tid: string) => {
       const response = await request("POST", "/v1/admin/links/sync", { sub: "ops", tid, role: "admin" });
@@ -250,6 +272,23 @@ describe("syncing the change feed into another deployment's KV", () => {
       expect((await request("DELETE", path, owner)).status).toBe(204); // through another deployment
       expect(await syncLinkCache(harness().sql, cron)).toMatchObject({ caughtUp: true, failed: false });
       expect(await entryIn(central, linked)).toBeUndefined(); // gone: every location drops it within 60 s
+    });
+
+    it("a relink to another user in quick succession leaves no copy of the first owner, wherever it was filled", async () => {
+      const { central, cron, user, entryIn } = await lagging("lag-relink");
+      const [first, second] = [
+        { sub: "lag-first", tid: "lag-relink" },
+        { sub: "lag-second", tid: "lag-relink" },
+      ];
+      const path = linkPath("github", "lag-relink");
+      const linked = await link(path, first);
+      await syncLinkCache(harness().sql, cron);
+      expect(await edgeCache(user, "lag-relink").write(linked, Date.now())).toBe(true);
+      expect((await request("DELETE", path, first)).status).toBe(204);
+      const relinked = await link(path, second);
+      expect(await syncLinkCache(harness().sql, cron)).toMatchObject({ caughtUp: true, failed: false });
+      expect((await entryIn(central, linked))?.link.userId).not.toBe(first.sub);
+      expect(relinked.userId).toBe(second.sub);
     });
 
     it("a rename and its undoing reach an entry filled between them, though the sync's location reads the right one", async () => {
