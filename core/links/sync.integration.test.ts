@@ -107,6 +107,42 @@ describe("syncing the change feed into another deployment's KV", () => {
     expect(await readerAt(300_000).read(linked)).toBeUndefined();
   });
 
+  // Fastly: two instances may both take the lease and sync one store at once. Each saves only the
+  // cursor of pages it applied itself, so the cursor may step back (a replay), never past a change.
+  it("two syncs of one store at once: each applies every change it passes, whichever saves its cursor last", async () => {
+    const kv = await caughtUpKv();
+    const owner = { sub: "twice", tid: "twice" };
+    const paths = ["one", "two", "three"].map((id) => linkPath(id, "twice"));
+    const linked: Link[] = [];
+    for (const path of paths) linked.push(await link(path, owner));
+    await syncLinkCache(harness().sql, kv);
+    for (const cached of linked) expect(await edgeCache(kv, "twice").write(cached, Date.now())).toBe(true);
+    for (const path of paths.slice(0, 2)) expect((await request("DELETE", path, owner)).status).toBe(204);
+    const before = await kv.get(SYNC_CURSOR_KEY);
+
+    // The slow instance read the cursor, then stalls on its first page's KV read.
+    let release!: () => void;
+    const stalled = new Promise<void>((resolve) => (release = resolve));
+    let reads = 0;
+    const slowKv: KvCache = {
+      ...kv,
+      getMany: undefined,
+      get: async (key) => (key !== SYNC_CURSOR_KEY && reads++ === 0 && (await stalled), kv.get(key)),
+    };
+    const slow = syncLinkCache(harness().sql, slowKv, { batchSize: 1 });
+    while (reads === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    const fast = await syncLinkCache(harness().sql, kv);
+    expect(fast).toMatchObject({ changes: 2, removedByTenant: { twice: 2 }, caughtUp: true });
+    const fastCursor = await kv.get(SYNC_CURSOR_KEY);
+    // Meanwhile the third link goes, then the slow instance goes on to the end, this change too.
+    expect((await request("DELETE", paths[2]!, owner)).status).toBe(204);
+    release();
+    expect(await slow).toMatchObject({ changes: 3, caughtUp: true, failed: false });
+    for (const cached of linked) expect(await edgeCache(kv, "twice").read(cached)).toBeUndefined();
+    expect(new Set([before, fastCursor]).has(await kv.get(SYNC_CURSOR_KEY))).toBe(false);
+    expect(await syncLinkCache(harness().sql, kv)).toMatchObject({ changes: 0, caughtUp: true });
+  });
+
   it("POST /v1/admin/links/sync syncs this deployment's KV and answers the removals of the admin's tenant only", async () => {
     const sync = async (tid: string) => {
       const response = await request("POST", "/v1/admin/links/sync", { sub: "ops", tid, role: "admin" });
