@@ -50,7 +50,7 @@ const RECENT_MARGIN_MS = 10_000;
 export interface SyncReport {
   /** Changes read from the feed and applied. */
   changes: number;
-  /** KV entries deleted, per tenant. */
+  /** Entries read as stale and deleted, per tenant (not the deletes of recent changes' entries read absent). */
   removedByTenant: Record<string, number>;
   /** Whether the sync reached the horizon (and saved its cursor there). */
   caughtUp: boolean;
