@@ -6,7 +6,7 @@
 import { createApp } from "../../core/app.ts";
 import { silentLogger } from "../../core/log.ts";
 import { aroundEachKvCall } from "../../core/ports/around-each-call.ts";
-import type { KvCache } from "../../core/ports/kv.ts";
+import type { KvCache, KvMethod } from "../../core/ports/kv.ts";
 import type { Sql } from "../../core/ports/sql.ts";
 import { parseSettings } from "../../core/settings/settings.ts";
 import { createMemoryKv } from "../../edge/kv/memory.ts";
@@ -15,7 +15,7 @@ import { type OperationContext, type OperationName, operations } from "./operati
 import { fetchTransport, send } from "./request.ts";
 
 /** The calls a request makes (bulk reads only serve the sync of the change feed). */
-export type KvCounts = Record<Exclude<keyof KvCache, "getMany">, number>;
+export type KvCounts = Record<Exclude<KvMethod, "getMany">, number>;
 
 /** Per request of an operation: its KV calls, and its answer's bytes as the app writes them. */
 export interface Usage {

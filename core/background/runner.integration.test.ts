@@ -3,8 +3,9 @@ import { createMemoryKv } from "../../edge/kv/memory.ts";
 import { type Harness, startHarness } from "../../test/support/harness.ts";
 import { countingKv, emptyFeedSql, endlessFeedSql } from "../../test/support/link-feed.ts";
 import { CAPABILITY_JOBS } from "../capabilities.ts";
-import { linkSyncJob, pruneLinkChangesJob } from "../links/jobs.ts";
-import { SYNC_CURSOR_KEY } from "../links/sync.ts";
+import { createLinkCache } from "../links/cache.ts";
+import { LINK_JOBS, linkSyncJob, pruneLinkChangesJob } from "../links/jobs.ts";
+import { SYNC_CURSOR_KEY, syncLinkCache } from "../links/sync.ts";
 import { silentLogger } from "../log.ts";
 import type { Sql } from "../ports/sql.ts";
 import { parseSettings } from "../settings/settings.ts";
@@ -85,6 +86,38 @@ describe("removing what has expired", () => {
       "links/prune-changes": { done: false, removed: 0, outOf: "time" },
     });
     expect(await runOnce()).toMatchObject({ "links/prune-changes": { done: true, removed: 5 } });
+  });
+
+  it("keeps a change while an entry it made stale may still be served, though the change began earlier than the entry's read", async () => {
+    const ttlSeconds = 3600; // the retention's floor: no hour of margin above the cache lifetime
+    const hourly = parseSettings({ AUTH_SECRET: "s".repeat(32), LINK_CACHE_TTL_SECONDS: String(ttlSeconds) });
+    const kv = createMemoryKv();
+    expect((await syncLinkCache(harness.sql, kv)).caughtUp).toBe(true); // a deployment synced before the unlink
+    // An unlink whose statement began (changed_at) just past the retention ago and waited on a
+    // lock; a lookup that read the link 3 s after that began cached it, fresh for 2 s more.
+    await harness.sql.query(
+      `INSERT INTO link_changes (tenant_id, provider, external_account_id, changed_at)
+       VALUES ('held', 'github', 'held', now() - make_interval(secs => $1::int + 1))`,
+      [String(ttlSeconds)],
+    );
+    const link = {
+      provider: "github",
+      externalAccountId: "held",
+      userId: "u",
+      displayName: null,
+      linkedAt: "2030-01-01T00:00:00.000Z",
+    };
+    const cache = createLinkCache(kv, { tenantId: "held", ttlSeconds, logger: silentLogger });
+    expect(await cache.write(link, Date.now() - (ttlSeconds - 2) * 1000)).toBe(true);
+    expect(await cache.read(link)).toEqual(link);
+
+    // The every-minute pruning runs before the sync, in the same run.
+    const background = createBackground(
+      { sql: harness.sql, kv, settings: hourly, logger: silentLogger },
+      { jobs: LINK_JOBS },
+    );
+    await background.run();
+    expect(await cache.read(link)).toBeUndefined();
   });
 
   it("prunes with the longest cache lifetime a setting may give: the bound is one Postgres honours", async () => {

@@ -95,10 +95,9 @@ export function createLinkCache(kv: KvCache, options: LinkCacheOptions) {
 
   /** Caches `link` as read at `readAt`; false when its lifetime is already over or KV failed. */
   async function writeEntry(key: string, link: Link, readAt: number): Promise<boolean> {
-    const remainingMs = readAt + ttlMs - now();
-    if (remainingMs <= 0) return false;
-    const ttlSeconds = Math.max(MIN_KV_TTL_SECONDS, Math.ceil(remainingMs / 1000));
-    const value = JSON.stringify({ tenantId, link, readAt } satisfies CacheEntry);
+    const ttlSeconds = entryLifetimeSeconds(readAt, ttlMs, now());
+    if (ttlSeconds === undefined) return false;
+    const value = encodeEntry(tenantId, link, readAt);
     return (await attempt("put", key, () => kv.put(key, value, { ttlSeconds }))).ok;
   }
 
@@ -143,6 +142,20 @@ export function createLinkCache(kv: KvCache, options: LinkCacheOptions) {
       return deleteEntry(await linkKey(tenantId, target));
     },
   };
+}
+
+/** The stored text of `link`, of `tenantId`, read at `readAt`. */
+export const encodeEntry = (tenantId: string, link: Link, readAt: number): string =>
+  JSON.stringify({ tenantId, link, readAt } satisfies CacheEntry);
+
+/**
+ * The store's lifetime for an entry read at `readAt` (epoch ms) with `ttlMs` to live, at `now`:
+ * what is left of it, but never below the store's floor (readers enforce the rest); undefined
+ * when nothing is left.
+ */
+export function entryLifetimeSeconds(readAt: number, ttlMs: number, now: number): number | undefined {
+  const remainingMs = readAt + ttlMs - now;
+  return remainingMs <= 0 ? undefined : Math.max(MIN_KV_TTL_SECONDS, Math.ceil(remainingMs / 1000));
 }
 
 export function decodeEntry(text: string): CacheEntry | undefined {

@@ -4,7 +4,7 @@ import { describeWithPostgres } from "../../dev/support/postgres.ts";
 import type { TokenClaims } from "../../dev/support/tokens.ts";
 import { linkPath } from "../../test/links/support.ts";
 import { describeOnBackends, type Harness, startHarness } from "../../test/support/harness.ts";
-import { FEED_START, type FeedCursor, type LinkChange, pruneChanges, readChanges } from "./changes.ts";
+import { FEED_START, type FeedChange, type FeedCursor, type LinkChange, pruneChanges, readChanges } from "./changes.ts";
 
 type Sql = Parameters<typeof readChanges>[0];
 
@@ -103,6 +103,34 @@ describeOnBackends("the link change feed", (harness) => {
     expect(seen).toEqual(Array.from({ length: 7 }, (_, i) => `page-${i}`));
     expect(pages.every((size) => size <= 3)).toBe(true);
     expect((await readChanges(sql, cursor, 3)).changes).toEqual([]);
+  });
+
+  it("marks the changes younger than the reader asks about recent, by the database's clock", async () => {
+    const { sql } = harness();
+    const { cursor } = await readAll(sql, FEED_START);
+    const owner = { sub: "recent-owner", tid: "recent" };
+    for (const id of ["old", "new"]) expect((await put(linkPath(id, `recent-${id}`), owner)).status).toBe(201);
+    await sql.query(
+      "UPDATE link_changes SET changed_at = now() - interval '2 minutes' WHERE tenant_id = 'recent' AND external_account_id = 'recent-old'",
+    );
+    const changes = async (recentSeconds?: number) => {
+      const read: FeedChange[] = [];
+      for (let from = cursor, more = true; more; ) {
+        const page = await readChanges(sql, from, 100, recentSeconds);
+        read.push(...page.changes.filter((change) => change.tenantId === "recent"));
+        [from, more] = [page.next, page.more];
+      }
+      return read.map(({ externalAccountId, recent }) => ({ externalAccountId, recent }));
+    };
+    expect(await changes(60)).toEqual([
+      { externalAccountId: "recent-old", recent: undefined },
+      { externalAccountId: "recent-new", recent: true },
+    ]);
+    expect(await changes(600)).toEqual([
+      { externalAccountId: "recent-old", recent: true },
+      { externalAccountId: "recent-new", recent: true },
+    ]);
+    expect((await changes()).every((change) => change.recent === undefined)).toBe(true);
   });
 
   it("prunes changes older than the retention, and only those, oldest first, a bounded batch at a time", async () => {

@@ -8,12 +8,17 @@ export interface LinkChange extends LinkTarget {
   tenantId: string;
 }
 
+/** A change as read from the feed: `recent` when it is younger than the reader asked about. */
+export interface FeedChange extends LinkChange {
+  recent?: true;
+}
+
 /** Where a reader stands in the feed: "txid:id", both decimal. The start is "0:0". */
 export type FeedCursor = string;
 export const FEED_START: FeedCursor = "0:0";
 
 interface ChangePage {
-  changes: LinkChange[];
+  changes: FeedChange[];
   /** Where the next read starts: past these changes and, once caught up, at the horizon. */
   next: FeedCursor;
   /** Whether the page was full: more changes may be waiting below the horizon. */
@@ -23,12 +28,16 @@ interface ChangePage {
 }
 
 // The LEFT JOIN keeps one row even when nothing is new, so the horizon always comes back.
+// `recent`: changed less than $4 seconds ago, by the database's clock (changed_at is when the
+// change's transaction began).
 const PAGE = `
 SELECT h.horizon::text AS horizon, c.txid::text AS txid, c.id::text AS id,
-       c.tenant_id, c.provider, c.external_account_id
+       c.tenant_id, c.provider, c.external_account_id, c.recent
 FROM (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS horizon) AS h
 LEFT JOIN LATERAL (
-  SELECT txid, id, tenant_id, provider, external_account_id FROM link_changes
+  SELECT txid, id, tenant_id, provider, external_account_id,
+         ($4::float8 > 0 AND changed_at > now() - make_interval(secs => $4::float8)) AS recent
+  FROM link_changes
   WHERE (txid, id) > ($1::xid8, $2::bigint) AND txid < h.horizon
   ORDER BY txid, id
   LIMIT $3
@@ -40,7 +49,7 @@ ORDER BY c.txid, c.id`;
 const PRUNE = `
 WITH pruned AS (
   DELETE FROM link_changes WHERE id IN (
-    SELECT id FROM link_changes WHERE changed_at < now() - make_interval(secs => $1::int)
+    SELECT id FROM link_changes WHERE changed_at < now() - make_interval(secs => $1::float8)
     ORDER BY changed_at LIMIT $2
     FOR UPDATE SKIP LOCKED
   )
@@ -62,24 +71,28 @@ export function parseFeedCursor(text: string): { txid: bigint; id: bigint } | un
 }
 
 /**
- * Up to `limit` changes after `cursor` that no transaction still in flight can precede. A cursor
- * past the horizon (one no read gave out: planted, or of another database) reads as `ahead`.
+ * Up to `limit` changes after `cursor` that no transaction still in flight can precede, those
+ * changed less than `recentSeconds` ago marked `recent`. A cursor past the horizon (one no read
+ * gave out: planted, or of another database) reads as `ahead`.
  */
-export async function readChanges(sql: Sql, cursor: FeedCursor, limit: number): Promise<ChangePage> {
+export async function readChanges(sql: Sql, cursor: FeedCursor, limit: number, recentSeconds = 0): Promise<ChangePage> {
   const from = parseFeedCursor(cursor);
   if (!from) throw new Error("the feed cursor is unreadable");
-  const rows = await sql.query(PAGE, [String(from.txid), String(from.id), String(limit)]);
+  const rows = await sql.query(PAGE, [String(from.txid), String(from.id), String(limit), String(recentSeconds)]);
   const horizon = BigInt(String(rows[0]?.horizon ?? "0"));
   // Honest cursors are a change below the horizon or the horizon itself ("h:0"), never past it.
   if (from.txid > horizon || (from.txid === horizon && from.id > 0n)) {
     return { changes: [], next: cursor, more: false, ahead: true };
   }
   const found = rows.filter((row) => row.txid !== null);
-  const changes = found.map((row) => ({
-    tenantId: String(row.tenant_id),
-    provider: String(row.provider),
-    externalAccountId: String(row.external_account_id),
-  }));
+  const changes = found.map(
+    (row): FeedChange => ({
+      tenantId: String(row.tenant_id),
+      provider: String(row.provider),
+      externalAccountId: String(row.external_account_id),
+      ...(row.recent === true && { recent: true }),
+    }),
+  );
   const last = found.at(-1);
   if (found.length === limit && last)
     return { changes, next: `${String(last.txid)}:${String(last.id)}`, more: true, ahead: false };

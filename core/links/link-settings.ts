@@ -39,7 +39,7 @@ const providerList = v.pipe(
 
 export const LINK_SETTINGS = settingsGroup(
   {
-    // Workers KV refuses shorter lifetimes; the feed keeps changes this long (make_interval: an int).
+    // Workers KV refuses shorter lifetimes; the feed keeps changes this long, and 5 minutes more.
     LINK_CACHE_TTL_SECONDS: withDefault(seconds(MIN_KV_TTL_SECONDS, MAX_INT), String(DEFAULT_LINK_CACHE_TTL_SECONDS)),
     // A timer or a lease runs every interval.
     LINK_SYNC_INTERVAL_SECONDS: withDefault(seconds(1, MAX_TIMER_SECONDS), String(DEFAULT_LINK_SYNC_INTERVAL_SECONDS)),

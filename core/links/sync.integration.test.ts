@@ -5,12 +5,14 @@ import { linkPath } from "../../test/links/support.ts";
 import { createFaultyKv } from "../../test/support/faulty-kv.ts";
 import { type Harness, startHarness } from "../../test/support/harness.ts";
 import { countingKv, endlessFeedSql } from "../../test/support/link-feed.ts";
+import { locatedKv } from "../../test/support/located-kv.ts";
 import { createInvocationBudget } from "../background/invocation-budget.ts";
 import { type Logger, silentLogger } from "../log.ts";
 import type { KvCache } from "../ports/kv.ts";
 import type { Sql } from "../ports/sql.ts";
-import { createLinkCache } from "./cache.ts";
+import { createLinkCache, decodeEntry } from "./cache.ts";
 import { FEED_START, parseFeedCursor } from "./changes.ts";
+import { linkKey } from "./kv-keys.ts";
 import type { Link } from "./link.ts";
 import { unlinkAccount } from "./repository.ts";
 import { SYNC_CURSOR_KEY, syncLinkCache } from "./sync.ts";
@@ -81,6 +83,64 @@ describe("syncing the change feed into another deployment's KV", () => {
     expect(await edgeCache(kv, "own").write(created, Date.now())).toBe(true);
     expect(await syncLinkCache(harness().sql, kv)).toMatchObject({ changes: 1, removedByTenant: {} });
     expect(await edgeCache(kv, "own").read(created)).toEqual(created);
+  });
+
+  // The race no sync closes (docs/links.md, "The bound"): a lookup read the link just before its
+  // unlink, and its copy lands after the sync applied the unlink. Only its own TTL ends it.
+  it("removes a write-back of a link read before its unlink that lands before the sync; one landing after stays until its readAt + TTL", async () => {
+    const kv = await caughtUpKv();
+    const owner = { sub: "late-fill", tid: "late-fill" };
+    const path = linkPath("github", "late-fill");
+    const linked = await link(path, owner);
+    const readAt = Date.now(); // the lookup's read of Postgres: the link is there
+    expect((await request("DELETE", path, owner)).status).toBe(204); // through another deployment
+
+    expect(await edgeCache(kv, "late-fill").write(linked, readAt)).toBe(true);
+    expect(await syncLinkCache(harness().sql, kv)).toMatchObject({ removedByTenant: { "late-fill": 1 } });
+    expect(await edgeCache(kv, "late-fill").read(linked)).toBeUndefined();
+
+    expect(await edgeCache(kv, "late-fill").write(linked, readAt)).toBe(true); // after the sync
+    expect(await syncLinkCache(harness().sql, kv)).toMatchObject({ changes: 0 });
+    const readerAt = (ms: number) =>
+      createLinkCache(kv, { tenantId: "late-fill", ttlSeconds: 300, logger: silentLogger, now: () => readAt + ms });
+    expect(await readerAt(299_999).read(linked)).toEqual(linked);
+    expect(await readerAt(300_000).read(linked)).toBeUndefined();
+  });
+
+  // Fastly: two instances may both take the lease and sync one store at once. Each saves only the
+  // cursor of pages it applied itself, so the cursor may step back (a replay), never past a change.
+  it("two syncs of one store at once: each applies every change it passes, whichever saves its cursor last", async () => {
+    const kv = await caughtUpKv();
+    const owner = { sub: "twice", tid: "twice" };
+    const paths = ["one", "two", "three"].map((id) => linkPath(id, "twice"));
+    const linked: Link[] = [];
+    for (const path of paths) linked.push(await link(path, owner));
+    await syncLinkCache(harness().sql, kv);
+    for (const cached of linked) expect(await edgeCache(kv, "twice").write(cached, Date.now())).toBe(true);
+    for (const path of paths.slice(0, 2)) expect((await request("DELETE", path, owner)).status).toBe(204);
+    const before = await kv.get(SYNC_CURSOR_KEY);
+
+    // The slow instance read the cursor, then stalls on its first page's KV read.
+    let release!: () => void;
+    const stalled = new Promise<void>((resolve) => (release = resolve));
+    let reads = 0;
+    const slowKv: KvCache = {
+      ...kv,
+      getMany: undefined,
+      get: async (key) => (key !== SYNC_CURSOR_KEY && reads++ === 0 && (await stalled), kv.get(key)),
+    };
+    const slow = syncLinkCache(harness().sql, slowKv, { batchSize: 1 });
+    while (reads === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    const fast = await syncLinkCache(harness().sql, kv);
+    expect(fast).toMatchObject({ changes: 2, removedByTenant: { twice: 2 }, caughtUp: true });
+    const fastCursor = await kv.get(SYNC_CURSOR_KEY);
+    // Meanwhile the third link goes, then the slow instance goes on to the end, this change too.
+    expect((await request("DELETE", paths[2]!, owner)).status).toBe(204);
+    release();
+    expect(await slow).toMatchObject({ changes: 3, caughtUp: true, failed: false });
+    for (const cached of linked) expect(await edgeCache(kv, "twice").read(cached)).toBeUndefined();
+    expect(new Set([before, fastCursor]).has(await kv.get(SYNC_CURSOR_KEY))).toBe(false);
+    expect(await syncLinkCache(harness().sql, kv)).toMatchObject({ changes: 0, caughtUp: true });
   });
 
   it("POST /v1/admin/links/sync syncs this deployment's KV and answers the removals of the admin's tenant only", async () => {
@@ -218,5 +278,91 @@ describe("syncing the change feed into another deployment's KV", () => {
     expect(counted.puts(SYNC_CURSOR_KEY)).toBe(4); // after 1, 2 and 3 s, then at the failure
     expect(await counted.kv.get(SYNC_CURSOR_KEY)).toBe(`${last()}:${last()}`);
     expect(last()).toBe(390);
+  });
+  // Workers KV: the cron's location keeps what it read for up to 60 s, absences included, while
+  // a lookup at another location fills the entry. What the sync reads there proves nothing then.
+  describe("on a store whose reads lag others' writes (Workers KV's locations)", () => {
+    const lagging = async (tenantId: string) => {
+      const central = createMemoryKv();
+      const located = locatedKv(central);
+      const [cron, user] = [located.at("cron"), located.at("user")];
+      expect((await syncLinkCache(harness().sql, cron)).caughtUp).toBe(true);
+      const entryIn = async (kv: KvCache, target: Link) => {
+        const text = await kv.get(await linkKey(tenantId, target));
+        return text === null ? undefined : decodeEntry(text);
+      };
+      return { central, cron, user, entryIn };
+    };
+
+    it("an unlink reaches an entry filled elsewhere after the sync's location read it absent", async () => {
+      const { central, cron, user, entryIn } = await lagging("lag-absent");
+      const owner = { sub: "lag-owner", tid: "lag-absent" };
+      const path = linkPath("github", "lag-absent");
+      const linked = await link(path, owner); // through another deployment
+      await syncLinkCache(harness().sql, cron); // reads the link's key at the cron's location: absent
+      // A lookup at another location misses and writes its copy back: the cron's location still
+      // remembers the absence it read.
+      expect(await edgeCache(user, "lag-absent").write(linked, Date.now())).toBe(true);
+      expect(await cron.get(await linkKey("lag-absent", linked))).toBeNull();
+
+      expect((await request("DELETE", path, owner)).status).toBe(204); // through another deployment
+      expect(await syncLinkCache(harness().sql, cron)).toMatchObject({ caughtUp: true, failed: false });
+      expect(await entryIn(central, linked)).toBeUndefined(); // gone: every location drops it within 60 s
+    });
+
+    it("a relink to another user in quick succession leaves no copy of the first owner, wherever it was filled", async () => {
+      const { central, cron, user, entryIn } = await lagging("lag-relink");
+      const [first, second] = [
+        { sub: "lag-first", tid: "lag-relink" },
+        { sub: "lag-second", tid: "lag-relink" },
+      ];
+      const path = linkPath("github", "lag-relink");
+      const linked = await link(path, first);
+      await syncLinkCache(harness().sql, cron);
+      expect(await edgeCache(user, "lag-relink").write(linked, Date.now())).toBe(true);
+      expect((await request("DELETE", path, first)).status).toBe(204);
+      const relinked = await link(path, second);
+      expect(await syncLinkCache(harness().sql, cron)).toMatchObject({ caughtUp: true, failed: false });
+      expect((await entryIn(central, linked))?.link.userId).not.toBe(first.sub);
+      expect(relinked.userId).toBe(second.sub);
+    });
+
+    it("a rename and its undoing reach an entry filled between them, though the sync's location reads the right one", async () => {
+      const { central, cron, user, entryIn } = await lagging("lag-equal");
+      const owner = { sub: "lag-renamer", tid: "lag-equal" };
+      const path = linkPath("github", "lag-equal");
+      const first = await link(path, owner, { displayName: "first" });
+      // Looked up at the cron's own location: it holds, and will read, "first".
+      expect(await edgeCache(cron, "lag-equal").write(first, Date.now())).toBe(true);
+      await syncLinkCache(harness().sql, cron);
+
+      const second = await link(path, owner, { displayName: "second" });
+      expect(await edgeCache(user, "lag-equal").write(second, Date.now())).toBe(true);
+      await link(path, owner, { displayName: "first" }); // back, before the next sync
+      expect(await syncLinkCache(harness().sql, cron)).toMatchObject({ caughtUp: true, failed: false });
+      expect((await entryIn(central, first))?.link.displayName ?? "none").not.toBe("second");
+    });
+
+    it("keeps an entry that equals Postgres where it reads one: the deployment's own write-back stays a hit", async () => {
+      const { central, cron, entryIn } = await lagging("lag-own");
+      const owner = { sub: "lag-own", tid: "lag-own" };
+      const created = await link(linkPath("github", "lag-own"), owner, { displayName: "mine" });
+      expect(await edgeCache(cron, "lag-own").write(created, Date.now())).toBe(true);
+      expect(await syncLinkCache(harness().sql, cron)).toMatchObject({ changes: 1, removedByTenant: {} });
+      expect(await edgeCache(central, "lag-own").read(created)).toEqual(created);
+      expect((await entryIn(central, created))?.tenantId).toBe("lag-own");
+    });
+
+    it("trusts its reads for changes older than the lag: an absent entry costs no KV write", async () => {
+      const { cron } = await lagging("lag-old");
+      const owner = { sub: "lag-old", tid: "lag-old" };
+      for (let i = 0; i < 3; i++) await link(linkPath(`old${i}`, "lag-old"), owner);
+      await harness().sql.query(
+        "UPDATE link_changes SET changed_at = changed_at - interval '10 minutes' WHERE tenant_id = 'lag-old'",
+      );
+      const counted = countingKv(cron, { bulk: true });
+      expect(await syncLinkCache(harness().sql, counted.kv)).toMatchObject({ changes: 3, caughtUp: true });
+      expect(counted.calls()).toBe(3); // the cursor's get, one bulk read, the cursor's put
+    });
   });
 });

@@ -7,23 +7,29 @@
 // is up, or the invocation's store operations (invocation-budget.ts) would not cover another
 // page; the next one resumes at the cursor, saved at most once a second and where a sync stops.
 // A sync that fails anywhere saves the cursor of the last page fully applied when it can (else
-// the last one saved stays), so the next one retries the changes after it (deletes are
-// idempotent); the entries' own TTL stays the backstop. The entries only trigger it.
+// the last one saved stays), so the next one retries the changes after it (deletes and rewrites
+// are idempotent); the entries' own TTL stays the backstop. The entries only trigger it.
+// Where the store's reads lag writes made elsewhere (KvCache.readLagMs: Workers KV's locations
+// remember what they read, an absence too, for 60 s), a read tells nothing of a change younger
+// than that lag: another location may have filled the entry, or written another copy, after this
+// one last read it. For those, an entry read absent is deleted all the same and one read equal to
+// Postgres is written again from Postgres; older changes are judged by what is read, as above.
 // The cursor sits in a store others can write: one that is unreadable (garbled, overflowing
 // Postgres' types) or past the feed's horizon (no read gave it out) is discarded with a warning,
 // and the sync starts again at the feed's start, as with a lost cursor. Not at the horizon: the
 // changes between the true cursor and the horizon would be skipped, and only deletes are replayed.
-// When syncs run is sync.ts's.
+// When syncs run is the background runner's (core/background/runner.ts, core/links/jobs.ts).
 import { createInvocationBudget, type InvocationBudget } from "../background/invocation-budget.ts";
 import { withDeadline } from "../lib/deadline.ts";
 import { mapBounded } from "../lib/map-bounded.ts";
 import { errorMessage, type Logger, silentLogger } from "../log.ts";
 import { DEFAULT_KV_TIMEOUT_MS, KV_GET_MANY_MAX, type KvCache } from "../ports/kv.ts";
 import type { Sql } from "../ports/sql.ts";
-import { decodeEntry } from "./cache.ts";
-import { FEED_START, type FeedCursor, type LinkChange, parseFeedCursor, readChanges } from "./changes.ts";
+import { decodeEntry, encodeEntry, entryLifetimeSeconds } from "./cache.ts";
+import { FEED_START, type FeedChange, type FeedCursor, parseFeedCursor, readChanges } from "./changes.ts";
 import { linkKey } from "./kv-keys.ts";
-import { sameLink } from "./link.ts";
+import { type Link, sameLink } from "./link.ts";
+import { DEFAULT_LINK_CACHE_TTL_SECONDS } from "./link-settings.ts";
 import { findLinksAcrossTenants } from "./repository.ts";
 
 /** Outside `links/v2/`, so no listing of cached links ever sees them. */
@@ -34,11 +40,17 @@ const DEFAULT_SYNC_BATCH_SIZE = 100;
 export const DEFAULT_SYNC_TIME_MS = 30_000;
 /** A lost cursor restarts the sync at the feed's start: harmless, only deletes are replayed. */
 const CURSOR_TTL_SECONDS = 7 * 24 * 3600;
+/**
+ * Added to a store's read lag to tell a recent change: a change's `changed_at` is when its
+ * statement began, up to a statement's 5 s (statement_timeout) before it committed, and Workers
+ * KV's regional tiers drop an overwritten key within seconds more.
+ */
+const RECENT_MARGIN_MS = 10_000;
 
 export interface SyncReport {
   /** Changes read from the feed and applied. */
   changes: number;
-  /** KV entries deleted, per tenant. */
+  /** Entries read as stale and deleted, per tenant (not the deletes of recent changes' entries read absent). */
   removedByTenant: Record<string, number>;
   /** Whether the sync reached the horizon (and saved its cursor there). */
   caughtUp: boolean;
@@ -50,6 +62,9 @@ export interface SyncReport {
 
 interface SyncOptions {
   batchSize?: number;
+  /** LINK_CACHE_TTL_SECONDS: the lifetime of an entry the sync writes again. */
+  ttlSeconds?: number;
+  now?: () => number;
   /** What the invocation may spend; by default unlimited operations for DEFAULT_SYNC_TIME_MS. */
   budget?: InvocationBudget;
   kvTimeoutMs?: number;
@@ -83,10 +98,14 @@ function pageSizeWithin(budget: InvocationBudget, batchSize: number, bulk: boole
 }
 
 export async function syncLinkCache(sql: Sql, kv: KvCache, options: SyncOptions = {}): Promise<SyncReport> {
-  const { batchSize = DEFAULT_SYNC_BATCH_SIZE, logger = silentLogger } = options;
+  const { batchSize = DEFAULT_SYNC_BATCH_SIZE, logger = silentLogger, now = () => Date.now() } = options;
+  const ttlMs = (options.ttlSeconds ?? DEFAULT_LINK_CACHE_TTL_SECONDS) * 1000;
   const budget = options.budget ?? createInvocationBudget({}, Date.now() + DEFAULT_SYNC_TIME_MS);
   const [meteredSql, meteredKv] = [budget.meterSql(sql), budget.meterKv(kv)];
   const bulk = meteredKv.getMany !== undefined;
+  // Younger than this, a change's entries are not judged by what this location reads.
+  const lagMs = meteredKv.readLagMs ?? 0;
+  const recentSeconds = lagMs > 0 ? (lagMs + RECENT_MARGIN_MS) / 1000 : 0;
   const timeoutMs = options.kvTimeoutMs ?? DEFAULT_KV_TIMEOUT_MS;
   const report: SyncReport = { changes: 0, removedByTenant: {}, caughtUp: false, failed: false };
   const kvCall = <T>(call: () => Promise<T>) => withDeadline(call, timeoutMs);
@@ -109,17 +128,20 @@ export async function syncLinkCache(sql: Sql, kv: KvCache, options: SyncOptions 
         report.outOf = size === 0 ? "budget" : "time";
         break;
       }
-      const page = await readChanges(meteredSql, cursor, size);
+      const page = await readChanges(meteredSql, cursor, size, recentSeconds);
       if (page.ahead) {
         discarded(logger, "ahead of the feed's horizon");
         cursor = FEED_START;
         continue;
       }
-      const stale = await staleEntries(meteredSql, meteredKv, page.changes, kvCall);
-      await mapBounded(stale, KV_CONCURRENCY, ({ key }) => kvCall(() => meteredKv.delete(key)));
+      const actions = await entryActions(meteredSql, meteredKv, page.changes, { kvCall, ttlMs, now });
+      await mapBounded(actions, KV_CONCURRENCY, ({ key, put }) =>
+        kvCall(() => (put ? meteredKv.put(key, put.value, { ttlSeconds: put.ttlSeconds }) : meteredKv.delete(key))),
+      );
       cursor = page.next;
       report.changes += page.changes.length;
-      for (const { tenantId } of stale) report.removedByTenant[tenantId] = (report.removedByTenant[tenantId] ?? 0) + 1;
+      for (const { tenantId, stale } of actions)
+        if (stale) report.removedByTenant[tenantId] = (report.removedByTenant[tenantId] ?? 0) + 1;
       report.caughtUp = !page.more;
       if (savedWhenLeft - budget.timeLeft() >= CURSOR_SAVE_INTERVAL_MS) await saveCursor();
     }
@@ -145,9 +167,13 @@ function usableCursor(stored: string, logger: Logger): FeedCursor {
 const discarded = (logger: Logger, why: string) =>
   logger.log("warn", "link_sync_cursor_discarded", { reason: why, restartAt: FEED_START });
 
-interface NamedEntry extends LinkChange {
+/** What a page does to one entry it names: a delete, or a put of the link Postgres holds. */
+interface EntryAction {
   key: string;
-  text: string | null;
+  tenantId: string;
+  put?: { value: string; ttlSeconds: number };
+  /** Read as differing from Postgres (or unreadable) and deleted: what `removedByTenant` counts. */
+  stale: boolean;
 }
 
 /**
@@ -166,23 +192,46 @@ async function readEntries(
   return (await mapBounded(chunks, KV_CONCURRENCY, (chunk) => kvCall(() => getMany.call(kv, chunk)))).flat();
 }
 
-/** The cached entries `changes` name that differ from Postgres now (or cannot be read). */
-async function staleEntries(
+/**
+ * What to do to the entries `changes` name: delete each one read that differs from Postgres now
+ * (or cannot be read). For a recent change (younger than the store's read lag), what was read
+ * may be this location's memory of an older state, while another location filled the entry since:
+ * an entry read absent is deleted all the same, and one read equal to Postgres is written again
+ * from Postgres (so the deployment's own write-back stays a hit).
+ */
+async function entryActions(
   sql: Sql,
   kv: KvCache,
-  changes: readonly LinkChange[],
-  kvCall: <T>(call: () => Promise<T>) => Promise<T>,
-): Promise<NamedEntry[]> {
-  const named = new Map<string, LinkChange>(); // each key once
-  for (const change of changes) named.set(await linkKey(change.tenantId, change), change);
+  changes: readonly FeedChange[],
+  { kvCall, ttlMs, now }: { kvCall: <T>(call: () => Promise<T>) => Promise<T>; ttlMs: number; now: () => number },
+): Promise<EntryAction[]> {
+  const named = new Map<string, FeedChange>(); // each key once, recent when any of its changes is
+  for (const change of changes) {
+    const key = await linkKey(change.tenantId, change);
+    named.set(key, named.get(key)?.recent ? { ...change, recent: true } : change);
+  }
   const texts = await readEntries(kv, [...named.keys()], kvCall);
-  const entries: NamedEntry[] = [...named].map(([key, change], i) => ({ ...change, key, text: texts[i] ?? null }));
+  const entries = [...named].map(([key, change], i) => ({ ...change, key, text: texts[i] ?? null }));
   const cached = entries.filter((entry) => entry.text !== null);
-  const current = new Map<string, Awaited<ReturnType<typeof findLinksAcrossTenants>>[number]>();
-  for (const link of await findLinksAcrossTenants(sql, cached)) current.set(await linkKey(link.tenantId, link), link);
-  return cached.filter(({ key, tenantId, text }) => {
-    const entry = decodeEntry(text!);
+  const readAt = now(); // before the read of the links, as an entry's readAt must be
+  const current = new Map<string, Link>();
+  for (const { tenantId, ...link } of await findLinksAcrossTenants(sql, cached))
+    current.set(await linkKey(tenantId, link), link);
+  const actions: EntryAction[] = [];
+  for (const { key, tenantId, text, recent } of entries) {
+    if (text === null) {
+      if (recent) actions.push({ key, tenantId, stale: false });
+      continue;
+    }
+    const entry = decodeEntry(text);
     const link = current.get(key);
-    return !(entry && link && entry.tenantId === tenantId && sameLink(entry.link, link));
-  });
+    if (!(entry && link && entry.tenantId === tenantId && sameLink(entry.link, link))) {
+      actions.push({ key, tenantId, stale: true });
+    } else if (recent) {
+      const ttlSeconds = entryLifetimeSeconds(readAt, ttlMs, now());
+      const put = ttlSeconds === undefined ? undefined : { value: encodeEntry(tenantId, link, readAt), ttlSeconds };
+      actions.push({ key, tenantId, stale: false, ...(put && { put }) });
+    }
+  }
+  return actions;
 }

@@ -25,6 +25,12 @@ describe("a port with something run around each call", () => {
     expect(aroundEachKvCall({ ...store, getMany: undefined }, (call) => call()).getMany).toBeUndefined();
   });
 
+  it("keeps what the store says of its reads' lag, and says none where the store says none", () => {
+    const store = createMemoryKv();
+    expect(aroundEachKvCall({ ...store, readLagMs: 60_000 }, (call) => call()).readLagMs).toBe(60_000);
+    expect("readLagMs" in aroundEachKvCall(store, (call) => call())).toBe(false);
+  });
+
   it("forwards every SQL method with its arguments and answer, naming the method", async () => {
     const seen: unknown[] = [];
     const sql: Sql = {

@@ -1,7 +1,7 @@
 // A port with something run around each of its calls: time it (Server-Timing), count it against
 // an invocation's budget, count it in a test or a bench. One wrapper per port for all of them, so
 // a method added to a port is forwarded in one place.
-import type { KvCache } from "./kv.ts";
+import type { KvCache, KvMethod } from "./kv.ts";
 import type { Row, Sql } from "./sql.ts";
 
 /**
@@ -18,7 +18,7 @@ export function aroundEachSqlCall(sql: Sql, around: AroundCall<keyof Sql>): Sql 
   };
 }
 
-export function aroundEachKvCall(kv: KvCache, around: AroundCall<keyof KvCache>): KvCache {
+export function aroundEachKvCall(kv: KvCache, around: AroundCall<KvMethod>): KvCache {
   return {
     get: async (key) => around(() => kv.get(key), "get"),
     put: async (key, value, options) => around(() => kv.put(key, value, options), "put"),
@@ -26,5 +26,7 @@ export function aroundEachKvCall(kv: KvCache, around: AroundCall<keyof KvCache>)
     list: async (prefix, options) => around(() => kv.list(prefix, options), "list"),
     // Forwarded only where the store has it: without it, callers read one key at a time.
     ...(kv.getMany && { getMany: async (keys: readonly string[]) => around(() => kv.getMany!(keys), "getMany") }),
+    // Not a call: what the store's reads are worth, which a wrapper does not change.
+    ...(kv.readLagMs !== undefined && { readLagMs: kv.readLagMs }),
   };
 }

@@ -19,7 +19,17 @@ export interface KvCache {
   put(key: string, value: string, options: { ttlSeconds: number }): Promise<void>;
   delete(key: string): Promise<void>;
   list(prefix: string, options?: { cursor?: string; limit?: number }): Promise<KvListPage>;
+  /**
+   * How long after a write or delete made elsewhere (at another location of the store) a read here
+   * may still answer what was there before, an absence included: Workers KV's locations keep what
+   * they read for 60 s, the Fastly KV Store's POPs lag a few hundred ms. Absent: a read sees every
+   * write and delete that ended before it (memory, Deno KV's strong reads).
+   */
+  readonly readLagMs?: number;
 }
+
+/** The store's calls (every member but `readLagMs`). */
+export type KvMethod = Exclude<keyof KvCache, "readLagMs">;
 
 export const MIN_KV_TTL_SECONDS = 60;
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { describeContract } from "../../test/ports/describe-contract.ts";
 import { kvContract } from "../../test/ports/kv-contract.ts";
 import { fakeFastlyKvStore, KV_DELETE_NOT_FOUND } from "../../test/support/fake-fastly-kv-store.ts";
-import { createFastlyKv } from "./fastly-kv.ts";
+import { createFastlyKv, FASTLY_KV_READ_LAG_MS } from "./fastly-kv.ts";
 
 describeContract("KV cache contract: Fastly KV Store (a fake of js-compute's KVStore)", kvContract, async () => ({
   port: createFastlyKv(fakeFastlyKvStore().store),
@@ -10,6 +10,11 @@ describeContract("KV cache contract: Fastly KV Store (a fake of js-compute's KVS
 }));
 
 describe("KvCache over a Fastly KV Store", () => {
+  it("says its reads may lag a change made at another POP, so the link sync does not trust them for recent changes", () => {
+    expect(createFastlyKv(fakeFastlyKvStore().store).readLagMs).toBe(FASTLY_KV_READ_LAG_MS);
+    expect(FASTLY_KV_READ_LAG_MS).toBeGreaterThanOrEqual(300); // Fastly: up to 300 ms
+  });
+
   it("stores, reads and deletes, with the TTL passed on", async () => {
     const { store, puts } = fakeFastlyKvStore();
     const kv = createFastlyKv(store);

@@ -19,11 +19,18 @@ export interface FastlyKvStore {
 const DELETE_NOT_FOUND = /^KVStore delete: Not found\.?$/;
 
 /**
+ * Fastly's KV Store is eventually consistent across POPs: a read may miss a change made elsewhere
+ * for up to a few hundred ms (rounded up).
+ */
+export const FASTLY_KV_READ_LAG_MS = 1_000;
+
+/**
  * The KvCache port over a Fastly KV Store. Values are strings, so every put sends a buffered body
  * (a streamed one would make the store ignore `mode` and `gen`).
  */
 export function createFastlyKv(store: FastlyKvStore): KvCache {
   return {
+    readLagMs: FASTLY_KV_READ_LAG_MS,
     async get(key) {
       const entry = await store.get(fastlyKey(key));
       return entry ? entry.text() : null;

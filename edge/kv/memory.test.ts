@@ -9,6 +9,10 @@ describeContract("KV cache contract: memory", kvContract, async () => ({
 }));
 
 describe("memory KV", () => {
+  it("reads what was written, at once: no read lag", () => {
+    expect(createMemoryKv().readLagMs).toBeUndefined();
+  });
+
   it("stores, reads and deletes", async () => {
     const kv = createMemoryKv();
     await kv.put("a", "1", { ttlSeconds: 60 });

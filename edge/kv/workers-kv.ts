@@ -17,9 +17,16 @@ export interface WorkersKvNamespace {
 /** Workers KV is at most 1000 keys a page. */
 const MAX_LIST_LIMIT = 1000;
 
+/**
+ * A location keeps what it read, an absence included, for a get's cacheTtl (60 s by default, the
+ * one used here), and sees others' writes only then: changes take up to 60 s to show everywhere.
+ */
+export const WORKERS_KV_READ_LAG_MS = 60_000;
+
 /** The KV cache port over a Workers KV namespace (eventually consistent, expiry enforced by KV). */
 export function createWorkersKv(namespace: WorkersKvNamespace): KvCache {
   return {
+    readLagMs: WORKERS_KV_READ_LAG_MS,
     get: (key) => namespace.get(key),
     async getMany(keys) {
       if (keys.length === 0) return [];

@@ -1,8 +1,8 @@
 // A KV store whose calls a test can make fail, hang, or pause at a chosen moment.
-import type { KvCache } from "../../core/ports/kv.ts";
+import type { KvCache, KvMethod } from "../../core/ports/kv.ts";
 
 type KvBehaviour = "ok" | "throw" | "hang";
-type Operation = Exclude<keyof KvCache, "getMany">; // without bulk reads: the sync reads one by one
+type Operation = Exclude<KvMethod, "getMany">; // without bulk reads: the sync reads one by one
 
 interface HeldPut {
   /** Resolves once the held put has been called (its ttl is already decided). */
