@@ -14,7 +14,7 @@ import { openApiCases } from "./cases/openapi.ts";
 import { preconditionCases } from "./cases/preconditions.ts";
 import { serverTimingCases, serverTimingOffCases } from "./cases/server-timing.ts";
 import { unavailableCases } from "./cases/unavailable.ts";
-import { unversionedPreconditionCases } from "./cases/unversioned-preconditions.ts";
+import { linkPreconditionCases, unversionedPreconditionCases } from "./cases/unversioned-preconditions.ts";
 import { httpClient } from "./client.ts";
 import { conformsToServedDocument } from "./openapi-check.ts";
 
@@ -28,6 +28,7 @@ export function conformanceSuite(runtime: RuntimeName, baseUrl: () => string): v
   assetCases(call);
   preconditionCases(call, baseUrl);
   unversionedPreconditionCases(call);
+  linkPreconditionCases(call);
   documentCases(call);
   headCases(call);
   openApiCases(call);
