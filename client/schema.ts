@@ -490,6 +490,10 @@ export interface operations {
                 consistency?: "strong" | "eventual";
             };
             header?: {
+                /** @description "*": holds (it exists). A list of ETags never matches (it has none): 412. Empty: as if absent. */
+                "if-match"?: string;
+                /** @description "*": 304 (it exists). A list of ETags always holds: 200. Empty: as if absent. */
+                "if-none-match"?: string;
                 /** @description Names the request in the log and the answer when it matches `^[A-Za-z0-9._:-]{1,128}$`; any other value is replaced by a fresh id. */
                 "x-request-id"?: string;
             };
@@ -528,6 +532,28 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Link"];
                 };
+            };
+            /** @description Not modified: it exists (If-None-Match: "*"). */
+            304: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
+                    /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
+                    ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `malformed_request`: Malformed request */
             400: {
@@ -611,6 +637,35 @@ export interface operations {
                         status?: 404;
                         /** @enum {unknown} */
                         code?: "not_found";
+                    };
+                };
+            };
+            /** @description `precondition_failed`: Precondition failed */
+            412: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
+                    /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
+                    ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 412;
+                        /** @enum {unknown} */
+                        code?: "precondition_failed";
                     };
                 };
             };
@@ -740,6 +795,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description "*": change the caller's link only, never create one (none: 404; another user's: 409). A list of ETags never matches (links have none): 412 when the link is the caller's. Empty: as if absent. */
+                "if-match"?: string;
+                /** @description "*": link only an account not linked yet: 412 when the caller already holds it, nothing changed. A list of ETags always holds: as without. Empty: as if absent. */
+                "if-none-match"?: string;
                 /** @description Names the request in the log and the answer when it matches `^[A-Za-z0-9._:-]{1,128}$`; any other value is replaced by a fresh id. */
                 "x-request-id"?: string;
             };
@@ -759,7 +818,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Already linked to the caller (idempotent). */
+            /** @description Already linked to the caller (idempotent), or changed (If-Match). */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -865,6 +924,35 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`: Not found */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
+                    /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
+                    ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 404;
+                        /** @enum {unknown} */
+                        code?: "not_found";
+                    };
+                };
+            };
             /** @description `external_account_already_linked`: External account already linked; `provider_already_linked`: Provider already linked; `link_limit_reached`: Link limit reached */
             409: {
                 headers: {
@@ -891,6 +979,35 @@ export interface operations {
                         status?: 409;
                         /** @enum {unknown} */
                         code?: "external_account_already_linked" | "provider_already_linked" | "link_limit_reached";
+                    };
+                };
+            };
+            /** @description `precondition_failed`: Precondition failed */
+            412: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
+                    /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
+                    ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 412;
+                        /** @enum {unknown} */
+                        code?: "precondition_failed";
                     };
                 };
             };
@@ -1109,6 +1226,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description "*": holds (the caller's link exists, else 404). A list of ETags never matches (links have none): 412, nothing removed. Empty: as if absent. */
+                "if-match"?: string;
+                /** @description "*": never holds of an existing link: 412, nothing removed. A list of ETags always holds: as without. Empty: as if absent. */
+                "if-none-match"?: string;
                 /** @description Names the request in the log and the answer when it matches `^[A-Za-z0-9._:-]{1,128}$`; any other value is replaced by a fresh id. */
                 "x-request-id"?: string;
             };
@@ -1226,6 +1347,35 @@ export interface operations {
                         status?: 404;
                         /** @enum {unknown} */
                         code?: "not_found";
+                    };
+                };
+            };
+            /** @description `precondition_failed`: Precondition failed */
+            412: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
+                    /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
+                    ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 412;
+                        /** @enum {unknown} */
+                        code?: "precondition_failed";
                     };
                 };
             };
@@ -1387,6 +1537,10 @@ export interface operations {
                 limit?: number;
             };
             header?: {
+                /** @description "*": holds (it exists). A list of ETags never matches (it has none): 412. Empty: as if absent. */
+                "if-match"?: string;
+                /** @description "*": 304 (it exists). A list of ETags always holds: 200. Empty: as if absent. */
+                "if-none-match"?: string;
                 /** @description Names the request in the log and the answer when it matches `^[A-Za-z0-9._:-]{1,128}$`; any other value is replaced by a fresh id. */
                 "x-request-id"?: string;
             };
@@ -1419,6 +1573,57 @@ export interface operations {
                     "application/json": components["schemas"]["LinkPage"];
                 };
             };
+            /** @description Not modified: it exists (If-None-Match: "*"). */
+            304: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
+                    /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
+                    ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `malformed_request`: Malformed request */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
+                    /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
+                    ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "malformed_request";
+                    };
+                };
+            };
             /** @description `unauthorized`: Unauthorized */
             401: {
                 headers: {
@@ -1443,6 +1648,35 @@ export interface operations {
                         status?: 401;
                         /** @enum {unknown} */
                         code?: "unauthorized";
+                    };
+                };
+            };
+            /** @description `precondition_failed`: Precondition failed */
+            412: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
+                    /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
+                    ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 412;
+                        /** @enum {unknown} */
+                        code?: "precondition_failed";
                     };
                 };
             };
@@ -4698,6 +4932,10 @@ export interface operations {
                 limit?: number;
             };
             header?: {
+                /** @description "*": holds (it exists). A list of ETags never matches (it has none): 412. Empty: as if absent. */
+                "if-match"?: string;
+                /** @description "*": 304 (it exists). A list of ETags always holds: 200. Empty: as if absent. */
+                "if-none-match"?: string;
                 /** @description Names the request in the log and the answer when it matches `^[A-Za-z0-9._:-]{1,128}$`; any other value is replaced by a fresh id. */
                 "x-request-id"?: string;
             };
@@ -4730,6 +4968,57 @@ export interface operations {
                     "application/json": components["schemas"]["DocumentPage"];
                 };
             };
+            /** @description Not modified: it exists (If-None-Match: "*"). */
+            304: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
+                    /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
+                    ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `malformed_request`: Malformed request */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
+                    /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
+                    ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "malformed_request";
+                    };
+                };
+            };
             /** @description `unauthorized`: Unauthorized */
             401: {
                 headers: {
@@ -4754,6 +5043,35 @@ export interface operations {
                         status?: 401;
                         /** @enum {unknown} */
                         code?: "unauthorized";
+                    };
+                };
+            };
+            /** @description `precondition_failed`: Precondition failed */
+            412: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
+                    /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
+                    ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 412;
+                        /** @enum {unknown} */
+                        code?: "precondition_failed";
                     };
                 };
             };
@@ -4883,6 +5201,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description "*": holds (the list of documents exists). A list of ETags never matches (it has none): 412, nothing created. Empty: as if absent. */
+                "if-match"?: string;
+                /** @description "*": never holds (the list exists): 412, nothing created. A list of ETags always holds: as without. Empty: as if absent. */
+                "if-none-match"?: string;
                 /** @description Names this request of this caller (tenant and user): a retry with the same body answers the first result, creating nothing. */
                 "idempotency-key"?: string;
                 /** @description Names the request in the log and the answer when it matches `^[A-Za-z0-9._:-]{1,128}$`; any other value is replaced by a fresh id. */
@@ -4981,6 +5303,35 @@ export interface operations {
                         status?: 401;
                         /** @enum {unknown} */
                         code?: "unauthorized";
+                    };
+                };
+            };
+            /** @description `precondition_failed`: Precondition failed */
+            412: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
+                    /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
+                    ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 412;
+                        /** @enum {unknown} */
+                        code?: "precondition_failed";
                     };
                 };
             };
@@ -5199,6 +5550,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description "*": holds (it exists). A list of ETags never matches (it has none): 412. Empty: as if absent. */
+                "if-match"?: string;
+                /** @description "*": 304 (it exists). A list of ETags always holds: 200. Empty: as if absent. */
+                "if-none-match"?: string;
                 /** @description Names the request in the log and the answer when it matches `^[A-Za-z0-9._:-]{1,128}$`; any other value is replaced by a fresh id. */
                 "x-request-id"?: string;
             };
@@ -5232,6 +5587,57 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Document"];
+                };
+            };
+            /** @description Not modified: it exists (If-None-Match: "*"). */
+            304: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
+                    /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
+                    ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `malformed_request`: Malformed request */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
+                    /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
+                    ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "malformed_request";
+                    };
                 };
             };
             /** @description `unauthorized`: Unauthorized */
@@ -5287,6 +5693,35 @@ export interface operations {
                         status?: 404;
                         /** @enum {unknown} */
                         code?: "not_found";
+                    };
+                };
+            };
+            /** @description `precondition_failed`: Precondition failed */
+            412: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
+                    /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
+                    ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 412;
+                        /** @enum {unknown} */
+                        code?: "precondition_failed";
                     };
                 };
             };

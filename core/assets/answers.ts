@@ -1,8 +1,9 @@
 // What the asset routes answer, and the headers they read and answer, for their declarations (routes.ts).
 import * as v from "valibot";
+import { ETAG_LIST_PATTERN } from "../http/etag.ts";
+import { etagListOrEmpty } from "../http/preconditions.ts";
 import { type HeaderSpec, location, type Problems, type ResponseSpec } from "../openapi/operations.ts";
 import { timestamp } from "../openapi/schemas.ts";
-import { ETAG_LIST_OR_EMPTY_PATTERN, ETAG_LIST_PATTERN } from "./etag.ts";
 import { ASSET_ID_PATTERN } from "./model.ts";
 
 export const schemas = {
@@ -42,8 +43,6 @@ export const conditionalWriteProblems = {
   428: ["precondition_required"],
 } satisfies Problems;
 
-// Outside this grammar, either header is 400 malformed_request; an empty one counts as absent.
-const etagListOrEmpty = v.pipe(v.string(), v.regex(ETAG_LIST_OR_EMPTY_PATTERN));
 const IF_MATCH = 'The ETag(s) the asset must have (strong comparison), or "*".';
 export const ifMatch: HeaderSpec = { description: `${IF_MATCH} Empty: as if absent.`, schema: etagListOrEmpty };
 /** GET: 304 when the asset has one of them. */

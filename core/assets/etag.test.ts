@@ -1,6 +1,5 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ProblemError } from "../http/problem.ts";
 import {
   ETAG_LIST_OR_EMPTY_PATTERN,
   ETAG_LIST_PATTERN,
@@ -8,8 +7,10 @@ import {
   parseEtagList,
   strongMatch,
   weakMatch,
-} from "./etag.ts";
-import { evaluateRead, putMode, readPreconditions, requireIfMatch } from "./preconditions.ts";
+} from "../http/etag.ts";
+import { readPreconditions } from "../http/preconditions.ts";
+import { ProblemError } from "../http/problem.ts";
+import { evaluateRead, putMode, requireIfMatch } from "./preconditions.ts";
 
 const malformed = (value: string) => {
   try {

@@ -4,7 +4,9 @@
 import type { Context } from "hono";
 import * as v from "valibot";
 import type { AppDeps, AppEnv } from "../deps.ts";
+import { formatEtag } from "../http/etag.ts";
 import { fieldValue } from "../http/field-value.ts";
+import { readPreconditions } from "../http/preconditions.ts";
 import { notFound, ProblemError } from "../http/problem.ts";
 import { validationFailed } from "../http/validation.ts";
 import {
@@ -33,16 +35,8 @@ import {
 } from "./answers.ts";
 import { createAssetOnce } from "./create-once.ts";
 import { parseImport } from "./csv-import.ts";
-import { formatEtag } from "./etag.ts";
 import { type Asset, AssetFieldsSchema, AssetIdSchema, AssetPatchSchema, representation } from "./model.ts";
-import {
-  evaluateRead,
-  type MatchCondition,
-  putMode,
-  readPreconditions,
-  refuseIfMatch,
-  requireIfMatch,
-} from "./preconditions.ts";
+import { evaluateRead, type MatchCondition, putMode, refuseIfMatch, requireIfMatch } from "./preconditions.ts";
 import {
   deleteAsset,
   findAsset,

@@ -3,6 +3,16 @@ import * as v from "valibot";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { fieldValue } from "../http/field-value.ts";
 import { integerText, pageLimit } from "../http/pagination.ts";
+import {
+  conditionalReadProblems,
+  evaluatePreconditions,
+  notModified,
+  preconditionFailed,
+  readPreconditions,
+  unversionedPreconditions,
+  unversionedRead,
+  unversionedReadAnswer,
+} from "../http/preconditions.ts";
 import { notFound } from "../http/problem.ts";
 import { maxCodePoints, printable } from "../http/validation.ts";
 import {
@@ -51,13 +61,19 @@ export const schemas = {
   }),
 };
 
+// The path names the list of documents, which always exists (GET /v1/documents) and has no ETag.
+const conditionalCreate = unversionedPreconditions(
+  '"*": holds (the list of documents exists). A list of ETags never matches (it has none): 412, nothing created.',
+  '"*": never holds (the list exists): 412, nothing created. A list of ETags always holds: as without.',
+);
+
 export const documentRoutes = ({ settings }: Pick<AppDeps, "settings">) => [
   route({
     method: "POST",
     path: "/v1/documents",
     access: "token",
     summary: "Create a document with the tenant's next number.",
-    headers: { [IDEMPOTENCY_KEY_HEADER]: idempotencyKeyHeader },
+    headers: { ...conditionalCreate, [IDEMPOTENCY_KEY_HEADER]: idempotencyKeyHeader },
     body: json(NewDocumentSchema),
     responses: {
       201: {
@@ -66,8 +82,14 @@ export const documentRoutes = ({ settings }: Pick<AppDeps, "settings">) => [
         headers: { location, [IDEMPOTENT_REPLAYED_HEADER]: replayedHeader },
       },
     },
-    problems: { 422: ["idempotency_key_reused"] },
+    problems: { 400: ["malformed_request"], 412: ["precondition_failed"], 422: ["idempotency_key_reused"] },
     handler: async (c, input) => {
+      // Before the key and the body: a refused request stores nothing, so its retry is refused too.
+      if (evaluatePreconditions(readPreconditions(c.req.raw.headers), {}) !== "ok") {
+        throw preconditionFailed(
+          'The list of documents exists and has no ETag: If-Match holds only as "*", If-None-Match only as a list of ETags. Nothing was created.',
+        );
+      }
       const key = parseIdempotencyKey(fieldValue(c.req.raw.headers, IDEMPOTENCY_KEY_HEADER));
       const body = await input.body();
       const title = body.title ?? null;
@@ -90,9 +112,12 @@ export const documentRoutes = ({ settings }: Pick<AppDeps, "settings">) => [
     access: "token",
     summary: "The tenant's documents, in number order.",
     query: PageQuerySchema,
-    responses: { 200: { description: "One page.", body: schemas.DocumentPage } },
-    problems: {},
+    headers: unversionedRead,
+    responses: { 200: { description: "One page.", body: schemas.DocumentPage }, 304: notModified },
+    problems: conditionalReadProblems,
+    // The list always exists: its conditions are judged before it is read.
     handler: async (c, { query }) =>
+      unversionedReadAnswer(c, readPreconditions(c.req.raw.headers)) ??
       c.json(await listDocuments(c.get("sql"), c.get("principal").tenantId, query.after, query.limit)),
   }),
   route({
@@ -102,12 +127,14 @@ export const documentRoutes = ({ settings }: Pick<AppDeps, "settings">) => [
     summary: "One document by number.",
     params: { docNumber: { description: "The document's number.", schema: DocNumberSchema } },
     refusePath: noSuchDocument,
-    responses: { 200: { description: "The document.", body: schemas.Document } },
-    problems: { 404: ["not_found"] },
+    headers: unversionedRead,
+    responses: { 200: { description: "The document.", body: schemas.Document }, 304: notModified },
+    problems: { ...conditionalReadProblems, 404: ["not_found"] },
     handler: async (c, { params }) => {
+      const preconditions = readPreconditions(c.req.raw.headers);
       const document = await findDocument(c.get("sql"), c.get("principal").tenantId, params.docNumber);
       if (!document) throw noSuchDocument();
-      return c.json(document);
+      return unversionedReadAnswer(c, preconditions) ?? c.json(document);
     },
   }),
 ];

@@ -86,6 +86,35 @@ describeOnBackends("the link change feed", (harness) => {
     expect((await readCount(sql, FEED_START, 4, "feed")).changes).toEqual(Array(4).fill(change[0]));
   });
 
+  it("a conditional PUT is one statement: If-Match records a new name only, a refused one nothing", async () => {
+    const { sql, stack } = harness();
+    const carol = { sub: "feed-carol", tid: "conditional" };
+    const path = linkPath("gitlab", "conditional-1");
+    const conditional = async (headers: Record<string, string>, displayName: string, as = carol) => {
+      const before = await recorded(sql, "conditional");
+      stack.endpoint.resetStatements();
+      const { status } = await harness().request(path, { method: "PUT", as, body: { displayName }, headers });
+      return {
+        status,
+        statements: stack.endpoint.statements(),
+        changes: (await recorded(sql, "conditional")) - before,
+      };
+    };
+    expect(await conditional({ "if-match": "*" }, "none yet")).toEqual({ status: 404, statements: 1, changes: 0 });
+    expect(await conditional({ "if-none-match": "*" }, "one")).toEqual({ status: 201, statements: 1, changes: 1 });
+    expect(await conditional({ "if-none-match": "*" }, "two")).toEqual({ status: 412, statements: 1, changes: 0 });
+    expect(await conditional({ "if-match": '"x"' }, "two")).toEqual({ status: 412, statements: 1, changes: 0 });
+    expect(await conditional({ "if-match": "*" }, "one")).toEqual({ status: 200, statements: 1, changes: 0 });
+    expect(await conditional({ "if-match": "*" }, "two")).toEqual({ status: 200, statements: 1, changes: 1 });
+    const dave = { sub: "feed-dave", tid: "conditional" };
+    expect(await conditional({ "if-match": "*" }, "theirs", dave)).toEqual({ status: 409, statements: 1, changes: 0 });
+    const [row] = await sql.query(
+      "SELECT user_id, display_name FROM linked_external_accounts WHERE tenant_id = 'conditional'",
+      [],
+    );
+    expect(row).toEqual({ user_id: "feed-carol", display_name: "two" });
+  });
+
   it("reads in bounded pages and never repeats a change once past it", async () => {
     const { sql } = harness();
     let { cursor } = await readAll(sql, FEED_START);

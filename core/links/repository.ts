@@ -114,16 +114,18 @@ JOIN unnest($1::text[], $2::text[]) AS wanted (provider, external_account_id)
   ON lower(l.provider) = wanted.provider AND l.external_account_id = wanted.external_account_id
 WHERE l.tenant_id = $3`;
 
+/** $1-$6 of a statement that links or changes a link (LINK, replace.ts' REPLACE). */
+export const linkParams = (link: Omit<NewLink, "maxLinksPerUser">): unknown[] => [
+  link.provider,
+  link.externalAccountId,
+  link.userId,
+  link.displayName,
+  link.replaceDisplayName,
+  link.tenantId,
+];
+
 export async function linkAccount(sql: Sql, link: NewLink): Promise<LinkResult> {
-  const params = [
-    link.provider,
-    link.externalAccountId,
-    link.userId,
-    link.displayName,
-    link.replaceDisplayName,
-    link.tenantId,
-    String(link.maxLinksPerUser),
-  ];
+  const params = [...linkParams(link), String(link.maxLinksPerUser)];
   let result = await tryLink(sql, params);
   // ON CONFLICT only arbitrates its own index. When the same user links the same account twice at
   // once, the later statement can meet the earlier one's row in the user-provider index first and
@@ -228,7 +230,7 @@ export async function findLinksAcrossTenants(
   return rows.map((row) => ({ tenantId: String(row.tenant_id), ...toLink(row) }));
 }
 
-function toLink(row: Row): Link {
+export function toLink(row: Row): Link {
   return {
     provider: String(row.provider),
     externalAccountId: String(row.external_account_id),

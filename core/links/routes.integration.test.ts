@@ -195,6 +195,13 @@ describeOnBackends("links API", (harness) => {
     await put(linkPath(target.provider, target.externalAccountId), alice);
     await harness().kv.delete(await linkKey("acme", target));
     await expectProblem(await get(linkPath(target.provider, target.externalAccountId), bob), 404, "not_found");
+    // The owner's, refused by its condition (412): no copy either; and a PUT refused by one writes none.
+    const path = linkPath(target.provider, target.externalAccountId);
+    await expectProblem(await harness().request(path, { as: alice, headers: { "if-match": '"x"' } }), 412);
+    await expectProblem(
+      await harness().request(path, { method: "PUT", as: alice, headers: { "if-none-match": "*" } }),
+      412,
+    );
     expect(await cachedEntry(harness().kv, target)).toBeUndefined();
   });
 

@@ -1,6 +1,14 @@
 import type { Context } from "hono";
 import * as v from "valibot";
 import type { AppEnv, RouteDeps } from "../deps.ts";
+import {
+  conditionalReadProblems,
+  notModified,
+  preconditionFailed,
+  readPreconditions,
+  unversionedRead,
+  unversionedReadAnswer,
+} from "../http/preconditions.ts";
 import { notFound, ProblemError } from "../http/problem.ts";
 import { type Logger, silentLogger } from "../log.ts";
 import { json, location, type Problems, written } from "../openapi/operations.ts";
@@ -19,6 +27,8 @@ import {
   UserLinksQuerySchema,
 } from "./link.ts";
 import type { LinkLimits } from "./link-settings.ts";
+import { deletePreconditions, holdOfExistingLink, putMode, putPreconditions } from "./preconditions.ts";
+import { replaceLink } from "./replace.ts";
 import { findLink, type LinkConflictCode, linkAccount, listUserLinks, unlinkAccount } from "./repository.ts";
 import { DEFAULT_RESYNC_BATCH_SIZE, ResyncQuerySchema, resyncLinkCache } from "./resync.ts";
 
@@ -91,30 +101,42 @@ export function linkRoutes(deps: RouteDeps) {
       ...target,
       method: "PUT",
       summary: "Link an external account to the caller.",
+      headers: putPreconditions,
       body: json(LinkBodySchema, { optional: true }),
       responses: {
-        200: { description: "Already linked to the caller (idempotent).", body: LinkSchema },
+        200: { description: "Already linked to the caller (idempotent), or changed (If-Match).", body: LinkSchema },
         201: { description: "Linked.", body: LinkSchema, headers: { location } },
       },
       problems: {
         ...targetProblems,
+        404: ["not_found"],
         409: ["external_account_already_linked", "provider_already_linked", "link_limit_reached"],
+        412: ["precondition_failed"],
         422: ["validation_failed", "provider_not_allowed"],
       },
       handler: async (c, { params: target, ...input }) => {
+        const mode = putMode(readPreconditions(c.req.raw.headers));
         requireAllowedProvider(limits, target.provider);
         const body = await input.body();
         const readAt = now();
         const principal = c.get("principal");
-        const result = await linkAccount(c.get("sql"), {
+        const link = {
           ...target,
           tenantId: principal.tenantId,
           userId: principal.userId,
           displayName: body.displayName ?? null,
-          replaceDisplayName: body.displayName !== undefined,
-          maxLinksPerUser: limits.maxPerUser,
-        });
+          // If-None-Match: * changes nothing of a link the caller holds (it answers 412).
+          replaceDisplayName: body.displayName !== undefined && mode.kind !== "create",
+        };
+        if (mode.kind === "replace") {
+          const replaced = await replaceLink(c.get("sql"), link, mode.holds);
+          if (replaced.outcome !== "replaced") throw replaceRefusals[replaced.outcome]();
+          await cacheFor(c).write(replaced.link, readAt);
+          return c.json(replaced.link, 200);
+        }
+        const result = await linkAccount(c.get("sql"), { ...link, maxLinksPerUser: limits.maxPerUser });
         if (result.outcome === "conflict") throw new ProblemError(409, result.code, conflictDetails[result.code]);
+        if (result.outcome === "existing" && mode.kind === "create") throw alreadyHeld();
         // After the commit, and only as a copy: a failed write leaves a miss, never a wrong answer.
         await cacheFor(c).write(result.link, readAt);
         if (result.outcome === "existing") return c.json(result.link, 200);
@@ -126,40 +148,52 @@ export function linkRoutes(deps: RouteDeps) {
       method: "GET",
       summary: "Who owns an external account (a user token sees only its own links).",
       query: LookupQuerySchema,
+      headers: unversionedRead,
       responses: {
         200: {
           description: "The link.",
           body: LinkSchema,
           headers: { [LINK_SOURCE_HEADER]: { description: "`kv` or `db`: where it was read.", required: true } },
         },
+        304: notModified,
       },
-      problems: { ...targetProblems, 404: ["not_found"] },
+      problems: { ...targetProblems, ...conditionalReadProblems, 404: ["not_found"] },
       handler: async (c, { query: { consistency }, params: target }) => {
+        const preconditions = readPreconditions(c.req.raw.headers);
+        const found = (link: Link, source: "kv" | "db") =>
+          unversionedReadAnswer(c, preconditions) ?? c.json(link, 200, { [LINK_SOURCE_HEADER]: source });
         const principal = c.get("principal");
         const cache = cacheFor(c);
         if (consistency === "eventual") {
           const cached = await cache.read(target);
           // Someone else's cached link goes to Postgres too: a user's 404 is never decided by KV,
           // and is sent without X-Link-Source, so it cannot tell a cached link from an absent one.
-          if (cached && canSee(principal, cached)) return found(c, cached, "kv");
+          if (cached && canSee(principal, cached)) return found(cached, "kv");
         }
         const readAt = now();
         const link = await findLink(c.get("sql"), principal.tenantId, target);
-        // A refused lookup writes nothing, not even a cache copy.
+        // A refused lookup (404, or 412 here) writes nothing, not even a cache copy.
         if (!link || !canSee(principal, link)) throw notFound("No such link.");
+        const answer = found(link, "db");
         // A strong read leaves the cache alone: it answers one client, repair is resync's job.
         if (consistency === "eventual") await cache.write(link, readAt);
-        return found(c, link, "db");
+        return answer;
       },
     }),
     route({
       ...target,
       method: "DELETE",
       summary: "Unlink (owner only).",
+      headers: deletePreconditions,
       responses: { 204: written("Unlinked.") },
-      problems: { ...targetProblems, 404: ["not_found"] },
+      problems: { ...targetProblems, 404: ["not_found"], 412: ["precondition_failed"] },
       handler: async (c, { params: target }) => {
         const { tenantId, userId } = c.get("principal");
+        if (!holdOfExistingLink(readPreconditions(c.req.raw.headers))) {
+          // Nothing is removed: a read tells the caller's link (412) from none (404).
+          const link = await findLink(c.get("sql"), tenantId, target);
+          throw link?.userId === userId ? stillLinked() : notFound("No such link.");
+        }
         if (!(await unlinkAccount(c.get("sql"), tenantId, target, userId))) throw notFound("No such link.");
         await cacheFor(c).remove(target);
         return c.body(null, 204);
@@ -171,13 +205,19 @@ export function linkRoutes(deps: RouteDeps) {
       access: "token",
       summary: "The caller's links, in provider order, a page at a time.",
       query: UserLinksQuerySchema,
+      headers: unversionedRead,
       responses: {
         200: { description: "One page; `next` is the `after` of the following one.", body: schemas.LinkPage },
+        304: notModified,
       },
-      problems: {},
+      problems: conditionalReadProblems,
+      // The list always exists: its conditions are judged before it is read.
       handler: async (c, { query }) => {
         const { tenantId, userId } = c.get("principal");
-        return c.json(await listUserLinks(c.get("sql"), tenantId, userId, query));
+        return (
+          unversionedReadAnswer(c, readPreconditions(c.req.raw.headers)) ??
+          c.json(await listUserLinks(c.get("sql"), tenantId, userId, query))
+        );
       },
     }),
     route({
@@ -239,9 +279,22 @@ function requireAllowedProvider({ providers }: LinkLimits, provider: string) {
   }
 }
 
-function found(c: Context<AppEnv>, link: Link, source: "kv" | "db"): Response {
-  return c.json(link, 200, { [LINK_SOURCE_HEADER]: source });
-}
+const alreadyHeld = () =>
+  preconditionFailed(
+    "You already hold this link, and If-None-Match: * links only an account not linked yet. Nothing was changed.",
+  );
+
+const stillLinked = () =>
+  preconditionFailed(
+    "The link exists, and the condition asked for none or for an ETag (links have none). Nothing was removed.",
+  );
+
+const replaceRefusals = {
+  absent: () => notFound("No such link."),
+  taken: () =>
+    new ProblemError(409, "external_account_already_linked", conflictDetails.external_account_already_linked),
+  failed: () => preconditionFailed('Links have no ETag: If-Match holds only as "*". Nothing was changed.'),
+};
 
 function withRequestId(logger: Logger, requestId: string): Logger {
   return { log: (level, event, fields) => logger.log(level, event, { requestId, ...fields }) };

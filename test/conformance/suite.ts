@@ -14,6 +14,7 @@ import { openApiCases } from "./cases/openapi.ts";
 import { preconditionCases } from "./cases/preconditions.ts";
 import { serverTimingCases, serverTimingOffCases } from "./cases/server-timing.ts";
 import { unavailableCases } from "./cases/unavailable.ts";
+import { linkPreconditionCases, unversionedPreconditionCases } from "./cases/unversioned-preconditions.ts";
 import { httpClient } from "./client.ts";
 import { conformsToServedDocument } from "./openapi-check.ts";
 
@@ -26,6 +27,8 @@ export function conformanceSuite(runtime: RuntimeName, baseUrl: () => string): v
   linkCases(call);
   assetCases(call);
   preconditionCases(call, baseUrl);
+  unversionedPreconditionCases(call);
+  linkPreconditionCases(call);
   documentCases(call);
   headCases(call);
   openApiCases(call);

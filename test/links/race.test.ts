@@ -109,6 +109,40 @@ describeWithPostgres("link races on PostgreSQL", () => {
     const rows = await harness.sql.query("SELECT 1 FROM linked_external_accounts WHERE user_id = 'greedy'");
     expect(rows).toHaveLength(1);
   });
+
+  it("one user linking one account at once with If-None-Match: *: one 201, the rest 412 (create only)", async () => {
+    const as = { sub: "creator" };
+    const headers = { "if-none-match": "*" };
+    const outcomes = await Promise.all(
+      Array.from({ length: CONCURRENCY }, (_, i) =>
+        harness.request(linkPath("gitlab", "create-only"), {
+          method: "PUT",
+          as,
+          headers,
+          body: { displayName: `${i}` },
+        }),
+      ).map((response) => response.then(outcome)),
+    );
+    expect(tally(outcomes)).toEqual({ "201": 1, "412 precondition_failed": CONCURRENCY - 1 });
+    const [row] = await linkRows(harness.sql, { provider: "gitlab", externalAccountId: "create-only" });
+    const created = await harness.request(linkPath("gitlab", "create-only"), { as });
+    expect(row?.display_name).toBe(((await created.json()) as Link).displayName);
+  });
+
+  it("renames with If-Match: * racing the unlink never bring the link back", async () => {
+    const as = { sub: "renamer" };
+    const path = linkPath("github", "renamed");
+    expect((await harness.request(path, { method: "PUT", as })).status).toBe(201);
+    const renames = Array.from({ length: 40 }, (_, i) =>
+      harness.request(path, { method: "PUT", as, headers: { "if-match": "*" }, body: { displayName: `${i}` } }),
+    );
+    const unlink = harness.request(path, { method: "DELETE", as });
+    const outcomes = await Promise.all([...renames, unlink].map((response) => response.then(outcome)));
+    const counts = tally(outcomes);
+    expect(counts["204"]).toBe(1);
+    expect((counts["200"] ?? 0) + (counts["404 not_found"] ?? 0)).toBe(40);
+    expect(await linkRows(harness.sql, { provider: "github", externalAccountId: "renamed" })).toEqual([]);
+  });
 });
 
 // LINK_MAX_PER_USER under concurrency: one user's new links arriving at once must not all see room

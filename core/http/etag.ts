@@ -1,6 +1,6 @@
 // Entity-tags (RFC 9110 §8.8.3) and the lists carried by If-Match / If-None-Match (§13.1.1-2).
-import { withoutSpacesAround } from "../http/field-value.ts";
-import { ProblemError } from "../http/problem.ts";
+import { withoutSpacesAround } from "./field-value.ts";
+import { ProblemError } from "./problem.ts";
 
 interface EntityTag {
   weak: boolean;
