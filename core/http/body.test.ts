@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { MAX_BODY_BYTES, readBodyText, readJson } from "./body.ts";
+import { MAX_BODY_BYTES, MAX_REPEATS_NAMED, readBodyText, readJson } from "./body.ts";
 import { ProblemError } from "./problem.ts";
 
 const Schema = v.strictObject({ name: v.pipe(v.string(), v.minLength(1)) });
@@ -74,6 +74,18 @@ describe("readJson", () => {
     expect(await twice('[{"__proto__":1,"__proto__":2}]')).toEqual([
       { field: "0.__proto__", message: "must be given once" },
     ]);
+  });
+
+  it("names at most MAX_REPEATS_NAMED repeats, however many a deep body holds", async () => {
+    // 5,000 arrays deep, then 2,000 repeats: each path is 5,001 keys long.
+    const depth = 5_000;
+    const repeats = Array.from({ length: 2_000 }, () => '"a":1').join(",");
+    const body = `${"[".repeat(depth)}{${repeats}}${"]".repeat(depth)}`;
+    expect(body.length).toBeLessThan(MAX_BODY_BYTES);
+    const problem = await problemOf(readJson(post(body, "application/json"), v.unknown()));
+    const errors = problem.extensions.errors as { field: string }[];
+    expect(errors).toHaveLength(MAX_REPEATS_NAMED);
+    expect(errors[0]!.field).toBe(`${"0.".repeat(depth)}a`);
   });
 
   it("reads one name in several objects, and names inside strings, as no repeat", async () => {

@@ -107,15 +107,24 @@ const JSON_TOKEN = /"(?:[^"\\]+|\\.)*"|[{}[\],:]/g;
 type Frame = { names: Set<string>; name?: string; expectingName: boolean } | { names?: undefined; index: number };
 
 /**
- * The paths of the members an object of `text` (valid JSON) names twice. RFC 8259 leaves what
- * they mean to the parser (JSON.parse keeps the last, others the first), so a proxy or firewall
- * in front could judge a body the API reads otherwise: I-JSON (RFC 7493 §2.3) forbids them, and
- * so does the API, as it refuses a query parameter given twice.
+ * How many repeated members a refusal names at most. A member's path is as long as the body is
+ * deep, so naming every repeat of a body nested thousands deep would make an answer (and the
+ * memory behind it) thousands of times the body's size.
+ */
+export const MAX_REPEATS_NAMED = 10;
+
+/**
+ * The paths of the members an object of `text` (valid JSON) names twice, the first
+ * MAX_REPEATS_NAMED in the text's order. RFC 8259 leaves what they mean to the parser
+ * (JSON.parse keeps the last, others the first), so a proxy or firewall in front could judge a
+ * body the API reads otherwise: I-JSON (RFC 7493 §2.3) forbids them, and so does the API, as it
+ * refuses a query parameter given twice.
  */
 function membersNamedTwice(text: string): Array<Array<string | number>> {
   const found: Array<Array<string | number>> = [];
   const frames: Frame[] = [];
   for (const [token] of text.matchAll(JSON_TOKEN)) {
+    if (found.length === MAX_REPEATS_NAMED) break;
     const top = frames.at(-1);
     if (token === "{") frames.push({ names: new Set(), expectingName: true });
     else if (token === "[") frames.push({ index: 0 });

@@ -20,3 +20,14 @@ export const RECOGNIZED_METHODS = [
 const recognized: ReadonlySet<string> = new Set(RECOGNIZED_METHODS);
 
 export const isRecognizedMethod = (method: string) => recognized.has(method);
+
+/** The longest method token a log line keeps (the longest method IANA registers has 17 characters). */
+const MAX_LOGGED_METHOD = 32;
+
+/**
+ * A request's method for its log line, as its span holds it: a recognized one as sent; any other
+ * as `_OTHER`, with its first 32 characters in `methodOriginal` (Deno and Compute pass on
+ * any token, tens of KB long, which would otherwise fill a line per request).
+ */
+export const loggedMethod = (method: string): { method: string; methodOriginal?: string } =>
+  isRecognizedMethod(method) ? { method } : { method: "_OTHER", methodOriginal: method.slice(0, MAX_LOGGED_METHOD) };

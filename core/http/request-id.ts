@@ -4,6 +4,7 @@ import type { Logger } from "../log.ts";
 import { traceLogFields } from "../telemetry/tracing.ts";
 import { fieldValue } from "./field-value.ts";
 import { matchedRoute } from "./matched-route.ts";
+import { loggedMethod } from "./methods.ts";
 
 // Not hono/request-id: it echoes only ids of [A-Za-z0-9_=-], its pattern fixed, so an id with
 // `.` or `:` (`req-42.abc:DEF_9`, as tracers write them) would be replaced, and one with `=`
@@ -24,7 +25,7 @@ export function requestLogging(logger: Logger): MiddlewareHandler<AppEnv> {
     const refusal = c.res.headers.get("www-authenticate")?.match(REFUSAL)?.[1];
     logger.log("info", "request", {
       requestId,
-      method: c.req.method,
+      ...loggedMethod(c.req.method),
       // The route's pattern (ids stay out of the log), also when a middleware answered for it.
       route: matchedRoute(c) ?? c.req.routePath,
       status: c.res.status,

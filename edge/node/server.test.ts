@@ -41,6 +41,7 @@ describe("the Node server's limits", () => {
       requestTimeoutMs: 30_000,
       keepAliveTimeoutMs: 5_000,
       maxConnections: 1_000,
+      idleTimeoutMs: 60_000,
     });
   });
 
@@ -81,6 +82,40 @@ describe("the Node server's limits", () => {
       expect(client.received()).toMatch(/^HTTP\/1\.1 200 /);
       client.socket.destroy();
     }
+  });
+});
+
+describe("a client that reads none of its answers", () => {
+  const IDLE = { ...LIMITS, idleTimeoutMs: 300 };
+  /** More than the kernel's buffers hold of an answer nobody reads. */
+  const BIG = 16 * 1024 * 1024;
+
+  /** A connection that sends `requests` and reads nothing for 1.5 s, then all it gets until it is closed. */
+  async function readLate(requests: string, meanwhile = (_socket: Socket) => {}) {
+    const body = "x".repeat(BIG);
+    server = await listen(async () => new Response(body), { port: 0, ...IDLE });
+    const client = await open(new URL(server.url));
+    client.socket.pause();
+    client.socket.write(requests);
+    const sending = setInterval(() => meanwhile(client.socket), 50);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    clearInterval(sending);
+    client.socket.resume();
+    await client.closed;
+    return client.received();
+  }
+
+  it("has its connection closed, the answer cut off, once nothing moved on it for the idle timeout", async () => {
+    const received = await readLate(GET);
+    expect(received.length).toBeLessThan(BIG);
+  });
+
+  it("has its connection closed when a refusal waits that long behind them, whatever it sends meanwhile", async () => {
+    // Node reads on (and discards) what follows a refused request: each byte resets the idle timeout.
+    const received = await readLate(`${GET}BREW / HTTP/1.1\r\n\r\n`, (socket) => socket.write("x"));
+    // Cut off (a reset may take what was already received with it), never followed by the refusal.
+    expect(received.length).toBeLessThan(BIG);
+    expect(received).not.toContain("not_implemented");
   });
 });
 

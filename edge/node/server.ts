@@ -26,6 +26,13 @@ export interface ServerLimits {
   keepAliveTimeoutMs: number;
   /** Connections beyond this many open at once are closed as they are accepted. */
   maxConnections: number;
+  /**
+   * A connection on which nothing moves either way for this long (a client that reads none of its
+   * answers), or whose refused request still waits this long behind the answers before it, is
+   * closed; one stalled on a write after twice this (Node grants a write under way one more period).
+   * Longer than the app takes to answer (its database and key-set timeouts).
+   */
+  idleTimeoutMs: number;
 }
 
 // A client that trickles its request in (a byte every few seconds) would otherwise hold its
@@ -38,6 +45,7 @@ export const DEFAULT_SERVER_LIMITS: ServerLimits = {
   // connections sooner, or it may reuse one just as the server closes it.
   keepAliveTimeoutMs: 5_000,
   maxConnections: 1_000,
+  idleTimeoutMs: 60_000,
 };
 
 export const DEFAULT_MAX_HEADER_BYTES = DEFAULT_SERVER_LIMITS.maxHeaderBytes;
@@ -84,7 +92,9 @@ export function listen(
       });
     });
     server.maxConnections = limits.maxConnections;
-    server.on("clientError", answerUnparsableRequest);
+    // Without a `timeout` listener, Node destroys a socket idle this long (keep-alive ones: their own timeout).
+    server.setTimeout(limits.idleTimeoutMs);
+    server.on("clientError", unparsableRequestAnswerer(limits.idleTimeoutMs));
     server.on("connect", connectAnswerer(listener));
     // An expectation other than 100-continue is served, as workerd and Deno do (RFC 9110 §10.1.1
     // allows either), rather than Node's bare 417.
@@ -124,13 +134,19 @@ function connectAnswerer(listener: RequestListener) {
 
 /**
  * A request Node's parser refuses never reaches the app; it is answered here, as problem+json like
- * every other error, instead of Node's bare status line.
+ * every other error, instead of Node's bare status line. A connection whose refusal is not written
+ * within `waitMs` (the answers before it unread) is closed: Node reads on, and discards, whatever
+ * the client sends meanwhile, which would keep the idle timeout from ever ending it.
  */
-function answerUnparsableRequest(error: Error & { code?: string }, socket: Duplex): void {
-  // One refusal per connection: another error while it waits (a timeout) changes nothing.
-  if (refusing.has(socket)) return;
-  refusing.add(socket);
-  refuseInTurn(error, socket);
+function unparsableRequestAnswerer(waitMs: number) {
+  return (error: Error & { code?: string }, socket: Duplex): void => {
+    // One refusal per connection: another error while it waits (a timeout) changes nothing.
+    if (refusing.has(socket)) return;
+    refusing.add(socket);
+    const deadline = setTimeout(() => socket.destroy(), waitMs);
+    socket.once("close", () => clearTimeout(deadline));
+    refuseInTurn(error, socket);
+  };
 }
 
 const refusing = new WeakSet<Duplex>();

@@ -291,7 +291,7 @@ describe("a request's spans", () => {
     const logger: Logger = { log: (_level, event, fields) => void lines.push({ event, ...fields }) };
     const app = createApp({ sql, kv: createMemoryKv(), settings, logger, telemetry, runtime: "node" });
     /** The request's answer, its server span and its children, and its log line. */
-    const serve = async (path: string, init: RequestInit = {}) => {
+    const serve = async (path: string | Request, init: RequestInit = {}) => {
       const response = await app.request(path, init);
       await telemetry.flush();
       const requestId = response.headers.get("x-request-id");
@@ -352,6 +352,16 @@ describe("a request's spans", () => {
       "http.response.status_code": 501,
       "error.type": "501",
     });
+  });
+
+  it("keep at most 256 characters of what a client sends as its host or its method", async () => {
+    const { serve } = traced();
+    const host = `${"a".repeat(60)}.`.repeat(1_000);
+    const method = "X".repeat(60_000);
+    const sent = await serve(new Request(`http://${host}example/v1/documents`, { method }));
+    expect(sent.status).toBe(501);
+    expect(sent.server.attributes["server.address"]).toBe(host.slice(0, 256));
+    expect(sent.server.attributes["http.request.method_original"]).toBe(method.slice(0, 256));
   });
 
   it("make each statement a client span, a refused one named by its SQLSTATE, the 5xx it caused an error", async () => {

@@ -26,6 +26,13 @@ export const MAX_QUEUED_SPANS = 2_048;
 const MAX_BATCH_SPANS = 512;
 /** How long a span waits at most before its batch is sent. */
 export const BATCH_DELAY_MS = 1_000;
+/**
+ * Characters a span's attribute value keeps at most; the SDK cuts a longer one. Some come from
+ * what any client sends (`server.address` from Host, `http.request.method_original` from the
+ * request line), which Deno takes up to tens of KB each: uncut, every queued span could hold that.
+ * A host name is at most 253 characters.
+ */
+const MAX_ATTRIBUTE_CHARS = 256;
 
 /**
  * The SDK, as the resource conventions require of every SDK's resource: its name, its language
@@ -106,6 +113,7 @@ export function createTelemetry(settings: Settings, parts: TelemetryParts): Tele
       "service.instance.id": crypto.randomUUID(),
     }),
     spanProcessors: [processor],
+    spanLimits: { attributeValueLengthLimit: MAX_ATTRIBUTE_CHARS },
     sampler: samplerOf(traces),
   });
   // The processor's flush does not wait for an export its full queue began: the exporter's does.

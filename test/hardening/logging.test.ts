@@ -117,6 +117,19 @@ describe("request logs", () => {
     expect(lines.every((line) => line.fields.requestId === requestId)).toBe(true);
   });
 
+  it("name a method no route implements _OTHER, keeping at most 32 characters of it", async () => {
+    const { responses, lines } = await logged(async () => [
+      await call("/v1/documents", { as: null, method: "PROPFIND" }),
+      await call("/v1/documents", { as: null, method: "X".repeat(60_000) }),
+    ]);
+    expect(responses.map((r) => r.status)).toEqual([501, 501]);
+    const requestLines = lines.filter((line) => line.event === "request");
+    expect(requestLines.map((line) => [line.fields.method, line.fields.methodOriginal])).toEqual([
+      ["_OTHER", "PROPFIND"],
+      ["_OTHER", "X".repeat(32)],
+    ]);
+  });
+
   it("echo a sane X-Request-Id and generate a fresh one otherwise", async () => {
     const offered = "req-42.abc:DEF_9";
     const echoed = await call("/healthz", { as: null, headers: { "x-request-id": offered } });
