@@ -8,6 +8,7 @@ export interface SyncResult {
   runtime: RuntimeName;
   /** Sync calls (invocations) until the one that answered caughtUp. */
   calls: number;
+  /** Of the stale entries, how many a lookup no longer found in the KV once the sync caught up. */
   removed: number;
   /** From the first sync call to the one that answered caughtUp. */
   caughtUpMs: number;
