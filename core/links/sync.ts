@@ -3,7 +3,7 @@
 // change committed: the deployment's own write-back of that very change stays), then the cursor,
 // kept in the same KV, moves on. Each page is one feed read, the KV reads of the entries named
 // (bulk reads where the store has them: on Workers one operation per 100 keys), one statement for
-// the links of the entries found, and the deletes. A sync goes on until it caught up, its time
+// the links of the entries found, and the deletes (and, for recent changes, puts). A sync goes on until it caught up, its time
 // is up, or the invocation's store operations (invocation-budget.ts) would not cover another
 // page; the next one resumes at the cursor, saved at most once a second and where a sync stops.
 // A sync that fails anywhere saves the cursor of the last page fully applied when it can (else
@@ -17,7 +17,8 @@
 // The cursor sits in a store others can write: one that is unreadable (garbled, overflowing
 // Postgres' types) or past the feed's horizon (no read gave it out) is discarded with a warning,
 // and the sync starts again at the feed's start, as with a lost cursor. Not at the horizon: the
-// changes between the true cursor and the horizon would be skipped, and only deletes are replayed.
+// changes between the true cursor and the horizon would be skipped, and a replay only deletes
+// entries or writes them again from Postgres.
 // When syncs run is the background runner's (core/background/runner.ts, core/links/jobs.ts).
 import { createInvocationBudget, type InvocationBudget } from "../background/invocation-budget.ts";
 import { withDeadline } from "../lib/deadline.ts";
@@ -38,7 +39,7 @@ export const SYNC_CURSOR_KEY = "links/sync/cursor";
 const DEFAULT_SYNC_BATCH_SIZE = 100;
 /** A sync stops starting pages after this long; the next one resumes at its cursor. */
 export const DEFAULT_SYNC_TIME_MS = 30_000;
-/** A lost cursor restarts the sync at the feed's start: harmless, only deletes are replayed. */
+/** A lost cursor restarts the sync at the feed's start: harmless, a replay only deletes or writes from Postgres. */
 const CURSOR_TTL_SECONDS = 7 * 24 * 3600;
 /**
  * Added to a store's read lag to tell a recent change: a change's `changed_at` is when its
@@ -71,11 +72,11 @@ interface SyncOptions {
   logger?: Logger;
 }
 
-/** A page's deletes in flight at once: Workers queue an invocation's calls beyond six anyway. */
+/** A page's deletes and puts in flight at once: Workers queue an invocation's calls beyond six anyway. */
 export const KV_CONCURRENCY = 6;
 /**
  * Workers KV takes at most one write a second to a key: the cursor is saved that often while a
- * sync runs, and where it ends. A sync that fails replays at most that much (deletes only).
+ * sync runs, and where it ends. A sync that fails replays at most that much (deletes and puts from Postgres).
  */
 const CURSOR_SAVE_INTERVAL_MS = 1_000;
 
