@@ -159,39 +159,33 @@ export function startServerSpan(telemetry: Telemetry, request: Request): { span:
   return { span, context: trace.setSpan(parent, span) };
 }
 
-const DEFAULT_PORTS: Record<string, string> = { http: "80", https: "443" };
-
 /**
  * What the HTTP server conventions ask for at a span's start: the method, the URL's scheme and
- * the server's name and port (the port only when it is not the scheme's own). Read from the URL as
- * the runtime hands it (always absolute), without a URL parser on every request. Not `url.path`:
- * it names the account, the asset or the document asked for, as a KV key would (http.route
- * stands for it).
+ * the server's name and port (the port only when it is not the scheme's own, which the URL parser
+ * leaves out). Not `url.path`: it names the account, the asset or the document asked for, as a KV
+ * key would (http.route stands for it).
  */
 export function requestAttributes(request: Request): Attributes {
   const method = request.method;
-  const known = isRecognizedMethod(method);
-  const attributes: Attributes = known
+  const attributes: Attributes = isRecognizedMethod(method)
     ? { "http.request.method": method }
     : { "http.request.method": "_OTHER", "http.request.method_original": method };
-  const url = request.url;
-  const colon = url.indexOf("://");
-  if (colon <= 0) return attributes;
-  const scheme = url.slice(0, colon).toLowerCase();
-  attributes["url.scheme"] = scheme;
-  const start = colon + 3;
-  let end = start;
-  while (end < url.length && !"/?#".includes(url[end]!)) end++;
-  const authority = url.slice(url.lastIndexOf("@", end) + 1 || start, end);
-  // `[::1]:8787`, `127.0.0.1:8787`, `api.example.com`
-  const portAt = authority.lastIndexOf(":");
-  const hasPort = portAt > authority.lastIndexOf("]");
-  const host = hasPort ? authority.slice(0, portAt) : authority;
-  const port = hasPort ? authority.slice(portAt + 1) : "";
-  if (host === "") return attributes;
-  attributes["server.address"] = host.startsWith("[") ? host.slice(1, -1) : host.toLowerCase();
-  if (/^[0-9]{1,5}$/.test(port) && DEFAULT_PORTS[scheme] !== port) attributes["server.port"] = Number(port);
+  const url = parsedUrl(request.url);
+  if (!url) return attributes;
+  attributes["url.scheme"] = url.protocol.slice(0, -1);
+  // An IPv6 address without its brackets: `[::1]` is `::1`.
+  if (url.hostname !== "") attributes["server.address"] = url.hostname.replace(/^\[(.*)\]$/, "$1");
+  if (url.port !== "") attributes["server.port"] = Number(url.port);
   return attributes;
+}
+
+/** Every runtime hands an absolute URL; anything else adds nothing to a span. */
+function parsedUrl(text: string): URL | undefined {
+  try {
+    return new URL(text);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The method as a span's name holds it: `HTTP` for one the conventions do not know. */
