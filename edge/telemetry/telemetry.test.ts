@@ -1,149 +1,18 @@
-// OTEL_TRACES_SAMPLER and its ratio: read like every setting, and each the SDK's own sampler.
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, trace } from "@opentelemetry/api";
-import { SamplingDecision } from "@opentelemetry/sdk-trace";
-import { afterEach, describe, expect, it, vi } from "vitest";
+// What a traced request leaves behind: its log lines name its trace and span, and its spans follow
+// OpenTelemetry's conventions.
+import { SpanKind, SpanStatusCode } from "@opentelemetry/api";
+import { describe, expect, it } from "vitest";
 import { createApp } from "../../core/app.ts";
 import type { BackgroundJob } from "../../core/background/job.ts";
 import { createBackground } from "../../core/background/runner.ts";
 import { type Logger, silentLogger } from "../../core/log.ts";
 import { DatabaseError, DatabaseUnavailableError, type Sql } from "../../core/ports/sql.ts";
-import { parseSettings, SettingsError } from "../../core/settings/settings.ts";
-import { bearer, TEST_AUTH_SECRET } from "../../dev/support/tokens.ts";
+import { parseSettings } from "../../core/settings/settings.ts";
+import { bearer } from "../../dev/support/tokens.ts";
 import { keptExports } from "../../test/support/kept-exports.ts";
+import { oneLink, PARENT_SPAN_ID, TRACE_ID, TRACED } from "../../test/support/traced-app.ts";
 import { createMemoryKv } from "../kv/memory.ts";
-import { BATCH_DELAY_MS, createTelemetry, samplerOf, type TelemetryParts } from "./telemetry.ts";
-
-// Nothing listens there; no span these cases record is ever sent (nothing is flushed).
-const TRACED = { AUTH_SECRET: TEST_AUTH_SECRET, OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9" };
-const TRACE_ID = "0af7651916cd43dd8448eb211c80319c";
-
-const PARENT_SPAN_ID = "b7ad6b7169203331";
-
-/** A database that holds one link, github/1, and takes no write. */
-const oneLink: Sql = {
-  query: async () =>
-    [
-      {
-        tenant_id: "acme",
-        provider: "github",
-        external_account_id: "1",
-        user_id: "alice",
-        linked_at: new Date(0),
-        display_name: null,
-      },
-    ] as never,
-  transaction: async () => [],
-};
-
-const traces = (raw: Record<string, string>) => parseSettings({ ...TRACED, ...raw }).traces!;
-
-/** What `sampler` decides for a new span, under a parent that chose `parentSampled`, or none. */
-function decision(raw: Record<string, string>, parentSampled?: boolean): SamplingDecision {
-  const parent =
-    parentSampled === undefined
-      ? ROOT_CONTEXT
-      : trace.setSpanContext(ROOT_CONTEXT, {
-          traceId: TRACE_ID,
-          spanId: PARENT_SPAN_ID,
-          traceFlags: parentSampled ? TraceFlags.SAMPLED : TraceFlags.NONE,
-          isRemote: true,
-        });
-  return samplerOf(traces(raw)).shouldSample(parent, TRACE_ID, "GET /healthz", SpanKind.SERVER, {}, []).decision;
-}
-
-describe("OTEL_TRACES_SAMPLER", () => {
-  it("is parentbased_always_on with a ratio of 1 when unset, as OpenTelemetry's SDKs default", () => {
-    expect(traces({})).toMatchObject({ sampler: "parentbased_always_on", samplerRatio: 1 });
-    expect(decision({})).toBe(SamplingDecision.RECORD_AND_SAMPLED);
-    expect(decision({}, false)).toBe(SamplingDecision.NOT_RECORD);
-  });
-
-  it("keeps a trace by its ratio, and a parent-based sampler follows the caller's choice first", () => {
-    expect(decision({ OTEL_TRACES_SAMPLER: "traceidratio", OTEL_TRACES_SAMPLER_ARG: "0" })).toBe(
-      SamplingDecision.NOT_RECORD,
-    );
-    expect(decision({ OTEL_TRACES_SAMPLER: "traceidratio", OTEL_TRACES_SAMPLER_ARG: "1" })).toBe(
-      SamplingDecision.RECORD_AND_SAMPLED,
-    );
-    const parentBased = { OTEL_TRACES_SAMPLER: "parentbased_traceidratio", OTEL_TRACES_SAMPLER_ARG: "0" };
-    expect(decision(parentBased)).toBe(SamplingDecision.NOT_RECORD);
-    expect(decision(parentBased, true)).toBe(SamplingDecision.RECORD_AND_SAMPLED);
-    expect(decision({ OTEL_TRACES_SAMPLER: "always_on" }, false)).toBe(SamplingDecision.RECORD_AND_SAMPLED);
-    expect(decision({ OTEL_TRACES_SAMPLER: "always_off" }, true)).toBe(SamplingDecision.NOT_RECORD);
-    expect(decision({ OTEL_TRACES_SAMPLER: "parentbased_always_off" }, true)).toBe(SamplingDecision.RECORD_AND_SAMPLED);
-    expect(decision({ OTEL_TRACES_SAMPLER: "parentbased_always_off" })).toBe(SamplingDecision.NOT_RECORD);
-  });
-
-  it("is the tracer's: a span it leaves out records nothing", () => {
-    const settings = parseSettings({ ...TRACED, OTEL_TRACES_SAMPLER: "always_off" });
-    const telemetry = createTelemetry(settings, { runtime: "node", logger: silentLogger })!;
-    const span = telemetry.tracer.startSpan("GET /healthz");
-    expect(span.isRecording()).toBe(false);
-    span.end();
-  });
-
-  it("leaves out a request's children with it: none is started, and the answer is the same", async () => {
-    const startedWith = async (sampler: string) => {
-      const settings = parseSettings({ ...TRACED, OTEL_TRACES_SAMPLER: sampler });
-      const telemetry = createTelemetry(settings, { runtime: "node", logger: silentLogger })!;
-      const names: string[] = [];
-      const { tracer } = telemetry;
-      const counted = {
-        ...telemetry,
-        tracer: Object.assign(Object.create(tracer), {
-          startSpan: (...args: Parameters<typeof tracer.startSpan>) => (names.push(args[0]), tracer.startSpan(...args)),
-        }),
-      };
-      const app = createApp({
-        sql: oneLink,
-        kv: createMemoryKv(),
-        settings,
-        runtime: "node",
-        logger: silentLogger,
-        telemetry: counted,
-      });
-      const response = await app.request("/v1/links/github/1", { headers: await bearer() });
-      return { names, status: response.status, body: await response.json() };
-    };
-    const kept = await startedWith("always_on");
-    const left = await startedWith("always_off");
-    expect(kept.names).toEqual(expect.arrayContaining(["GET", "token check", "kv get"]));
-    expect(left.names).toEqual(["GET"]);
-    expect(left.status).toBe(200);
-    expect([left.status, left.body]).toEqual([kept.status, kept.body]);
-  });
-
-  it.each([
-    ["OTEL_TRACES_SAMPLER", "jaeger_remote"],
-    ["OTEL_TRACES_SAMPLER", "AlwaysOn"],
-    ["OTEL_TRACES_SAMPLER_ARG", "1.5"],
-    ["OTEL_TRACES_SAMPLER_ARG", "-0.1"],
-    ["OTEL_TRACES_SAMPLER_ARG", "one tenth"],
-    ["OTEL_EXPORTER_OTLP_PROTOCOL", "grpc"],
-    ["OTEL_EXPORTER_OTLP_PROTOCOL", "http/xml"],
-    ["OTEL_EXPORTER_OTLP_ENDPOINT", "https://user:s3cret@otlp.example.com"],
-  ])("refuses %s=%s with one line naming the setting, not its value", (name, value) => {
-    const parse = () => parseSettings({ ...TRACED, [name]: value });
-    expect(parse).toThrow(SettingsError);
-    expect(parse).toThrow(new RegExp(`^${name} must be `));
-    expect(parse).not.toThrow(value);
-  });
-
-  it("reads a ratio written as a decimal from 0 to 1", () => {
-    for (const [written, ratio] of [
-      ["0.1", 0.1],
-      [".25", 0.25],
-      ["1.0", 1],
-      ["0", 0],
-    ] as const)
-      expect(traces({ OTEL_TRACES_SAMPLER_ARG: written }).samplerRatio).toBe(ratio);
-  });
-
-  it("sends JSON unless OTEL_EXPORTER_OTLP_PROTOCOL asks for protobuf", () => {
-    expect(traces({}).protocol).toBe("http/json");
-    expect(traces({ OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf" }).protocol).toBe("http/protobuf");
-  });
-});
+import { createTelemetry } from "./telemetry.ts";
 
 describe("log lines", () => {
   /** Telemetry whose exports and log lines are kept, for `sampler`. */
@@ -226,58 +95,6 @@ describe("log lines", () => {
       span_id: job.spanId,
       trace_flags: "01",
     });
-  });
-});
-
-describe("after a response", () => {
-  afterEach(() => void vi.useRealTimers());
-
-  /** Telemetry whose exports are counted: the names of the spans in each, in order. */
-  function exportsOf(afterResponse: TelemetryParts["afterResponse"]) {
-    const { exports, send } = keptExports();
-    const telemetry = createTelemetry(parseSettings(TRACED), {
-      runtime: "cloudflare",
-      logger: silentLogger,
-      fetch: send,
-      afterResponse,
-    })!;
-    const respond = (name: string) => {
-      telemetry.tracer.startSpan(name).end();
-      return telemetry.afterResponse!();
-    };
-    const names = () => exports.map((spans) => spans.map((span) => span.name));
-    return { names, respond };
-  }
-
-  it("sends one batch for every response that ends while it is open, held by the first (Workers), the next in another", async () => {
-    vi.useFakeTimers();
-    const { names, respond } = exportsOf("shared-batch");
-    const first = respond("one");
-    expect(first).toBeInstanceOf(Promise);
-    await vi.advanceTimersByTimeAsync(BATCH_DELAY_MS / 2);
-    // The first response holds the batch alive: the second hands its platform nothing to wait for.
-    expect(respond("two")).toBeUndefined();
-    expect(names()).toEqual([]);
-    await vi.advanceTimersByTimeAsync(BATCH_DELAY_MS / 2);
-    await first;
-    expect(names()).toEqual([["one", "two"]]);
-    const third = respond("three");
-    expect(third).toBeInstanceOf(Promise);
-    await vi.advanceTimersByTimeAsync(BATCH_DELAY_MS);
-    await third;
-    expect(names()).toEqual([["one", "two"], ["three"]]);
-  });
-
-  it("sends each response's own spans at once where no timer may be left behind (Compute)", async () => {
-    const { names, respond } = exportsOf("own-spans");
-    await respond("one");
-    await respond("two");
-    expect(names()).toEqual([["one"], ["two"]]);
-  });
-
-  it("is not set where the SDK's own timer sends batches (Node, Deno)", () => {
-    const telemetry = createTelemetry(parseSettings(TRACED), { runtime: "node", logger: silentLogger })!;
-    expect(telemetry.afterResponse).toBeUndefined();
   });
 });
 
