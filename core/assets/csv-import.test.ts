@@ -112,6 +112,13 @@ describe("parseImport", () => {
     expect(problemOf(`${HEADER}\na1,"open,wood,e1\n\na2,n,m,e2\n`)).toMatchObject({ status: 400, line: 2 });
   });
 
+  it("counts fields from 1 where a broken quote is, as the user does", () => {
+    const problem = problemOf(`${HEADER}\na1, "Chair, oak",wood,e1\n`);
+    expect(problem).toMatchObject({ status: 400, line: 2 });
+    expect(problem.detail).toContain("a quote is found on field 2,");
+    expect(problemOf(`${HEADER}\nx"y,n,m,e\n`).detail).toContain("a quote is found on field 1,");
+  });
+
   it(`accepts ${MAX_IMPORT_ROWS} rows and refuses one more with 413`, () => {
     const csv = (n: number) => [HEADER, ...Array.from({ length: n }, (_, i) => `a${i},n,m,e`)].join("\n");
     expect(parseText(csv(MAX_IMPORT_ROWS))).toHaveLength(MAX_IMPORT_ROWS);

@@ -111,8 +111,11 @@ function readHeader(fields: string[]): Map<Column, number> {
 
 // A broken quote leaves no way to know where the following rows start: nothing is guessed. The
 // line is the broken row's, counted as for every row (csv-parse's own is dropped from its message).
+// csv-parse counts fields from 0; a spreadsheet's user counts them from 1.
 function brokenQuoting(error: CsvError, line: number): ProblemError {
-  const reason = error.message.replace(/ at line \d+/, "");
+  const reason = error.message
+    .replace(/ at line \d+/, "")
+    .replace(/ on field (\d+)/, (_, index: string) => ` on field ${Number(index) + 1}`);
   return new ProblemError(400, "malformed_request", `The CSV cannot be parsed: ${reason}.`, { line });
 }
 
