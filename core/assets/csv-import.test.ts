@@ -58,6 +58,22 @@ describe("parseImport", () => {
     expect(row).toEqual({ valid: { line: 2, id: "a1", name: "Chair", material: "wood", sourceEtag: "e1" } });
   });
 
+  it("ignores the empty columns a spreadsheet exports around its data, but not a value in one", () => {
+    const rows = parseText(`${HEADER},,\r\na1,n,m,e1,,\r\n,,,,,\r\na2,n,m,e2,,oops\r\n`);
+    expect(rows).toEqual([
+      { valid: { line: 2, id: "a1", name: "n", material: "m", sourceEtag: "e1" } },
+      {
+        invalid: {
+          line: 4,
+          id: "a2",
+          errors: [{ field: "row", message: "field 6 has no column name in the header, so must be empty" }],
+        },
+      },
+    ]);
+    const [shifted] = parseText(`,${HEADER}\n,a1,n,m,e1\n`);
+    expect(shifted).toEqual({ valid: { line: 2, id: "a1", name: "n", material: "m", sourceEtag: "e1" } });
+  });
+
   it("marks rows that fail validation invalid, with the reasons", () => {
     const rows = parseText(
       [

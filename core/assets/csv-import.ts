@@ -49,7 +49,7 @@ interface CsvRecord {
 export function parseImport(text: string): ParsedImport {
   const [header, ...records] = readRecords(text);
   if (!header) throw headerProblem("The CSV is empty.");
-  const columns = readHeader(header.fields);
+  const layout = readHeader(header.fields);
   if (records.length > MAX_IMPORT_ROWS) {
     throw new ProblemError(
       413,
@@ -58,7 +58,7 @@ export function parseImport(text: string): ParsedImport {
       { maxRows: MAX_IMPORT_ROWS },
     );
   }
-  return { rows: records.map((record) => readRow(record, columns)) };
+  return { rows: records.map((record) => readRow(record, layout)) };
 }
 
 /**
@@ -95,18 +95,29 @@ function readRecords(text: string): CsvRecord[] {
   return records;
 }
 
-function readHeader(fields: string[]): Map<Column, number> {
+/** Where each column is, and which columns the header leaves unnamed. */
+interface Header {
+  columns: Map<Column, number>;
+  width: number;
+  unnamed: number[];
+}
+
+// Excel writes a column it ever formatted, next to the data, as an empty header cell and an empty
+// cell on every row: columns without a name are not columns, as empty rows are not rows.
+function readHeader(fields: string[]): Header {
   const names = fields.map((field) => field.trim().toLowerCase());
   const columns = new Map<Column, number>();
+  const unnamed: number[] = [];
   names.forEach((name, index) => {
-    if ((IMPORT_COLUMNS as readonly string[]).includes(name) && !columns.has(name as Column)) {
+    if (name === "") unnamed.push(index);
+    else if ((IMPORT_COLUMNS as readonly string[]).includes(name) && !columns.has(name as Column)) {
       columns.set(name as Column, index);
     }
   });
-  if (columns.size !== IMPORT_COLUMNS.length || names.length !== IMPORT_COLUMNS.length) {
+  if (columns.size !== IMPORT_COLUMNS.length || names.length - unnamed.length !== IMPORT_COLUMNS.length) {
     throw headerProblem(`The header row is "${fields.join(",")}".`);
   }
-  return columns;
+  return { columns, width: names.length, unnamed };
 }
 
 // A broken quote leaves no way to know where the following rows start: nothing is guessed. The
@@ -132,13 +143,13 @@ const headerProblem = (detail: string) =>
     },
   );
 
-function readRow({ fields, line }: CsvRecord, columns: Map<Column, number>): ParsedImport["rows"][number] {
+function readRow({ fields, line }: CsvRecord, { columns, width, unnamed }: Header): ParsedImport["rows"][number] {
   const value = (column: Column) => fields[columns.get(column)!];
   const id = value("id") ?? null;
-  if (fields.length !== IMPORT_COLUMNS.length) {
-    const message = `expected ${IMPORT_COLUMNS.length} fields, found ${fields.length}`;
-    return { invalid: { line, id, errors: [{ field: "row", message }] } };
-  }
+  const rowError = (message: string) => ({ invalid: { line, id, errors: [{ field: "row", message }] } });
+  if (fields.length !== width) return rowError(`expected ${width} fields, found ${fields.length}`);
+  const stray = unnamed.find((index) => fields[index]!.trim() !== "");
+  if (stray !== undefined) return rowError(`field ${stray + 1} has no column name in the header, so must be empty`);
   try {
     const row = validate(RowSchema, Object.fromEntries(IMPORT_COLUMNS.map((column) => [column, value(column)])));
     return { valid: { line, id: row.id, name: row.name, material: row.material, sourceEtag: row.source_etag } };
