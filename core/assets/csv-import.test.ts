@@ -74,6 +74,24 @@ describe("parseImport", () => {
     expect(shifted).toEqual({ valid: { line: 2, id: "a1", name: "n", material: "m", sourceEtag: "e1" } });
   });
 
+  it("reads Excel's exports where a comma is the decimal separator: fields separated by semicolons", () => {
+    const rows = parseText(`\ufeffid;name;material;source_etag\r\na1;"Chair; oak";1,5 mm steel;e1\r\n`);
+    expect(rows).toEqual([
+      { valid: { line: 2, id: "a1", name: "Chair; oak", material: "1,5 mm steel", sourceEtag: "e1" } },
+    ]);
+  });
+
+  it("takes the separator from a first line `sep=,` or `sep=;`, which is no header", () => {
+    const semicolons = parseText(`\ufeffsep=;\r\nid;name;material;source_etag\r\na1;n;1,5;e1\r\n`);
+    expect(semicolons).toEqual([{ valid: { line: 3, id: "a1", name: "n", material: "1,5", sourceEtag: "e1" } }]);
+    const commas = parseText(`SEP=,\n${HEADER}\na1,n,m,e1\n`);
+    expect(commas).toEqual([{ valid: { line: 3, id: "a1", name: "n", material: "m", sourceEtag: "e1" } }]);
+    expect(problemOf(`sep=|\nid|name|material|source_etag\n`)).toMatchObject({
+      status: 422,
+      errors: [{ field: "header" }],
+    });
+  });
+
   it("marks rows that fail validation invalid, with the reasons", () => {
     const rows = parseText(
       [

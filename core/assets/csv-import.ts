@@ -77,14 +77,21 @@ function readRecords(text: string): CsvRecord[] {
   const nextLine = () => lineAt(skipLineBreaks(bytes, end));
   const onRecord = (fields: string[], info: { bytes: number }) => {
     // Spreadsheets export formatted but empty rows as ",,,": they are not rows.
-    if (fields.some((field) => field.trim() !== "")) records.push({ fields, line: nextLine() });
+    const isRow = fields.some((field) => field.trim() !== "") && !(records.length === 0 && isSeparatorLine(fields));
+    if (isRow) records.push({ fields, line: nextLine() });
     end = info.bytes;
     if (records.length > MAX_IMPORT_ROWS + 1) throw new TooManyRows();
     return null;
   };
   // Any of the three line ends ends a row, whichever came first: csv-parse otherwise keeps to the
   // first one it meets, and a file joined from several sources would run rows together.
-  const options = { bom: true, relax_column_count: true, skip_empty_lines: true, record_delimiter: LINE_ENDS };
+  const options = {
+    bom: true,
+    delimiter: separatorOf(text),
+    relax_column_count: true,
+    skip_empty_lines: true,
+    record_delimiter: LINE_ENDS,
+  };
   try {
     parse(text, { ...options, on_record: onRecord });
   } catch (error) {
@@ -104,6 +111,21 @@ interface Header {
 
 // Excel writes a column it ever formatted, next to the data, as an empty header cell and an empty
 // cell on every row: columns without a name are not columns, as empty rows are not rows.
+// Excel writes ";" between fields where a comma is the decimal separator (German, French,
+// Dutch…), and some files start with a line `sep=;` (or `sep=,`) saying which. The first line
+// decides: `sep=` names the separator; a header with a ";" and no "," is separated by ";"; any
+// other file by RFC 4180's ",".
+function separatorOf(text: string): "," | ";" {
+  const firstLine = /^\ufeff?[\r\n]*([^\r\n]*)/.exec(text)![1]!;
+  const declared = /^sep=([,;])$/i.exec(firstLine.trim());
+  if (declared) return declared[1] as "," | ";";
+  return firstLine.includes(";") && !firstLine.includes(",") ? ";" : ",";
+}
+
+/** The `sep=` line, as read with the separator it names: no header, no row. */
+const isSeparatorLine = (fields: string[]) =>
+  fields.length === 2 && fields[0]!.trim().toLowerCase() === "sep=" && fields[1]!.trim() === "";
+
 function readHeader(fields: string[]): Header {
   const names = fields.map((field) => field.trim().toLowerCase());
   const columns = new Map<Column, number>();
