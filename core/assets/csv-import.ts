@@ -4,7 +4,7 @@
 // carries its own Buffer, so core stays free of Node built-ins.
 import { type CsvError, parse } from "csv-parse/browser/esm/sync";
 import * as v from "valibot";
-import { type FieldError, validate } from "../http/body.ts";
+import { type FieldError, mediaTypeParameter, validate } from "../http/body.ts";
 import { ProblemError } from "../http/problem.ts";
 import { AssetFieldsSchema, AssetIdSchema } from "./model.ts";
 import type { ImportRow } from "./repository.ts";
@@ -44,6 +44,19 @@ const RowSchema = v.object({
 interface CsvRecord {
   fields: string[];
   line: number;
+}
+
+/**
+ * The columns are found by the header row's names, so a CSV whose media type says it has none
+ * (`header=absent`, RFC 4180 §3) cannot be read: refused (415) before its first row is taken for one.
+ */
+export function requireHeaderRow(request: Request): void {
+  if (mediaTypeParameter(request, "header") !== "absent") return;
+  throw new ProblemError(
+    415,
+    "unsupported_media_type",
+    `The import finds its columns by the header row; header=absent is not supported. Send the header row ${IMPORT_COLUMNS.join(",")} first.`,
+  );
 }
 
 export function parseImport(text: string): ParsedImport {

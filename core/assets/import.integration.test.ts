@@ -129,6 +129,17 @@ describeOnBackends("assets: CSV import", (h) => {
     }
   });
 
+  it("needs the header row: a CSV declaring header=absent is refused (415), its first row never taken for one", async () => {
+    const asset = await createAsset(h());
+    const row = `${asset.id},Changed,oak,${opaque(asset.etag)}`;
+    const { result, statements } = await statementsOf(h(), () => importCsv(h(), `${row}\n`, "text/csv; header=absent"));
+    const problem = await expectProblem(result, 415, "unsupported_media_type");
+    expect(problem.detail).toContain("header=absent");
+    expect(statements).toBe(0);
+    const present = await importCsv(h(), `${HEADER}\n${row}\n`, 'text/csv; header="Present"; charset=utf-8');
+    expect((await present.json()).results).toEqual([expect.objectContaining({ outcome: "updated" })]);
+  });
+
   it("a header-only or all-invalid upload answers without asking the database", async () => {
     const { result, statements } = await statementsOf(h(), () => importCsv(h(), `${HEADER}\nbad id,x,y,z\n`));
     expect(await result.json()).toEqual({

@@ -57,7 +57,7 @@ function mediaType(request: Request): string {
 }
 
 /** A parameter of the request's media type, unquoted and lower-cased; undefined when absent. */
-function mediaTypeParameter(request: Request, name: string): string | undefined {
+export function mediaTypeParameter(request: Request, name: string): string | undefined {
   for (const parameter of (fieldValue(request.headers, "content-type") ?? "").split(";").slice(1)) {
     const [key = "", value = ""] = parameter.split("=", 2).map((part) => part.trim());
     if (key.toLowerCase() === name) return value.replace(/^"(.*)"$/, "$1").toLowerCase();
