@@ -121,6 +121,17 @@ describe("parseImport", () => {
     ]);
   });
 
+  it("says a blank source_etag is blank: the import changes existing versions, it creates nothing", () => {
+    const [blank] = parseText(`${HEADER}\na1,Chair,wood, \n`);
+    expect(blank).toEqual({
+      invalid: {
+        line: 2,
+        id: "a1",
+        errors: [{ field: "source_etag", message: expect.stringMatching(/^must not be blank/) }],
+      },
+    });
+  });
+
   it("refuses a missing or wrong header with 422", () => {
     expect(problemOf("")).toMatchObject({ status: 422, code: "validation_failed" });
     expect(problemOf("a1,Chair,wood,e1\n")).toMatchObject({ status: 422, errors: [{ field: "header" }] });

@@ -29,11 +29,13 @@ interface ParsedImport {
   rows: Array<{ valid: ImportRow } | { invalid: InvalidRow }>;
 }
 
-// The opaque-tag of an ETag without its quotes: visible ASCII except DQUOTE.
+// The opaque-tag of an ETag without its quotes: visible ASCII except DQUOTE. Blank is told apart:
+// it is what a row meant to create an asset has, and the import creates none.
 const SourceEtagSchema = v.pipe(
   v.string(),
   v.trim(),
-  v.regex(/^[\x21\x23-\x7E]{1,256}$/, "must be an ETag's opaque-tag, without quotes"),
+  v.check((tag: string) => tag !== "", "must not be blank: the ETag of the version the row changes"),
+  v.regex(/^[\x21\x23-\x7E]{0,256}$/, "must be an ETag's opaque-tag, without quotes"),
 );
 const RowSchema = v.object({
   id: v.pipe(v.string(), v.trim(), AssetIdSchema),
