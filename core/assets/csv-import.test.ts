@@ -132,6 +132,15 @@ describe("parseImport", () => {
     });
   });
 
+  it("says a weak ETag never matches, quoted or not, rather than to drop its quotes", () => {
+    const rows = parseText(`${HEADER}\na1,n,m,"W/""e1"""\na2,n,m,W/e2\na3,n,m,"""e3"""\n`);
+    expect(rows.map((r) => ("invalid" in r ? r.invalid.errors : r))).toEqual([
+      [{ field: "source_etag", message: "must be a strong ETag: a weak one (W/) never matches a write" }],
+      [{ field: "source_etag", message: "must be a strong ETag: a weak one (W/) never matches a write" }],
+      [{ field: "source_etag", message: "must be an ETag's opaque-tag, without quotes" }],
+    ]);
+  });
+
   it("refuses a missing or wrong header with 422", () => {
     expect(problemOf("")).toMatchObject({ status: 422, code: "validation_failed" });
     expect(problemOf("a1,Chair,wood,e1\n")).toMatchObject({ status: 422, errors: [{ field: "header" }] });

@@ -30,12 +30,21 @@ interface ParsedImport {
 }
 
 // The opaque-tag of an ETag without its quotes: visible ASCII except DQUOTE. Blank is told apart:
-// it is what a row meant to create an asset has, and the import creates none.
+// it is what a row meant to create an asset has, and the import creates none. A weak ETag (a
+// CDN's, for one) is told apart too: without its quotes it would still never match, as in If-Match.
+const OPAQUE_TAG = /^[\x21\x23-\x7E]{0,256}$/;
+const isWeak = (tag: string) => tag.startsWith("W/");
 const SourceEtagSchema = v.pipe(
   v.string(),
   v.trim(),
   v.check((tag: string) => tag !== "", "must not be blank: the ETag of the version the row changes"),
-  v.regex(/^[\x21\x23-\x7E]{0,256}$/, "must be an ETag's opaque-tag, without quotes"),
+  v.check(
+    (tag: string) => OPAQUE_TAG.test(tag) && !isWeak(tag),
+    (issue) =>
+      isWeak(issue.input as string)
+        ? "must be a strong ETag: a weak one (W/) never matches a write"
+        : "must be an ETag's opaque-tag, without quotes",
+  ),
 );
 const RowSchema = v.object({
   id: v.pipe(v.string(), v.trim(), AssetIdSchema),
