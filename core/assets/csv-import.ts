@@ -1,6 +1,7 @@
 // Reads an asset import (`text/csv`, header `id,name,material,source_etag`) into rows that are
 // either valid or `invalid` with reasons. Parsing is csv-parse's (RFC 4180: quoted fields,
-// doubled quotes, line breaks inside quotes, CRLF/LF/CR, BOM). Its browser build is used: it
+// doubled quotes, line breaks inside quotes, CRLF/LF/CR, BOM; ";" between fields where the first
+// line says so, as Excel writes them in some locales). Its browser build is used: it
 // carries its own Buffer, so core stays free of Node built-ins.
 import { type CsvError, parse } from "csv-parse/browser/esm/sync";
 import * as v from "valibot";
@@ -100,7 +101,7 @@ function readRecords(text: string): CsvRecord[] {
   // A record starts where the previous one ended, past any empty lines.
   const nextLine = () => lineAt(skipLineBreaks(bytes, end));
   const onRecord = (fields: string[], info: { bytes: number }) => {
-    // Spreadsheets export formatted but empty rows as ",,,": they are not rows.
+    // Spreadsheets export formatted but empty rows as ",,,": they are not rows; nor is a `sep=` line.
     const isRow = fields.some((field) => field.trim() !== "") && !(records.length === 0 && isSeparatorLine(fields));
     if (isRow) records.push({ fields, line: nextLine() });
     end = info.bytes;
@@ -133,8 +134,6 @@ interface Header {
   unnamed: number[];
 }
 
-// Excel writes a column it ever formatted, next to the data, as an empty header cell and an empty
-// cell on every row: columns without a name are not columns, as empty rows are not rows.
 // Excel writes ";" between fields where a comma is the decimal separator (German, French,
 // Dutch…), and some files start with a line `sep=;` (or `sep=,`) saying which. The first line
 // decides: `sep=` names the separator; a header with a ";" and no "," is separated by ";"; any
@@ -150,6 +149,8 @@ function separatorOf(text: string): "," | ";" {
 const isSeparatorLine = (fields: string[]) =>
   fields.length === 2 && fields[0]!.trim().toLowerCase() === "sep=" && fields[1]!.trim() === "";
 
+// Excel writes a column it ever formatted, next to the data, as an empty header cell and an empty
+// cell on every row: columns without a name are not columns, as empty rows are not rows.
 function readHeader(fields: string[]): Header {
   const names = fields.map((field) => field.trim().toLowerCase());
   const columns = new Map<Column, number>();
