@@ -100,7 +100,11 @@ export const assetRoutes = ({ settings }: Pick<AppDeps, "settings">) => [
     access: "token",
     summary: "Conditional bulk update from CSV (`id,name,material,source_etag`).",
     headers: onNoAsset,
-    body: { mediaTypes: ["text/csv"], schema: v.string(), description: "RFC 4180 CSV with a header row." },
+    body: {
+      mediaTypes: ["text/csv"],
+      schema: v.string(),
+      description: "RFC 4180 CSV in UTF-8 with a header row; `;` between fields when the first line says so.",
+    },
     responses: { 200: { description: "One result per row.", body: schemas.ImportResults } },
     problems: { 412: ["precondition_failed"], 413: ["payload_too_large"], 422: ["validation_failed"] },
     handler: async (c, input) => {
