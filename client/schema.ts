@@ -2275,7 +2275,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description RFC 4180 CSV with a header row. */
+        /** @description RFC 4180 CSV in UTF-8 with a header row; `;` between fields when the first line says so. */
         requestBody: {
             content: {
                 "text/csv": string;

@@ -5,7 +5,7 @@ import type { Context, Hono, MiddlewareHandler } from "hono";
 import { describeRoute, validator } from "hono-openapi";
 import * as v from "valibot";
 import type { AppEnv, RouteDeps } from "./deps.ts";
-import { readBodyText, readJson, requireMediaType, validate } from "./http/body.ts";
+import { readBodyText, readJson, requireMediaType, requireUtf8Charset, validate } from "./http/body.ts";
 import { RECOGNIZED_METHODS } from "./http/methods.ts";
 import { pathValues } from "./http/path.ts";
 import { methodNotAllowedProblem, ProblemError } from "./http/problem.ts";
@@ -150,6 +150,7 @@ async function readBody(c: Context<AppEnv>, body: BodySpec | undefined) {
   const others = body.mediaTypes.filter((media) => media !== "application/json");
   if (others.length === body.mediaTypes.length) {
     requireMediaType(c.req.raw, body.mediaTypes);
+    requireUtf8Charset(c.req.raw);
     return validate(body.schema, await readBodyText(c.req.raw));
   }
   return readJson(c.req.raw, body.schema, { mediaTypes: others, ...(body.optional ? { whenEmpty: {} } : {}) });

@@ -58,6 +58,40 @@ describe("parseImport", () => {
     expect(row).toEqual({ valid: { line: 2, id: "a1", name: "Chair", material: "wood", sourceEtag: "e1" } });
   });
 
+  it("ignores the empty columns a spreadsheet exports around its data, but not a value in one", () => {
+    const rows = parseText(`${HEADER},,\r\na1,n,m,e1,,\r\n,,,,,\r\na2,n,m,e2,,oops\r\n`);
+    expect(rows).toEqual([
+      { valid: { line: 2, id: "a1", name: "n", material: "m", sourceEtag: "e1" } },
+      {
+        invalid: {
+          line: 4,
+          id: "a2",
+          errors: [{ field: "row", message: "field 6 has no column name in the header, so must be empty" }],
+        },
+      },
+    ]);
+    const [shifted] = parseText(`,${HEADER}\n,a1,n,m,e1\n`);
+    expect(shifted).toEqual({ valid: { line: 2, id: "a1", name: "n", material: "m", sourceEtag: "e1" } });
+  });
+
+  it("reads Excel's exports where a comma is the decimal separator: fields separated by semicolons", () => {
+    const rows = parseText(`\ufeffid;name;material;source_etag\r\na1;"Chair; oak";1,5 mm steel;e1\r\n`);
+    expect(rows).toEqual([
+      { valid: { line: 2, id: "a1", name: "Chair; oak", material: "1,5 mm steel", sourceEtag: "e1" } },
+    ]);
+  });
+
+  it("takes the separator from a first line `sep=,` or `sep=;`, which is no header", () => {
+    const semicolons = parseText(`\ufeffsep=;\r\nid;name;material;source_etag\r\na1;n;1,5;e1\r\n`);
+    expect(semicolons).toEqual([{ valid: { line: 3, id: "a1", name: "n", material: "1,5", sourceEtag: "e1" } }]);
+    const commas = parseText(`SEP=,\n${HEADER}\na1,n,m,e1\n`);
+    expect(commas).toEqual([{ valid: { line: 3, id: "a1", name: "n", material: "m", sourceEtag: "e1" } }]);
+    expect(problemOf(`sep=|\nid|name|material|source_etag\n`)).toMatchObject({
+      status: 422,
+      errors: [{ field: "header" }],
+    });
+  });
+
   it("marks rows that fail validation invalid, with the reasons", () => {
     const rows = parseText(
       [
@@ -87,6 +121,26 @@ describe("parseImport", () => {
     ]);
   });
 
+  it("says a blank source_etag is blank: the import changes existing versions, it creates nothing", () => {
+    const [blank] = parseText(`${HEADER}\na1,Chair,wood, \n`);
+    expect(blank).toEqual({
+      invalid: {
+        line: 2,
+        id: "a1",
+        errors: [{ field: "source_etag", message: expect.stringMatching(/^must not be blank/) }],
+      },
+    });
+  });
+
+  it("says a weak ETag never matches, quoted or not, rather than to drop its quotes", () => {
+    const rows = parseText(`${HEADER}\na1,n,m,"W/""e1"""\na2,n,m,W/e2\na3,n,m,"""e3"""\n`);
+    expect(rows.map((r) => ("invalid" in r ? r.invalid.errors : r))).toEqual([
+      [{ field: "source_etag", message: "must be a strong ETag: a weak one (W/) never matches a write" }],
+      [{ field: "source_etag", message: "must be a strong ETag: a weak one (W/) never matches a write" }],
+      [{ field: "source_etag", message: "must be an ETag's opaque-tag, without quotes" }],
+    ]);
+  });
+
   it("refuses a missing or wrong header with 422", () => {
     expect(problemOf("")).toMatchObject({ status: 422, code: "validation_failed" });
     expect(problemOf("a1,Chair,wood,e1\n")).toMatchObject({ status: 422, errors: [{ field: "header" }] });
@@ -110,6 +164,13 @@ describe("parseImport", () => {
     expect(stray.detail).not.toMatch(/line \d/); // csv-parse's own count, which is off
     expect(problemOf(`${before}a2,"open,wood,e2\r\na3,n,m,e3\r\n`)).toMatchObject({ status: 400, line: 4 });
     expect(problemOf(`${HEADER}\na1,"open,wood,e1\n\na2,n,m,e2\n`)).toMatchObject({ status: 400, line: 2 });
+  });
+
+  it("counts fields from 1 where a broken quote is, as the user does", () => {
+    const problem = problemOf(`${HEADER}\na1, "Chair, oak",wood,e1\n`);
+    expect(problem).toMatchObject({ status: 400, line: 2 });
+    expect(problem.detail).toContain("a quote is found on field 2,");
+    expect(problemOf(`${HEADER}\nx"y,n,m,e\n`).detail).toContain("a quote is found on field 1,");
   });
 
   it(`accepts ${MAX_IMPORT_ROWS} rows and refuses one more with 413`, () => {

@@ -1,10 +1,11 @@
 // Reads an asset import (`text/csv`, header `id,name,material,source_etag`) into rows that are
 // either valid or `invalid` with reasons. Parsing is csv-parse's (RFC 4180: quoted fields,
-// doubled quotes, line breaks inside quotes, CRLF/LF/CR, BOM). Its browser build is used: it
+// doubled quotes, line breaks inside quotes, CRLF/LF/CR, BOM; ";" between fields where the first
+// line says so, as Excel writes them in some locales). Its browser build is used: it
 // carries its own Buffer, so core stays free of Node built-ins.
 import { type CsvError, parse } from "csv-parse/browser/esm/sync";
 import * as v from "valibot";
-import { type FieldError, validate } from "../http/body.ts";
+import { type FieldError, mediaTypeParameter, validate } from "../http/body.ts";
 import { ProblemError } from "../http/problem.ts";
 import { AssetFieldsSchema, AssetIdSchema } from "./model.ts";
 import type { ImportRow } from "./repository.ts";
@@ -29,11 +30,22 @@ interface ParsedImport {
   rows: Array<{ valid: ImportRow } | { invalid: InvalidRow }>;
 }
 
-// The opaque-tag of an ETag without its quotes: visible ASCII except DQUOTE.
+// The opaque-tag of an ETag without its quotes: visible ASCII except DQUOTE. Blank is told apart:
+// it is what a row meant to create an asset has, and the import creates none. A weak ETag (a
+// CDN's, for one) is told apart too: without its quotes it would still never match, as in If-Match.
+const OPAQUE_TAG = /^[\x21\x23-\x7E]{0,256}$/;
+const isWeak = (tag: string) => tag.startsWith("W/");
 const SourceEtagSchema = v.pipe(
   v.string(),
   v.trim(),
-  v.regex(/^[\x21\x23-\x7E]{1,256}$/, "must be an ETag's opaque-tag, without quotes"),
+  v.check((tag: string) => tag !== "", "must not be blank: the ETag of the version the row changes"),
+  v.check(
+    (tag: string) => OPAQUE_TAG.test(tag) && !isWeak(tag),
+    (issue) =>
+      isWeak(issue.input as string)
+        ? "must be a strong ETag: a weak one (W/) never matches a write"
+        : "must be an ETag's opaque-tag, without quotes",
+  ),
 );
 const RowSchema = v.object({
   id: v.pipe(v.string(), v.trim(), AssetIdSchema),
@@ -46,10 +58,23 @@ interface CsvRecord {
   line: number;
 }
 
+/**
+ * The columns are found by the header row's names, so a CSV whose media type says it has none
+ * (`header=absent`, RFC 4180 §3) cannot be read: refused (415) before its first row is taken for one.
+ */
+export function requireHeaderRow(request: Request): void {
+  if (mediaTypeParameter(request, "header") !== "absent") return;
+  throw new ProblemError(
+    415,
+    "unsupported_media_type",
+    `The import finds its columns by the header row; header=absent is not supported. Send the header row ${IMPORT_COLUMNS.join(",")} first.`,
+  );
+}
+
 export function parseImport(text: string): ParsedImport {
   const [header, ...records] = readRecords(text);
   if (!header) throw headerProblem("The CSV is empty.");
-  const columns = readHeader(header.fields);
+  const layout = readHeader(header.fields);
   if (records.length > MAX_IMPORT_ROWS) {
     throw new ProblemError(
       413,
@@ -58,7 +83,7 @@ export function parseImport(text: string): ParsedImport {
       { maxRows: MAX_IMPORT_ROWS },
     );
   }
-  return { rows: records.map((record) => readRow(record, columns)) };
+  return { rows: records.map((record) => readRow(record, layout)) };
 }
 
 /**
@@ -76,15 +101,22 @@ function readRecords(text: string): CsvRecord[] {
   // A record starts where the previous one ended, past any empty lines.
   const nextLine = () => lineAt(skipLineBreaks(bytes, end));
   const onRecord = (fields: string[], info: { bytes: number }) => {
-    // Spreadsheets export formatted but empty rows as ",,,": they are not rows.
-    if (fields.some((field) => field.trim() !== "")) records.push({ fields, line: nextLine() });
+    // Spreadsheets export formatted but empty rows as ",,,": they are not rows; nor is a `sep=` line.
+    const isRow = fields.some((field) => field.trim() !== "") && !(records.length === 0 && isSeparatorLine(fields));
+    if (isRow) records.push({ fields, line: nextLine() });
     end = info.bytes;
     if (records.length > MAX_IMPORT_ROWS + 1) throw new TooManyRows();
     return null;
   };
   // Any of the three line ends ends a row, whichever came first: csv-parse otherwise keeps to the
   // first one it meets, and a file joined from several sources would run rows together.
-  const options = { bom: true, relax_column_count: true, skip_empty_lines: true, record_delimiter: LINE_ENDS };
+  const options = {
+    bom: true,
+    delimiter: separatorOf(text),
+    relax_column_count: true,
+    skip_empty_lines: true,
+    record_delimiter: LINE_ENDS,
+  };
   try {
     parse(text, { ...options, on_record: onRecord });
   } catch (error) {
@@ -95,24 +127,53 @@ function readRecords(text: string): CsvRecord[] {
   return records;
 }
 
-function readHeader(fields: string[]): Map<Column, number> {
+/** Where each column is, and which columns the header leaves unnamed. */
+interface Header {
+  columns: Map<Column, number>;
+  width: number;
+  unnamed: number[];
+}
+
+// Excel writes ";" between fields where a comma is the decimal separator (German, French,
+// Dutch…), and some files start with a line `sep=;` (or `sep=,`) saying which. The first line
+// decides: `sep=` names the separator; a header with a ";" and no "," is separated by ";"; any
+// other file by RFC 4180's ",".
+function separatorOf(text: string): "," | ";" {
+  const firstLine = /^\ufeff?[\r\n]*([^\r\n]*)/.exec(text)![1]!;
+  const declared = /^sep=([,;])$/i.exec(firstLine.trim());
+  if (declared) return declared[1] as "," | ";";
+  return firstLine.includes(";") && !firstLine.includes(",") ? ";" : ",";
+}
+
+/** The `sep=` line, as read with the separator it names: no header, no row. */
+const isSeparatorLine = (fields: string[]) =>
+  fields.length === 2 && fields[0]!.trim().toLowerCase() === "sep=" && fields[1]!.trim() === "";
+
+// Excel writes a column it ever formatted, next to the data, as an empty header cell and an empty
+// cell on every row: columns without a name are not columns, as empty rows are not rows.
+function readHeader(fields: string[]): Header {
   const names = fields.map((field) => field.trim().toLowerCase());
   const columns = new Map<Column, number>();
+  const unnamed: number[] = [];
   names.forEach((name, index) => {
-    if ((IMPORT_COLUMNS as readonly string[]).includes(name) && !columns.has(name as Column)) {
+    if (name === "") unnamed.push(index);
+    else if ((IMPORT_COLUMNS as readonly string[]).includes(name) && !columns.has(name as Column)) {
       columns.set(name as Column, index);
     }
   });
-  if (columns.size !== IMPORT_COLUMNS.length || names.length !== IMPORT_COLUMNS.length) {
+  if (columns.size !== IMPORT_COLUMNS.length || names.length - unnamed.length !== IMPORT_COLUMNS.length) {
     throw headerProblem(`The header row is "${fields.join(",")}".`);
   }
-  return columns;
+  return { columns, width: names.length, unnamed };
 }
 
 // A broken quote leaves no way to know where the following rows start: nothing is guessed. The
 // line is the broken row's, counted as for every row (csv-parse's own is dropped from its message).
+// csv-parse counts fields from 0; a spreadsheet's user counts them from 1.
 function brokenQuoting(error: CsvError, line: number): ProblemError {
-  const reason = error.message.replace(/ at line \d+/, "");
+  const reason = error.message
+    .replace(/ at line \d+/, "")
+    .replace(/ on field (\d+)/, (_, index: string) => ` on field ${Number(index) + 1}`);
   return new ProblemError(400, "malformed_request", `The CSV cannot be parsed: ${reason}.`, { line });
 }
 
@@ -129,13 +190,13 @@ const headerProblem = (detail: string) =>
     },
   );
 
-function readRow({ fields, line }: CsvRecord, columns: Map<Column, number>): ParsedImport["rows"][number] {
+function readRow({ fields, line }: CsvRecord, { columns, width, unnamed }: Header): ParsedImport["rows"][number] {
   const value = (column: Column) => fields[columns.get(column)!];
   const id = value("id") ?? null;
-  if (fields.length !== IMPORT_COLUMNS.length) {
-    const message = `expected ${IMPORT_COLUMNS.length} fields, found ${fields.length}`;
-    return { invalid: { line, id, errors: [{ field: "row", message }] } };
-  }
+  const rowError = (message: string) => ({ invalid: { line, id, errors: [{ field: "row", message }] } });
+  if (fields.length !== width) return rowError(`expected ${width} fields, found ${fields.length}`);
+  const stray = unnamed.find((index) => fields[index]!.trim() !== "");
+  if (stray !== undefined) return rowError(`field ${stray + 1} has no column name in the header, so must be empty`);
   try {
     const row = validate(RowSchema, Object.fromEntries(IMPORT_COLUMNS.map((column) => [column, value(column)])));
     return { valid: { line, id: row.id, name: row.name, material: row.material, sourceEtag: row.source_etag } };

@@ -8,7 +8,7 @@ import { MAX_BODY_BYTES } from "../http/body.ts";
 const HEADER = "id,name,material,source_etag";
 const opaque = (etag: string) => etag.slice(1, -1);
 
-const importCsv = (h: Harness, csv: string, contentType = "text/csv; charset=utf-8") =>
+const importCsv = (h: Harness, csv: string | Uint8Array, contentType = "text/csv; charset=utf-8") =>
   h.request("/v1/assets/import", { method: "POST", body: csv, headers: { "content-type": contentType } });
 
 describeOnBackends("assets: CSV import", (h) => {
@@ -105,6 +105,39 @@ describeOnBackends("assets: CSV import", (h) => {
       expect(statements).toBe(0);
     }
     expect((await getAsset(h(), asset.id)).etag).toBe(asset.etag);
+  });
+
+  it("reads the body as UTF-8 only: a CSV declaring another charset is refused (415), never misread", async () => {
+    const asset = await createAsset(h());
+    // "MÃ¼ller" in ISO-8859-1 is the UTF-8 bytes of "Müller": read as UTF-8 it would be stored as that.
+    const latin1 = Uint8Array.from(`${HEADER}\n${asset.id},M\xc3\xbcller,oak,${opaque(asset.etag)}\n`, (c) =>
+      c.charCodeAt(0),
+    );
+    for (const charset of ["iso-8859-1", '"windows-1252"', "UTF-16LE"]) {
+      const { result, statements } = await statementsOf(h(), () =>
+        importCsv(h(), latin1, `text/csv; charset=${charset}`),
+      );
+      const problem = await expectProblem(result, 415, "unsupported_media_type");
+      expect(problem.detail).toContain(`charset=${charset.replaceAll('"', "").toLowerCase()}`);
+      expect(statements).toBe(0);
+    }
+    expect((await getAsset(h(), asset.id)).etag).toBe(asset.etag);
+    for (const charset of ["utf-8", '"UTF-8"', "us-ascii"]) {
+      const row = `${asset.id},Chair,oak,${opaque((await getAsset(h(), asset.id)).etag!)}`;
+      const { results } = await (await importCsv(h(), `${HEADER}\n${row}\n`, `text/csv;charset=${charset}`)).json();
+      expect(results).toEqual([expect.objectContaining({ outcome: "updated" })]);
+    }
+  });
+
+  it("needs the header row: a CSV declaring header=absent is refused (415), its first row never taken for one", async () => {
+    const asset = await createAsset(h());
+    const row = `${asset.id},Changed,oak,${opaque(asset.etag)}`;
+    const { result, statements } = await statementsOf(h(), () => importCsv(h(), `${row}\n`, "text/csv; header=absent"));
+    const problem = await expectProblem(result, 415, "unsupported_media_type");
+    expect(problem.detail).toContain("header=absent");
+    expect(statements).toBe(0);
+    const present = await importCsv(h(), `${HEADER}\n${row}\n`, 'text/csv; header="Present"; charset=utf-8');
+    expect((await present.json()).results).toEqual([expect.objectContaining({ outcome: "updated" })]);
   });
 
   it("a header-only or all-invalid upload answers without asking the database", async () => {

@@ -34,7 +34,7 @@ import {
   schemas,
 } from "./answers.ts";
 import { createAssetOnce } from "./create-once.ts";
-import { parseImport } from "./csv-import.ts";
+import { parseImport, requireHeaderRow } from "./csv-import.ts";
 import { type Asset, AssetFieldsSchema, AssetIdSchema, AssetPatchSchema, representation } from "./model.ts";
 import { evaluateRead, type MatchCondition, putMode, refuseIfMatch, requireIfMatch } from "./preconditions.ts";
 import {
@@ -100,11 +100,16 @@ export const assetRoutes = ({ settings }: Pick<AppDeps, "settings">) => [
     access: "token",
     summary: "Conditional bulk update from CSV (`id,name,material,source_etag`).",
     headers: onNoAsset,
-    body: { mediaTypes: ["text/csv"], schema: v.string(), description: "RFC 4180 CSV with a header row." },
+    body: {
+      mediaTypes: ["text/csv"],
+      schema: v.string(),
+      description: "RFC 4180 CSV in UTF-8 with a header row; `;` between fields when the first line says so.",
+    },
     responses: { 200: { description: "One result per row.", body: schemas.ImportResults } },
     problems: { 412: ["precondition_failed"], 413: ["payload_too_large"], 422: ["validation_failed"] },
     handler: async (c, input) => {
       refuseIfMatch(readPreconditions(c.req.raw.headers));
+      requireHeaderRow(c.req.raw);
       const { rows } = parseImport(await input.body());
       const valid = rows.flatMap((row) => ("valid" in row ? [row.valid] : []));
       const outcomes = await importRows(c.get("sql"), tenantOf(c), valid);

@@ -56,6 +56,32 @@ function mediaType(request: Request): string {
   return (fieldValue(request.headers, "content-type") ?? "").split(";")[0]!.trim().toLowerCase();
 }
 
+/** A parameter of the request's media type, unquoted and lower-cased; undefined when absent. */
+export function mediaTypeParameter(request: Request, name: string): string | undefined {
+  for (const parameter of (fieldValue(request.headers, "content-type") ?? "").split(";").slice(1)) {
+    const [key = "", value = ""] = parameter.split("=", 2).map((part) => part.trim());
+    if (key.toLowerCase() === name) return value.replace(/^"(.*)"$/, "$1").toLowerCase();
+  }
+  return undefined;
+}
+
+// US-ASCII is UTF-8's first 128 characters: a body in it reads the same either way.
+const UTF8_CHARSETS = ["utf-8", "utf8", "us-ascii"];
+
+/**
+ * A text body (the CSV import) is read as UTF-8, so one that declares another charset is refused
+ * (415) rather than misread: Latin-1 bytes can be valid UTF-8 that means other characters.
+ */
+export function requireUtf8Charset(request: Request): void {
+  const charset = mediaTypeParameter(request, "charset");
+  if (charset === undefined || UTF8_CHARSETS.includes(charset)) return;
+  throw new ProblemError(
+    415,
+    "unsupported_media_type",
+    `The body is read as UTF-8; charset=${charset} is not supported. Send it as UTF-8 (charset=utf-8).`,
+  );
+}
+
 export function requireMediaType(request: Request, accepted: readonly string[]): void {
   if (!accepted.includes(mediaType(request))) {
     // RFC 5789 §2.2: a PATCH refused for its media type says which patch formats are accepted.

@@ -297,13 +297,15 @@ export function assetCases(call: Call) {
       });
     });
 
-    it("POST /v1/assets/import refuses other media types (415), a wrong header row (422), over 1,000 rows (413)", async () => {
+    it("POST /v1/assets/import refuses other media types, charsets or header=absent (415), a wrong header row (422), over 1,000 rows (413)", async () => {
       const csv = "id,name,material,source_etag\n";
-      expectProblem(
-        await call("POST", "/v1/assets/import", { as, body: csv, headers: { "content-type": "application/json" } }),
-        415,
-        "unsupported_media_type",
-      );
+      for (const contentType of ["application/json", "text/csv; charset=iso-8859-1", "text/csv; header=absent"]) {
+        expectProblem(
+          await call("POST", "/v1/assets/import", { as, body: csv, headers: { "content-type": contentType } }),
+          415,
+          "unsupported_media_type",
+        );
+      }
       const wrong = "id,title,source_etag\nx,y,z\n";
       expectProblem(
         await call("POST", "/v1/assets/import", { as, body: wrong, headers: { "content-type": "text/csv" } }),

@@ -97,6 +97,14 @@ export function conventionCases(call: Call, runtime: RuntimeName, baseUrl: () =>
       expect(created.json.docNumber).toBe(1);
     });
 
+    // js-compute's own types say its TextDecoder is never fatal: were it so, Fastly would store U+FFFD.
+    it("a body that is not UTF-8 (a Latin-1 CSV export): 400, never read with U+FFFD", async () => {
+      const as = { sub: "alice", tid: freshTenant() };
+      const body = Uint8Array.from("id,name,material,source_etag\nx,M\xfcller,oak,e\n", (c) => c.charCodeAt(0));
+      const refused = await call("POST", "/v1/assets/import", { as, body, headers: { "content-type": "text/csv" } });
+      expect(expectProblem(refused, 400, "malformed_request").detail).toBe("The body is not valid UTF-8.");
+    });
+
     it("a PATCH in an unsupported media type: 415 with Accept-Patch", async () => {
       const as = { sub: "alice", tid: freshTenant() };
       const created = await call("POST", "/v1/assets", { as, body: { name: "Chair", material: "oak" } });
