@@ -10,12 +10,13 @@ import {
   unversionedReadAnswer,
 } from "../http/preconditions.ts";
 import { notFound, ProblemError } from "../http/problem.ts";
+import { waitUntilOf } from "../http/wait-until.ts";
 import { type Logger, silentLogger } from "../log.ts";
 import { json, location, type Problems, written } from "../openapi/operations.ts";
 import { timestamp } from "../openapi/schemas.ts";
 import { DEFAULT_KV_TIMEOUT_MS } from "../ports/kv.ts";
 import { route } from "../route.ts";
-import { createLinkCache } from "./cache.ts";
+import { createLinkCache, type LinkCache } from "./cache.ts";
 import { linkSyncJob } from "./jobs.ts";
 import {
   canSee,
@@ -31,6 +32,7 @@ import { deletePreconditions, holdOfExistingLink, putMode, putPreconditions } fr
 import { replaceLink } from "./replace.ts";
 import { findLink, type LinkConflictCode, linkAccount, listUserLinks, unlinkAccount } from "./repository.ts";
 import { DEFAULT_RESYNC_BATCH_SIZE, ResyncQuerySchema, resyncLinkCache } from "./resync.ts";
+import { type WriteBackDeps, writeBackConfirmed } from "./write-back.ts";
 
 export const LINK_SOURCE_HEADER = "x-link-source";
 
@@ -87,14 +89,22 @@ export function linkRoutes(deps: RouteDeps) {
   const { background } = deps;
   // Looked up on every call, not captured: a test that fakes the clock moves it for us too.
   const now = () => Date.now();
+  const loggerFor = (c: Context<AppEnv>) => withRequestId(deps.logger ?? silentLogger, c.get("requestId"));
   const cacheFor = (c: Context<AppEnv>, kv = c.get("kv")) =>
     createLinkCache(kv, {
       tenantId: c.get("principal").tenantId,
       ttlSeconds: deps.settings.linkCacheTtlSeconds,
       timeoutMs: DEFAULT_KV_TIMEOUT_MS,
-      logger: withRequestId(deps.logger ?? silentLogger, c.get("requestId")),
+      logger: loggerFor(c),
       now,
     });
+  // Where the platform has no waitUntil (Node, Deno), work after the answer goes on by itself.
+  const writeBackDeps = (c: Context<AppEnv>, cache: LinkCache): WriteBackDeps => ({
+    sql: c.get("sql"),
+    cache,
+    logger: loggerFor(c),
+    keepAlive: (work) => waitUntilOf(c)?.(work),
+  });
 
   return [
     route({
@@ -176,7 +186,7 @@ export function linkRoutes(deps: RouteDeps) {
         if (!link || !canSee(principal, link)) throw notFound("No such link.");
         const answer = found(link, "db");
         // A strong read leaves the cache alone: it answers one client, repair is resync's job.
-        if (consistency === "eventual") await cache.write(link, readAt);
+        if (consistency === "eventual") await writeBackConfirmed(writeBackDeps(c, cache), link, readAt);
         return answer;
       },
     }),
