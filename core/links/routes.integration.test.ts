@@ -280,9 +280,10 @@ describeOnBackends("links API", (harness) => {
     },
   );
 
-  it("spends one database round trip per write or uncached lookup, none on a cached one", async () => {
+  it("spends one database round trip per write or strong or refused lookup, two on a miss that writes back, none on a hit", async () => {
     const { endpoint } = harness().stack;
-    const path = linkPath("github", fresh("trips"));
+    const id = fresh("trips");
+    const path = linkPath("github", id);
     const trips = async (run: () => Promise<Response>, status: number) => {
       endpoint.resetStatements();
       expect((await run()).status).toBe(status);
@@ -295,6 +296,8 @@ describeOnBackends("links API", (harness) => {
     // (core/links/link-race.test.ts).
     expect(await trips(() => put(linkPath("github", fresh("second")), alice), 409)).toBe(2);
     expect(await trips(() => get(path, alice), 200)).toBe(0);
+    await harness().kv.delete(await linkKey("acme", { provider: "github", externalAccountId: id }));
+    expect(await trips(() => get(path, alice), 200)).toBe(2); // the link's read, and the one confirming its copy
     expect(await trips(() => get(`${path}?consistency=strong`, alice), 200)).toBe(1);
     expect(await trips(() => del(path, alice), 204)).toBe(1);
     expect(await trips(() => get(path, alice), 404)).toBe(1);
