@@ -3,21 +3,15 @@
 // app: core/links/routes-kv.integration.test.ts.
 import { expect, it } from "vitest";
 import { createMemoryKv } from "../../edge/kv/memory.ts";
+import { sampleLink } from "../../test/links/support.ts";
 import type { Logger } from "../log.ts";
 import type { KvCache } from "../ports/kv.ts";
 import type { Sql } from "../ports/sql.ts";
 import { createLinkCache } from "./cache.ts";
 import { linkKey } from "./kv-keys.ts";
-import type { Link } from "./link.ts";
 import { writeBackConfirmed } from "./write-back.ts";
 
-const link: Link = {
-  provider: "github",
-  externalAccountId: "42",
-  userId: "alice",
-  displayName: null,
-  linkedAt: "2026-01-01T00:00:00.000Z",
-};
+const link = sampleLink;
 
 /** A database whose every read answers `rows`, or fails when `rows` is an error. */
 const sqlAnswering = (rows: Record<string, unknown>[] | Error): Sql => ({
