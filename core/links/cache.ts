@@ -7,8 +7,9 @@
 // copied from (taken before the query was sent). The link existed at that snapshot, so it ended
 // after `readAt`; an entry trusted only until `readAt + TTL` therefore never outlives its link by
 // more than the TTL, even when a lookup's write-back lands after a concurrent unlink removed the
-// entry and the lookup could not remove it itself (write-back.ts). Readers enforce that limit themselves; the store's own expiry (at least 60 s, Workers
-// KV's floor, which could otherwise exceed the remaining lifetime) only collects the garbage.
+// entry and the lookup could not remove it itself (write-back.ts). Readers enforce that limit
+// themselves; the store's own expiry (at least 60 s, Workers KV's floor, which could otherwise
+// exceed the remaining lifetime) only collects the garbage.
 // The store is written by more than this service, so `readAt` is only a claim: an entry read
 // "in the future" of the reader's clock is not fresh at all (with no leeway: honest writers take
 // `readAt` before their read, and a reader whose clock lags only misses and reads Postgres),

@@ -3,7 +3,7 @@
 // copy lands, which would leave the copy until its TTL. So once the put has ended, the link is read
 // again and the copy deleted unless it still equals Postgres. A change committed before that read
 // is seen by it; one committed after it is synced after the put ended, and the sync deletes the
-// copy (docs/links.md, "Bounded staleness").
+// copy (docs/links.md, "A lookup's copy, confirmed").
 import { errorMessage, type Logger } from "../log.ts";
 import type { Sql } from "../ports/sql.ts";
 import type { LinkCache } from "./cache.ts";
