@@ -1,6 +1,6 @@
 // `npm run bench` with tiny settings on the node runtime and embedded PGlite: the outputs have
 // their shape, and the design's promises are measured: every write is exactly one database round
-// trip, a KV hit none.
+// trip, a KV miss two (the link's read and the one confirming its copy), a KV hit none.
 import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -77,12 +77,12 @@ describe("npm run bench (tiny settings, node runtime)", () => {
     }
   });
 
-  it("counts one database round trip per write and per KV miss, none per KV hit", () => {
+  it("counts one database round trip per write, two per KV miss (its copy confirmed), none per KV hit", () => {
     const roundTrips = Object.fromEntries(result.results.map((r) => [r.operation, r.roundTripsPerRequest]));
     expect(roundTrips).toEqual({
       "kv-baseline": 0,
       "link-hit": 0,
-      "link-miss": 1,
+      "link-miss": 2,
       link: 1,
       "asset-patch": 1,
       "document-create": 1,

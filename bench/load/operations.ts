@@ -59,7 +59,7 @@ export interface OperationContext {
 export interface Operation {
   label: string;
   expect: Expectation;
-  /** Database round trips per request by design: 0 for a KV hit, 1 for each write. */
+  /** Database round trips per request by design: 0 for a KV hit, 1 for each write, 2 for a KV miss. */
   roundTrips: number;
   /** "baseline": sent to the runtime's bare KV get (bench/measure/kv-baseline/), not to the app. */
   target?: "baseline";
@@ -172,7 +172,8 @@ export const operations: Record<OperationName, Operation> = {
   "link-miss": {
     label: "link lookup (KV miss)",
     expect: { status: 200, linkSource: "db" },
-    roundTrips: 1,
+    // The link's read, and the read that confirms its copy once written (core/links/write-back.ts).
+    roundTrips: 2,
     // A link in the database but in no KV: only the bench's own database can seed one unseen.
     needs: "local-database",
     async plan(context) {

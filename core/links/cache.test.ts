@@ -1,19 +1,13 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { createMemoryKv } from "../../edge/kv/memory.ts";
+import { sampleLink } from "../../test/links/support.ts";
 import type { Logger } from "../log.ts";
 import type { KvCache } from "../ports/kv.ts";
 import { createLinkCache, decodeEntry } from "./cache.ts";
 import { linkKey } from "./kv-keys.ts";
-import type { Link } from "./link.ts";
 
 const TTL_SECONDS = 300;
-const link: Link = {
-  provider: "github",
-  externalAccountId: "42",
-  userId: "alice",
-  displayName: null,
-  linkedAt: "2026-01-01T00:00:00.000Z",
-};
+const link = sampleLink;
 
 let clock = 1_000_000;
 const now = () => clock;

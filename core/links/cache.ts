@@ -7,8 +7,9 @@
 // copied from (taken before the query was sent). The link existed at that snapshot, so it ended
 // after `readAt`; an entry trusted only until `readAt + TTL` therefore never outlives its link by
 // more than the TTL, even when a lookup's write-back lands after a concurrent unlink removed the
-// entry. Readers enforce that limit themselves; the store's own expiry (at least 60 s, Workers
-// KV's floor, which could otherwise exceed the remaining lifetime) only collects the garbage.
+// entry and the lookup could not remove it itself (write-back.ts). Readers enforce that limit
+// themselves; the store's own expiry (at least 60 s, Workers KV's floor, which could otherwise
+// exceed the remaining lifetime) only collects the garbage.
 // The store is written by more than this service, so `readAt` is only a claim: an entry read
 // "in the future" of the reader's clock is not fresh at all (with no leeway: honest writers take
 // `readAt` before their read, and a reader whose clock lags only misses and reads Postgres),
@@ -46,6 +47,12 @@ type EntryRead =
   | { state: "absent" }
   | { state: "unreadable" }
   | { state: "failed" };
+
+/** A put sent to the store: whether it was answered in time, and when its call ended, however. */
+export interface PutSent {
+  written: boolean;
+  ended: Promise<void>;
+}
 
 type Attempt<T> = { ok: true; value: T } | { ok: false };
 
@@ -93,12 +100,25 @@ export function createLinkCache(kv: KvCache, options: LinkCacheOptions) {
     return { state: "unreadable" };
   }
 
-  /** Caches `link` as read at `readAt`; false when its lifetime is already over or KV failed. */
-  async function writeEntry(key: string, link: Link, readAt: number): Promise<boolean> {
+  /**
+   * Caches `link` as read at `readAt`; false when its lifetime is already over or KV failed.
+   * `started` is handed the store's own call, which may go on after its deadline.
+   */
+  async function writeEntry(
+    key: string,
+    link: Link,
+    readAt: number,
+    started?: (put: Promise<void>) => void,
+  ): Promise<boolean> {
     const ttlSeconds = entryLifetimeSeconds(readAt, ttlMs, now());
     if (ttlSeconds === undefined) return false;
     const value = encodeEntry(tenantId, link, readAt);
-    return (await attempt("put", key, () => kv.put(key, value, { ttlSeconds }))).ok;
+    const put = () => {
+      const call = kv.put(key, value, { ttlSeconds });
+      started?.(call);
+      return call;
+    };
+    return (await attempt("put", key, put)).ok;
   }
 
   const deleteEntry = async (key: string) => (await attempt("delete", key, () => kv.delete(key))).ok;
@@ -136,6 +156,22 @@ export function createLinkCache(kv: KvCache, options: LinkCacheOptions) {
 
     async write(link: Link, readAt: number): Promise<boolean> {
       return writeEntry(await linkKey(tenantId, link), link, readAt);
+    },
+
+    /**
+     * Writes `link` as `write` does, and tells when the store's call ended, which may be after its
+     * deadline (a put that timed out may still land): undefined when nothing was sent.
+     */
+    async writeBack(link: Link, readAt: number): Promise<PutSent | undefined> {
+      let ended: Promise<void> | undefined;
+      const started = (put: Promise<void>) => {
+        ended = put.then(
+          () => undefined,
+          () => undefined,
+        );
+      };
+      const written = await writeEntry(await linkKey(tenantId, link), link, readAt, started);
+      return ended && { written, ended };
     },
 
     async remove(target: LinkTarget): Promise<boolean> {

@@ -4,18 +4,18 @@ import type { AppEnv, RouteDeps } from "../deps.ts";
 import {
   conditionalReadProblems,
   notModified,
-  preconditionFailed,
   readPreconditions,
   unversionedRead,
   unversionedReadAnswer,
 } from "../http/preconditions.ts";
-import { notFound, ProblemError } from "../http/problem.ts";
+import { notFound } from "../http/problem.ts";
+import { waitUntilOf } from "../http/wait-until.ts";
 import { type Logger, silentLogger } from "../log.ts";
 import { json, location, type Problems, written } from "../openapi/operations.ts";
 import { timestamp } from "../openapi/schemas.ts";
 import { DEFAULT_KV_TIMEOUT_MS } from "../ports/kv.ts";
 import { route } from "../route.ts";
-import { createLinkCache } from "./cache.ts";
+import { createLinkCache, type LinkCache } from "./cache.ts";
 import { linkSyncJob } from "./jobs.ts";
 import {
   canSee,
@@ -26,19 +26,14 @@ import {
   TargetSchema,
   UserLinksQuerySchema,
 } from "./link.ts";
-import type { LinkLimits } from "./link-settings.ts";
 import { deletePreconditions, holdOfExistingLink, putMode, putPreconditions } from "./preconditions.ts";
+import { alreadyHeld, linkConflict, replaceRefusals, requireAllowedProvider, stillLinked } from "./refusals.ts";
 import { replaceLink } from "./replace.ts";
-import { findLink, type LinkConflictCode, linkAccount, listUserLinks, unlinkAccount } from "./repository.ts";
+import { findLink, linkAccount, listUserLinks, unlinkAccount } from "./repository.ts";
 import { DEFAULT_RESYNC_BATCH_SIZE, ResyncQuerySchema, resyncLinkCache } from "./resync.ts";
+import { type WriteBackDeps, writeBackConfirmed } from "./write-back.ts";
 
 export const LINK_SOURCE_HEADER = "x-link-source";
-
-const conflictDetails: Record<LinkConflictCode, string> = {
-  external_account_already_linked: "This external account is linked to another user.",
-  provider_already_linked: "You already have another account of this provider linked; unlink it first.",
-  link_limit_reached: "You already hold as many links as one user may; unlink one first.",
-};
 
 const count = v.pipe(v.number(), v.integer(), v.minValue(0));
 
@@ -87,14 +82,22 @@ export function linkRoutes(deps: RouteDeps) {
   const { background } = deps;
   // Looked up on every call, not captured: a test that fakes the clock moves it for us too.
   const now = () => Date.now();
+  const loggerFor = (c: Context<AppEnv>) => withRequestId(deps.logger ?? silentLogger, c.get("requestId"));
   const cacheFor = (c: Context<AppEnv>, kv = c.get("kv")) =>
     createLinkCache(kv, {
       tenantId: c.get("principal").tenantId,
       ttlSeconds: deps.settings.linkCacheTtlSeconds,
       timeoutMs: DEFAULT_KV_TIMEOUT_MS,
-      logger: withRequestId(deps.logger ?? silentLogger, c.get("requestId")),
+      logger: loggerFor(c),
       now,
     });
+  // Where the platform has no waitUntil (Node, Deno), work after the answer goes on by itself.
+  const writeBackDeps = (c: Context<AppEnv>, cache: LinkCache): WriteBackDeps => ({
+    sql: c.get("sql"),
+    cache,
+    logger: loggerFor(c),
+    keepAlive: (work) => waitUntilOf(c)?.(work),
+  });
 
   return [
     route({
@@ -135,7 +138,7 @@ export function linkRoutes(deps: RouteDeps) {
           return c.json(replaced.link, 200);
         }
         const result = await linkAccount(c.get("sql"), { ...link, maxLinksPerUser: limits.maxPerUser });
-        if (result.outcome === "conflict") throw new ProblemError(409, result.code, conflictDetails[result.code]);
+        if (result.outcome === "conflict") throw linkConflict(result.code);
         if (result.outcome === "existing" && mode.kind === "create") throw alreadyHeld();
         // After the commit, and only as a copy: a failed write leaves a miss, never a wrong answer.
         await cacheFor(c).write(result.link, readAt);
@@ -176,7 +179,7 @@ export function linkRoutes(deps: RouteDeps) {
         if (!link || !canSee(principal, link)) throw notFound("No such link.");
         const answer = found(link, "db");
         // A strong read leaves the cache alone: it answers one client, repair is resync's job.
-        if (consistency === "eventual") await cache.write(link, readAt);
+        if (consistency === "eventual") await writeBackConfirmed(writeBackDeps(c, cache), link, readAt);
         return answer;
       },
     }),
@@ -266,35 +269,6 @@ export function linkRoutes(deps: RouteDeps) {
     }),
   ];
 }
-
-/** Every PUT is judged; links of a provider taken off the list can still be read, listed and unlinked. */
-function requireAllowedProvider({ providers }: LinkLimits, provider: string) {
-  if (providers && !providers.has(provider)) {
-    const accepted = [...providers].join(", ");
-    throw new ProblemError(
-      422,
-      "provider_not_allowed",
-      `This service links accounts of these providers only: ${accepted}.`,
-    );
-  }
-}
-
-const alreadyHeld = () =>
-  preconditionFailed(
-    "You already hold this link, and If-None-Match: * links only an account not linked yet. Nothing was changed.",
-  );
-
-const stillLinked = () =>
-  preconditionFailed(
-    "The link exists, and the condition asked for none or for an ETag (links have none). Nothing was removed.",
-  );
-
-const replaceRefusals = {
-  absent: () => notFound("No such link."),
-  taken: () =>
-    new ProblemError(409, "external_account_already_linked", conflictDetails.external_account_already_linked),
-  failed: () => preconditionFailed('Links have no ETag: If-Match holds only as "*". Nothing was changed.'),
-};
 
 function withRequestId(logger: Logger, requestId: string): Logger {
   return { log: (level, event, fields) => logger.log(level, event, { requestId, ...fields }) };

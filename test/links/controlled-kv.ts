@@ -19,20 +19,27 @@ interface ControlledKv extends KvCache {
   heal(): void;
   /** Pauses the next put until `release()`. */
   holdNextPut(): HeldPut;
+  /** Refuses the next call of `operation` (as Workers KV refuses a second write to a key within a second). */
+  refuseNext(operation: Operation): void;
 }
 
 export function controlledKv(inner: KvCache): ControlledKv {
   const behaviour: Record<Operation, KvBehaviour> = { get: "ok", put: "ok", delete: "ok", list: "ok" };
   let hold: { enter(): void; gate: Promise<void>; land(): void } | undefined;
+  const refused = new Set<Operation>();
 
   async function gate(operation: Operation): Promise<void> {
+    if (refused.delete(operation)) throw new Error(`injected refusal of ${operation}`);
     if (behaviour[operation] === "throw") throw new Error(`injected ${operation} failure`);
     if (behaviour[operation] === "hang") await new Promise<never>(() => {});
   }
 
   return {
     behaviour,
-    heal: () => void Object.assign(behaviour, { get: "ok", put: "ok", delete: "ok", list: "ok" }),
+    heal() {
+      Object.assign(behaviour, { get: "ok", put: "ok", delete: "ok", list: "ok" });
+      refused.clear();
+    },
     holdNextPut() {
       let enter!: () => void;
       let release!: () => void;
@@ -43,6 +50,7 @@ export function controlledKv(inner: KvCache): ControlledKv {
       hold = { enter, gate: released, land };
       return { entered, release, landed };
     },
+    refuseNext: (operation) => void refused.add(operation),
     get: async (key) => (await gate("get"), inner.get(key)),
     async put(key, value, options) {
       await gate("put");

@@ -1,9 +1,18 @@
 // Shared helpers of the link suites: paths, and what Postgres and the KV store hold.
 import { type CacheEntry, decodeEntry } from "../../core/links/cache.ts";
 import { LINK_KEY_PREFIX, linkKey, tenantKeyPrefix } from "../../core/links/kv-keys.ts";
-import type { LinkTarget } from "../../core/links/link.ts";
+import type { Link, LinkTarget } from "../../core/links/link.ts";
 import type { KvCache } from "../../core/ports/kv.ts";
 import type { Row, Sql } from "../../core/ports/sql.ts";
+
+/** A link as Postgres answers one, for the tests that need no database. */
+export const sampleLink: Link = {
+  provider: "github",
+  externalAccountId: "42",
+  userId: "alice",
+  displayName: null,
+  linkedAt: "2026-01-01T00:00:00.000Z",
+};
 
 export const linkPath = (provider: string, externalAccountId: string) =>
   `/v1/links/${encodeURIComponent(provider)}/${encodeURIComponent(externalAccountId)}`;

@@ -27,6 +27,8 @@ interface HarnessOptions {
   fetchFunction?: typeof fetch;
   logger?: Logger;
   env?: Record<string, string>;
+  /** Hands the app an execution context, as Workers and Compute do; `settled()` awaits its waitUntil. */
+  waitUntil?: boolean;
 }
 
 export interface RequestOptions extends Omit<RequestInit, "body"> {
@@ -43,6 +45,8 @@ export interface Harness {
   kv: KvCache;
   stack: LocalStack;
   request(path: string, options?: RequestOptions): Promise<Response>;
+  /** Once what the requests so far left running after their answers (waitUntil) has ended. */
+  settled(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -64,12 +68,27 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
   const kv = options.kv ?? createMemoryKv();
   const app = createApp({ sql, kv, settings, runtime: "node", logger: options.logger ?? silentLogger });
 
+  // As Workers and Compute pass one; what the app keeps alive after an answer is awaitable.
+  const pending = new Set<Promise<unknown>>();
+  const executionContext = options.waitUntil
+    ? {
+        waitUntil(work: Promise<unknown>) {
+          const tracked: Promise<unknown> = work.catch(() => undefined).finally(() => pending.delete(tracked));
+          pending.add(tracked);
+        },
+        passThroughOnException() {},
+        props: {},
+      }
+    : undefined;
+
   return {
     app,
     sql,
     kv,
     stack,
-    request: async (path, requestOptions = {}) => app.fetch(await buildRequest(path, requestOptions)),
+    request: async (path, requestOptions = {}) =>
+      app.fetch(await buildRequest(path, requestOptions), undefined, executionContext),
+    settled: async () => void (await Promise.allSettled(pending)),
     async close() {
       await stack.close();
       await database?.drop();
