@@ -144,10 +144,12 @@ describeOnBackends(
       expect((await harness().request(path, { method: "DELETE", as: owner })).status).toBe(204);
       await sync();
 
-      // The write-back lands after both; the lookup reads the link again and deletes its copy.
+      // The write-back lands after both; after its answer the lookup reads the link again and
+      // deletes its copy.
       held.release();
       const answered = await lookup;
       expect([answered.status, answered.headers.get("x-link-source")]).toEqual([200, "db"]);
+      await harness().settled();
       expect(await kv.get(key)).toBeNull();
       vi.setSystemTime(T0 + TTL_SECONDS * 1000 - 1);
       await expectProblem(await harness().request(path, { as: service }), 404, "not_found");
@@ -159,6 +161,7 @@ describeOnBackends(
       expect((await harness().request(path, { method: "PUT", as: owner, body })).status).toBe(200);
       held.release();
       expect((await lookup).status).toBe(200);
+      await harness().settled();
       expect(await kv.get(key)).toBeNull(); // the old name's copy is gone: the next lookup reads Postgres
       const reread = await harness().request(path, { as: service });
       expect([reread.headers.get("x-link-source"), ((await reread.json()) as Link).displayName]).toEqual([
@@ -173,6 +176,7 @@ describeOnBackends(
       kv.refuseNext("delete");
       held.release();
       expect((await lookup).status).toBe(200);
+      await harness().settled();
       expect(await kv.get(key)).toBeNull();
       expect(failedOperations()).toEqual(["delete"]);
     });
@@ -185,12 +189,14 @@ describeOnBackends(
       await sync();
       held.release();
       await held.landed;
-      await vi.waitFor(async () => expect(await kv.get(key)).toBeNull());
+      await harness().settled();
+      expect(await kv.get(key)).toBeNull();
     });
 
     it("a miss with nothing changed keeps its copy: the next lookup is a hit", async () => {
       const { path, link } = await evictedLink("kept");
       expect((await harness().request(path, { as: service })).headers.get("x-link-source")).toBe("db");
+      await harness().settled();
       expect((await cachedEntry(kv, link))?.readAt).toBe(T0);
       expect((await harness().request(path, { as: service })).headers.get("x-link-source")).toBe("kv");
     });
@@ -221,6 +227,7 @@ describeOnBackends(
       endpoint.resetStatements();
       kvCalls.length = 0;
       const answer = await harness().request(path, { as: service });
+      await harness().settled(); // what the lookup left running after its answer counts too
       return { source: answer.headers.get("x-link-source"), statements: endpoint.statements(), kv: [...kvCalls] };
     }
 
@@ -233,5 +240,5 @@ describeOnBackends(
       expect(await cost(`${path}?consistency=strong`)).toEqual({ source: "db", statements: 1, kv: [] });
     });
   },
-  { kv: countedKv },
+  { kv: countedKv, waitUntil: true },
 );

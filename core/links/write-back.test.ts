@@ -1,5 +1,5 @@
 // The confirmation of a lookup's copy when something fails: it never fails the lookup, and it runs
-// after the answer when the put did not answer in time. The races themselves, through the whole
+// after the answer, whether or not the put answered in time. The races themselves, through the whole
 // app: core/links/routes-kv.integration.test.ts.
 import { expect, it } from "vitest";
 import { createMemoryKv } from "../../edge/kv/memory.ts";
@@ -35,8 +35,10 @@ function setUp(kv: KvCache, sql: Sql) {
 
 it("a confirming read that fails leaves the copy, logs link_write_back_unconfirmed and fails nothing", async () => {
   const kv = createMemoryKv();
-  const { deps, events } = setUp(kv, sqlAnswering(new Error("database gone")));
+  const { deps, events, keptAlive } = setUp(kv, sqlAnswering(new Error("database gone")));
   await expect(writeBackConfirmed(deps, link, Date.now())).resolves.toBeUndefined();
+  expect(keptAlive).toHaveLength(1);
+  await expect(keptAlive[0]).resolves.toBeUndefined();
   expect(await kv.get(await linkKey("acme", link))).not.toBeNull();
   expect(events).toEqual(["link_write_back_unconfirmed"]);
 });

@@ -23,15 +23,13 @@ export interface WriteBackDeps {
 }
 
 /**
- * Caches `link`, read from Postgres at `readAt`, and confirms the copy before returning. A put
- * that missed its deadline may land later: it is confirmed when it ends, after the answer.
+ * Caches `link`, read from Postgres at `readAt`, and confirms the copy after the answer, once the
+ * store's call has ended (a put that missed its deadline may still land): the answer waits for
+ * neither the confirming read nor a delete retried a second later.
  */
 export async function writeBackConfirmed(deps: WriteBackDeps, link: Link, readAt: number): Promise<void> {
   const put = await deps.cache.writeBack(link, readAt);
-  if (!put) return;
-  const confirmation = put.ended.then(() => removeUnlessCurrent(deps, link));
-  if (put.written) await confirmation;
-  else deps.keepAlive(confirmation);
+  if (put) deps.keepAlive(put.ended.then(() => removeUnlessCurrent(deps, link)));
 }
 
 /** Deletes the copy of `link` unless Postgres still holds it as it is; never throws. */
