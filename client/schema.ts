@@ -5216,7 +5216,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    contractId: string;
+                    contractId: string & unknown;
                     title?: string | null;
                 };
             };

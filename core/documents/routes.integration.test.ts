@@ -134,6 +134,18 @@ describeOnBackends("documents", (harness) => {
     expect(await next.json()).toMatchObject({ docNumber: 1 });
   });
 
+  it.each([
+    ["an empty contractId", { contractId: "" }, "contractId", "contractId must not be blank"],
+    ["a contractId of spaces only", { contractId: "   " }, "contractId", "contractId must not be blank"],
+    ["a 129-character contractId", { contractId: "c".repeat(129) }, "contractId", "must be at most 128 characters"],
+  ])("says what is wrong with %s", async (_why, body, field, message) => {
+    const tid = newTenant();
+    const response = await post(tid, body);
+    expect(response.status).toBe(422);
+    expect(await response.json()).toMatchObject({ code: "validation_failed", errors: [{ field, message }] });
+    expect(await numbersOf(tid)).toEqual([]);
+  });
+
   it("accepts the longest allowed fields", async () => {
     const response = await post(newTenant(), { contractId: "c".repeat(128), title: "t".repeat(200) });
     expect(response.status).toBe(201);
