@@ -138,6 +138,8 @@ describeOnBackends("documents", (harness) => {
     ["an empty contractId", { contractId: "" }, "contractId", "contractId must not be blank"],
     ["a contractId of spaces only", { contractId: "   " }, "contractId", "contractId must not be blank"],
     ["a 129-character contractId", { contractId: "c".repeat(129) }, "contractId", "must be at most 128 characters"],
+    ["a line break in title", { contractId: "C", title: "a\nb" }, "title", "title must not contain control characters"],
+    ["a lone surrogate in title", { contractId: "C", title: "\ud800" }, "title", "title must not contain lone surrogates"],
   ])("says what is wrong with %s", async (_why, body, field, message) => {
     const tid = newTenant();
     const response = await post(tid, body);
