@@ -77,6 +77,15 @@ describeOnBackends("documents", (harness) => {
     expect(retry.headers.get("idempotent-replayed")).toBe("true");
   });
 
+  it("keeps text as sent, not Unicode-normalized: a composed é and e + U+0301 are two requests", async () => {
+    const tid = newTenant();
+    const key = { "idempotency-key": "accents" };
+    const first = await post(tid, { contractId: "C", title: "Facture \u00e9t\u00e9" }, key);
+    expect(await first.json()).toMatchObject({ title: "Facture \u00e9t\u00e9" });
+    const decomposed = await post(tid, { contractId: "C", title: "Facture e\u0301te\u0301" }, key);
+    expect(await decomposed.json()).toMatchObject({ status: 422, code: "idempotency_key_reused" });
+  });
+
   it("answers 422 idempotency_key_reused for the same key with another body, and adds nothing", async () => {
     const tid = newTenant();
     const key = { "idempotency-key": "reused" };
@@ -139,7 +148,12 @@ describeOnBackends("documents", (harness) => {
     ["a contractId of spaces only", { contractId: "   " }, "contractId", "contractId must not be blank"],
     ["a 129-character contractId", { contractId: "c".repeat(129) }, "contractId", "must be at most 128 characters"],
     ["a line break in title", { contractId: "C", title: "a\nb" }, "title", "title must not contain control characters"],
-    ["a lone surrogate in title", { contractId: "C", title: "\ud800" }, "title", "title must not contain lone surrogates"],
+    [
+      "a lone surrogate in title",
+      { contractId: "C", title: "\ud800" },
+      "title",
+      "title must not contain lone surrogates",
+    ],
   ])("says what is wrong with %s", async (_why, body, field, message) => {
     const tid = newTenant();
     const response = await post(tid, body);
