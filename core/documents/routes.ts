@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import * as v from "valibot";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { fieldValue } from "../http/field-value.ts";
-import { integerText, pageLimit } from "../http/pagination.ts";
+import { atMost, integerText, pageLimit } from "../http/pagination.ts";
 import {
   conditionalReadProblems,
   evaluatePreconditions,
@@ -50,10 +50,13 @@ const PageQuerySchema = v.object({
 const DocNumberSchema = integerText(1, Number.MAX_SAFE_INTEGER);
 const noSuchDocument = () => notFound("No such document.");
 
+/** A number as answered: below 2^53, so a JSON number holds it exactly (the path's bound). */
+const DocNumberValue = v.pipe(v.number(), v.integer(), v.minValue(1), atMost(Number.MAX_SAFE_INTEGER));
+
 const DocumentSchema = v.strictObject({
   id: v.string(),
   tenantId: v.string(),
-  docNumber: v.pipe(v.number(), v.integer(), v.minValue(1)),
+  docNumber: DocNumberValue,
   contractId: v.string(),
   title: v.nullable(v.string()),
   createdAt: timestamp,
@@ -63,7 +66,7 @@ export const schemas = {
   Document: DocumentSchema,
   DocumentPage: v.strictObject({
     items: v.array(DocumentSchema),
-    next: v.nullable(v.pipe(v.number(), v.integer(), v.minValue(1))),
+    next: v.nullable(DocNumberValue),
   }),
 };
 
