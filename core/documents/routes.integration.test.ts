@@ -249,9 +249,12 @@ describeOnBackends("documents", (harness) => {
 
   it("answers unknown methods on document paths with 405 and Allow, numbering nothing", async () => {
     const tid = newTenant();
+    expect((await post(tid, { contractId: "C-0" })).status).toBe(201); // a document none of them changes
     const cases = [
       ["/v1/documents", "DELETE", "GET, HEAD, POST"],
       ["/v1/documents/1", "PUT", "GET, HEAD"],
+      ["/v1/documents/1", "PATCH", "GET, HEAD"],
+      ["/v1/documents/1", "DELETE", "GET, HEAD"],
     ] as const;
     for (const [path, method, allow] of cases) {
       const response = await harness().request(path, { method, as: { tid }, body: { contractId: "C-1" } });
@@ -259,7 +262,8 @@ describeOnBackends("documents", (harness) => {
       expect(response.headers.get("allow")).toBe(allow);
       expect(await response.json()).toMatchObject({ code: "method_not_allowed" });
     }
-    expect(await numbersOf(tid)).toEqual([]);
+    expect(await numbersOf(tid)).toEqual([1]);
+    expect(await (await get(tid, "/v1/documents/1")).json()).toMatchObject({ contractId: "C-0" });
   });
 });
 
