@@ -314,6 +314,7 @@ export interface components {
         Document: {
             id: string;
             tenantId: string;
+            /** Format: int64 */
             docNumber: number;
             contractId: string;
             title: string | null;
@@ -324,6 +325,7 @@ export interface components {
             items: {
                 id: string;
                 tenantId: string;
+                /** Format: int64 */
                 docNumber: number;
                 contractId: string;
                 title: string | null;
@@ -5216,7 +5218,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    contractId: string;
+                    contractId: string & unknown;
                     title?: string | null;
                 };
             };

@@ -48,6 +48,16 @@ BEGIN
 END;
 $$;
 
+CREATE FUNCTION public.documents_date_when_numbered() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+  NEW.created_at := clock_timestamp();
+  NEW.idempotency_expires_at := NEW.idempotency_expires_at + (NEW.created_at - now());
+  RETURN NEW;
+END;
+$$;
+
 CREATE FUNCTION public.documents_key_live(expires_at timestamp with time zone, created_at timestamp with time zone) RETURNS boolean
     LANGUAGE sql STABLE
     AS $$
@@ -210,3 +220,5 @@ CREATE UNIQUE INDEX linked_external_accounts_user_provider_key ON public.linked_
 CREATE TRIGGER assets_new_version BEFORE UPDATE ON public.assets FOR EACH ROW EXECUTE FUNCTION public.assets_new_version();
 
 CREATE TRIGGER documents_allocate_number BEFORE INSERT ON public.documents FOR EACH ROW EXECUTE FUNCTION public.documents_allocate_number();
+
+CREATE TRIGGER documents_date_when_numbered BEFORE INSERT ON public.documents FOR EACH ROW EXECUTE FUNCTION public.documents_date_when_numbered();

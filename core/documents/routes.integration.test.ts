@@ -77,6 +77,15 @@ describeOnBackends("documents", (harness) => {
     expect(retry.headers.get("idempotent-replayed")).toBe("true");
   });
 
+  it("keeps text as sent, not Unicode-normalized: a composed é and e + U+0301 are two requests", async () => {
+    const tid = newTenant();
+    const key = { "idempotency-key": "accents" };
+    const first = await post(tid, { contractId: "C", title: "Facture \u00e9t\u00e9" }, key);
+    expect(await first.json()).toMatchObject({ title: "Facture \u00e9t\u00e9" });
+    const decomposed = await post(tid, { contractId: "C", title: "Facture e\u0301te\u0301" }, key);
+    expect(await decomposed.json()).toMatchObject({ status: 422, code: "idempotency_key_reused" });
+  });
+
   it("answers 422 idempotency_key_reused for the same key with another body, and adds nothing", async () => {
     const tid = newTenant();
     const key = { "idempotency-key": "reused" };
@@ -132,6 +141,25 @@ describeOnBackends("documents", (harness) => {
     // The key was not taken either: it still creates document 1.
     const next = await post(tid, { contractId: "C" }, { "idempotency-key": "k" });
     expect(await next.json()).toMatchObject({ docNumber: 1 });
+  });
+
+  it.each([
+    ["an empty contractId", { contractId: "" }, "contractId", "contractId must not be blank"],
+    ["a contractId of spaces only", { contractId: "   " }, "contractId", "contractId must not be blank"],
+    ["a 129-character contractId", { contractId: "c".repeat(129) }, "contractId", "must be at most 128 characters"],
+    ["a line break in title", { contractId: "C", title: "a\nb" }, "title", "title must not contain control characters"],
+    [
+      "a lone surrogate in title",
+      { contractId: "C", title: "\ud800" },
+      "title",
+      "title must not contain lone surrogates",
+    ],
+  ])("says what is wrong with %s", async (_why, body, field, message) => {
+    const tid = newTenant();
+    const response = await post(tid, body);
+    expect(response.status).toBe(422);
+    expect(await response.json()).toMatchObject({ code: "validation_failed", errors: [{ field, message }] });
+    expect(await numbersOf(tid)).toEqual([]);
   });
 
   it("accepts the longest allowed fields", async () => {
@@ -221,9 +249,12 @@ describeOnBackends("documents", (harness) => {
 
   it("answers unknown methods on document paths with 405 and Allow, numbering nothing", async () => {
     const tid = newTenant();
+    expect((await post(tid, { contractId: "C-0" })).status).toBe(201); // a document none of them changes
     const cases = [
       ["/v1/documents", "DELETE", "GET, HEAD, POST"],
       ["/v1/documents/1", "PUT", "GET, HEAD"],
+      ["/v1/documents/1", "PATCH", "GET, HEAD"],
+      ["/v1/documents/1", "DELETE", "GET, HEAD"],
     ] as const;
     for (const [path, method, allow] of cases) {
       const response = await harness().request(path, { method, as: { tid }, body: { contractId: "C-1" } });
@@ -231,7 +262,8 @@ describeOnBackends("documents", (harness) => {
       expect(response.headers.get("allow")).toBe(allow);
       expect(await response.json()).toMatchObject({ code: "method_not_allowed" });
     }
-    expect(await numbersOf(tid)).toEqual([]);
+    expect(await numbersOf(tid)).toEqual([1]);
+    expect(await (await get(tid, "/v1/documents/1")).json()).toMatchObject({ contractId: "C-0" });
   });
 });
 

@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import * as v from "valibot";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { fieldValue } from "../http/field-value.ts";
-import { integerText, pageLimit } from "../http/pagination.ts";
+import { atMost, integerText, pageLimit } from "../http/pagination.ts";
 import {
   conditionalReadProblems,
   evaluatePreconditions,
@@ -14,7 +14,7 @@ import {
   unversionedReadAnswer,
 } from "../http/preconditions.ts";
 import { notFound } from "../http/problem.ts";
-import { maxCodePoints, printable } from "../http/validation.ts";
+import { maxCodePoints, notBlank, printable } from "../http/validation.ts";
 import {
   IDEMPOTENCY_KEY_HEADER,
   IDEMPOTENT_REPLAYED_HEADER,
@@ -31,7 +31,13 @@ import { route } from "../route.ts";
 import { createDocument, type Document, findDocument, listDocuments } from "./repository.ts";
 
 const NewDocumentSchema = v.strictObject({
-  contractId: v.pipe(v.string(), v.minLength(1), maxCodePoints(128), printable("contractId")),
+  // Kept as sent (a retry's fingerprint is of what was sent); only spaces name no contract.
+  contractId: v.pipe(
+    v.string(),
+    notBlank(v.check((id: string) => id.trim() !== "", "contractId must not be blank")),
+    maxCodePoints(128),
+    printable("contractId"),
+  ),
   title: v.optional(v.nullable(v.pipe(v.string(), maxCodePoints(200), printable("title")))),
 });
 
@@ -44,10 +50,13 @@ const PageQuerySchema = v.object({
 const DocNumberSchema = integerText(1, Number.MAX_SAFE_INTEGER);
 const noSuchDocument = () => notFound("No such document.");
 
+/** A number as answered: below 2^53, so a JSON number holds it exactly (the path's bound). */
+const DocNumberValue = v.pipe(v.number(), v.integer(), v.minValue(1), atMost(Number.MAX_SAFE_INTEGER));
+
 const DocumentSchema = v.strictObject({
   id: v.string(),
   tenantId: v.string(),
-  docNumber: v.pipe(v.number(), v.integer(), v.minValue(1)),
+  docNumber: DocNumberValue,
   contractId: v.string(),
   title: v.nullable(v.string()),
   createdAt: timestamp,
@@ -57,7 +66,7 @@ export const schemas = {
   Document: DocumentSchema,
   DocumentPage: v.strictObject({
     items: v.array(DocumentSchema),
-    next: v.nullable(v.pipe(v.number(), v.integer(), v.minValue(1))),
+    next: v.nullable(DocNumberValue),
   }),
 };
 

@@ -2,10 +2,20 @@
 // `{ items, next }`, where `next` is the `after` of the following page, or null after the last.
 import * as v from "valibot";
 import type { Row } from "../ports/sql.ts";
+import { publishedAs } from "./validation.ts";
 
 export const DEFAULT_PAGE_SIZE = 20;
 /** Keeps every page far below what one answer may hold (Neon's HTTP API answers at most 10 MB). */
 export const MAX_PAGE_SIZE = 100;
+
+const INT32_MAX = 2 ** 31 - 1;
+
+/**
+ * An integer's upper bound. Past int32 the document also says `int64`: a client generated from it
+ * (Java, C#, Go) otherwise holds an `integer` in 32 bits, and fails past 2^31 - 1.
+ */
+export const atMost = (max: number) =>
+  publishedAs(max > INT32_MAX ? { format: "int64" } : {}, v.maxValue<number, number>(max));
 
 /**
  * Query values are text: canonical decimal integers only, within what a JSON number holds exactly.
@@ -22,7 +32,7 @@ export const integerText = (min: number, max: number) =>
     v.number(),
     v.integer(),
     v.minValue(min),
-    v.maxValue(max),
+    atMost(max),
   );
 
 export const pageLimit = v.optional(integerText(1, MAX_PAGE_SIZE), String(DEFAULT_PAGE_SIZE));

@@ -2,9 +2,10 @@ import * as v from "valibot";
 import { ProblemError } from "./problem.ts";
 
 // NUL cannot be stored in Postgres text and lone surrogates do not survive UTF-8: either would
-// fail in the database (a 5xx for bad input), so they are refused up front with every other
-// control character.
-const UNPRINTABLE = /[\p{Cc}\p{Cs}]/u;
+// fail in the database (a 5xx for bad input), so they are refused up front, NUL with every other
+// control character. Each has its own message: a lone surrogate is no control character.
+const CONTROL = /\p{Cc}/u;
+const LONE_SURROGATE = /\p{Cs}/u;
 
 /**
  * A valibot action with what it means in JSON Schema, which the OpenAPI document publishes
@@ -18,7 +19,11 @@ export const printable = (field: string) =>
   // A lone surrogate cannot be written in a pattern that also reads pairs: that part stays prose.
   publishedAs(
     { pattern: "^[^\\u0000-\\u001f\\u007f-\\u009f]*$" },
-    v.check((text: string) => !UNPRINTABLE.test(text), `${field} must not contain control characters`),
+    v.rawCheck<string>(({ dataset, addIssue }) => {
+      if (!dataset.typed) return;
+      if (CONTROL.test(dataset.value)) addIssue({ message: `${field} must not contain control characters` });
+      if (LONE_SURROGATE.test(dataset.value)) addIssue({ message: `${field} must not contain lone surrogates` });
+    }),
   );
 
 // What String.prototype.trim removes (ECMAScript's WhiteSpace and LineTerminator), spelt out for

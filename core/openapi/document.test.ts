@@ -20,6 +20,18 @@ const documentedOperations = (document: { paths: Record<string, object> }) =>
 const openApiPath = (path: string) => path.replace(/:([A-Za-z0-9_]+)/g, "{$1}");
 
 describe("the OpenAPI document", () => {
+  it("publishes a document's number as int64 up to 2^53 - 1 wherever it appears (a generated int32 would overflow)", async () => {
+    const { components, paths } = await served();
+    const docNumber = { type: "integer", format: "int64", maximum: Number.MAX_SAFE_INTEGER };
+    const parameter = (path: string, name: string) =>
+      paths[path].get.parameters.find((each: { name: string }) => each.name === name).schema;
+    expect(components.schemas.Document.properties.docNumber).toMatchObject({ ...docNumber, minimum: 1 });
+    expect(components.schemas.DocumentPage.properties.next.anyOf[0]).toMatchObject(docNumber);
+    expect(parameter("/v1/documents/{docNumber}", "docNumber")).toMatchObject(docNumber);
+    expect(parameter("/v1/documents", "after")).toMatchObject(docNumber);
+    expect(parameter("/v1/documents", "limit")).not.toHaveProperty("format");
+  });
+
   it("documents every route the app declares, and nothing else", async () => {
     const declared = routesOf(app).map((route) => `${route.method} ${openApiPath(route.path)}`);
     expect(declared.length).toBeGreaterThan(15);
