@@ -2,6 +2,7 @@
 // it runs on the load-generator thread, with the statements the endpoint served counted when the
 // database is the bench's own.
 
+import { setTimeout as sleep } from "node:timers/promises";
 import { percentile } from "../../dev/support/stats.ts";
 import { progress } from "../lib/cli.ts";
 import type { PhaseClock } from "../lib/eta.ts";
@@ -141,7 +142,7 @@ async function plan(
         const reason = budgetSpent(session.budget.flag);
         result.errors[reason] = (result.errors[reason] ?? 0) + to - from - granted;
       }
-      const statements = session.db ? await session.db.statements() : Number.NaN;
+      const statements = session.db ? await settledStatements(session.db) : Number.NaN;
       context.etags.clear();
       for (const [path, etag] of result.etags) context.etags.set(path, etag);
       return { result, statements };
@@ -232,4 +233,23 @@ export async function runRounds(session: Session, targets: readonly Target[]): P
     }
   }
   return measured;
+}
+
+/** How long no statement may arrive before a phase's count is read, and the longest wait for that. */
+const QUIET_MS = 25;
+const SETTLE_LIMIT_MS = 2_000;
+
+/**
+ * The statements served once none has arrived for a moment: what a request leaves running after
+ * its answer (a lookup's confirming read, core/links/write-back.ts) counts for its phase, not the next.
+ */
+async function settledStatements(db: Pick<BenchDatabase, "statements">): Promise<number> {
+  let count = await db.statements();
+  for (let waited = 0; waited < SETTLE_LIMIT_MS; waited += QUIET_MS) {
+    await sleep(QUIET_MS);
+    const later = await db.statements();
+    if (later === count) break;
+    count = later;
+  }
+  return count;
 }
