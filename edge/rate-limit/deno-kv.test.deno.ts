@@ -98,3 +98,17 @@ deno.test("Deno KV rate limiter: a backlog of old counters is deleted a commit p
     store.close();
   }
 });
+
+deno.test("Deno KV rate limiter: a sync deletes as many old counters as it adds", async () => {
+  const store = await deno.openKv(":memory:");
+  try {
+    const counters = denoKvCounters(store, deno.KvU64);
+    const keys = (window: number) =>
+      Array.from({ length: 2500 }, (_, i) => ({ counter: { policy: policy.name, window, key: `k${i}` }, by: 1 }));
+    await counters.add(keys(100));
+    await counters.add(keys(102));
+    for await (const { key } of store.list({ prefix: ["rate-limit", policy.name, 100] })) assert.fail(`${key} stayed`);
+  } finally {
+    store.close();
+  }
+});

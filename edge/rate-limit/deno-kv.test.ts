@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createDenoKvRateLimiter, type DenoKvCounters } from "./deno-kv.ts";
+import { createDenoKvRateLimiter, type DenoKvCounters, denoKvCounters } from "./deno-kv.ts";
 
 class KvU64 {
   constructor(readonly value: bigint) {}
@@ -13,16 +13,24 @@ function fakeDenoKv() {
     async getMany(keys) {
       return keys.map((key) => ({ value: new KvU64(sums.get(JSON.stringify(key)) ?? 0n) }));
     },
-    async *list() {},
+    // Keys are [root, policy, window, key]: those of the prefix's policy before the end's window.
+    async *list({ prefix, end }, { limit }) {
+      const listed = [...sums.keys()]
+        .map((id) => JSON.parse(id) as [string, string, number, string])
+        .filter(([root, policy, window]) => root === prefix[0] && policy === prefix[1] && window < Number(end[2]))
+        .sort(([, , a, x], [, , b, y]) => a - b || x.localeCompare(y));
+      for (const key of listed.slice(0, limit)) yield { key };
+    },
     atomic() {
-      const mutations: { key: readonly unknown[]; value?: unknown }[] = [];
+      const mutations: { type: string; key: readonly unknown[]; value?: unknown }[] = [];
       const atomic = {
         mutate: (mutation: (typeof mutations)[number]) => (mutations.push(mutation), atomic),
         async commit() {
           if (state.commits++ === state.failingCommit) throw new Error("commit failed");
-          for (const { key, value } of mutations) {
+          for (const { type, key, value } of mutations) {
             const id = JSON.stringify(key);
-            sums.set(id, (sums.get(id) ?? 0n) + (value as KvU64).value);
+            if (type === "delete") sums.delete(id);
+            else sums.set(id, (sums.get(id) ?? 0n) + (value as KvU64).value);
           }
           return { ok: true };
         },
@@ -46,5 +54,24 @@ describe("Deno KV rate limiter over several commits", () => {
     await limiter.flush();
     expect(new Set(sums.values())).toEqual(new Set([1n]));
     expect(sums.size).toBe(keys.length);
+  });
+});
+
+describe("Deno KV counters' old windows", () => {
+  it("are deleted as fast as they are made: a sync deletes at least as many as it adds", async () => {
+    const { kv, sums } = fakeDenoKv();
+    const counters = denoKvCounters(kv, KvU64);
+    // One more distinct key each window than a commit takes, one sync a window: were the
+    // deletions capped at a commit, one counter a window would stay behind, for ever.
+    const keysPerWindow = 1001;
+    for (let window = 100; window < 110; window++) {
+      await counters.add(
+        Array.from({ length: keysPerWindow }, (_, i) => ({ counter: { policy: "p", window, key: `k${i}` }, by: 1 })),
+      );
+      const windows = new Set([...sums.keys()].map((id) => (JSON.parse(id) as unknown[])[2]));
+      // This window's and the one before it, kept for an instance whose clock is late.
+      expect([...windows].sort()).toEqual(window === 100 ? [100] : [window - 1, window]);
+    }
+    expect(sums.size).toBe(2 * keysPerWindow);
   });
 });

@@ -55,23 +55,31 @@ async function commitEach<T>(kv: DenoKvCounters, items: readonly T[], mutate: (a
 }
 
 /**
- * Deletes the policy's counters of windows before `window - 1`: the previous window's stays, for
- * an instance whose clock is late. Deno KV ignores `expireIn` on a `sum` mutation (and a sum
- * clears the expiry a `set` gave), so without this every key's counter of every window stayed.
- * One commit at most, so a backlog costs a sync no more: true once none is left.
+ * Deletes up to `most` of the policy's counters of windows before `window - 1`: the previous
+ * window's stay, for an instance whose clock is late. Deno KV ignores `expireIn` on a `sum`
+ * mutation (and a sum clears the expiry a `set` gave), so without this every key's counter of
+ * every window stayed. True once none is left.
  */
-async function deleteOldWindows(kv: DenoKvCounters, policy: string, window: number): Promise<boolean> {
+async function deleteOldWindows(kv: DenoKvCounters, policy: string, window: number, most: number): Promise<boolean> {
   const old: DenoKvKey[] = [];
   const selector = { prefix: [ROOT, policy], end: [ROOT, policy, window - 1] };
-  for await (const { key } of kv.list(selector, { limit: MUTATIONS_PER_COMMIT })) old.push(key);
+  for await (const { key } of kv.list(selector, { limit: most })) old.push(key);
   await commitEach(kv, old, (atomic, key) => atomic.mutate({ type: "delete", key }));
-  return old.length < MUTATIONS_PER_COMMIT;
+  return old.length < most;
 }
+
+/**
+ * Old counters a sync may delete for a policy it added `added` counters to: as many (so the old
+ * windows are emptied as fast as new ones fill, whatever the number of distinct keys a second),
+ * and at least one commit's worth (so a backlog left by a failure or a busier minute goes soon).
+ */
+const deletionsFor = (added: number) => Math.max(MUTATIONS_PER_COMMIT, added);
 
 /**
  * Counters in Deno KV, one per key and window: added to with `sum` mutations, which never
  * conflict, a batch in one commit; read back with getMany. Each instance deletes the old windows'
- * counters once per window it adds to (the expiry the SharedCounters port asks for).
+ * counters in the first syncs of each window it adds to, each sync as many as it adds (the expiry
+ * the SharedCounters port asks for).
  */
 export function denoKvCounters(kv: DenoKvCounters, KvU64: DenoKvU64): SharedCounters {
   const sweptWindow = new Map<string, number>();
@@ -80,12 +88,16 @@ export function denoKvCounters(kv: DenoKvCounters, KvU64: DenoKvU64): SharedCoun
       await commitEach(kv, additions, (atomic, { counter, by }) =>
         atomic.mutate({ type: "sum", key: keyOf(counter), value: new KvU64(BigInt(by)) }),
       );
-      const latest = new Map(additions.map(({ counter }) => [counter.policy, counter.window]));
-      for (const [policy, window] of latest) {
+      const latest = new Map<string, { window: number; added: number }>();
+      for (const { counter } of additions) {
+        const { added = 0 } = latest.get(counter.policy) ?? {};
+        latest.set(counter.policy, { window: counter.window, added: added + 1 });
+      }
+      for (const [policy, { window, added }] of latest) {
         if ((sweptWindow.get(policy) ?? Number.NEGATIVE_INFINITY) >= window) continue;
         // Never thrown: the counts are in, and a failed add would be added again. What is left
         // (a backlog, a failure) is deleted at the next add.
-        await deleteOldWindows(kv, policy, window).then(
+        await deleteOldWindows(kv, policy, window, deletionsFor(added)).then(
           (done) => done && sweptWindow.set(policy, window),
           () => {},
         );

@@ -12,7 +12,7 @@ const settingsFor = (protocol: OtlpProtocol) => ({
 });
 const settings = settingsFor("http/protobuf");
 
-function exporterOver(send: typeof fetch, timeoutMs = 1_000, options = { settings }) {
+function exporterOver(send: typeof fetch, timeoutMs = 1_000, options = { settings, maxSendingSpans: 2_048 }) {
   const lines: [LogLevel, string, Record<string, unknown> | undefined][] = [];
   const logger = {
     log: (level: LogLevel, event: string, fields?: Record<string, unknown>) => lines.push([level, event, fields]),
@@ -20,8 +20,17 @@ function exporterOver(send: typeof fetch, timeoutMs = 1_000, options = { setting
   return { exporter: new OtlpFetchExporter({ ...options, logger, fetch: send, timeoutMs }), lines };
 }
 
-const exportNothing = (exporter: OtlpFetchExporter) =>
-  new Promise<number>((done) => exporter.export([], (result) => done(result.code)));
+const exportNothing = (exporter: OtlpFetchExporter) => exportSpans(exporter, []);
+
+const exportSpans = (exporter: OtlpFetchExporter, spans: ReadableSpan[]) =>
+  new Promise<number>((done) => exporter.export(spans, (result) => done(result.code)));
+
+/** `count` ended spans (one span, repeated: the exporter holds them all the same). */
+function endedSpans(count: number): ReadableSpan[] {
+  const span = new TracerProvider().getTracer("test").startSpan("GET /healthz");
+  span.end();
+  return Array<ReadableSpan>(count).fill(span as unknown as ReadableSpan);
+}
 
 describe("the OTLP exporter", () => {
   it.each([
@@ -35,7 +44,7 @@ describe("the OTLP exporter", () => {
         return new Response("");
       },
       1_000,
-      { settings: settingsFor(protocol) },
+      { settings: settingsFor(protocol), maxSendingSpans: 2_048 },
     );
     const span = new TracerProvider().getTracer("test").startSpan("GET /healthz");
     span.end();
@@ -58,5 +67,35 @@ describe("the OTLP exporter", () => {
     expect(await exportNothing(slow.exporter)).toBe(ExportResultCode.FAILED);
     expect(Date.now() - started).toBeLessThan(1_000);
     expect(slow.lines[0]![2]!.error).toMatch(/no answer within 50 ms/);
+  });
+
+  it("sends at most maxSendingSpans at once: a batch past them is dropped at once, counted", async () => {
+    let sends = 0;
+    // A collector that takes the request and never answers: each export holds its spans until its deadline.
+    const silent: typeof fetch = (_url, init) =>
+      new Promise<Response>((_, reject) => {
+        sends++;
+        init!.signal!.addEventListener("abort", () => reject(init!.signal!.reason));
+      });
+    const { exporter, lines } = exporterOver(silent, 200, { settings, maxSendingSpans: 1_024 });
+    const firstTwo = [exportSpans(exporter, endedSpans(512)), exportSpans(exporter, endedSpans(512))];
+    expect(await exportSpans(exporter, endedSpans(1))).toBe(ExportResultCode.FAILED);
+    expect(sends).toBe(2);
+    expect(lines).toEqual([
+      [
+        "warn",
+        "traces_dropped",
+        expect.objectContaining({
+          spans: 1,
+          droppedSoFar: 1,
+          error: expect.stringMatching(/1024 spans are being sent already/),
+        }),
+      ],
+    ]);
+    // Once those ended (dropped at their deadline), a batch is sent again.
+    await Promise.all(firstTwo);
+    expect(await exportSpans(exporter, endedSpans(512))).toBe(ExportResultCode.FAILED);
+    expect(sends).toBe(3);
+    expect(lines.at(-1)![2]!.error).toMatch(/no answer within 200 ms/);
   });
 });

@@ -2,7 +2,11 @@
 // serialized by OpenTelemetry's own transformer, sent with the `fetch` the runtime hands it
 // (Fastly: through a named backend).
 // A collector that is down, refuses or is slow loses the batch, counted in one warning: a trace
-// is never worth a retry queue that grows without bound.
+// is never worth a retry queue that grows without bound. Nor are the exports under way: the SDK's
+// batch processor starts the next export as one fails, then forgets that it did: each failure adds
+// an export under way, so while the collector times out they pile up (7 batches at once after 30 s
+// of 10,000 spans a second), towards every span of the last timeout. Past `maxSendingSpans` being
+// sent, a batch is dropped at once.
 import { type ExportResult, ExportResultCode } from "@opentelemetry/core";
 import { JsonTraceSerializer, ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer";
 import type { ReadableSpan, SpanExporter } from "@opentelemetry/sdk-trace";
@@ -22,6 +26,8 @@ const ENCODINGS: Record<OtlpProtocol, { serializer: typeof JsonTraceSerializer; 
 export interface OtlpExporterOptions {
   settings: Pick<TraceSettings, "url" | "headers" | "protocol">;
   logger: Logger;
+  /** Spans being sent at once at most, in every export under way; a batch past it is dropped. */
+  maxSendingSpans: number;
   fetch?: typeof fetch;
   timeoutMs?: number;
 }
@@ -29,25 +35,40 @@ export interface OtlpExporterOptions {
 export class OtlpFetchExporter implements SpanExporter {
   /** Spans dropped since the start, the warning's running count. */
   dropped = 0;
+  /** Spans in the exports under way. */
+  private sending = 0;
   private readonly pending = new Set<Promise<unknown>>();
 
   constructor(private readonly options: OtlpExporterOptions) {}
 
   export(spans: ReadableSpan[], done: (result: ExportResult) => void): void {
-    const sent = this.send(spans).then(
-      () => done({ code: ExportResultCode.SUCCESS }),
-      (error: unknown) => {
-        this.dropped += spans.length;
-        this.options.logger.log("warn", "traces_dropped", {
-          spans: spans.length,
-          droppedSoFar: this.dropped,
-          error: errorMessage(error),
-        });
-        done({ code: ExportResultCode.FAILED, error: error instanceof Error ? error : new Error(String(error)) });
-      },
-    );
+    const { maxSendingSpans } = this.options;
+    if (this.sending + spans.length > maxSendingSpans) {
+      this.drop(spans, new Error(`${this.sending} spans are being sent already, at most ${maxSendingSpans}`), done);
+      return;
+    }
+    this.sending += spans.length;
+    const sent = this.send(spans)
+      // Before `done`: the processor may start its next export from it.
+      .finally(() => {
+        this.sending -= spans.length;
+      })
+      .then(
+        () => done({ code: ExportResultCode.SUCCESS }),
+        (error: unknown) => this.drop(spans, error, done),
+      );
     this.pending.add(sent);
     void sent.finally(() => this.pending.delete(sent));
+  }
+
+  private drop(spans: ReadableSpan[], error: unknown, done: (result: ExportResult) => void): void {
+    this.dropped += spans.length;
+    this.options.logger.log("warn", "traces_dropped", {
+      spans: spans.length,
+      droppedSoFar: this.dropped,
+      error: errorMessage(error),
+    });
+    done({ code: ExportResultCode.FAILED, error: error instanceof Error ? error : new Error(String(error)) });
   }
 
   private async send(spans: ReadableSpan[]): Promise<void> {

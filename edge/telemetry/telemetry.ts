@@ -94,7 +94,13 @@ export function createTelemetry(settings: Settings, parts: TelemetryParts): Tele
   const traces = settings.traces;
   if (!traces) return undefined;
   reportSdkWarnings(parts.logger);
-  const exporter = new OtlpFetchExporter({ settings: traces, logger: parts.logger, fetch: parts.fetch });
+  // As many being sent as waiting: what one instance holds of its spans is at most twice the queue.
+  const exporter = new OtlpFetchExporter({
+    settings: traces,
+    logger: parts.logger,
+    fetch: parts.fetch,
+    maxSendingSpans: MAX_QUEUED_SPANS,
+  });
   const processor = new BatchSpanProcessor({
     exporter,
     maxQueueSize: MAX_QUEUED_SPANS,
