@@ -194,11 +194,7 @@ describe("a request Node's parser refuses after one still being answered", () =>
 });
 
 describe("pipelined requests", () => {
-  // An expectation other than 100-continue reaches the app through its own event: in turn too.
-  it.each([
-    ["plain", ""],
-    ["with an expectation", "expect: x-anything\r\n"],
-  ])("reach the app one at a time, in order, and are all answered (%s)", async (_, extra) => {
+  it("reach the app one at a time, in order, and are all answered", async () => {
     let inApp = 0;
     let most = 0;
     server = await listen(
@@ -212,9 +208,7 @@ describe("pipelined requests", () => {
     );
     const client = await open(new URL(server.url));
     const count = 200;
-    client.socket.write(
-      Array.from({ length: count }, (_, i) => `GET /p${i} HTTP/1.1\r\nhost: x\r\n${extra}\r\n`).join(""),
-    );
+    client.socket.write(Array.from({ length: count }, (_, i) => `GET /p${i} HTTP/1.1\r\nhost: x\r\n\r\n`).join(""));
     await expect.poll(() => client.received().split("HTTP/1.1 200").length - 1, { timeout: 10_000 }).toBe(count);
     expect(most).toBe(1);
     const order = [...client.received().matchAll(/\/p(\d+)/g)].map((m) => Number(m[1]));

@@ -99,7 +99,7 @@ export function listen(
     server.on("connect", connectAnswerer(listener));
     // An expectation other than 100-continue is served, as workerd and Deno do (RFC 9110 §10.1.1
     // allows either), rather than Node's bare 417.
-    server.on("checkExpectation", inTurn);
+    server.on("checkExpectation", listener);
     server.on("request", (_request: unknown, response: { shouldKeepAlive: boolean }) => {
       if (closing) response.shouldKeepAlive = false;
     });
