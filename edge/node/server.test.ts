@@ -192,27 +192,3 @@ describe("a request Node's parser refuses after one still being answered", () =>
     expect(client.received()).toMatch(/^HTTP\/1\.1 400 [\s\S]*"code":"malformed_request"/);
   });
 });
-
-describe("pipelined requests", () => {
-  it("reach the app one at a time, in order, and are all answered", async () => {
-    let inApp = 0;
-    let most = 0;
-    server = await listen(
-      async (request) => {
-        most = Math.max(most, ++inApp);
-        await new Promise((resolve) => setTimeout(resolve, 2));
-        inApp--;
-        return new Response(new URL(request.url).pathname);
-      },
-      { port: 0 },
-    );
-    const client = await open(new URL(server.url));
-    const count = 200;
-    client.socket.write(Array.from({ length: count }, (_, i) => `GET /p${i} HTTP/1.1\r\nhost: x\r\n\r\n`).join(""));
-    await expect.poll(() => client.received().split("HTTP/1.1 200").length - 1, { timeout: 10_000 }).toBe(count);
-    expect(most).toBe(1);
-    const order = [...client.received().matchAll(/\/p(\d+)/g)].map((m) => Number(m[1]));
-    expect(order).toEqual(Array.from({ length: count }, (_, i) => i));
-    client.socket.destroy();
-  });
-});

@@ -60,7 +60,6 @@ export function listen(
     let closing = false;
     // The adapter's listener on Node's own server (Hono's `serve`, less its refusals' bare 400).
     const listener = hostRequired(getRequestListener(fetch, { hostname, errorHandler: adapterRefusal }), hostname);
-    const inTurn = oneAtATime(listener);
     const server: HttpServer = createServer(
       {
         // Checked by hostRequired instead, which answers as every other refusal does.
@@ -72,7 +71,7 @@ export function listen(
         // How often Node looks for connections past those timeouts (its default: every 30 s).
         connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs),
       },
-      inTurn,
+      listener,
     );
     server.listen(port, hostname, () => {
       resolve({
@@ -105,64 +104,6 @@ export function listen(
     });
     server.once("error", reject);
   });
-}
-
-/** What Node's server keeps on a connection's socket, for pausing its reading. */
-type ServerSocket = Socket & { _paused?: boolean; parser?: { pause(): void; resume(): void } | null };
-
-/**
- * Each connection's requests reach the app one at a time, in order. Node hands the app every request
- * a client pipelined at once (answering in order, RFC 9112 §9.3.2): 18,000 from one client took
- * 200 MB. A request waiting its turn stops the reading of its connection, as Node stops it for
- * answers the client does not read; reading goes on once none waits.
- */
-function oneAtATime(listener: RequestListener): (request: IncomingMessage, response: ServerResponse) => void {
-  const connections = new WeakMap<Socket, { busy: boolean; waiting: (() => void)[] }>();
-  const next = (socket: ServerSocket) => {
-    const connection = connections.get(socket)!;
-    const run = connection.waiting.shift();
-    if (!run) {
-      connection.busy = false;
-      if (socket._paused) readAgain(socket);
-      return;
-    }
-    run();
-    if (connection.waiting.length > 0) stopReading(socket, false);
-  };
-  return (request, response) => {
-    const socket = request.socket as ServerSocket;
-    let connection = connections.get(socket);
-    if (!connection) {
-      connections.set(socket, (connection = { busy: false, waiting: [] }));
-      // What waits on a closed connection has no one to answer.
-      socket.once("close", () => connection!.waiting.splice(0));
-    }
-    const run = () => {
-      response.once("close", () => next(socket));
-      void listener(request, response);
-    };
-    if (!connection.busy) {
-      connection.busy = true;
-      run();
-      return;
-    }
-    connection.waiting.push(run);
-    stopReading(socket, true);
-  };
-}
-
-/** As Node's server stops reading a connection; within the parser's run, Node pauses the parser after it. */
-function stopReading(socket: ServerSocket, parsing: boolean): void {
-  if (socket._paused) return;
-  socket._paused = true;
-  if (!parsing) socket.parser?.pause();
-  socket.pause();
-}
-
-function readAgain(socket: ServerSocket): void {
-  socket._paused = false;
-  socket.parser?.resume();
-  socket.resume();
 }
 
 /**
