@@ -127,6 +127,8 @@ async function plan(
   return {
     requests: requests.length,
     async run(from, to, timeLimitMs) {
+      // What earlier requests (priming, the phase before) left running must not count here.
+      if (session.db) await settledStatements(session.db);
       await session.db?.resetStatements();
       const granted = session.budget.grant(to - from);
       const result = await session.load.run({
