@@ -799,7 +799,7 @@ export interface operations {
             header?: {
                 /** @description "*": change the caller's link only, never create one (none: 404; another user's: 409). A list of ETags never matches (links have none): 412 when the link is the caller's. Empty: as if absent. */
                 "if-match"?: string;
-                /** @description "*": link only an account not linked yet: 412 when the caller already holds it, nothing changed. A list of ETags always holds: as without. Empty: as if absent. */
+                /** @description "*": link only an account not linked yet: 412 when the caller already holds it, nothing changed; another user's: 409 external_account_already_linked, as without. A list of ETags always holds: as without. Empty: as if absent. */
                 "if-none-match"?: string;
                 /** @description Names the request in the log and the answer when it matches `^[A-Za-z0-9._:-]{1,128}$`; any other value is replaced by a fresh id. */
                 "x-request-id"?: string;

@@ -30,7 +30,7 @@ export function holdOfExistingLink(p: Preconditions): boolean {
 
 export const putPreconditions = unversionedPreconditions(
   "\"*\": change the caller's link only, never create one (none: 404; another user's: 409). A list of ETags never matches (links have none): 412 when the link is the caller's.",
-  '"*": link only an account not linked yet: 412 when the caller already holds it, nothing changed. A list of ETags always holds: as without.',
+  '"*": link only an account not linked yet: 412 when the caller already holds it, nothing changed; another user\'s: 409 external_account_already_linked, as without. A list of ETags always holds: as without.',
 );
 
 export const deletePreconditions = unversionedPreconditions(
