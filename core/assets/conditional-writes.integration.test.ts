@@ -60,6 +60,20 @@ describeOnBackends("assets: conditional writes", (h) => {
     expect((await getAsset(h(), id)).etag).toBe(etag);
   });
 
+  it("a JSON array as the body of PATCH, PUT or POST: 422 saying it must be an object, nothing changed", async () => {
+    const { id, etag } = await createAsset(h());
+    const answers = [
+      await patchAsset(h(), id, etag, []),
+      await h().request(`/v1/assets/${id}`, { method: "PUT", body: [], headers: { "if-match": etag } }),
+      await h().request("/v1/assets", { method: "POST", body: ["Chair", "oak"] }),
+    ];
+    for (const answer of answers) {
+      const problem = await expectProblem(answer, 422, "validation_failed");
+      expect(problem.errors).toEqual([{ field: "", message: "must be a JSON object" }]);
+    }
+    expect((await getAsset(h(), id)).etag).toBe(etag);
+  });
+
   it("PATCH of an absent asset, an impossible id, or another tenant's asset: 404 - theirs unchanged", async () => {
     await expectProblem(await patchAsset(h(), freshId(), "*", { name: "x" }), 404, "not_found");
     await expectProblem(await patchAsset(h(), "no%20such", "*", { name: "x" }), 404, "not_found");

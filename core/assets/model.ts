@@ -1,6 +1,6 @@
 // What an asset is, what a client may send, and what it gets back.
 import * as v from "valibot";
-import { maxCodePoints, notBlank, publishedAs } from "../http/validation.ts";
+import { jsonObject, maxCodePoints, notBlank, publishedAs } from "../http/validation.ts";
 
 export const ASSET_ID_PATTERN = /^[A-Za-z0-9._~-]{1,128}$/;
 const MAX_TEXT_LENGTH = 200;
@@ -61,14 +61,17 @@ const TextSchema = v.pipe(
   ),
 );
 
+/** The client-writable fields, each as a body or a CSV row gives it. */
+export const ASSET_FIELDS = { name: TextSchema, material: TextSchema };
+
 /** POST and PUT: the full set of client-writable fields. Unknown fields are refused. */
-export const AssetFieldsSchema = v.strictObject({ name: TextSchema, material: TextSchema });
+export const AssetFieldsSchema = jsonObject(v.strictObject(ASSET_FIELDS));
 
 export type AssetFields = v.InferOutput<typeof AssetFieldsSchema>;
 
 /** PATCH (JSON merge patch): a subset of the fields, at least one; `null` cannot remove a required field. */
 export const AssetPatchSchema = v.pipe(
-  v.strictObject({ name: v.optional(TextSchema), material: v.optional(TextSchema) }),
+  jsonObject(v.strictObject({ name: v.optional(TextSchema), material: v.optional(TextSchema) })),
   // Its only fields are these two: "at least one field" says it.
   publishedAs(
     { minProperties: 1 },
