@@ -60,6 +60,17 @@ describeOnBackends("assets: conditional writes", (h) => {
     expect((await getAsset(h(), id)).etag).toBe(etag);
   });
 
+  it("PATCH with null for a field (a merge patch's removal): 422 saying the field cannot be removed, nothing changed", async () => {
+    const { id, etag } = await createAsset(h());
+    const problem = await expectProblem(
+      await patchAsset(h(), id, etag, { name: "Stool", material: null }),
+      422,
+      "validation_failed",
+    );
+    expect(problem.errors).toEqual([{ field: "material", message: "cannot be removed (null): every asset has one" }]);
+    expect((await getAsset(h(), id)).etag).toBe(etag);
+  });
+
   it("a JSON array as the body of PATCH, PUT or POST: 422 saying it must be an object, nothing changed", async () => {
     const { id, etag } = await createAsset(h());
     const answers = [

@@ -69,9 +69,19 @@ export const AssetFieldsSchema = jsonObject(v.strictObject(ASSET_FIELDS));
 
 export type AssetFields = v.InferOutput<typeof AssetFieldsSchema>;
 
+// In a merge patch `null` removes a member (RFC 7396), which no field of an asset can be without:
+// said so, rather than that a string was expected.
+const PatchedText = v.optional(
+  v.pipe(
+    v.unknown(),
+    v.check((value) => value !== null, "cannot be removed (null): every asset has one"),
+    TextSchema,
+  ),
+);
+
 /** PATCH (JSON merge patch): a subset of the fields, at least one; `null` cannot remove a required field. */
 export const AssetPatchSchema = v.pipe(
-  jsonObject(v.strictObject({ name: v.optional(TextSchema), material: v.optional(TextSchema) })),
+  jsonObject(v.strictObject({ name: PatchedText, material: PatchedText })),
   // Its only fields are these two: "at least one field" says it.
   publishedAs(
     { minProperties: 1 },
