@@ -71,6 +71,27 @@ describeOnBackends("assets: conditional writes", (h) => {
     expect((await getAsset(h(), id)).etag).toBe(etag);
   });
 
+  it("the representation's own members in a body: 422 saying they are the server's, nothing changed", async () => {
+    const { id, etag } = await createAsset(h());
+    const read = (await getAsset(h(), id)).body;
+    const sentBack = await h().request(`/v1/assets/${id}`, {
+      method: "PUT",
+      body: { ...read, name: "Stool" },
+      headers: { "if-match": etag },
+    });
+    const problem = await expectProblem(sentBack, 422, "validation_failed");
+    expect(problem.errors).toEqual([{ field: "id", message: "is the server's: send name and material only" }]);
+    const approving = await expectProblem(await patchAsset(h(), id, etag, { status: "approved" }), 422);
+    expect(approving.errors).toEqual([
+      { field: "status", message: "is the server's: approve with POST /v1/assets/{id}/approve" },
+    ]);
+    const inherited = await patchAsset(h(), id, etag, JSON.parse('{"constructor": "x"}'));
+    expect((await expectProblem(inherited, 422)).errors).toEqual([
+      { field: "constructor", message: "is not a field of this request" },
+    ]);
+    expect((await getAsset(h(), id)).etag).toBe(etag);
+  });
+
   it("a JSON array as the body of PATCH, PUT or POST: 422 saying it must be an object, nothing changed", async () => {
     const { id, etag } = await createAsset(h());
     const answers = [

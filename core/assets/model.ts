@@ -64,8 +64,24 @@ const TextSchema = v.pipe(
 /** The client-writable fields, each as a body or a CSV row gives it. */
 export const ASSET_FIELDS = { name: TextSchema, material: TextSchema };
 
+// The representation's members the server sets: a client sending back what it read names them, and
+// is told so rather than that they are unknown.
+const SERVERS_OWN = new Map([
+  ["id", "is the server's: send name and material only"],
+  ["status", "is the server's: approve with POST /v1/assets/{id}/approve"],
+  ["updatedAt", "is the server's: send name and material only"],
+]);
+
+/** A body of some of the client-writable fields; any other member is refused (valibot names the first). */
+const bodyOf = <Entries extends v.ObjectEntries>(entries: Entries) =>
+  jsonObject(
+    v.strictObject(entries, (issue) =>
+      issue.expected === "never" ? (SERVERS_OWN.get(String(issue.input)) ?? issue.message) : issue.message,
+    ),
+  );
+
 /** POST and PUT: the full set of client-writable fields. Unknown fields are refused. */
-export const AssetFieldsSchema = jsonObject(v.strictObject(ASSET_FIELDS));
+export const AssetFieldsSchema = bodyOf(ASSET_FIELDS);
 
 export type AssetFields = v.InferOutput<typeof AssetFieldsSchema>;
 
@@ -81,7 +97,7 @@ const PatchedText = v.optional(
 
 /** PATCH (JSON merge patch): a subset of the fields, at least one; `null` cannot remove a required field. */
 export const AssetPatchSchema = v.pipe(
-  jsonObject(v.strictObject({ name: PatchedText, material: PatchedText })),
+  bodyOf({ name: PatchedText, material: PatchedText }),
   // Its only fields are these two: "at least one field" says it.
   publishedAs(
     { minProperties: 1 },
