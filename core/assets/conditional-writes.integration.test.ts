@@ -92,6 +92,23 @@ describeOnBackends("assets: conditional writes", (h) => {
     expect((await getAsset(h(), id)).etag).toBe(etag);
   });
 
+  it("a write whose If-Match lists only weak ETags (as a compressing proxy hands them on): 412 saying why", async () => {
+    const { id, etag } = await createAsset(h());
+    const weak = `W/${etag}`;
+    const writes = [
+      await patchAsset(h(), id, weak, { name: "Stool" }),
+      await h().request(`/v1/assets/${id}/approve`, { method: "POST", headers: { "if-match": weak } }),
+      await h().request(`/v1/assets/${id}`, { method: "DELETE", headers: { "if-match": `W/"other", ${weak}` } }),
+    ];
+    for (const write of writes) {
+      const problem = await expectProblem(write, 412, "precondition_failed");
+      expect(problem.detail).toMatch(/^If-Match names only weak ETags \(W\/\), which never match a write/);
+    }
+    const stale = await expectProblem(await patchAsset(h(), id, '"stale"', { name: "Stool" }), 412);
+    expect(stale.detail).toMatch(/^The asset is not at the version If-Match names/);
+    expect((await getAsset(h(), id)).etag).toBe(etag);
+  });
+
   it("a JSON array as the body of PATCH, PUT or POST: 422 saying it must be an object, nothing changed", async () => {
     const { id, etag } = await createAsset(h());
     const answers = [
