@@ -60,6 +60,69 @@ describeOnBackends("assets: conditional writes", (h) => {
     expect((await getAsset(h(), id)).etag).toBe(etag);
   });
 
+  it("PATCH with null for a field (a merge patch's removal): 422 saying the field cannot be removed, nothing changed", async () => {
+    const { id, etag } = await createAsset(h());
+    const problem = await expectProblem(
+      await patchAsset(h(), id, etag, { name: "Stool", material: null }),
+      422,
+      "validation_failed",
+    );
+    expect(problem.errors).toEqual([{ field: "material", message: "cannot be removed (null): every asset has one" }]);
+    expect((await getAsset(h(), id)).etag).toBe(etag);
+  });
+
+  it("the representation's own members in a body: 422 saying they are the server's, nothing changed", async () => {
+    const { id, etag } = await createAsset(h());
+    const read = (await getAsset(h(), id)).body;
+    const sentBack = await h().request(`/v1/assets/${id}`, {
+      method: "PUT",
+      body: { ...read, name: "Stool" },
+      headers: { "if-match": etag },
+    });
+    const problem = await expectProblem(sentBack, 422, "validation_failed");
+    expect(problem.errors).toEqual([{ field: "id", message: "is the server's: send name and material only" }]);
+    const approving = await expectProblem(await patchAsset(h(), id, etag, { status: "approved" }), 422);
+    expect(approving.errors).toEqual([
+      { field: "status", message: "is the server's: approve with POST /v1/assets/{id}/approve" },
+    ]);
+    const inherited = await patchAsset(h(), id, etag, JSON.parse('{"constructor": "x"}'));
+    expect((await expectProblem(inherited, 422)).errors).toEqual([
+      { field: "constructor", message: "is not a field of this request" },
+    ]);
+    expect((await getAsset(h(), id)).etag).toBe(etag);
+  });
+
+  it("a write whose If-Match lists only weak ETags (as a compressing proxy hands them on): 412 saying why", async () => {
+    const { id, etag } = await createAsset(h());
+    const weak = `W/${etag}`;
+    const writes = [
+      await patchAsset(h(), id, weak, { name: "Stool" }),
+      await h().request(`/v1/assets/${id}/approve`, { method: "POST", headers: { "if-match": weak } }),
+      await h().request(`/v1/assets/${id}`, { method: "DELETE", headers: { "if-match": `W/"other", ${weak}` } }),
+    ];
+    for (const write of writes) {
+      const problem = await expectProblem(write, 412, "precondition_failed");
+      expect(problem.detail).toMatch(/^If-Match names only weak ETags \(W\/\), which never match a write/);
+    }
+    const stale = await expectProblem(await patchAsset(h(), id, '"stale"', { name: "Stool" }), 412);
+    expect(stale.detail).toMatch(/^The asset is not at the version If-Match names/);
+    expect((await getAsset(h(), id)).etag).toBe(etag);
+  });
+
+  it("a JSON array as the body of PATCH, PUT or POST: 422 saying it must be an object, nothing changed", async () => {
+    const { id, etag } = await createAsset(h());
+    const answers = [
+      await patchAsset(h(), id, etag, []),
+      await h().request(`/v1/assets/${id}`, { method: "PUT", body: [], headers: { "if-match": etag } }),
+      await h().request("/v1/assets", { method: "POST", body: ["Chair", "oak"] }),
+    ];
+    for (const answer of answers) {
+      const problem = await expectProblem(answer, 422, "validation_failed");
+      expect(problem.errors).toEqual([{ field: "", message: "must be a JSON object" }]);
+    }
+    expect((await getAsset(h(), id)).etag).toBe(etag);
+  });
+
   it("PATCH of an absent asset, an impossible id, or another tenant's asset: 404 - theirs unchanged", async () => {
     await expectProblem(await patchAsset(h(), freshId(), "*", { name: "x" }), 404, "not_found");
     await expectProblem(await patchAsset(h(), "no%20such", "*", { name: "x" }), 404, "not_found");

@@ -7,7 +7,7 @@ import { type CsvError, parse } from "csv-parse/browser/esm/sync";
 import * as v from "valibot";
 import { type FieldError, mediaTypeParameter, validate } from "../http/body.ts";
 import { ProblemError } from "../http/problem.ts";
-import { AssetFieldsSchema, AssetIdSchema } from "./model.ts";
+import { ASSET_FIELDS, AssetIdSchema } from "./model.ts";
 import type { ImportRow } from "./repository.ts";
 
 export const MAX_IMPORT_ROWS = 1000;
@@ -49,7 +49,7 @@ const SourceEtagSchema = v.pipe(
 );
 const RowSchema = v.object({
   id: v.pipe(v.string(), v.trim(), AssetIdSchema),
-  ...AssetFieldsSchema.entries,
+  ...ASSET_FIELDS,
   source_etag: SourceEtagSchema,
 });
 

@@ -1,6 +1,6 @@
 // What an asset is, what a client may send, and what it gets back.
 import * as v from "valibot";
-import { maxCodePoints, notBlank, publishedAs } from "../http/validation.ts";
+import { jsonObject, maxCodePoints, notBlank, publishedAs } from "../http/validation.ts";
 
 export const ASSET_ID_PATTERN = /^[A-Za-z0-9._~-]{1,128}$/;
 const MAX_TEXT_LENGTH = 200;
@@ -61,14 +61,43 @@ const TextSchema = v.pipe(
   ),
 );
 
+/** The client-writable fields, each as a body or a CSV row gives it. */
+export const ASSET_FIELDS = { name: TextSchema, material: TextSchema };
+
+// The representation's members the server sets: a client sending back what it read names them, and
+// is told so rather than that they are unknown.
+const SERVERS_OWN = new Map([
+  ["id", "is the server's: send name and material only"],
+  ["status", "is the server's: approve with POST /v1/assets/{id}/approve"],
+  ["updatedAt", "is the server's: send name and material only"],
+]);
+
+/** A body of some of the client-writable fields; any other member is refused (valibot names the first). */
+const bodyOf = <Entries extends v.ObjectEntries>(entries: Entries) =>
+  jsonObject(
+    v.strictObject(entries, (issue) =>
+      issue.expected === "never" ? (SERVERS_OWN.get(String(issue.input)) ?? issue.message) : issue.message,
+    ),
+  );
+
 /** POST and PUT: the full set of client-writable fields. Unknown fields are refused. */
-export const AssetFieldsSchema = v.strictObject({ name: TextSchema, material: TextSchema });
+export const AssetFieldsSchema = bodyOf(ASSET_FIELDS);
 
 export type AssetFields = v.InferOutput<typeof AssetFieldsSchema>;
 
+// In a merge patch `null` removes a member (RFC 7396), which no field of an asset can be without:
+// said so, rather than that a string was expected.
+const PatchedText = v.optional(
+  v.pipe(
+    v.unknown(),
+    v.check((value) => value !== null, "cannot be removed (null): every asset has one"),
+    TextSchema,
+  ),
+);
+
 /** PATCH (JSON merge patch): a subset of the fields, at least one; `null` cannot remove a required field. */
 export const AssetPatchSchema = v.pipe(
-  v.strictObject({ name: v.optional(TextSchema), material: v.optional(TextSchema) }),
+  bodyOf({ name: PatchedText, material: PatchedText }),
   // Its only fields are these two: "at least one field" says it.
   publishedAs(
     { minProperties: 1 },

@@ -64,21 +64,30 @@ function answerAsset(c: Ctx, asset: Asset, status: 200 | 201 = 200, extra: Recor
   return c.json(representation(asset), status, headers);
 }
 
-const refusals: Record<WriteOutcome, () => ProblemError> = {
+// A proxy that compresses answers (nginx's gzip, for one) weakens the ETags it hands on; a client
+// sending them back would otherwise be told to fetch and retry, and get the same 412 every round.
+const onlyWeakTags = (condition: MatchCondition) => !condition.any && condition.tags.length === 0;
+
+const conflict = (condition: MatchCondition) =>
+  new ProblemError(
+    412,
+    "precondition_failed",
+    onlyWeakTags(condition)
+      ? "If-Match names only weak ETags (W/), which never match a write; nothing was changed. " +
+          "A proxy that compresses answers may have weakened the asset's ETag: its tag without W/ is the strong one."
+      : "The asset is not at the version If-Match names; nothing was changed. " +
+          "Fetch it again, merge your change into it, and retry with its new ETag.",
+  );
+
+const refusals: Record<WriteOutcome, (condition: MatchCondition) => ProblemError> = {
   not_found: noSuchAsset,
-  conflict: () =>
-    new ProblemError(
-      412,
-      "precondition_failed",
-      "The asset is not at the version If-Match names; nothing was changed. " +
-        "Fetch it again, merge your change into it, and retry with its new ETag.",
-    ),
+  conflict,
   locked: () => new ProblemError(409, "asset_locked", "The asset is approved and can no longer be changed."),
 };
 
-function answerWrite(c: Ctx, result: WriteResult) {
+function answerWrite(c: Ctx, result: WriteResult, condition: MatchCondition) {
   if (result.outcome === "updated") return answerAsset(c, result.asset);
-  throw refusals[result.outcome]();
+  throw refusals[result.outcome](condition);
 }
 
 /** The path of an existing asset: an id that could never have been created names none (404). */
@@ -198,7 +207,7 @@ export const assetRoutes = ({ settings }: Pick<AppDeps, "settings">) => [
         return answerAsset(c, created, 201);
       }
       const fields = await body();
-      return answerWrite(c, await updateAsset(c.get("sql"), tenantOf(c), id, mode.condition, fields));
+      return answerWrite(c, await updateAsset(c.get("sql"), tenantOf(c), id, mode.condition, fields), mode.condition);
     },
   }),
   route({
@@ -213,7 +222,7 @@ export const assetRoutes = ({ settings }: Pick<AppDeps, "settings">) => [
     problems: { ...conditionalWriteProblems, ...importPath },
     handler: async (c, { params: { id }, body }) => {
       const condition = conditionOf(c);
-      return answerWrite(c, await updateAsset(c.get("sql"), tenantOf(c), id, condition, await body()));
+      return answerWrite(c, await updateAsset(c.get("sql"), tenantOf(c), id, condition, await body()), condition);
     },
   }),
   route({
@@ -226,7 +235,8 @@ export const assetRoutes = ({ settings }: Pick<AppDeps, "settings">) => [
     responses: { 200: assetResponse("Approved.") },
     problems: conditionalWriteProblems,
     handler: async (c, { params: { id } }) => {
-      return answerWrite(c, await updateAsset(c.get("sql"), tenantOf(c), id, conditionOf(c), { approve: true }));
+      const condition = conditionOf(c);
+      return answerWrite(c, await updateAsset(c.get("sql"), tenantOf(c), id, condition, { approve: true }), condition);
     },
   }),
   route({
@@ -239,8 +249,9 @@ export const assetRoutes = ({ settings }: Pick<AppDeps, "settings">) => [
     responses: { 204: written("Deleted.") },
     problems: { ...conditionalWriteProblems, ...importPath },
     handler: async (c, { params: { id } }) => {
-      const outcome = await deleteAsset(c.get("sql"), tenantOf(c), id, conditionOf(c));
-      if (outcome !== "deleted") throw refusals[outcome]();
+      const condition = conditionOf(c);
+      const outcome = await deleteAsset(c.get("sql"), tenantOf(c), id, condition);
+      if (outcome !== "deleted") throw refusals[outcome](condition);
       return c.body(null, 204);
     },
   }),

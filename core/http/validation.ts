@@ -51,6 +51,17 @@ export function numeralsUpTo(max: bigint): string {
   return `(?:0|${[...shorter, ...below, digits].join("|")})`;
 }
 
+/**
+ * A request body that must be a JSON object: valibot's object schemas take arrays too, and `[]`
+ * has no key for them to refuse, so an array would be judged as an empty object.
+ */
+export const jsonObject = <Schema extends v.GenericSchema>(schema: Schema, message = "must be a JSON object") =>
+  v.pipe(
+    v.unknown(),
+    v.check((body) => !Array.isArray(body), message),
+    schema,
+  );
+
 /** Length in code points: what "characters" means to users, and what Postgres' char_length and JSON Schema's maxLength count. */
 const codePointLength = (text: string) => {
   let length = 0;

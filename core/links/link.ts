@@ -3,7 +3,7 @@
 import * as v from "valibot";
 import { validate } from "../http/body.ts";
 import { pageLimit } from "../http/pagination.ts";
-import { maxCodePoints, notBlank, printable, publishedAs, TRIMMED_CLASS } from "../http/validation.ts";
+import { jsonObject, maxCodePoints, notBlank, printable, publishedAs, TRIMMED_CLASS } from "../http/validation.ts";
 import type { Principal } from "../tokens/auth.ts";
 
 export interface Link {
@@ -54,10 +54,8 @@ export const TargetSchema = v.object({
 });
 
 /** PUT body. Unknown fields are refused so a misspelt `displayName` is not silently dropped. */
-export const LinkBodySchema = v.pipe(
-  // valibot's object schemas take arrays too; with every field optional, `[]` would pass.
-  v.unknown(),
-  v.check((body) => !Array.isArray(body), "the body must be a JSON object"),
+export const LinkBodySchema = jsonObject(
+  // With every field optional, `[]` would otherwise pass.
   v.strictObject({
     displayName: v.optional(
       v.nullable(
@@ -69,6 +67,7 @@ export const LinkBodySchema = v.pipe(
       ),
     ),
   }),
+  "the body must be a JSON object",
 );
 
 export const LookupQuerySchema = v.object({

@@ -138,4 +138,16 @@ describeOnBackends("assets client: updateAssetOverHttp", (h) => {
     expect(result).toMatchObject({ attempts: 1, etag });
     expect(log.map((e) => e.method)).toEqual(["GET"]);
   });
+
+  it("writes nothing when the merge changes nothing: no field, or only the values the asset holds", async () => {
+    const { id, etag } = await createAsset(h());
+    const token = await signToken();
+    for (const change of [{}, { material: "oak" }, { name: "Chair", material: "oak" }]) {
+      const { fetchFn, log } = recordingFetch();
+      const result = await updateAssetOverHttp(fetchFn, BASE_URL, id, () => change, { token });
+      expect(result).toMatchObject({ attempts: 1, etag, asset: { name: "Chair", material: "oak" } });
+      expect(log.map((e) => e.method)).toEqual(["GET"]);
+    }
+    expect((await getAsset(h(), id)).etag).toBe(etag);
+  });
 });

@@ -9,7 +9,7 @@ export type FetchLike = (request: Request) => Promise<Response>;
 /** Fields of a merge patch. */
 type AssetChanges = Partial<Pick<AssetRepresentation, "name" | "material">>;
 
-/** Gets the latest representation; answers the change to make to it, or null when none is needed. */
+/** Gets the latest representation; answers the change to make to it, or null when none is needed (fields it already holds are dropped). */
 type MergeFn = (latest: AssetRepresentation) => AssetChanges | null | Promise<AssetChanges | null>;
 
 interface UpdateAssetOptions {
@@ -54,7 +54,7 @@ export async function updateAssetOverHttp(
     const etag = latest.headers.get("etag")!;
     const asset = (await latest.json()) as AssetRepresentation;
 
-    const changes = await merge(asset);
+    const changes = changesTo(asset, await merge(asset));
     if (changes === null) return { asset, etag, attempts: attempt };
 
     const written = await fetchFn(
@@ -75,6 +75,17 @@ export async function updateAssetOverHttp(
     await written.body?.cancel(); // someone wrote in between: merge again into what they wrote
   }
   throw new AssetUpdateError(`The asset kept changing; gave up after ${maxAttempts} attempts.`, 412, null);
+}
+
+/**
+ * The fields that differ from the latest version, or null when none do: every write is a new
+ * version (a new ETag, which fails other clients' If-Match), and an empty patch is a 422.
+ */
+function changesTo(latest: AssetRepresentation, changes: AssetChanges | null): AssetChanges | null {
+  const differing = Object.entries(changes ?? {}).filter(
+    ([field, value]) => latest[field as keyof AssetChanges] !== value,
+  );
+  return differing.length === 0 ? null : Object.fromEntries(differing);
 }
 
 async function failure(response: Response, doing: string): Promise<AssetUpdateError> {
