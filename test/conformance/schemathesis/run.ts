@@ -18,8 +18,9 @@ const missing = existsSync(SCHEMATHESIS)
   ? undefined
   : `schemathesis is not at ${SCHEMATHESIS} (bash .ci/tools installs 4.32.5 into .cache/schemathesis)`;
 const PHASES = ["Examples", "Coverage", "Fuzzing", "Stateful"];
-// The stateful phase follows 13 of the links it infers at the configuration's seed and 60 scenarios.
-const MIN_LINKS_FOLLOWED = 13;
+// The stateful phase follows 10 of the links it infers at the configuration's seed and 60 scenarios
+// (a change of the document moves what each seed generates: 16 at seed 11).
+const MIN_LINKS_FOLLOWED = 10;
 
 // The configuration bounds a run to about a minute; a busy machine gets as much again.
 const RUN_TIMEOUT_MS = 240_000;
