@@ -154,6 +154,7 @@ describeOnBackends("documents", (harness) => {
       "title",
       "title must not contain lone surrogates",
     ],
+    ["a JSON array", ["C-7", "Order 7"], "", "must be a JSON object"],
   ])("says what is wrong with %s", async (_why, body, field, message) => {
     const tid = newTenant();
     const response = await post(tid, body);

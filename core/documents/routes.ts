@@ -14,7 +14,7 @@ import {
   unversionedReadAnswer,
 } from "../http/preconditions.ts";
 import { notFound } from "../http/problem.ts";
-import { maxCodePoints, notBlank, printable } from "../http/validation.ts";
+import { jsonObject, maxCodePoints, notBlank, printable } from "../http/validation.ts";
 import {
   IDEMPOTENCY_KEY_HEADER,
   IDEMPOTENT_REPLAYED_HEADER,
@@ -30,16 +30,18 @@ import { timestamp } from "../openapi/schemas.ts";
 import { route } from "../route.ts";
 import { createDocument, type Document, findDocument, listDocuments } from "./repository.ts";
 
-const NewDocumentSchema = v.strictObject({
-  // Kept as sent (a retry's fingerprint is of what was sent); only spaces name no contract.
-  contractId: v.pipe(
-    v.string(),
-    notBlank(v.check((id: string) => id.trim() !== "", "contractId must not be blank")),
-    maxCodePoints(128),
-    printable("contractId"),
-  ),
-  title: v.optional(v.nullable(v.pipe(v.string(), maxCodePoints(200), printable("title")))),
-});
+const NewDocumentSchema = jsonObject(
+  v.strictObject({
+    // Kept as sent (a retry's fingerprint is of what was sent); only spaces name no contract.
+    contractId: v.pipe(
+      v.string(),
+      notBlank(v.check((id: string) => id.trim() !== "", "contractId must not be blank")),
+      maxCodePoints(128),
+      printable("contractId"),
+    ),
+    title: v.optional(v.nullable(v.pipe(v.string(), maxCodePoints(200), printable("title")))),
+  }),
+);
 
 const PageQuerySchema = v.object({
   after: v.optional(integerText(0, Number.MAX_SAFE_INTEGER), "0"),
