@@ -48,9 +48,8 @@ type EntryRead =
   | { state: "unreadable" }
   | { state: "failed" };
 
-/** A put sent to the store: whether it was answered in time, and when its call ended, however. */
+/** A put sent to the store: when its call ended, however, which may be after its deadline. */
 export interface PutSent {
-  written: boolean;
   ended: Promise<void>;
 }
 
@@ -170,8 +169,8 @@ export function createLinkCache(kv: KvCache, options: LinkCacheOptions) {
           () => undefined,
         );
       };
-      const written = await writeEntry(await linkKey(tenantId, link), link, readAt, started);
-      return ended && { written, ended };
+      await writeEntry(await linkKey(tenantId, link), link, readAt, started);
+      return ended && { ended };
     },
 
     async remove(target: LinkTarget): Promise<boolean> {
