@@ -1,5 +1,5 @@
-// The layout's directions, enforced: imports go one way, core ← edge ← dev ← test, bench; what
-// ships (core/, edge/) never reaches into what only runs it here, and core/ stays runtime-blind.
+// The layout's boundaries, enforced: what ships (core/, edge/, client/) never reaches into what
+// only runs it here, and core/ and client/ stay runtime-blind.
 // That core/ and client/ use Web-standard APIs only is the compiler's to check: they type-check
 // without any runtime's types (core/tsconfig.json, client/tsconfig.json, `npm run typecheck`).
 // This file checks what a compiler cannot see.
@@ -16,15 +16,7 @@
 //    declarations (*.d.ts) and tsconfig.json.
 // 4. A client/ source (the typed client the package exports) imports only client/ files and the
 //    dependencies of client/package.json, and names no runtime: it runs wherever its user's code does.
-// 5. Every .ts file of the repository imports only along core ← edge ← dev ← test, bench: a file
-//    of core/, edge/ or dev/ imports its own folder and those to its left; test/ and bench/ may
-//    import dev/, edge/ and core/ but never each other (what both need lives in dev/support/);
-//    a root *.ts (a tool's configuration) may import any folder, and no folder imports a root
-//    file; client/ stands apart (tests may import it). A test is test code: wherever it sits it
-//    may import what test/ may, except beside the bench's code, where it keeps to bench/'s side.
-// 6. No file of the repository (core/, edge/, dev/, bench/, test/, client/, tests included)
-//    reaches itself through its imports, type imports included: every part can be read, and
-//    changed, from its own imports down. What two files share lives in a module below both.
+// Rules 5 and 6, which way imports go and that none closes a circle, are test/import-direction.test.ts.
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import ts from "typescript";
@@ -33,8 +25,8 @@ import { dependenciesOf, packageOf } from "../dev/support/packages.ts";
 import { RUNTIME_NAMES, RUNTIMES } from "../edge/runtimes.ts";
 import {
   filesUnder,
-  importCircles,
   importsOf,
+  isTest,
   ROOT,
   reachableFrom,
   rel,
@@ -52,7 +44,6 @@ const EDGE_ONLY_DEPENDENCIES = ["@hono/node-server", "@neondatabase/serverless",
 const SHARED_EDGE_DIRS = ["kv", "neon", "rate-limit", "migrate", "telemetry"];
 const RUNTIME_ROOT_FILES = ["index.ts", "server.ts", "settings.ts", "bindings.ts"];
 
-const isTest = (file: string) => /\.(test|test\.deno)\.ts$/.test(file);
 const isSource = (file: string) => file.endsWith(".ts") && !file.endsWith(".d.ts") && !isTest(file);
 
 /** What a file's imports break: relative ones outside `allowedDirs`, bare ones outside `allowedBare`. */
@@ -104,19 +95,6 @@ describe("core/ is runtime-blind", () => {
 
   it.each(files.map((file) => [rel(file), file]))("%s names no runtime", (_name, file) => {
     expect(runtimeNamesIn(readFileSync(file, "utf8"))).toEqual([]);
-  });
-});
-
-/** Every folder of TypeScript the repository holds: what ships, what runs it here, its tests, the bench. */
-const SOURCE_DIRS = ["core", "edge", "dev", "bench", "test", "client"];
-
-describe("the repository has no import circle", () => {
-  it.each(SOURCE_DIRS)("no file of %s/ reaches itself through its imports, type imports included", (dir) => {
-    const files = SOURCE_DIRS.flatMap((root) => filesUnder(join(ROOT, root))).filter(
-      (file) => file.endsWith(".ts") && !/[/\\](node_modules|dist)[/\\]/.test(file),
-    );
-    const circles = importCircles(files, relativeImportsOf);
-    expect(circles.filter((circle) => circle.some((file) => file.startsWith(`${dir}/`)))).toEqual([]);
   });
 });
 
@@ -226,49 +204,6 @@ describe("client/ ships alone", () => {
   });
 });
 
-/** The folders a file of each layer may import from; "" is the repository's root. */
-const LAYERS: Record<string, readonly string[]> = {
-  core: ["core"],
-  edge: ["core", "edge"],
-  client: ["client"],
-  dev: ["core", "edge", "dev"],
-  test: ["core", "edge", "client", "dev", "test"],
-  bench: ["core", "edge", "dev", "bench"],
-  "": ["core", "edge", "client", "dev", "test", "bench", ""],
-};
-const layerOf = (path: string) => (path.includes("/") ? path.slice(0, path.indexOf("/")) : "");
-
-/** What the relative `specifiers` of the file at `path` (project-relative) import against the direction. */
-function againstTheDirection(path: string, specifiers: readonly string[]): string[] {
-  const layer = layerOf(path);
-  const allowed = LAYERS[isTest(path) && layer !== "bench" ? "test" : layer];
-  if (!allowed) return [`${path} is in no layer`];
-  return specifiers.flatMap((specifier) => {
-    const landing = target(join(ROOT, path), specifier);
-    return landing === undefined || allowed.includes(layerOf(landing)) ? [] : [`imports ${landing}`];
-  });
-}
-
-describe("imports go one way: core ← edge ← dev ← test, bench", () => {
-  const rootFiles = readdirSync(ROOT).filter((name) => name.endsWith(".ts"));
-  const files = [
-    ...Object.keys(LAYERS)
-      .filter(Boolean)
-      .flatMap((dir) => filesUnder(join(ROOT, dir))),
-    ...rootFiles,
-  ]
-    .map((file) => rel(resolve(ROOT, file)))
-    .filter((file) => file.endsWith(".ts"));
-
-  it("has every layer's files, the root's configuration among them", () => {
-    for (const layer of Object.keys(LAYERS)) expect(files.some((file) => layerOf(file) === layer)).toBe(true);
-  });
-
-  it.each(files)("%s imports only along the direction", (file) => {
-    expect(againstTheDirection(file, importsOf(join(ROOT, file)))).toEqual([]);
-  });
-});
-
 describe("the checks themselves", () => {
   it("catch a runtime's name and a driver, but not a comment", () => {
     const sample = 'import { x } from "node:fs";\n// on Deno too\nconst r = "fastly"; Deno.env;';
@@ -285,52 +220,5 @@ describe("the checks themselves", () => {
     expect(target(file, "../../dev/local-stack/stack.ts")).toBe("dev/local-stack/stack.ts");
     expect(edgeBare("fastly:kv-store")).toBe(true);
     expect(edgeBare("miniflare")).toBe(false);
-  });
-
-  it("reject an import against the direction, one example per rule", () => {
-    const refused = (path: string, specifier: string) => againstTheDirection(path, [specifier]);
-    expect(refused("core/app.ts", "../edge/kv/memory.ts")).toEqual(["imports edge/kv/memory.ts"]);
-    expect(refused("edge/deno/index.ts", "../../dev/local-stack/stack.ts")).toEqual([
-      "imports dev/local-stack/stack.ts",
-    ]);
-    expect(refused("dev/build/node.ts", "../../test/support/harness.ts")).toEqual(["imports test/support/harness.ts"]);
-    expect(refused("dev/build/node.ts", "../../bench/lib/cli.ts")).toEqual(["imports bench/lib/cli.ts"]);
-    expect(refused("test/links/race.test.ts", "../../bench/lib/cli.ts")).toEqual(["imports bench/lib/cli.ts"]);
-    expect(refused("bench/sync.ts", "../test/links/support.ts")).toEqual(["imports test/links/support.ts"]);
-    expect(refused("bench/race.test.ts", "../test/support/harness.ts")).toEqual(["imports test/support/harness.ts"]);
-    expect(refused("dev/local-stack/stack.ts", "../../vitest.config.ts")).toEqual(["imports vitest.config.ts"]);
-    expect(refused("core/links/routes.test.ts", "../../bench/lib/cli.ts")).toEqual(["imports bench/lib/cli.ts"]);
-    expect(refused("client/index.ts", "../core/app.ts")).toEqual(["imports core/app.ts"]);
-    expect(refused("core/app.ts", "../client/index.ts")).toEqual(["imports client/index.ts"]);
-  });
-
-  it("find a circle, a type import closing it included, a file importing itself, and nothing where there is none", () => {
-    const [a, b, c] = ["core/a.ts", "core/b.ts", "core/c.ts"].map((path) => join(ROOT, path)) as [
-      string,
-      string,
-      string,
-    ];
-    const source: Record<string, string> = {
-      [a]: 'import { b } from "./b.ts";',
-      [b]: 'import type { C } from "./c.ts";',
-      [c]: 'import type { A } from "./a.ts";',
-    };
-    const parsed = (file: string) =>
-      ts.preProcessFile(source[file]!, true, true).importedFiles.map((i) => resolve(dirname(file), i.fileName));
-    expect(importCircles([a, b, c], parsed)).toEqual([["core/a.ts", "core/b.ts", "core/c.ts"]]);
-    source[c] = "export type C = 1;";
-    expect(importCircles([a, b, c], parsed)).toEqual([]);
-    source[a] = 'import { a } from "./a.ts";';
-    expect(importCircles([a, b, c], parsed)).toEqual([["core/a.ts"]]);
-  });
-
-  it("let an import along the direction through", () => {
-    const allowed = (path: string, specifier: string) => againstTheDirection(path, [specifier]);
-    expect(allowed("edge/kv/memory.ts", "../../core/ports/kv.ts")).toEqual([]);
-    expect(allowed("test/links/race.test.ts", "../../dev/support/tokens.ts")).toEqual([]);
-    expect(allowed("bench/sync.ts", "../dev/support/tokens.ts")).toEqual([]);
-    expect(allowed("core/links/routes.test.ts", "../../test/support/harness.ts")).toEqual([]);
-    expect(allowed("vitest.config.ts", "./test/projects.ts")).toEqual([]);
-    expect(allowed("dev/local-stack/stack.ts", "pg")).toEqual([]);
   });
 });

@@ -17,6 +17,7 @@ export const INTEGRATION_SUFFIX = ".integration.test.ts";
 /** test/ files that are pure checks of the tree, fast enough for the unit loop. */
 const UNIT_IN_TEST = [
   "test/layout.test.ts",
+  "test/import-direction.test.ts",
   "test/doc-paths.test.ts",
   "test/projects.test.ts",
   "test/route-table.test.ts",

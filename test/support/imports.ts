@@ -1,5 +1,6 @@
-// How the layout's checks (test/layout.test.ts) read the repository: its files, each file's
-// imports as TypeScript parses them (type imports included), and the circles they close.
+// How the layout's checks (test/layout.test.ts, test/import-direction.test.ts) read the
+// repository: its files, each file's imports as TypeScript parses them (type imports included),
+// and the circles they close.
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, relative, resolve } from "node:path";
 import { DirectedGraph } from "graphology";
@@ -16,6 +17,8 @@ export function filesUnder(dir: string): string[] {
 }
 
 export const rel = (file: string) => relative(ROOT, file);
+/** A test file: *.test.ts, or *.test.deno.ts (run by Deno itself). */
+export const isTest = (file: string) => /\.(test|test\.deno)\.ts$/.test(file);
 export const importsOf = (file: string) =>
   ts.preProcessFile(readFileSync(file, "utf8"), true, true).importedFiles.map((i) => i.fileName);
 
