@@ -116,6 +116,30 @@ describe("link cache", () => {
     expect(events.filter((e) => e.event === "link_cache_unreadable")).toHaveLength(3);
   });
 
+  // A key is the SHA-256 of the provider and external id, which anyone holding a candidate e-mail
+  // can compute: in a log shipped elsewhere it would say that account was looked up, and where.
+  it("logs a failed call or an unreadable entry by its operation and tenant, never its key", async () => {
+    const account = { ...link, provider: "google", externalAccountId: "alice+work@example.com" };
+    const key = await linkKey("acme", account);
+    const { kv, values } = recordingKv();
+    values.set(key, "not json");
+    await cacheOver(kv).read(account);
+    const down = () => Promise.reject(new Error("kv down"));
+    const failing = cacheOver({ get: down, put: down, delete: down, list: down } as unknown as KvCache);
+    await failing.read(account);
+    await failing.write(account, clock);
+    await failing.remove(account);
+    expect(events.map((e) => [e.event, e.fields.operation, e.fields.tenantId])).toEqual([
+      ["link_cache_unreadable", undefined, "acme"],
+      ["link_cache_failed", "get", "acme"],
+      ["link_cache_failed", "put", "acme"],
+      ["link_cache_failed", "delete", "acme"],
+    ]);
+    const logged = JSON.stringify(events);
+    expect(logged).not.toContain(key.slice(key.lastIndexOf("/") + 1));
+    expect(logged).not.toContain(account.externalAccountId);
+  });
+
   it("serves no entry claiming to be read in the future, however far: none outlives the TTL from the reader's clock", async () => {
     const { kv, values } = recordingKv();
     const cache = cacheOver(kv);

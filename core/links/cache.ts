@@ -74,11 +74,13 @@ export function createLinkCache(kv: KvCache, options: LinkCacheOptions) {
   const prefix = tenantKeyPrefix(tenantId);
   const ttlMs = options.ttlSeconds * 1000;
 
-  async function attempt<T>(operation: string, key: string, call: () => Promise<T>): Promise<Attempt<T>> {
+  // Logged by operation and tenant, never by key: a key is the SHA-256 of the provider and the
+  // external id (often an e-mail address), which anyone holding a candidate can compute.
+  async function attempt<T>(operation: string, call: () => Promise<T>): Promise<Attempt<T>> {
     try {
       return { ok: true, value: await withDeadline(call, timeoutMs) };
     } catch (error) {
-      logger.log("warn", "link_cache_failed", { operation, key, error: errorMessage(error) });
+      logger.log("warn", "link_cache_failed", { operation, tenantId, error: errorMessage(error) });
       return { ok: false };
     }
   }
@@ -90,12 +92,12 @@ export function createLinkCache(kv: KvCache, options: LinkCacheOptions) {
   };
 
   async function readEntry(key: string): Promise<EntryRead> {
-    const got = await attempt("get", key, () => kv.get(key));
+    const got = await attempt("get", () => kv.get(key));
     if (!got.ok) return { state: "failed" };
     if (got.value === null) return { state: "absent" };
     const entry = decodeRecentEntry(got.value);
     if (entry) return { state: "present", entry };
-    logger.log("warn", "link_cache_unreadable", { key });
+    logger.log("warn", "link_cache_unreadable", { tenantId });
     return { state: "unreadable" };
   }
 
@@ -117,17 +119,15 @@ export function createLinkCache(kv: KvCache, options: LinkCacheOptions) {
       started?.(call);
       return call;
     };
-    return (await attempt("put", key, put)).ok;
+    return (await attempt("put", put)).ok;
   }
 
-  const deleteEntry = async (key: string) => (await attempt("delete", key, () => kv.delete(key))).ok;
+  const deleteEntry = async (key: string) => (await attempt("delete", () => kv.delete(key))).ok;
 
   // Only keys under the prefix, whatever the store lists: a resync deletes every listed key that is
   // not this tenant's entry, and the store's cursor, which the admin hands back, may lead anywhere.
   const listEntries = async (cursor: string | undefined, limit: number): Promise<Attempt<KvListPage>> => {
-    const listed = await attempt("list", prefix, () =>
-      kv.list(prefix, cursor === undefined ? { limit } : { cursor, limit }),
-    );
+    const listed = await attempt("list", () => kv.list(prefix, cursor === undefined ? { limit } : { cursor, limit }));
     if (!listed.ok) return listed;
     return { ok: true, value: { ...listed.value, keys: listed.value.keys.filter((key) => key.startsWith(prefix)) } };
   };
