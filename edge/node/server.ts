@@ -98,8 +98,12 @@ export function listen(
     server.on("connect", connectAnswerer(listener));
     // An expectation other than 100-continue is served, as workerd and Deno do (RFC 9110 §10.1.1
     // allows either), rather than Node's bare 417.
-    server.on("checkExpectation", listener);
-    server.on("request", (_request: unknown, response: { shouldKeepAlive: boolean }) => {
+    server.on("checkExpectation", (request: IncomingMessage, response: ServerResponse) => {
+      latestAnswers.set(request.socket, response);
+      void listener(request, response);
+    });
+    server.on("request", (request: IncomingMessage, response: ServerResponse) => {
+      latestAnswers.set(request.socket, response);
       if (closing) response.shouldKeepAlive = false;
     });
     server.once("error", reject);
@@ -151,8 +155,15 @@ function unparsableRequestAnswerer(waitMs: number) {
 
 const refusing = new WeakSet<Duplex>();
 
+/**
+ * Each connection's answer to its latest request. Answers go out in the order of their requests,
+ * so once it is finished every answer before it is too.
+ */
+const latestAnswers = new WeakMap<Duplex, ServerResponse>();
+
 function refuseInTurn(error: Error & { code?: string }, socket: Duplex): void {
-  const response = (socket as Duplex & { _httpMessage?: InFlightAnswer | null })._httpMessage;
+  const latest = latestAnswers.get(socket);
+  const unfinished = latest?.writableFinished ? undefined : latest;
   if (error.code === "ECONNRESET" || !socket.writable) {
     socket.destroy();
     return;
@@ -161,26 +172,17 @@ function refuseInTurn(error: Error & { code?: string }, socket: Duplex): void {
   // body longer than its Content-Length, or pipelining): answers go out in the order of their
   // requests (RFC 9112 §9.3.2), else the refusal would reach the client as that request's answer
   // (a write made, reported refused). Node's parser reads nothing more meanwhile.
-  if (response && !response.writableFinished && response.req?.complete) {
-    response.once("finish", () => refuseInTurn(error, socket));
+  if (unfinished?.req.complete) {
+    unfinished.once("finish", () => refuseInTurn(error, socket));
     return;
   }
   // The refusal is the in-flight request's own (its body malformed, or late): answered at once,
   // unless its answer has begun, which cannot be taken back.
-  if (response?.headersSent) {
+  if (unfinished?.headersSent) {
     socket.destroy();
     return;
   }
   writeProblem(socket, parserProblem(error.code));
-}
-
-/** What Node's server holds as a connection's answer being written (`socket._httpMessage`). */
-interface InFlightAnswer {
-  headersSent: boolean;
-  writableFinished: boolean;
-  /** Its request; `complete` once the whole of it, body included, was received. */
-  req?: { complete: boolean };
-  once(event: "finish", listener: () => void): unknown;
 }
 
 /**
