@@ -49,9 +49,13 @@ describe("unknownParameterIssues", () => {
   });
 
   it("refuses a value under no name, which the parsed query leaves out", () => {
-    expect(refusals("http://h/v1/documents?limit=5&=3", { limit: "5" }, PAGE)).toEqual([
-      { field: "", message: "is a query parameter without a name" },
-    ]);
+    for (const url of ["http://h/v1/documents?limit=5&=3", "http://h/v1/documents?=3&limit=5"]) {
+      expect(refusals(url, { limit: "5" }, PAGE), url).toEqual([
+        { field: "", message: "is a query parameter without a name" },
+      ]);
+    }
+    // A value may hold `?=`, which starts no parameter.
+    expect(unknownParameterIssues("http://h/v1/documents?after=a?=b", { after: "a?=b" }, PAGE)).toEqual([]);
   });
 
   it("refuses nothing of a query that carries no parameter, or only those the route takes", () => {

@@ -13,9 +13,6 @@ const SYNONYMS: Readonly<Record<string, readonly string[]>> = {
   consistency: ["strong", "eventual", "consistent", "fresh", "cache", "nocache", "mode"],
 };
 
-// `&=x` or `?=x`: a value under no name, which Hono's parser drops without a word.
-const NAMELESS = /[?&]=/;
-
 /**
  * The refusals of the names in a query: each of `given` (the query as parsed, by name) that the
  * route does not take, and a parameter without a name in `url`. Reads the parsed query, never the
@@ -23,8 +20,10 @@ const NAMELESS = /[?&]=/;
  */
 export function unknownParameterIssues(url: string, given: object, takes: readonly string[]): Issue[] {
   const issues: Issue[] = [];
+  // `?=x` or `&=x`: a value under no name, which Hono's parser drops without a word. Only where a
+  // parameter starts: a value may hold `?=` (`?after=a?=b`).
   const start = url.indexOf("?");
-  if (start >= 0 && NAMELESS.test(url.slice(start))) {
+  if (start >= 0 && (url[start + 1] === "=" || url.includes("&=", start))) {
     issues.push({ message: "is a query parameter without a name", path: [""] });
   }
   for (const name of Object.keys(given)) {
