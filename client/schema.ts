@@ -2141,6 +2141,35 @@ export interface operations {
                     };
                 };
             };
+            /** @description `validation_failed`: Validation failed */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
+                    /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
+                    ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 422;
+                        /** @enum {unknown} */
+                        code?: "validation_failed";
+                    };
+                };
+            };
             /** @description `rate_limited`: Too many requests */
             429: {
                 headers: {
@@ -3169,6 +3198,35 @@ export interface operations {
                     };
                 };
             };
+            /** @description `validation_failed`: Validation failed */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
+                    /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
+                    ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 422;
+                        /** @enum {unknown} */
+                        code?: "validation_failed";
+                    };
+                };
+            };
             /** @description `rate_limited`: Too many requests */
             429: {
                 headers: {
@@ -3966,6 +4024,35 @@ export interface operations {
                         status?: 412;
                         /** @enum {unknown} */
                         code?: "precondition_failed";
+                    };
+                };
+            };
+            /** @description `validation_failed`: Validation failed */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
+                    /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
+                    ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 422;
+                        /** @enum {unknown} */
+                        code?: "validation_failed";
                     };
                 };
             };
@@ -4773,6 +4860,35 @@ export interface operations {
                         status?: 412;
                         /** @enum {unknown} */
                         code?: "precondition_failed";
+                    };
+                };
+            };
+            /** @description `validation_failed`: Validation failed */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
+                    /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
+                    ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 422;
+                        /** @enum {unknown} */
+                        code?: "validation_failed";
                     };
                 };
             };
@@ -5727,6 +5843,35 @@ export interface operations {
                     };
                 };
             };
+            /** @description `validation_failed`: Validation failed */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
+                    /** @description The quotas of this operation: `"caller-writes";q=1200;w=60, "tenant-writes";q=12000;w=60`. */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of them: `"caller-writes";r=1199;t=42, …`. */
+                    ratelimit?: string;
+                    /** @description `no-store`: the answer is one caller's, which no cache, shared or private, keeps. */
+                    "cache-control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 422;
+                        /** @enum {unknown} */
+                        code?: "validation_failed";
+                    };
+                };
+            };
             /** @description `rate_limited`: Too many requests */
             429: {
                 headers: {
@@ -5848,6 +5993,29 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OpenApiDocument"];
+                };
+            };
+            /** @description `validation_failed`: Validation failed */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description The calling origin, when CORS_ORIGINS lists it. */
+                    "access-control-allow-origin"?: string;
+                    /** @description The headers a page of that origin may read. */
+                    "access-control-expose-headers"?: string;
+                    /** @description `Origin` whenever CORS_ORIGINS lists any origin. */
+                    vary?: string;
+                    /** @description With SERVER_TIMING=on: `total`, `db`, `kv`, `auth` and `limit` (each `dur` in ms) and `runtime` (its `desc` the runtime). */
+                    "server-timing"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 422;
+                        /** @enum {unknown} */
+                        code?: "validation_failed";
+                    };
                 };
             };
             /** @description `internal_error`: Internal error; `misconfigured`: Misconfigured */

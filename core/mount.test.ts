@@ -63,6 +63,41 @@ describe("the declared routes, as served", () => {
     ]);
   });
 
+  it("refuse a query parameter a route does not take, naming the one it takes, before the handler", async () => {
+    const headers = await bearer({ role: "admin" });
+    const errorsOf = async (method: string, path: string) => {
+      const response = await app.request(path, { method, headers });
+      return [response.status, ((await response.json()) as { errors: unknown }).errors];
+    };
+    const refused = "is not a query parameter of this route";
+    expect(await errorsOf("GET", "/v1/documents?cursor=20&cursor=40&limit=5")).toEqual([
+      422,
+      [{ field: "cursor", message: `${refused}: it takes \`after\`` }],
+    ]);
+    expect(await errorsOf("GET", "/v1/links/github/octo?consistancy=strong")).toEqual([
+      422,
+      [{ field: "consistancy", message: `${refused}: it takes \`consistency\`` }],
+    ]);
+    expect(await errorsOf("POST", "/v1/admin/links/sync?force=1")).toEqual([
+      422,
+      [{ field: "force", message: `${refused}, which takes none` }],
+    ]);
+    expect(await errorsOf("GET", "/openapi.json?=json")).toEqual([
+      422,
+      [{ field: "", message: "is a query parameter without a name" }],
+    ]);
+    const head = await app.request("/v1/me/links?page=2", { method: "HEAD", headers });
+    expect([head.status, await head.text()]).toEqual([422, ""]);
+  });
+
+  it("take an empty query as none, and let the probes ignore theirs (a prober's cache-buster)", async () => {
+    for (const path of ["/openapi.json?", "/openapi.json?&", "/healthz?t=1700000000", "/healthz?&=x"]) {
+      expect([path, (await app.request(path)).status]).toEqual([path, 200]);
+    }
+    // Its database is never reached here: not ready, whatever the query.
+    expect((await app.request("/readyz?nocache")).status).toBe(503);
+  });
+
   it("refuse a caller without the access a route declares, before its query is read", async () => {
     const response = await app.request("/v1/admin/links/resync?after=nonsense", {
       method: "POST",

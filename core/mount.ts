@@ -9,6 +9,7 @@ import { readBodyText, readJson, requireMediaType, requireUtf8Charset, validate 
 import { RECOGNIZED_METHODS } from "./http/methods.ts";
 import { pathValues } from "./http/path.ts";
 import { methodNotAllowedProblem, ProblemError } from "./http/problem.ts";
+import { noQuery, unknownParameterIssues } from "./http/query.ts";
 import { type Issue, validationFailed } from "./http/validation.ts";
 import { operation } from "./openapi/describe.ts";
 import { namedSchemas, nameOf } from "./openapi/document.ts";
@@ -61,9 +62,7 @@ function handlersOf(route: Route): MiddlewareHandler<AppEnv>[] {
   const readParams = paramsReader(route);
   return [
     ...(route.access === "admin" ? [adminOnly] : []),
-    ...(query
-      ? [validator("query", query, refuseInvalid, { options: { ...conversion } }) as MiddlewareHandler<AppEnv>]
-      : []),
+    ...queryReader(route),
     async (c) =>
       route.handler(c, {
         query: query && c.req.valid("query" as never),
@@ -130,19 +129,39 @@ const adminOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
 };
 
 /**
- * The validator's hook: the contract's 422 instead of the validator's own answer. A parameter
- * given twice reaches a query's schema as a list of its values: said as such, not as its type.
+ * What reads the query before the handler: its schema, and the refusal of any parameter it does
+ * not take (none where it has no schema); nothing for a route that ignores its query.
  */
-function refuseInvalid(result: {
-  success: boolean;
-  error?: readonly { message: string; path?: readonly unknown[]; input?: unknown }[];
-}) {
-  if (result.success) return;
-  const issues = (result.error ?? []).map((issue) =>
-    Array.isArray(issue.input) ? { ...issue, message: "must be given once" } : issue,
-  );
-  throw validationFailed(issues);
+function queryReader({ query, ignoresQuery }: Route): MiddlewareHandler<AppEnv>[] {
+  if (ignoresQuery) return [];
+  if (!query) return [noQuery];
+  const takes = Object.keys(query.entries);
+  return [validator("query", query, refuseInvalid(takes), { options: { ...conversion } }) as MiddlewareHandler<AppEnv>];
 }
+
+/**
+ * The validator's hook: the contract's 422 instead of the validator's own answer, for the
+ * parameters the route does not take (read from the query the validator parsed) and those its
+ * schema refuses. A parameter given twice reaches a query's schema as a list of its values: said
+ * as such, not as its type.
+ */
+const refuseInvalid =
+  (takes: readonly string[]) =>
+  (
+    result: {
+      data: object;
+      success: boolean;
+      error?: readonly { message: string; path?: readonly unknown[]; input?: unknown }[];
+    },
+    c: Context<AppEnv>,
+  ) => {
+    const unknown = unknownParameterIssues(c.req.url, result.data, takes);
+    if (result.success && unknown.length === 0) return;
+    const invalid = (result.error ?? []).map((issue) =>
+      Array.isArray(issue.input) ? { ...issue, message: "must be given once" } : issue,
+    );
+    throw validationFailed([...unknown, ...invalid]);
+  };
 
 /** The declared body, read as the contract says (413, 415, 400, 422). */
 async function readBody(c: Context<AppEnv>, body: BodySpec | undefined) {

@@ -41,6 +41,12 @@ export interface Route<
   path: string;
   access: Access;
   /**
+   * Takes any query and reads none. Only for the probes: a prober's cache-buster
+   * (`/healthz?t=…`) must not fail the probe. Every other route refuses a query parameter it does
+   * not declare in `query` (any, without one): 422 `validation_failed` (core/http/query.ts).
+   */
+  ignoresQuery?: true;
+  /**
    * What a path whose parameters do not decode or fail their schemas answers. Without it: 400
    * `malformed_request` for a malformed percent-escape, else 422 `validation_failed`; a route
    * whose path then names nothing says so here (404).

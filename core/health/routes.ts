@@ -16,6 +16,7 @@ export function healthRoutes({ runtime }: AppDeps) {
       method: "GET",
       path: "/healthz",
       access: "public",
+      ignoresQuery: true,
       summary: "Liveness: the service answers.",
       responses: { 200: { description: "Alive.", body: schemas.Health } },
       problems: {},
@@ -25,6 +26,7 @@ export function healthRoutes({ runtime }: AppDeps) {
       method: "GET",
       path: "/readyz",
       access: "public",
+      ignoresQuery: true,
       summary: "Readiness: Postgres answers.",
       responses: {
         200: { description: "Ready.", body: schemas.Ready },

@@ -104,7 +104,8 @@ function sharedProblems(route: Route): Partial<Record<number, ProblemCode[]>> {
       422: ["validation_failed"],
     });
   }
-  if (route.query) shared[422] = ["validation_failed"];
+  // A query parameter the route does not take is refused (core/http/query.ts), where it has no query too.
+  if (!route.ignoresQuery) shared[422] = ["validation_failed"];
   return shared;
 }
 

@@ -144,4 +144,15 @@ describe("the OpenAPI document", () => {
     ]);
     expect(v.is(v.object({ openapi: v.literal("3.1.0") }), await served())).toBe(true);
   });
+
+  it("gives every operation but the probes the 422 of a query parameter it does not take", async () => {
+    const { paths } = await served();
+    const operations = Object.entries(paths).flatMap(([path, item]) =>
+      Object.entries(item as Record<string, { responses: Record<string, unknown> }>).map(
+        ([method, { responses }]) => [`${method} ${path}`, "422" in responses] as const,
+      ),
+    );
+    const without = operations.filter(([, has422]) => !has422).map(([operation]) => operation);
+    expect(without).toEqual(["get /healthz", "get /readyz"]);
+  });
 });

@@ -12,6 +12,7 @@ import { linkCases } from "./cases/links.ts";
 import { loginRefusedCases } from "./cases/login-refused.ts";
 import { openApiCases } from "./cases/openapi.ts";
 import { preconditionCases } from "./cases/preconditions.ts";
+import { queryCases } from "./cases/query.ts";
 import { serverTimingCases, serverTimingOffCases } from "./cases/server-timing.ts";
 import { unavailableCases } from "./cases/unavailable.ts";
 import { linkPreconditionCases, unversionedPreconditionCases } from "./cases/unversioned-preconditions.ts";
@@ -34,6 +35,7 @@ export function conformanceSuite(runtime: RuntimeName, baseUrl: () => string): v
   openApiCases(call);
   serverTimingCases(call, runtime);
   corsCases(call, baseUrl);
+  queryCases(call, baseUrl);
   apiReferenceCases(call);
 }
 
