@@ -63,7 +63,7 @@ describe("the declared routes, as served", () => {
     ]);
   });
 
-  it("refuse a query parameter a route does not take, naming the one it takes, before the handler", async () => {
+  it("refuse a query parameter a route does not take, naming those it takes, before the handler", async () => {
     const headers = await bearer({ role: "admin" });
     const errorsOf = async (method: string, path: string) => {
       const response = await app.request(path, { method, headers });
@@ -72,11 +72,11 @@ describe("the declared routes, as served", () => {
     const refused = "is not a query parameter of this route";
     expect(await errorsOf("GET", "/v1/documents?cursor=20&cursor=40&limit=5")).toEqual([
       422,
-      [{ field: "cursor", message: `${refused}: it takes \`after\`` }],
+      [{ field: "cursor", message: `${refused}, which takes \`after\` and \`limit\`` }],
     ]);
     expect(await errorsOf("GET", "/v1/links/github/octo?consistancy=strong")).toEqual([
       422,
-      [{ field: "consistancy", message: `${refused}: it takes \`consistency\`` }],
+      [{ field: "consistancy", message: `${refused}, which takes \`consistency\`` }],
     ]);
     expect(await errorsOf("POST", "/v1/admin/links/sync?force=1")).toEqual([
       422,

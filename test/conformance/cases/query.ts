@@ -1,5 +1,5 @@
 // Query parameters a route does not take: refused on every operation of the document (422 naming
-// the parameter, and the one it takes where one was meant), before anything is read or written;
+// the parameter and those the route takes), before anything is read or written;
 // an empty query is none; the probes and a browser's preflight take any.
 import { describe, expect, it } from "vitest";
 import { type Call, expectProblem, expectStatus, freshTenant, httpClient, unique } from "../client.ts";
@@ -31,7 +31,7 @@ export function queryCases(call: Call, baseUrl: () => string) {
       }
     });
 
-    it("a misspelt cursor is refused, naming the one the list takes, never answered as the first page", async () => {
+    it("a misspelt cursor is refused, naming those the list takes, never answered as the first page", async () => {
       const as = { sub: "alice", tid: freshTenant() };
       for (const contractId of ["C-1", "C-2"])
         expectStatus(await call("POST", "/v1/documents", { as, body: { contractId } }), 201);
@@ -40,7 +40,9 @@ export function queryCases(call: Call, baseUrl: () => string) {
       for (const name of ["cursor", "page", "offset", "afer"]) {
         const refused = await call("GET", `/v1/documents?limit=1&${name}=${first.json.next}`, { as });
         expectProblem(refused, 422, "validation_failed");
-        expect(refused.json.errors).toEqual([{ field: name, message: `${REFUSED}: it takes \`after\`` }]);
+        expect(refused.json.errors).toEqual([
+          { field: name, message: `${REFUSED}, which takes \`after\` and \`limit\`` },
+        ]);
       }
       const second = await call("GET", `/v1/documents?limit=1&after=${first.json.next}`, { as });
       expect(second.json.items.map((item: { docNumber: number }) => item.docNumber)).toEqual([2]);
@@ -52,7 +54,9 @@ export function queryCases(call: Call, baseUrl: () => string) {
       expectStatus(await call("PUT", path, { as }), 201);
       const refused = await call("GET", `${path}?consistancy=strong`, { as });
       expectProblem(refused, 422, "validation_failed");
-      expect(refused.json.errors).toEqual([{ field: "consistancy", message: `${REFUSED}: it takes \`consistency\`` }]);
+      expect(refused.json.errors).toEqual([
+        { field: "consistancy", message: `${REFUSED}, which takes \`consistency\`` },
+      ]);
       const strong = await call("GET", `${path}?consistency=strong`, { as });
       expect([strong.status, strong.headers.get("x-link-source")]).toEqual([200, "db"]);
     });
