@@ -49,6 +49,18 @@ describe("rememberVerifiedTokens", () => {
     expect(calls.filter((token) => token === "good-b")).toHaveLength(2);
   });
 
+  it("hands a remembered token issued ahead back to the full check once the clock steps back past the leeway", async () => {
+    const { verify, calls } = countingVerifier({ "good-a": { iat: inSeconds(30), exp: inSeconds(600) } });
+    const remembered = rememberVerifiedTokens(verify, { now, leewaySeconds: 60 });
+    await remembered("good-a");
+    await remembered("good-a");
+    expect(calls).toEqual(["good-a"]);
+    clock -= 40_000; // the instance's clock is set back: iat is now 70 s ahead, past the leeway
+    await remembered("good-a");
+    expect(calls).toEqual(["good-a", "good-a"]);
+    clock += 40_000;
+  });
+
   it("checks the signature again after maxAgeMs, and forgets the oldest token beyond maxEntries", async () => {
     const { verify, calls } = countingVerifier({ "good-a": {}, "good-b": {}, "good-c": {} });
     const remembered = rememberVerifiedTokens(verify, { now, maxAgeMs: 1_000, maxEntries: 2 });
