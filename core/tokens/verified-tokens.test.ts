@@ -61,6 +61,19 @@ describe("rememberVerifiedTokens", () => {
     clock += 40_000;
   });
 
+  it("hands a remembered token back to the full check at its exp to the millisecond, a fraction of a second included", async () => {
+    const exp = inSeconds(2) + 0.5;
+    const { verify, calls } = countingVerifier({ "good-a": { exp } });
+    const remembered = rememberVerifiedTokens(verify, { now });
+    await remembered("good-a");
+    clock += 2_400;
+    await remembered("good-a");
+    expect(calls).toEqual(["good-a"]);
+    clock += 200; // past exp, within the same whole second
+    await remembered("good-a");
+    expect(calls).toEqual(["good-a", "good-a"]);
+  });
+
   it("checks the signature again after maxAgeMs, and forgets the oldest token beyond maxEntries", async () => {
     const { verify, calls } = countingVerifier({ "good-a": {}, "good-b": {}, "good-c": {} });
     const remembered = rememberVerifiedTokens(verify, { now, maxAgeMs: 1_000, maxEntries: 2 });
