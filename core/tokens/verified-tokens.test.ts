@@ -88,6 +88,16 @@ describe("rememberVerifiedTokens", () => {
     expect(calls).toEqual(["good-a", "good-a", "good-b", "good-c", "good-a"]);
   });
 
+  it("checks the signature again when the clock steps back: a token remembered 'in the future' is no hit", async () => {
+    const { verify, calls } = countingVerifier({ "good-a": { exp: inSeconds(7200) } });
+    const remembered = rememberVerifiedTokens(verify, { now, maxAgeMs: 60_000 });
+    await remembered("good-a");
+    clock -= 3_600_000; // an hour back: the entry would otherwise be trusted for an hour and a minute
+    await remembered("good-a");
+    expect(calls).toEqual(["good-a", "good-a"]);
+    clock += 3_600_000;
+  });
+
   it("hands a remembered token back to the full check once it is older than the maximum age", async () => {
     const { verify, calls } = countingVerifier({ "good-a": { iat: inSeconds(-50) } });
     const remembered = rememberVerifiedTokens(verify, { now, maxTokenAgeSeconds: 55, leewaySeconds: 0 });

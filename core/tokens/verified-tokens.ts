@@ -32,15 +32,17 @@ export function rememberVerifiedTokens(verify: VerifyToken, options: VerifiedTok
   } = options;
   const rules = { leewaySeconds, maxTokenAgeSeconds };
   const withinTime = (payload: JWTPayload, at: number) => timeRefusal(payload, at, rules) === undefined;
-  const verified = new RecentMap<string, { payload: JWTPayload; until: number }>(maxEntries);
+  const verified = new RecentMap<string, { payload: JWTPayload; verifiedAt: number }>(maxEntries);
+  // Verified no later than now (a clock stepped back would otherwise stretch `maxAgeMs` by the step).
+  const recent = (verifiedAt: number, at: number) => verifiedAt <= at && at - verifiedAt < maxAgeMs;
 
   return async (token, background) => {
     const seen = verified.get(token);
     const at = now();
-    if (seen && at < seen.until && withinTime(seen.payload, at)) return seen.payload;
+    if (seen && recent(seen.verifiedAt, at) && withinTime(seen.payload, at)) return seen.payload;
     verified.delete(token);
     const payload = await verify(token, background);
-    verified.set(token, { payload, until: at + maxAgeMs });
+    verified.set(token, { payload, verifiedAt: at });
     return payload;
   };
 }
