@@ -1,7 +1,8 @@
 // The lease and the every-minute due time are times written to KV by one instance and compared on
 // another's clock. One that lies further ahead than any honest writer puts it (an instance whose
 // clock runs ahead, or a value written by something else bound to the store) must not hold the
-// deployment's sync or housekeeping back for longer than an interval, or a minute.
+// deployment's sync or housekeeping back for longer than an interval, or a minute; nor must this
+// instance's own times, once its clock has stepped back.
 import { describe, expect, it } from "vitest";
 import { createMemoryKv } from "../../edge/kv/memory.ts";
 import { emptyFeedSql, endlessFeedSql } from "../../test/support/link-feed.ts";
@@ -14,7 +15,7 @@ import { BACKGROUND_LEASE_KEY, createBackground, EVERY_MINUTE_DUE_KEY } from "./
 const settings = parseSettings({ AUTH_SECRET: "s".repeat(32) }); // a 10 s interval
 const HOUR_MS = 3_600_000;
 
-describe("times another instance kept in KV", () => {
+describe("when the next run is due, by times kept in KV or in the instance", () => {
   it("a lease ending more than an interval ahead holds no instance back: it runs and takes the lease", async () => {
     let clock = 1_000_000;
     const kv = createMemoryKv(() => clock);
@@ -41,5 +42,27 @@ describe("times another instance kept in KV", () => {
     await instance.run();
     expect(statements.filter((statement) => statement === "prune")).toHaveLength(1);
     expect(await kv.get(EVERY_MINUTE_DUE_KEY)).toBe(String(clock + 60_000));
+  });
+
+  it("a clock stepped back does not put this instance's own next sync or housekeeping off by the step", async () => {
+    let clock = 1_000_000_000;
+    const kv = createMemoryKv(() => clock);
+    const { sql, statements } = endlessFeedSql();
+    const instance = createBackground(
+      { sql, kv, settings, logger: silentLogger },
+      { jobs: CAPABILITY_JOBS, now: () => clock, limits: { sqlStatements: 12 } },
+    );
+    const prunes = () => statements.filter((statement) => statement === "prune").length;
+    await instance.runIfDue();
+    clock -= HOUR_MS;
+    expect(await instance.runIfDue()).toBeDefined();
+    expect(prunes()).toBe(2);
+    // Then on the clock as it now reads: a sync per interval, the housekeeping once a minute.
+    clock += 30_000;
+    await instance.run();
+    expect(prunes()).toBe(2);
+    clock += 30_000;
+    await instance.run();
+    expect(prunes()).toBe(3);
   });
 });

@@ -164,7 +164,8 @@ export function createBackground(deps: BackgroundDeps, options: BackgroundOption
    */
   async function runIfDue(): Promise<BackgroundReport | undefined> {
     const at = now();
-    if (at - ranAt < intervalMs) return undefined;
+    // A run "in the future" means the clock stepped back: the step holds nothing back.
+    if (at >= ranAt && at - ranAt < intervalMs) return undefined;
     ranAt = at;
     try {
       const lease = await withDeadline(() => deps.kv.get(BACKGROUND_LEASE_KEY), DEFAULT_KV_TIMEOUT_MS);
@@ -233,6 +234,8 @@ function dueTimeIn(kv: KvCache, now: () => number) {
   let localDueAt = Number.NEGATIVE_INFINITY;
   return {
     async reached(budget: InvocationBudget): Promise<boolean> {
+      // Set a minute ahead at most: further ahead, the clock has stepped back since.
+      if (localDueAt - now() > EVERY_MINUTE_MS) localDueAt = Number.NEGATIVE_INFINITY;
       if (now() < localDueAt) return false;
       if (budget.kvLeft() < 1) return true;
       const metered = budget.meterKv(kv);
