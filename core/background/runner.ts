@@ -164,11 +164,15 @@ export function createBackground(deps: BackgroundDeps, options: BackgroundOption
    */
   async function runIfDue(): Promise<BackgroundReport | undefined> {
     const at = now();
-    if (at - ranAt < intervalMs) return undefined;
+    // A run "in the future" means the clock stepped back: the step holds nothing back.
+    if (at >= ranAt && at - ranAt < intervalMs) return undefined;
     ranAt = at;
     try {
       const lease = await withDeadline(() => deps.kv.get(BACKGROUND_LEASE_KEY), DEFAULT_KV_TIMEOUT_MS);
-      if (lease !== null && Number(lease) > at) return undefined;
+      // Taken for an interval at most: a lease ending further ahead (a writer's clock ahead of
+      // this one, or a value something else put there) holds no one back, or it could for ever.
+      const leaseEnd = Number(lease);
+      if (lease !== null && leaseEnd > at && leaseEnd <= at + intervalMs) return undefined;
       const until = at + intervalMs;
       await withDeadline(
         () => deps.kv.put(BACKGROUND_LEASE_KEY, String(until), { ttlSeconds: lifetimeUntil(until, at) }),
@@ -230,13 +234,16 @@ function dueTimeIn(kv: KvCache, now: () => number) {
   let localDueAt = Number.NEGATIVE_INFINITY;
   return {
     async reached(budget: InvocationBudget): Promise<boolean> {
+      // Set a minute ahead at most: further ahead, the clock has stepped back since.
+      if (localDueAt - now() > EVERY_MINUTE_MS) localDueAt = Number.NEGATIVE_INFINITY;
       if (now() < localDueAt) return false;
       if (budget.kvLeft() < 1) return true;
       const metered = budget.meterKv(kv);
       const stored = Number(
         await withDeadline(() => metered.get(EVERY_MINUTE_DUE_KEY), DEFAULT_KV_TIMEOUT_MS).catch(() => null),
       );
-      if (stored > now()) localDueAt = stored;
+      // Set a minute ahead at most: one further ahead (a clock ahead, another writer) is due now.
+      if (stored > now() && stored <= now() + EVERY_MINUTE_MS) localDueAt = stored;
       return now() >= localDueAt;
     },
     /** For this instance and (best effort) the deployment. */

@@ -63,6 +63,15 @@ describe("requests with a refused token, per client address", () => {
     expect((await send("198.51.100.1", "good")).status).toBe(204);
   });
 
+  it("forget a refusal when the clock steps back: it never outlasts a window, nor says to wait longer", async () => {
+    const { send, advance } = guardedApp("1");
+    await send("198.51.100.1", "bad");
+    await send("198.51.100.1", "bad");
+    advance(-3_600_000); // an hour back: the remembered refusal would otherwise last an hour more
+    const answer = await send("198.51.100.1", "good");
+    expect([answer.status, answer.headers.get("retry-after")]).toEqual([204, null]);
+  });
+
   it("do not count accepted tokens, nor a request whose client is unknown", async () => {
     const { send } = guardedApp("1");
     for (let i = 0; i < 5; i++) expect((await send("198.51.100.1", "good")).status).toBe(204);

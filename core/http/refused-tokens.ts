@@ -31,7 +31,9 @@ export function refusedTokenQuota({ limiter, policy, clientOf, now = Date.now }:
     const until = known === undefined ? undefined : overUntil.get(known);
     if (until !== undefined) {
       const left = until - now();
-      if (left > 0) throw tooMany(policy(), Math.ceil(left / 1000));
+      const quota = policy();
+      // Never more than a window (the clock may have stepped back since): then the limiter decides.
+      if (left > 0 && left <= quota.windowSeconds * 1000) throw tooMany(quota, Math.ceil(left / 1000));
       overUntil.delete(known!);
     }
     try {

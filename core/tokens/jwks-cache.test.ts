@@ -193,6 +193,24 @@ describe("the JWKS cache", () => {
     expect(idp.state.fetches).toBe(2);
   });
 
+  it("a clock stepped back holds back neither a rotated key's refetch, its retry, nor the set's refresh", async () => {
+    const { idp, keyFor, clock, settle } = setUp();
+    await keyFor("current");
+    clock.at -= 3_600_000; // an hour back: the cooldown and the freshness would last an hour more
+    idp.state.keys = [current.jwk, rotated.jwk];
+    expect(await keyFor("rotated")).toBeDefined();
+    clock.at -= 3_600_000;
+    idp.state.mode = "failing";
+    await keyFor("current"); // fetched "in the future": refreshed behind the request, which fails
+    await settle();
+    expect(idp.state.fetches).toBe(3);
+    clock.at -= 3_600_000;
+    idp.state.mode = "up";
+    await keyFor("current"); // the retry is due, though its delay ends an hour ahead of the clock
+    await settle();
+    expect(idp.state.fetches).toBe(4);
+  });
+
   it("concurrent first requests share one fetch", async () => {
     const { idp, keyFor } = setUp();
     await Promise.all(Array.from({ length: 10 }, () => keyFor("current")));

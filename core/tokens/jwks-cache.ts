@@ -59,6 +59,12 @@ export const MAX_KEY_SET_BYTES = 1024 * 1024;
 /** A set in memory; `fromStore`: read from the KV store, so refreshed whenever a retry is due. */
 type LoadedKeySet = KeySet & { fromStore?: boolean };
 
+/**
+ * How long ago `from` was at `at`; forever when the clock has stepped back past it, so that a
+ * step back never stretches a freshness, a cooldown or a retry delay by its own length.
+ */
+const since = (at: number, from: number) => (at < from ? Number.POSITIVE_INFINITY : at - from);
+
 export function cachedRemoteKeySet(options: KeySetCacheOptions): CachedKeySet {
   const {
     freshMs,
@@ -72,7 +78,9 @@ export function cachedRemoteKeySet(options: KeySetCacheOptions): CachedKeySet {
   let loaded: LoadedKeySet | undefined;
   let refreshing: { done: Promise<boolean>; startedAt: number } | undefined;
   let failures = 0;
-  let retryAt = 0;
+  /** After a failed fetch, the next one waits `retry.delayMs` from `retry.from`. */
+  let retry = { from: Number.NEGATIVE_INFINITY, delayMs: 0 };
+  const retryDue = (at: number) => since(at, retry.from) >= retry.delayMs;
   let fetchedAt = Number.NEGATIVE_INFINITY;
   const usable = (set: KeySet | undefined, at: number) =>
     set !== undefined && at - set.fetchedAt <= freshMs + staleIfErrorMs;
@@ -89,13 +97,13 @@ export function cachedRemoteKeySet(options: KeySetCacheOptions): CachedKeySet {
         (fetched) => {
           loaded = { ...fetched, fetchedAt: now() };
           failures = 0;
-          retryAt = 0;
+          retry = { from: Number.NEGATIVE_INFINITY, delayMs: 0 };
           keep(loaded, background);
           return true;
         },
         () => {
           failures++;
-          retryAt = now() + Math.min(FIRST_RETRY_MS * 2 ** (failures - 1), LONGEST_RETRY_MS, freshMs);
+          retry = { from: now(), delayMs: Math.min(FIRST_RETRY_MS * 2 ** (failures - 1), LONGEST_RETRY_MS, freshMs) };
           return false;
         },
       ),
@@ -114,14 +122,14 @@ export function cachedRemoteKeySet(options: KeySetCacheOptions): CachedKeySet {
 
   async function usableKeys(at: number, background: Background | undefined): Promise<JWTVerifyGetKey> {
     if (loaded && usable(loaded, at)) {
-      if ((loaded.fromStore || at - loaded.fetchedAt > freshMs) && at >= retryAt) {
+      if ((loaded.fromStore || since(at, loaded.fetchedAt) > freshMs) && retryDue(at)) {
         const done = refresh(at, background);
         background?.(done);
       }
       return loaded.keys;
     }
     // Nothing that may verify: ask the provider, unless it failed moments ago.
-    const fetching = refreshing || at >= retryAt ? refresh(at, background) : undefined;
+    const fetching = refreshing || retryDue(at) ? refresh(at, background) : undefined;
     if (fetching && (await settledWithin(fetching, storeAfterMs))) return loaded!.keys;
     // The provider failed or is late: the set an earlier instance stored may verify meanwhile.
     const copy = await storedCopy(at);
@@ -148,8 +156,8 @@ export function cachedRemoteKeySet(options: KeySetCacheOptions): CachedKeySet {
       if (!(error instanceof errors.JWKSNoMatchingKey)) throw error;
       // A key the set lacks: rotated in at the provider, or never its. Only the provider tells
       // the two apart: it is asked again, unless it was asked moments ago.
-      if (!refreshing && failures > 0 && at < retryAt) throw unavailable();
-      if (!refreshing && failures === 0 && at - fetchedAt < cooldownMs) throw error;
+      if (!refreshing && failures > 0 && !retryDue(at)) throw unavailable();
+      if (!refreshing && failures === 0 && since(at, fetchedAt) < cooldownMs) throw error;
       if (!(await refresh(at, background))) throw unavailable();
       return loaded!.keys(header, token);
     }

@@ -73,6 +73,24 @@ describe("why a token is refused", () => {
     await expect(createAuthenticator(parseAuthSettings(settings))(`Bearer ${recent}`)).resolves.toBeDefined();
   });
 
+  it("exp and the maximum age end at their instant, to the millisecond, though jose reads whole seconds", async () => {
+    const issued = now();
+    // RFC 7519 allows a fraction of a second in a NumericDate.
+    const token = `Bearer ${await hs256({ iat: issued, exp: issued + 10.25 })}`;
+    const answerAt = (maxAge: string, seconds: number) =>
+      createAuthenticator(
+        parseAuthSettings({ ...development, AUTH_CLOCK_LEEWAY_SECONDS: "2", AUTH_MAX_TOKEN_AGE_SECONDS: maxAge }),
+        { now: () => (issued + seconds) * 1000 },
+      )(token).then(
+        () => "accepted",
+        (error: ProblemError) => error.headers["www-authenticate"],
+      );
+    expect(await answerAt("5", 6.999)).toBe("accepted");
+    expect(await answerAt("5", 7.001)).toBe(description("too old")); // 5 s and the leeway's 2 have passed
+    expect(await answerAt("0", 12.2)).toBe("accepted");
+    expect(await answerAt("0", 12.3)).toBe(description("expired")); // exp and the leeway's 2 s have passed
+  });
+
   it("a tampered payload: bad signature", async () => {
     const [head, , signature] = (await hs256({ exp: now() + 60 })).split(".");
     const forged = base64url.encode(JSON.stringify({ sub: "mallory", tid: "acme", exp: now() + 60 }));

@@ -22,7 +22,7 @@ export const TOKEN_REFUSALS = [
 
 export type TokenRefusal = (typeof TOKEN_REFUSALS)[number];
 
-/** A refusal this project decides itself (not jose): the type, the algorithm, a future iat. */
+/** A refusal this project decides itself (not jose): the type, the algorithm, the time claims (time-claims.ts). */
 export class TokenRefusedError extends Error {
   override name = "TokenRefusedError";
   constructor(readonly reason: TokenRefusal) {

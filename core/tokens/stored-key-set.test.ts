@@ -262,6 +262,16 @@ describe("the key set kept in the KV store", () => {
     expect(d.kv.calls).toEqual(["get"]);
   });
 
+  it("an instance with nothing to verify with whose clock steps back reads the store again at once", async () => {
+    const d = deployment();
+    d.provider.mode = "failing";
+    const fresh = d.instance();
+    await unavailable(fresh());
+    d.clock.at -= 3_600_000; // an hour back: the next read would otherwise wait an hour
+    await unavailable(fresh());
+    expect(d.kv.calls).toEqual(["get", "get"]);
+  });
+
   it("the TTL is never below the store's minimum", async () => {
     const d = deployment();
     const store = kvKeySetStore(d.kv, {

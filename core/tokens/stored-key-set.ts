@@ -114,7 +114,8 @@ export function kvKeySetStore(kv: KvCache, options: KeySetStoreOptions): KeySetS
   return {
     read(at) {
       if (reading) return reading;
-      if (at - readAt < readEveryMs) return Promise.resolve(undefined);
+      // A last read "in the future": the clock stepped back, which holds no read back.
+      if (at >= readAt && at - readAt < readEveryMs) return Promise.resolve(undefined);
       readAt = at;
       reading = readCopy().finally(() => {
         reading = undefined;

@@ -49,6 +49,31 @@ describe("rememberVerifiedTokens", () => {
     expect(calls.filter((token) => token === "good-b")).toHaveLength(2);
   });
 
+  it("hands a remembered token issued ahead back to the full check once the clock steps back past the leeway", async () => {
+    const { verify, calls } = countingVerifier({ "good-a": { iat: inSeconds(30), exp: inSeconds(600) } });
+    const remembered = rememberVerifiedTokens(verify, { now, leewaySeconds: 60 });
+    await remembered("good-a");
+    await remembered("good-a");
+    expect(calls).toEqual(["good-a"]);
+    clock -= 40_000; // the instance's clock is set back: iat is now 70 s ahead, past the leeway
+    await remembered("good-a");
+    expect(calls).toEqual(["good-a", "good-a"]);
+    clock += 40_000;
+  });
+
+  it("hands a remembered token back to the full check at its exp to the millisecond, a fraction of a second included", async () => {
+    const exp = inSeconds(2) + 0.5;
+    const { verify, calls } = countingVerifier({ "good-a": { exp } });
+    const remembered = rememberVerifiedTokens(verify, { now });
+    await remembered("good-a");
+    clock += 2_400;
+    await remembered("good-a");
+    expect(calls).toEqual(["good-a"]);
+    clock += 200; // past exp, within the same whole second
+    await remembered("good-a");
+    expect(calls).toEqual(["good-a", "good-a"]);
+  });
+
   it("checks the signature again after maxAgeMs, and forgets the oldest token beyond maxEntries", async () => {
     const { verify, calls } = countingVerifier({ "good-a": {}, "good-b": {}, "good-c": {} });
     const remembered = rememberVerifiedTokens(verify, { now, maxAgeMs: 1_000, maxEntries: 2 });
@@ -61,6 +86,16 @@ describe("rememberVerifiedTokens", () => {
     await remembered("good-b");
     await remembered("good-a");
     expect(calls).toEqual(["good-a", "good-a", "good-b", "good-c", "good-a"]);
+  });
+
+  it("checks the signature again when the clock steps back: a token remembered 'in the future' is no hit", async () => {
+    const { verify, calls } = countingVerifier({ "good-a": { exp: inSeconds(7200) } });
+    const remembered = rememberVerifiedTokens(verify, { now, maxAgeMs: 60_000 });
+    await remembered("good-a");
+    clock -= 3_600_000; // an hour back: the entry would otherwise be trusted for an hour and a minute
+    await remembered("good-a");
+    expect(calls).toEqual(["good-a", "good-a"]);
+    clock += 3_600_000;
   });
 
   it("hands a remembered token back to the full check once it is older than the maximum age", async () => {

@@ -11,6 +11,7 @@ import { keySetMac } from "./key-set-mac.ts";
 import { TokenRefusedError } from "./refusal.ts";
 import type { AuthSettings } from "./settings.ts";
 import { kvKeySetStore } from "./stored-key-set.ts";
+import { timeRefusal } from "./time-claims.ts";
 
 /** What identity providers sign with: RSA, P-256 and Ed25519 (named EdDSA or Ed25519). */
 const PUBLIC_KEY_ALGORITHMS = ["RS256", "ES256", "EdDSA", "Ed25519"];
@@ -46,6 +47,7 @@ export function tokenVerifier(settings: AuthSettings, options: TokenKeyOptions =
   const now = options.now ?? (() => Date.now());
   const leeway = settings.clockLeewaySeconds;
   const maxAge = settings.maxTokenAgeSeconds;
+  const timeRules = { leewaySeconds: leeway, maxTokenAgeSeconds: maxAge };
   const verifyOptions = {
     algorithms,
     issuer: settings.issuer,
@@ -67,9 +69,8 @@ export function tokenVerifier(settings: AuthSettings, options: TokenKeyOptions =
     };
     const at = now();
     const { payload } = await jwtVerify(token, keyFor, { ...verifyOptions, currentDate: new Date(at) });
-    // jose checks iat only against a maximum age; a token issued in the future is refused here.
-    if (typeof payload.iat === "number" && payload.iat > at / 1000 + leeway)
-      throw new TokenRefusedError("not yet valid");
+    const refusal = timeRefusal(payload, at, timeRules);
+    if (refusal) throw new TokenRefusedError(refusal);
     return payload;
   };
 }
