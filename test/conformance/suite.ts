@@ -2,6 +2,7 @@
 // already running. Every runtime runs exactly these cases; a runtime that differs fails.
 import type { RuntimeName } from "../../dev/launchers/index.ts";
 import { apiReferenceCases } from "./cases/api-reference.ts";
+import { assetImportCases } from "./cases/asset-import.ts";
 import { assetCases } from "./cases/assets.ts";
 import { basicCases } from "./cases/basics.ts";
 import { conventionCases } from "./cases/conventions.ts";
@@ -10,6 +11,7 @@ import { documentCases } from "./cases/documents.ts";
 import { headCases } from "./cases/head.ts";
 import { linkCases } from "./cases/links.ts";
 import { loginRefusedCases } from "./cases/login-refused.ts";
+import { malformedHttpCases } from "./cases/malformed-http.ts";
 import { openApiCases } from "./cases/openapi.ts";
 import { preconditionCases } from "./cases/preconditions.ts";
 import { queryCases } from "./cases/query.ts";
@@ -25,8 +27,10 @@ export function conformanceSuite(runtime: RuntimeName, baseUrl: () => string): v
   const call = httpClient(baseUrl, conformsToServedDocument(baseUrl));
   basicCases(call, runtime);
   conventionCases(call, runtime, baseUrl);
+  malformedHttpCases(runtime, baseUrl);
   linkCases(call);
   assetCases(call);
+  assetImportCases(call);
   preconditionCases(call, baseUrl);
   unversionedPreconditionCases(call);
   linkPreconditionCases(call);
