@@ -12,6 +12,7 @@
 import { createLocalJWKSet, errors, type JSONWebKeySet, type JWTVerifyGetKey } from "jose";
 import { bytesUpTo } from "../lib/bounded-body.ts";
 import { withDeadline } from "../lib/deadline.ts";
+import { errorMessage, type Logger, silentLogger } from "../log.ts";
 import type { KeySet, KeySetStore } from "./stored-key-set.ts";
 
 /** AUTH_JWKS_URL could not be fetched or read, and no cached copy decides: the token may be fine. */
@@ -37,6 +38,8 @@ export interface KeySetCacheOptions {
   store?: KeySetStore;
   /** How long a request with no usable set waits for the provider before taking the stored set (default 1 s). */
   storeAfterMs?: number;
+  /** Where each failed fetch is reported: the only sign of an outage while the stale set verifies. */
+  logger?: Logger;
   now?: () => number;
 }
 
@@ -67,6 +70,7 @@ export function cachedRemoteKeySet(options: KeySetCacheOptions): CachedKeySet {
     store,
     timeoutMs = DEFAULT_TIMEOUT_MS,
     storeAfterMs = FIRST_RETRY_MS,
+    logger = silentLogger,
     now = () => Date.now(),
   } = options;
   let loaded: LoadedKeySet | undefined;
@@ -93,9 +97,10 @@ export function cachedRemoteKeySet(options: KeySetCacheOptions): CachedKeySet {
           keep(loaded, background);
           return true;
         },
-        () => {
+        (error: unknown) => {
           failures++;
           retryAt = now() + Math.min(FIRST_RETRY_MS * 2 ** (failures - 1), LONGEST_RETRY_MS, freshMs);
+          reportFailure(error);
           return false;
         },
       ),
@@ -106,6 +111,16 @@ export function cachedRemoteKeySet(options: KeySetCacheOptions): CachedKeySet {
     });
     return attempt.done;
   }
+
+  // One line per failed fetch (they are spaced by the retry delay): why, and until when the set in
+  // memory still verifies; past that, every token its keys signed is answered 503.
+  const reportFailure = (error: unknown) =>
+    logger.log("warn", "jwks_fetch_failed", {
+      error: errorMessage(error),
+      failures,
+      keysVerifyUntil:
+        loaded && usable(loaded, now()) ? new Date(loaded.fetchedAt + freshMs + staleIfErrorMs).toISOString() : null,
+    });
 
   const keep = (set: KeySet, background: Background | undefined) => {
     const writing = store?.keep(set);

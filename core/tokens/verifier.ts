@@ -137,6 +137,7 @@ function publicKeySet(settings: AuthSettings, options: TokenKeyOptions): CachedK
     staleIfErrorMs,
     cooldownMs: options.cooldownMs ?? DEFAULT_JWKS_COOLDOWN_MS,
     store,
+    logger: options.logger,
     now: options.now,
   });
 }
