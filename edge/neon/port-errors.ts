@@ -20,7 +20,10 @@ const LOGIN_REFUSED_SQLSTATE = /^(28|3D000$)/;
 const NEON_LOGIN_REFUSAL = /^(password authentication failed for user|missing authentication credentials)/;
 
 // A request that never left: nothing listens, the name does not resolve, the connect timed out.
-const NOT_SENT = /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|UND_ERR_CONNECT|connection refused|connect error|bad port/i;
+// Deno's fetch names no code: its "client error (Connect)" covers the connect phase (a name that
+// does not resolve, a refused or timed-out connection, a failed TLS handshake).
+const NOT_SENT =
+  /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|UND_ERR_CONNECT|connection refused|connect error|bad port|client error \(Connect\)/i;
 
 // The same on Fastly Compute, whose `fetch` rejects with a NetworkError DOMException carrying the
 // platform's send error (js-compute's FastlySendError::message): no address, a backend Fastly holds
