@@ -111,14 +111,17 @@ describe("toPortError", () => {
     }
   });
 
-  it("answers unavailable when nothing listens at the endpoint", async () => {
+  it("answers unavailable when nothing listens at the endpoint, saying so beyond fetch's 'fetch failed'", async () => {
     const port = await refusedPort();
     const sql = createNeonSql({
-      databaseUrl: `postgres://u:p@127.0.0.1:${port}/db`,
+      databaseUrl: `postgres://app:pw-for-tests@127.0.0.1:${port}/db`,
       fetchEndpoint: `http://127.0.0.1:${port}/sql`,
       timeoutMs: 2_000,
     });
-    await expect(sql.query("SELECT 1")).rejects.toBeInstanceOf(DatabaseUnavailableError);
+    const error = await sql.query("SELECT 1").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DatabaseUnavailableError);
+    // What the operator's database_unavailable line carries: why, not only that fetch failed.
+    expect((error as Error).message).toMatch(/fetch failed \(.*ECONNREFUSED 127\.0\.0\.1:\d+\)$/);
   });
 });
 

@@ -3,6 +3,7 @@
 // copied), another status ("Server error (HTTP status N): body"), and a request that got no
 // answer ("Error connecting to database: …", what fetch threw in `sourceError`).
 import { NeonDbError } from "@neondatabase/serverless";
+import { errorCauses } from "../../core/log.ts";
 import { DatabaseError, DatabaseOutcomeUnknownError, DatabaseUnavailableError } from "../../core/ports/sql.ts";
 import { SettingsError } from "../../core/settings/settings.ts";
 
@@ -43,7 +44,10 @@ const HTTP_STATUS = /^Server error \(HTTP status (\d+)\)/;
  * of them; the driver's raw error is not kept as the cause.
  */
 export function toPortError(error: unknown, redact: (text: string) => string = (text) => text): Error {
-  const reason = redact(`Database request failed: ${error instanceof Error ? error.message : String(error)}`);
+  // The driver keeps what fetch threw as `sourceError`, whose causes say why ("connect ECONNREFUSED …").
+  const message = error instanceof Error ? error.message : String(error);
+  const causes = errorCauses(error instanceof NeonDbError ? error.sourceError : error);
+  const reason = redact(`Database request failed: ${message}${causes}`);
   if (!(error instanceof NeonDbError)) return new DatabaseOutcomeUnknownError(reason);
   if (isLoginRefusal(error)) return loginRefused(error);
   if (error.code) {
