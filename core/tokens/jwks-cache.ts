@@ -12,7 +12,7 @@
 import { createLocalJWKSet, errors, type JSONWebKeySet, type JWTVerifyGetKey } from "jose";
 import { bytesUpTo } from "../lib/bounded-body.ts";
 import { withDeadline } from "../lib/deadline.ts";
-import { errorMessage, type Logger, silentLogger } from "../log.ts";
+import { errorCauses, errorMessage, type Logger, silentLogger } from "../log.ts";
 import type { KeySet, KeySetStore } from "./stored-key-set.ts";
 
 /** AUTH_JWKS_URL could not be fetched or read, and no cached copy decides: the token may be fine. */
@@ -199,9 +199,8 @@ async function fetchKeySet(url: string, send: typeof fetch, timeoutMs: number) {
       return { jwks, keys: createLocalJWKSet(jwks) };
     }, timeoutMs);
   } catch (error) {
-    throw new KeysUnavailableError(
-      `the JWKS could not be fetched: ${error instanceof Error ? error.message : String(error)}`,
-    );
+    const why = `${error instanceof Error ? error.message : String(error)}${errorCauses(error)}`;
+    throw new KeysUnavailableError(`the JWKS could not be fetched: ${why}`);
   }
 }
 

@@ -2,6 +2,7 @@
 // use, issuer/audience, custom claim names, and the algorithm-confusion refusals.
 import { exportJWK, exportSPKI, generateKeyPair, type JWK, SignJWT } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
+import { refusedPort } from "../../dev/support/free-port.ts";
 import { createMemoryKv } from "../../edge/kv/memory.ts";
 import { ProblemError } from "../http/problem.ts";
 import type { Logger } from "../log.ts";
@@ -259,5 +260,18 @@ describe("tokens checked against AUTH_JWKS_URL", () => {
     const error = await unkept(await sign("RS256")).catch((e: unknown) => e);
     expect((error as ProblemError).status).toBe(503);
     expect(warnings).toMatchObject([{ event: "jwks_fetch_failed", fields: { failures: 1, keysVerifyUntil: null } }]);
+  });
+
+  it("says why a provider that cannot be reached failed, not only that fetch failed", async () => {
+    const warnings: Array<Record<string, unknown> | undefined> = [];
+    const logger: Logger = { log: (_level, event, fields) => event === "jwks_fetch_failed" && warnings.push(fields) };
+    const port = await refusedPort();
+    const settings = { AUTH_JWKS_URL: `http://127.0.0.1:${port}/jwks`, AUTH_ISSUER: ISSUER, AUTH_AUDIENCE: AUDIENCE };
+    const error = await createAuthenticator(parseAuthSettings(settings), { logger })(await sign("RS256")).catch(
+      (e: unknown) => e,
+    );
+    expect((error as ProblemError).status).toBe(503);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]?.error).toMatch(/fetch failed \(.*ECONNREFUSED 127\.0\.0\.1:\d+\)$/);
   });
 });
