@@ -13,6 +13,7 @@ import { createLocalJWKSet, errors, type JSONWebKeySet, type JWTVerifyGetKey } f
 import { bytesUpTo } from "../lib/bounded-body.ts";
 import { withDeadline } from "../lib/deadline.ts";
 import { errorCauses, errorMessage, type Logger, silentLogger } from "../log.ts";
+import { holdsVerifyingKey } from "./key-check.ts";
 import type { KeySet, KeySetStore } from "./stored-key-set.ts";
 
 /** AUTH_JWKS_URL could not be fetched or read, and no cached copy decides: the token may be fine. */
@@ -196,7 +197,9 @@ async function fetchKeySet(url: string, send: typeof fetch, timeoutMs: number) {
       const response = await send(url, { headers: { accept: "application/json" }, redirect: "manual", signal });
       if (response.status !== 200) throw new Error(`it answered ${response.status}`);
       const jwks = JSON.parse(await keySetText(response)) as JSONWebKeySet;
-      return { jwks, keys: createLocalJWKSet(jwks) };
+      const keys = createLocalJWKSet(jwks); // throws for what is not a JWKS
+      if (!holdsVerifyingKey(jwks)) throw new Error("it holds no key a token could be verified with");
+      return { jwks, keys };
     }, timeoutMs);
   } catch (error) {
     const why = `${error instanceof Error ? error.message : String(error)}${errorCauses(error)}`;
