@@ -94,6 +94,10 @@ describe("toPortError", () => {
       DatabaseOutcomeUnknownError,
     );
     expect(toPortError(new SyntaxError("Unexpected token <"))).toBeInstanceOf(DatabaseOutcomeUnknownError);
+    // SQLSTATEs that say so themselves: transaction_resolution_unknown, statement_completion_unknown.
+    for (const code of ["08007", "40003"]) {
+      expect(toPortError(neonError("unknown", { code })), code).toBeInstanceOf(DatabaseOutcomeUnknownError);
+    }
   });
 
   it("names DATABASE_URL for a refused login, Neon's (no SQLSTATE) or Postgres' own", () => {

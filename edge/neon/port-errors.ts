@@ -13,6 +13,10 @@ import { SettingsError } from "../../core/settings/settings.ts";
 // failure, read-only) — each is worth retrying, and each rolled its statement back.
 const UNAVAILABLE_SQLSTATE = /^(08|53|57P0|57014|55P03|40001|40P01|25006)/;
 
+// SQLSTATEs that say the outcome is unknown: transaction_resolution_unknown (08007, in the
+// otherwise retryable connection class) and statement_completion_unknown (40003).
+const UNKNOWN_OUTCOME_SQLSTATE = /^(08007|40003)$/;
+
 // A login the database refused: invalid authorization (28000, 28P01) or no such database (3D000).
 const LOGIN_REFUSED_SQLSTATE = /^(28|3D000$)/;
 
@@ -51,6 +55,7 @@ export function toPortError(error: unknown, redact: (text: string) => string = (
   if (!(error instanceof NeonDbError)) return new DatabaseOutcomeUnknownError(reason);
   if (isLoginRefusal(error)) return loginRefused(error);
   if (error.code) {
+    if (UNKNOWN_OUTCOME_SQLSTATE.test(error.code)) return new DatabaseOutcomeUnknownError(reason);
     if (UNAVAILABLE_SQLSTATE.test(error.code)) return new DatabaseUnavailableError(reason);
     return new DatabaseError(redact(error.message), {
       code: error.code,

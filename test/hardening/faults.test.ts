@@ -146,6 +146,17 @@ const faultsBeforeTheDatabase: Array<[string, Fault, WriteAnswer]> = [
     { answer: { status: 400, text: '{"message":"could not serialize access","code":"40001"}' } },
     "unavailable",
   ],
+  // SQLSTATEs that name an unknown outcome themselves: not "nothing written".
+  [
+    "says the transaction's resolution is unknown",
+    { answer: { status: 400, text: '{"message":"transaction resolution unknown","code":"08007"}' } },
+    "unknown",
+  ],
+  [
+    "says the statement's completion is unknown",
+    { answer: { status: 400, text: '{"message":"statement completion unknown","code":"40003"}' } },
+    "unknown",
+  ],
   [
     "is read-only",
     { answer: { status: 400, text: '{"message":"cannot execute INSERT in a read-only transaction","code":"25006"}' } },
