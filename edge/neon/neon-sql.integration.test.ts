@@ -94,8 +94,9 @@ describe("toPortError", () => {
       DatabaseOutcomeUnknownError,
     );
     expect(toPortError(new SyntaxError("Unexpected token <"))).toBeInstanceOf(DatabaseOutcomeUnknownError);
-    // SQLSTATEs that say so themselves: transaction_resolution_unknown, statement_completion_unknown.
-    for (const code of ["08007", "40003"]) {
+    // SQLSTATEs that say so themselves (transaction_resolution_unknown, statement_completion_unknown),
+    // and a session ended under its statement, maybe after its commit (admin_shutdown, crash_shutdown).
+    for (const code of ["08007", "40003", "57P01", "57P02"]) {
       expect(toPortError(neonError("unknown", { code })), code).toBeInstanceOf(DatabaseOutcomeUnknownError);
     }
   });

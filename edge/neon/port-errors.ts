@@ -8,14 +8,16 @@ import { DatabaseError, DatabaseOutcomeUnknownError, DatabaseUnavailableError } 
 import { SettingsError } from "../../core/settings/settings.ts";
 
 // SQLSTATEs that mean "not now, and nothing was done": connection exceptions, too many
-// connections / out of resources, a server shutting down or starting up, and a statement the
+// connections / out of resources, a server starting up or refusing sessions, and a statement the
 // database stopped and rolled back (statement or lock timeout, cancel, deadlock, serialization
 // failure, read-only) — each is worth retrying, and each rolled its statement back.
 const UNAVAILABLE_SQLSTATE = /^(08|53|57P0|57014|55P03|40001|40P01|25006)/;
 
 // SQLSTATEs that say the outcome is unknown: transaction_resolution_unknown (08007, in the
-// otherwise retryable connection class) and statement_completion_unknown (40003).
-const UNKNOWN_OUTCOME_SQLSTATE = /^(08007|40003)$/;
+// otherwise retryable connection class) and statement_completion_unknown (40003); and a session
+// ended under its statement (admin_shutdown 57P01, crash_shutdown 57P02), which may come after
+// the commit: a crash's exit waits for nothing, a shutdown's waits out the commit, not the answer.
+const UNKNOWN_OUTCOME_SQLSTATE = /^(08007|40003|57P01|57P02)$/;
 
 // A login the database refused: invalid authorization (28000, 28P01) or no such database (3D000).
 const LOGIN_REFUSED_SQLSTATE = /^(28|3D000$)/;

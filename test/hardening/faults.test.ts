@@ -146,6 +146,25 @@ const faultsBeforeTheDatabase: Array<[string, Fault, WriteAnswer]> = [
     { answer: { status: 400, text: '{"message":"could not serialize access","code":"40001"}' } },
     "unavailable",
   ],
+  // A session ended under its statement (admin_shutdown, crash_shutdown): ended after its commit,
+  // the write stands, so not "nothing written" either.
+  [
+    "ends the session by an administrator's command",
+    {
+      answer: { status: 400, text: '{"message":"terminating connection due to administrator command","code":"57P01"}' },
+    },
+    "unknown",
+  ],
+  [
+    "ends the session for another process' crash",
+    {
+      answer: {
+        status: 400,
+        text: '{"message":"terminating connection because of crash of another server process","code":"57P02"}',
+      },
+    },
+    "unknown",
+  ],
   // SQLSTATEs that name an unknown outcome themselves: not "nothing written".
   [
     "says the transaction's resolution is unknown",
