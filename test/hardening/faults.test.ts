@@ -63,6 +63,7 @@ const probes = (n: string): Array<[string, string, RequestOptions]> => [
   ["strong lookup", "/v1/links/github/seeded?consistency=strong", {}],
   ["my links", "/v1/me/links", {}],
   ["resync", "/v1/admin/links/resync", { method: "POST", as: ADMIN }],
+  ["sync", "/v1/admin/links/sync", { method: "POST", as: ADMIN }],
   ["asset create", "/v1/assets", { method: "POST", body: { name: `Asset ${n}`, material: "steel" } }],
   ["asset read", "/v1/assets/seed", {}],
   ["asset patch", "/v1/assets/seed", { method: "PATCH", headers: { "if-match": "*" }, body: { material: `m-${n}` } }],
