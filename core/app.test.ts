@@ -37,11 +37,24 @@ describe("app", () => {
     expect((await app.request("/readyz")).status).toBe(200);
   });
 
-  it("answers /readyz 503 when it does not", async () => {
-    const response = await appWith(down).request("/readyz");
-    expect(response.status).toBe(503);
+  it("answers /readyz 503 when it does not, logging why once per check", async () => {
+    const logged: Parameters<Logger["log"]>[] = [];
+    const app = appWith(down, { log: (...line) => void logged.push(line) });
+    const responses = await Promise.all([app.request("/readyz"), app.request("/readyz")]);
+    expect(responses.map((response) => response.status)).toEqual([503, 503]);
     // docs/API.md promises Retry-After: 5 here; any non-empty value (say "soon") passed before.
-    expect(response.headers.get("retry-after")).toBe("5");
+    expect(responses[0]!.headers.get("retry-after")).toBe("5");
+    const warnings = logged.filter(([level]) => level === "warn");
+    expect(warnings).toEqual([
+      ["warn", "readiness_check_failed", { error: "DatabaseUnavailableError: connection refused" }],
+    ]);
+  });
+
+  it("answers /readyz 500 misconfigured naming DATABASE_URL when the database refuses the login", async () => {
+    const refused = () => Promise.reject(new SettingsError("DATABASE_URL", "was refused by the database at login"));
+    const response = await appWith({ query: refused }).request("/readyz");
+    const body = await expectProblem(response, 500, "misconfigured");
+    expect(body.setting).toBe("DATABASE_URL");
   });
 
   it("answers an unknown route with a 404 problem", async () => {

@@ -71,3 +71,20 @@ export const silentLogger: Logger = { log() {} };
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
+
+/**
+ * What an error's causes say, as " (cause: inner cause)", or "" without any: fetch's "fetch
+ * failed" hides why in them ("connect ECONNREFUSED 10.0.0.5:443", Deno's "dns error: …").
+ */
+export function errorCauses(error: unknown): string {
+  const causes = causesOf(error);
+  return causes.length === 0 ? "" : ` (${causes.join(": ")})`;
+}
+
+function causesOf(error: unknown, depth = 0): string[] {
+  if (!(error instanceof Error) || depth > 4) return [];
+  const inner = error instanceof AggregateError ? error.errors : [error.cause];
+  return inner.flatMap((cause) =>
+    cause instanceof Error ? [cause.message, ...causesOf(cause, depth + 1)].filter((text) => text !== "") : [],
+  );
+}

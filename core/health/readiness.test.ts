@@ -18,10 +18,16 @@ function countingSql(answer: () => boolean = () => true) {
   return { counted, sql: { query, transaction: () => Promise.reject(new Error("unused")) } as unknown as Sql };
 }
 
+/** The check as a yes or no. */
+const readinessOf =
+  (check: (sql: Sql) => Promise<{ ready: boolean }>) =>
+  async (sql: Sql): Promise<boolean> =>
+    (await check(sql)).ready;
+
 describe("recentReadiness", () => {
   it("asks the database once for every probe within a second, the one in flight included", async () => {
     let clock = 0;
-    const isReady = recentReadiness(READINESS_MAX_AGE_MS, () => clock);
+    const isReady = readinessOf(recentReadiness(silentLogger, READINESS_MAX_AGE_MS, () => clock));
     const { counted, sql } = countingSql();
     expect(await Promise.all(Array.from({ length: 50 }, () => isReady(sql)))).toEqual(Array(50).fill(true));
     clock = READINESS_MAX_AGE_MS - 1;
@@ -35,7 +41,7 @@ describe("recentReadiness", () => {
   it("keeps a failure for the second too, and sees the database again after it", async () => {
     let clock = 0;
     let up = false;
-    const isReady = recentReadiness(READINESS_MAX_AGE_MS, () => clock);
+    const isReady = readinessOf(recentReadiness(silentLogger, READINESS_MAX_AGE_MS, () => clock));
     const { counted, sql } = countingSql(() => up);
     expect(await isReady(sql)).toBe(false);
     up = true;

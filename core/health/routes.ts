@@ -1,7 +1,8 @@
 import * as v from "valibot";
-import type { AppDeps } from "../deps.ts";
+import type { RouteDeps } from "../deps.ts";
 import { ProblemError, problemResponse } from "../http/problem.ts";
 import { route } from "../route.ts";
+import { SettingsError } from "../settings/error.ts";
 import { recentReadiness } from "./readiness.ts";
 
 export const schemas = {
@@ -9,8 +10,8 @@ export const schemas = {
   Ready: v.strictObject({ status: v.literal("ready"), runtime: v.string() }),
 };
 
-export function healthRoutes({ runtime }: AppDeps) {
-  const isReady = recentReadiness();
+export function healthRoutes({ runtime, logger }: RouteDeps) {
+  const readiness = recentReadiness(logger);
   return [
     route({
       method: "GET",
@@ -37,8 +38,12 @@ export function healthRoutes({ runtime }: AppDeps) {
       },
       problems: { 503: ["database_unavailable"] },
       handler: async (c) => {
-        if (await isReady(c.get("sql"))) return c.json({ status: "ready", runtime });
-        // Any failure means not ready. Probes read the status code; the body is a problem like
+        const check = await readiness(c.get("sql"));
+        if (check.ready) return c.json({ status: "ready", runtime });
+        // A login the database refuses fails every request that needs it alike: 500 misconfigured
+        // naming DATABASE_URL, as those requests answer.
+        if (check.error instanceof SettingsError) throw check.error;
+        // Any other failure means not ready. Probes read the status code; the body is a problem like
         // every other error, naming the runtime as /healthz does.
         const problem = new ProblemError(503, "database_unavailable", "The database cannot be reached.", { runtime });
         c.set("problemCode", problem.code);

@@ -14,7 +14,9 @@ import { type Logger, silentLogger } from "../log.ts";
 import { json, location, type Problems, written } from "../openapi/operations.ts";
 import { timestamp } from "../openapi/schemas.ts";
 import { DEFAULT_KV_TIMEOUT_MS } from "../ports/kv.ts";
+import { isDatabaseFailure } from "../ports/sql.ts";
 import { route } from "../route.ts";
+import { SettingsError } from "../settings/error.ts";
 import { createLinkCache, type LinkCache } from "./cache.ts";
 import { linkSyncJob } from "./jobs.ts";
 import {
@@ -263,6 +265,11 @@ export function linkRoutes(deps: RouteDeps) {
       problems: {},
       handler: async (c) => {
         const report = await background.runNow(linkSyncJob);
+        // A database that failed the sync answers as on every route (503, 504; a refused login 500
+        // misconfigured): no success for a scheduler. A KV store that failed it is, as for a
+        // resync, no server error: caughtUp false says the sync is not done.
+        const { failure } = report;
+        if (isDatabaseFailure(failure) || failure instanceof SettingsError) throw failure;
         const removed = report.removedByTenant[c.get("principal").tenantId] ?? 0;
         return c.json({ removed, caughtUp: report.caughtUp });
       },

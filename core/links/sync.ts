@@ -57,6 +57,8 @@ export interface SyncReport {
   caughtUp: boolean;
   /** Whether it stopped at a failure, leaving the cursor at the last batch fully applied. */
   failed: boolean;
+  /** What it stopped at, when it failed: a caller that answers for the sync answers with it. */
+  failure?: unknown;
   /** What ended a sync that neither caught up nor failed; the next sync resumes at the cursor. */
   outOf?: "time" | "budget";
 }
@@ -151,7 +153,7 @@ export async function syncLinkCache(sql: Sql, kv: KvCache, options: SyncOptions 
     // What was applied stays applied: a cursor saved now spares the next sync replaying it.
     if (saved !== null) await saveCursor().catch(() => undefined);
     logger.log("warn", "link_sync_failed", { error: errorMessage(error), changes: report.changes });
-    return { ...report, failed: true, caughtUp: false };
+    return { ...report, failed: true, caughtUp: false, failure: error };
   }
   if (report.changes > 0) logger.log("info", "link_sync", { changes: report.changes, caughtUp: report.caughtUp });
   return report;

@@ -65,6 +65,12 @@ export class DatabaseOutcomeUnknownError extends Error {
   }
 }
 
+/** Whether `error` is the SQL port's: a refusal, the database unavailable, or an outcome unknown. */
+export const isDatabaseFailure = (error: unknown): error is Error =>
+  error instanceof DatabaseError ||
+  error instanceof DatabaseUnavailableError ||
+  error instanceof DatabaseOutcomeUnknownError;
+
 const UNIQUE_VIOLATION = "23505";
 
 export function isUniqueViolation(error: unknown, constraint?: string): error is DatabaseError {

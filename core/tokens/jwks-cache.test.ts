@@ -217,6 +217,19 @@ describe("the JWKS cache", () => {
     expect(idp.state.fetches).toBe(1);
   });
 
+  it("keeps the last good set when the provider answers a set no token could be verified with", async () => {
+    const { idp, keyFor, clock, settle } = setUp();
+    await keyFor("current");
+    const secretKey = { kty: "oct", k: "c2VjcmV0", kid: "current" } as JWK;
+    for (const keys of [[], [secretKey], [{ ...current.jwk, use: "enc" }]]) {
+      idp.state.keys = keys;
+      clock.at += FRESH_MS + 60_000; // stale, and any retry due
+      expect(await keyFor("current")).toBeDefined();
+      await settle();
+    }
+    expect(idp.state.fetches).toBe(4);
+  });
+
   it("answers the provider's public key for the token's kid", async () => {
     const { keyFor } = setUp();
     expect(((await keyFor("current")) as CryptoKey).type).toBe("public");

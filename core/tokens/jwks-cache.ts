@@ -12,6 +12,8 @@
 import { createLocalJWKSet, errors, type JSONWebKeySet, type JWTVerifyGetKey } from "jose";
 import { bytesUpTo } from "../lib/bounded-body.ts";
 import { withDeadline } from "../lib/deadline.ts";
+import { errorCauses, errorMessage, type Logger, silentLogger } from "../log.ts";
+import { holdsVerifyingKey } from "./key-check.ts";
 import type { KeySet, KeySetStore } from "./stored-key-set.ts";
 
 /** AUTH_JWKS_URL could not be fetched or read, and no cached copy decides: the token may be fine. */
@@ -37,6 +39,8 @@ export interface KeySetCacheOptions {
   store?: KeySetStore;
   /** How long a request with no usable set waits for the provider before taking the stored set (default 1 s). */
   storeAfterMs?: number;
+  /** Where each failed fetch is reported: the only sign of an outage while the stale set verifies. */
+  logger?: Logger;
   now?: () => number;
 }
 
@@ -73,6 +77,7 @@ export function cachedRemoteKeySet(options: KeySetCacheOptions): CachedKeySet {
     store,
     timeoutMs = DEFAULT_TIMEOUT_MS,
     storeAfterMs = FIRST_RETRY_MS,
+    logger = silentLogger,
     now = () => Date.now(),
   } = options;
   let loaded: LoadedKeySet | undefined;
@@ -101,9 +106,10 @@ export function cachedRemoteKeySet(options: KeySetCacheOptions): CachedKeySet {
           keep(loaded, background);
           return true;
         },
-        () => {
+        (error: unknown) => {
           failures++;
           retry = { from: now(), delayMs: Math.min(FIRST_RETRY_MS * 2 ** (failures - 1), LONGEST_RETRY_MS, freshMs) };
+          reportFailure(error);
           return false;
         },
       ),
@@ -114,6 +120,16 @@ export function cachedRemoteKeySet(options: KeySetCacheOptions): CachedKeySet {
     });
     return attempt.done;
   }
+
+  // One line per failed fetch (they are spaced by the retry delay): why, and until when the set in
+  // memory still verifies; past that, every token its keys signed is answered 503.
+  const reportFailure = (error: unknown) =>
+    logger.log("warn", "jwks_fetch_failed", {
+      error: errorMessage(error),
+      failures,
+      keysVerifyUntil:
+        loaded && usable(loaded, now()) ? new Date(loaded.fetchedAt + freshMs + staleIfErrorMs).toISOString() : null,
+    });
 
   const keep = (set: KeySet, background: Background | undefined) => {
     const writing = store?.keep(set);
@@ -189,12 +205,13 @@ async function fetchKeySet(url: string, send: typeof fetch, timeoutMs: number) {
       const response = await send(url, { headers: { accept: "application/json" }, redirect: "manual", signal });
       if (response.status !== 200) throw new Error(`it answered ${response.status}`);
       const jwks = JSON.parse(await keySetText(response)) as JSONWebKeySet;
-      return { jwks, keys: createLocalJWKSet(jwks) };
+      const keys = createLocalJWKSet(jwks); // throws for what is not a JWKS
+      if (!holdsVerifyingKey(jwks)) throw new Error("it holds no key a token could be verified with");
+      return { jwks, keys };
     }, timeoutMs);
   } catch (error) {
-    throw new KeysUnavailableError(
-      `the JWKS could not be fetched: ${error instanceof Error ? error.message : String(error)}`,
-    );
+    const why = `${error instanceof Error ? error.message : String(error)}${errorCauses(error)}`;
+    throw new KeysUnavailableError(`the JWKS could not be fetched: ${why}`);
   }
 }
 

@@ -5,6 +5,17 @@
 import { importJWK, type JSONWebKeySet, type JWK } from "jose";
 import { SettingsError } from "../settings/error.ts";
 
+/** What identity providers sign with: RSA, P-256 and Ed25519 (named EdDSA or Ed25519). */
+export const PUBLIC_KEY_ALGORITHMS = ["RS256", "ES256", "EdDSA", "Ed25519"];
+
+/**
+ * Whether a set holds a key some accepted algorithm verifies with. A fetched set without one (an
+ * empty set, secret or encryption keys only) is a provider's bad answer, not a set to verify with:
+ * taken, it would refuse every token as signed by an unknown key.
+ */
+export const holdsVerifyingKey = (jwks: JSONWebKeySet, accepted: readonly string[] = PUBLIC_KEY_ALGORITHMS) =>
+  jwks.keys.some((key) => verifyingAlgorithm(key, accepted) !== undefined);
+
 /** The algorithm a key is verified with, or undefined for a key no accepted algorithm uses. */
 function verifyingAlgorithm(key: JWK, accepted: readonly string[]): string | undefined {
   if (key.use !== undefined && key.use !== "sig") return undefined;

@@ -2,8 +2,10 @@
 // use, issuer/audience, custom claim names, and the algorithm-confusion refusals.
 import { exportJWK, exportSPKI, generateKeyPair, type JWK, SignJWT } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
+import { refusedPort } from "../../dev/support/free-port.ts";
 import { createMemoryKv } from "../../edge/kv/memory.ts";
 import { ProblemError } from "../http/problem.ts";
+import type { Logger } from "../log.ts";
 import { createAuthenticator } from "./auth.ts";
 import { parseAuthSettings } from "./settings.ts";
 
@@ -217,5 +219,59 @@ describe("tokens checked against AUTH_JWKS_URL", () => {
     expect((await createAuthenticator(settings, { fetch: flaky, kv })(token)).userId).toBe("alice");
     const withoutStore = await createAuthenticator(settings, { fetch: flaky })(token).catch((e: unknown) => e);
     expect((withoutStore as ProblemError).status).toBe(503);
+  });
+
+  it("logs each failed fetch as one warning saying why and until when the cached set still verifies", async () => {
+    served = [keys.RS256.jwk];
+    let down = false;
+    const flaky: typeof fetch = async (input) => (down ? new Response("down", { status: 502 }) : provider(input));
+    const fetchedAt = Date.now();
+    let at = fetchedAt;
+    const warnings: Array<{ event: string; fields?: Record<string, unknown> }> = [];
+    const logger: Logger = { log: (level, event, fields) => level === "warn" && warnings.push({ event, fields }) };
+    const settings = { AUTH_JWKS_URL: JWKS_URL, AUTH_ISSUER: ISSUER, AUTH_AUDIENCE: AUDIENCE };
+    const stale = parseAuthSettings({
+      ...settings,
+      AUTH_JWKS_CACHE_SECONDS: "60",
+      AUTH_JWKS_STALE_IF_ERROR_SECONDS: "3600",
+    });
+    const authenticate = createAuthenticator(stale, { fetch: flaky, logger, now: () => at });
+    const refreshes: Promise<unknown>[] = [];
+    await authenticate(await sign("RS256"), (work) => refreshes.push(work));
+    down = true;
+    at += 2 * 60_000;
+    expect(
+      (await authenticate(await sign("RS256", { tid: "acme", jti: "stale" }), (work) => refreshes.push(work))).userId,
+    ).toBe("alice");
+    await Promise.all(refreshes);
+    expect(warnings).toEqual([
+      {
+        event: "jwks_fetch_failed",
+        fields: {
+          error: "KeysUnavailableError: the JWKS could not be fetched: it answered 502",
+          failures: 1,
+          keysVerifyUntil: new Date(fetchedAt + 60_000 + 3_600_000).toISOString(),
+        },
+      },
+    ]);
+    // With no set at all, the 503 has its warning too.
+    warnings.length = 0;
+    const unkept = createAuthenticator(parseAuthSettings(settings), { fetch: flaky, logger });
+    const error = await unkept(await sign("RS256")).catch((e: unknown) => e);
+    expect((error as ProblemError).status).toBe(503);
+    expect(warnings).toMatchObject([{ event: "jwks_fetch_failed", fields: { failures: 1, keysVerifyUntil: null } }]);
+  });
+
+  it("says why a provider that cannot be reached failed, not only that fetch failed", async () => {
+    const warnings: Array<Record<string, unknown> | undefined> = [];
+    const logger: Logger = { log: (_level, event, fields) => event === "jwks_fetch_failed" && warnings.push(fields) };
+    const port = await refusedPort();
+    const settings = { AUTH_JWKS_URL: `http://127.0.0.1:${port}/jwks`, AUTH_ISSUER: ISSUER, AUTH_AUDIENCE: AUDIENCE };
+    const error = await createAuthenticator(parseAuthSettings(settings), { logger })(await sign("RS256")).catch(
+      (e: unknown) => e,
+    );
+    expect((error as ProblemError).status).toBe(503);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]?.error).toMatch(/fetch failed \(.*ECONNREFUSED 127\.0\.0\.1:\d+\)$/);
   });
 });

@@ -6,15 +6,12 @@ import { createLocalJWKSet, type JSONWebKeySet, type JWTPayload, type JWTVerifyG
 import { type Logger, silentLogger } from "../log.ts";
 import { DEFAULT_KV_TIMEOUT_MS, type KvCache } from "../ports/kv.ts";
 import { type Background, type CachedKeySet, cachedRemoteKeySet, FIRST_RETRY_MS } from "./jwks-cache.ts";
-import { checkKeySet } from "./key-check.ts";
+import { checkKeySet, PUBLIC_KEY_ALGORITHMS } from "./key-check.ts";
 import { keySetMac } from "./key-set-mac.ts";
 import { TokenRefusedError } from "./refusal.ts";
 import type { AuthSettings } from "./settings.ts";
 import { kvKeySetStore } from "./stored-key-set.ts";
 import { timeRefusal } from "./time-claims.ts";
-
-/** What identity providers sign with: RSA, P-256 and Ed25519 (named EdDSA or Ed25519). */
-const PUBLIC_KEY_ALGORITHMS = ["RS256", "ES256", "EdDSA", "Ed25519"];
 
 // RFC 8725 §3.11: a token typed for something else (a logout or DPoP token…) is no access token.
 // Providers send JWT or at+jwt (RFC 9068), or no typ at all.
@@ -138,6 +135,7 @@ function publicKeySet(settings: AuthSettings, options: TokenKeyOptions): CachedK
     staleIfErrorMs,
     cooldownMs: options.cooldownMs ?? DEFAULT_JWKS_COOLDOWN_MS,
     store,
+    logger: options.logger,
     now: options.now,
   });
 }

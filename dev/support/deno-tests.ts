@@ -26,10 +26,17 @@ export function denoTestFiles(): string[] {
 /**
  * `deno test` over those files. tsc checks their types, so Deno only runs them. They may read the
  * project (a worker's module) and the system's temporary folder, where a test keeps a KV file of
- * its own, and write only there.
+ * its own, and write only there; they reach loopback only (and a name that never resolves).
  */
 export function denoTestCommand(files = denoTestFiles()) {
-  const access = [`--allow-read=${PROJECT_ROOT},${tmpdir()}`, `--allow-write=${tmpdir()}`];
+  const access = [
+    `--allow-read=${PROJECT_ROOT},${tmpdir()}`,
+    `--allow-write=${tmpdir()}`,
+    // Loopback, and a name under .invalid (RFC 6761), which never resolves; the Neon driver reads
+    // the two variables the service's own task allows it (deno.json).
+    "--allow-net=127.0.0.1,db.invalid",
+    "--allow-env=USER,NODE_PG_FORCE_NATIVE",
+  ];
   return { command: DENO_BIN, args: ["test", "--no-check", "--unstable-kv", ...access, ...files] };
 }
 

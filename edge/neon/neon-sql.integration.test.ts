@@ -94,6 +94,11 @@ describe("toPortError", () => {
       DatabaseOutcomeUnknownError,
     );
     expect(toPortError(new SyntaxError("Unexpected token <"))).toBeInstanceOf(DatabaseOutcomeUnknownError);
+    // SQLSTATEs that say so themselves (transaction_resolution_unknown, statement_completion_unknown),
+    // and a session ended under its statement, maybe after its commit (admin_shutdown, crash_shutdown).
+    for (const code of ["08007", "40003", "57P01", "57P02"]) {
+      expect(toPortError(neonError("unknown", { code })), code).toBeInstanceOf(DatabaseOutcomeUnknownError);
+    }
   });
 
   it("names DATABASE_URL for a refused login, Neon's (no SQLSTATE) or Postgres' own", () => {
@@ -111,14 +116,17 @@ describe("toPortError", () => {
     }
   });
 
-  it("answers unavailable when nothing listens at the endpoint", async () => {
+  it("answers unavailable when nothing listens at the endpoint, saying so beyond fetch's 'fetch failed'", async () => {
     const port = await refusedPort();
     const sql = createNeonSql({
-      databaseUrl: `postgres://u:p@127.0.0.1:${port}/db`,
+      databaseUrl: `postgres://app:pw-for-tests@127.0.0.1:${port}/db`,
       fetchEndpoint: `http://127.0.0.1:${port}/sql`,
       timeoutMs: 2_000,
     });
-    await expect(sql.query("SELECT 1")).rejects.toBeInstanceOf(DatabaseUnavailableError);
+    const error = await sql.query("SELECT 1").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DatabaseUnavailableError);
+    // What the operator's database_unavailable line carries: why, not only that fetch failed.
+    expect((error as Error).message).toMatch(/fetch failed \(.*ECONNREFUSED 127\.0\.0\.1:\d+\)$/);
   });
 });
 

@@ -3,14 +3,21 @@
 // copied), another status ("Server error (HTTP status N): body"), and a request that got no
 // answer ("Error connecting to database: …", what fetch threw in `sourceError`).
 import { NeonDbError } from "@neondatabase/serverless";
+import { errorCauses } from "../../core/log.ts";
 import { DatabaseError, DatabaseOutcomeUnknownError, DatabaseUnavailableError } from "../../core/ports/sql.ts";
 import { SettingsError } from "../../core/settings/settings.ts";
 
 // SQLSTATEs that mean "not now, and nothing was done": connection exceptions, too many
-// connections / out of resources, a server shutting down or starting up, and a statement the
+// connections / out of resources, a server starting up or refusing sessions, and a statement the
 // database stopped and rolled back (statement or lock timeout, cancel, deadlock, serialization
 // failure, read-only) — each is worth retrying, and each rolled its statement back.
 const UNAVAILABLE_SQLSTATE = /^(08|53|57P0|57014|55P03|40001|40P01|25006)/;
+
+// SQLSTATEs that say the outcome is unknown: transaction_resolution_unknown (08007, in the
+// otherwise retryable connection class) and statement_completion_unknown (40003); and a session
+// ended under its statement (admin_shutdown 57P01, crash_shutdown 57P02), which may come after
+// the commit: a crash's exit waits for nothing, a shutdown's waits out the commit, not the answer.
+const UNKNOWN_OUTCOME_SQLSTATE = /^(08007|40003|57P01|57P02)$/;
 
 // A login the database refused: invalid authorization (28000, 28P01) or no such database (3D000).
 const LOGIN_REFUSED_SQLSTATE = /^(28|3D000$)/;
@@ -20,7 +27,10 @@ const LOGIN_REFUSED_SQLSTATE = /^(28|3D000$)/;
 const NEON_LOGIN_REFUSAL = /^(password authentication failed for user|missing authentication credentials)/;
 
 // A request that never left: nothing listens, the name does not resolve, the connect timed out.
-const NOT_SENT = /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|UND_ERR_CONNECT|connection refused|connect error|bad port/i;
+// Deno's fetch names no code: its "client error (Connect)" covers the connect phase (a name that
+// does not resolve, a refused or timed-out connection, a failed TLS handshake).
+const NOT_SENT =
+  /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|UND_ERR_CONNECT|connection refused|connect error|bad port|client error \(Connect\)/i;
 
 // The same on Fastly Compute, whose `fetch` rejects with a NetworkError DOMException carrying the
 // platform's send error (js-compute's FastlySendError::message): no address, a backend Fastly holds
@@ -40,10 +50,14 @@ const HTTP_STATUS = /^Server error \(HTTP status (\d+)\)/;
  * of them; the driver's raw error is not kept as the cause.
  */
 export function toPortError(error: unknown, redact: (text: string) => string = (text) => text): Error {
-  const reason = redact(`Database request failed: ${error instanceof Error ? error.message : String(error)}`);
+  // The driver keeps what fetch threw as `sourceError`, whose causes say why ("connect ECONNREFUSED …").
+  const message = error instanceof Error ? error.message : String(error);
+  const causes = errorCauses(error instanceof NeonDbError ? error.sourceError : error);
+  const reason = redact(`Database request failed: ${message}${causes}`);
   if (!(error instanceof NeonDbError)) return new DatabaseOutcomeUnknownError(reason);
   if (isLoginRefusal(error)) return loginRefused(error);
   if (error.code) {
+    if (UNKNOWN_OUTCOME_SQLSTATE.test(error.code)) return new DatabaseOutcomeUnknownError(reason);
     if (UNAVAILABLE_SQLSTATE.test(error.code)) return new DatabaseUnavailableError(reason);
     return new DatabaseError(redact(error.message), {
       code: error.code,

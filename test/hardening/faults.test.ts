@@ -63,6 +63,7 @@ const probes = (n: string): Array<[string, string, RequestOptions]> => [
   ["strong lookup", "/v1/links/github/seeded?consistency=strong", {}],
   ["my links", "/v1/me/links", {}],
   ["resync", "/v1/admin/links/resync", { method: "POST", as: ADMIN }],
+  ["sync", "/v1/admin/links/sync", { method: "POST", as: ADMIN }],
   ["asset create", "/v1/assets", { method: "POST", body: { name: `Asset ${n}`, material: "steel" } }],
   ["asset read", "/v1/assets/seed", {}],
   ["asset patch", "/v1/assets/seed", { method: "PATCH", headers: { "if-match": "*" }, body: { material: `m-${n}` } }],
@@ -103,6 +104,11 @@ async function expectRefused(response: Response, method: string | undefined, wri
   return expectOutcomeUnknown(response);
 }
 
+/** Postgres' refusal as the endpoint relays it: HTTP 400 with its fields. */
+const postgresSays = (code: string, message: string): Fault => ({
+  answer: { status: 400, text: JSON.stringify({ message, code }) },
+});
+
 // What a write is told: "unavailable" only when the request provably never reached the database
 // (refused connection, the endpoint's own 503, a SQLSTATE that rolled back); otherwise "unknown".
 const faultsBeforeTheDatabase: Array<[string, Fault, WriteAnswer]> = [
@@ -116,41 +122,31 @@ const faultsBeforeTheDatabase: Array<[string, Fault, WriteAnswer]> = [
   ["answers 200 with HTML", { answer: "not-json" }, "unknown"],
   ["answers 400 with HTML", { answer: "not-json-400" }, "unknown"],
   // Postgres itself saying it cannot serve now: SQLSTATE classes 57P0 and 53, not a refusal.
-  [
-    "says the database is starting up",
-    { answer: { status: 400, text: '{"message":"the database system is starting up","code":"57P03"}' } },
-    "unavailable",
-  ],
-  [
-    "says there are too many connections",
-    { answer: { status: 400, text: '{"message":"sorry, too many clients already","code":"53300"}' } },
-    "unavailable",
-  ],
+  ["says the database is starting up", postgresSays("57P03", "the database system is starting up"), "unavailable"],
+  ["says there are too many connections", postgresSays("53300", "sorry, too many clients already"), "unavailable"],
   [
     "says the statement timed out",
-    { answer: { status: 400, text: '{"message":"canceling statement due to statement timeout","code":"57014"}' } },
+    postgresSays("57014", "canceling statement due to statement timeout"),
     "unavailable",
+  ],
+  ["says a lock wait timed out", postgresSays("55P03", "canceling statement due to lock timeout"), "unavailable"],
+  ["reports a deadlock", postgresSays("40P01", "deadlock detected"), "unavailable"],
+  ["reports a serialization failure", postgresSays("40001", "could not serialize access"), "unavailable"],
+  ["is read-only", postgresSays("25006", "cannot execute INSERT in a read-only transaction"), "unavailable"],
+  // A session ended under its statement (admin_shutdown, crash_shutdown) may end after the
+  // commit, and SQLSTATEs 08007 and 40003 say the outcome is unknown: not "nothing written".
+  [
+    "ends the session by an administrator's command",
+    postgresSays("57P01", "terminating connection due to administrator command"),
+    "unknown",
   ],
   [
-    "says a lock wait timed out",
-    { answer: { status: 400, text: '{"message":"canceling statement due to lock timeout","code":"55P03"}' } },
-    "unavailable",
+    "ends the session for another process' crash",
+    postgresSays("57P02", "terminating connection because of crash of another server process"),
+    "unknown",
   ],
-  [
-    "reports a deadlock",
-    { answer: { status: 400, text: '{"message":"deadlock detected","code":"40P01"}' } },
-    "unavailable",
-  ],
-  [
-    "reports a serialization failure",
-    { answer: { status: 400, text: '{"message":"could not serialize access","code":"40001"}' } },
-    "unavailable",
-  ],
-  [
-    "is read-only",
-    { answer: { status: 400, text: '{"message":"cannot execute INSERT in a read-only transaction","code":"25006"}' } },
-    "unavailable",
-  ],
+  ["says the transaction's resolution is unknown", postgresSays("08007", "transaction resolution unknown"), "unknown"],
+  ["says the statement's completion is unknown", postgresSays("40003", "statement completion unknown"), "unknown"],
 ];
 
 describe.each(faultsBeforeTheDatabase)("when the database endpoint %s", (_, fault, writes) => {

@@ -61,6 +61,10 @@ describe.each(faults)("when the KV store %s", (_, fault) => {
     const failing = await harness.request("/v1/admin/links/resync", { method: "POST", as: ADMIN });
     expect(failing.status).toBe(200);
     if (fault !== "garbage") expect(await failing.json()).toMatchObject({ written: 0, next: "kv:" });
+    // So does a sync: not caught up, and no server error either.
+    const syncing = await harness.request("/v1/admin/links/sync", { method: "POST", as: ADMIN });
+    expect(syncing.status).toBe(200);
+    if (fault !== "garbage") expect(await syncing.json()).toMatchObject({ caughtUp: false });
 
     // Back: one resync and the cache agrees with Postgres, stale entries included.
     kv.setFault("none");
