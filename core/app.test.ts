@@ -4,7 +4,7 @@ import { createMemoryKv } from "../edge/kv/memory.ts";
 import { expectProblem } from "../test/support/problems.ts";
 import { createApp } from "./app.ts";
 import { type Logger, silentLogger } from "./log.ts";
-import { DatabaseUnavailableError, type Sql } from "./ports/sql.ts";
+import { DatabaseOutcomeUnknownError, DatabaseUnavailableError, type Sql } from "./ports/sql.ts";
 import { parseSettings, SettingsError } from "./settings/settings.ts";
 
 const settings = parseSettings({ AUTH_SECRET: TEST_AUTH_SECRET });
@@ -70,6 +70,25 @@ describe("app", () => {
     const response = await appWith(down).request("/v1/me/links", { headers: await bearer() });
     await expectProblem(response, 503, "database_unavailable");
     expect(Number(response.headers.get("retry-after"))).toBeGreaterThan(0);
+  });
+
+  it("tells a write of unknown outcome to retry with its Idempotency-Key only when it carried one", async () => {
+    const lost = () => Promise.reject(new DatabaseOutcomeUnknownError("connection lost"));
+    const app = appWith({ query: lost, transaction: lost });
+    const headers = { ...(await bearer()), "content-type": "application/json" };
+    const body = JSON.stringify({ contractId: "C-7" });
+    const keyed = await app.request("/v1/documents", {
+      method: "POST",
+      headers: { ...headers, "idempotency-key": "order-7" },
+      body,
+    });
+    expect((await expectProblem(keyed, 504, "database_outcome_unknown")).detail).toContain(
+      "Retry with the same Idempotency-Key",
+    );
+    const link = await app.request("/v1/links/github/octo", { method: "PUT", headers });
+    const detail = (await expectProblem(link, 504, "database_outcome_unknown")).detail;
+    expect(detail).not.toContain("Idempotency-Key");
+    expect(detail).toContain("Check before retrying");
   });
 
   it("answers a login the database refused with 500 misconfigured naming DATABASE_URL, and logs it", async () => {

@@ -154,12 +154,15 @@ function problemOf(
   if (error instanceof DatabaseOutcomeUnknownError) {
     // No Retry-After: a blind retry might write twice. An Idempotency-Key makes the retry safe.
     logger.log("warn", "database_outcome_unknown", { ...ids, error: errorMessage(error) });
+    // Only a request that carried an Idempotency-Key can be retried with it (links take none).
+    const retry = c.req.header("idempotency-key")
+      ? "Retry with the same Idempotency-Key: the retry answers as the first attempt would have."
+      : "Check before retrying: a conditional or idempotent write may be retried as it is.";
     return {
       problem: new ProblemError(
         504,
         "database_outcome_unknown",
-        "The database did not confirm the outcome: the change may or may not have been made. " +
-          "Check before retrying, or retry with the same Idempotency-Key.",
+        `The database did not confirm the outcome: the change may or may not have been made. ${retry}`,
       ),
     };
   }
