@@ -71,14 +71,19 @@ LIMIT $3`;
 // for later.
 // Both ranges of documents_idempotency_expiry_key: keys with an expiry, and keys written without
 // one (before sql/0011, or by the release before it), which expire a day after their document.
+// Each branch is ordered as the index is, so it walks its range from the start and stops at $1
+// rows: unordered, the first read every expired key into a bitmap (a backlog's worth per batch),
+// and the second, estimated by the table's many unkeyed rows, read every keyed document.
 export const DOCUMENT_KEYS_EXPIRY = `
 WITH expired AS (
-  SELECT id FROM documents
-  WHERE idempotency_key IS NOT NULL AND idempotency_expires_at <= now()
+  (SELECT id FROM documents
+   WHERE idempotency_key IS NOT NULL AND idempotency_expires_at <= now()
+   ORDER BY idempotency_expires_at, created_at LIMIT $1)
   UNION ALL
-  SELECT id FROM documents
-  WHERE idempotency_key IS NOT NULL AND idempotency_expires_at IS NULL
-    AND created_at <= now() - interval '86400 seconds'
+  (SELECT id FROM documents
+   WHERE idempotency_key IS NOT NULL AND idempotency_expires_at IS NULL
+     AND created_at <= now() - interval '86400 seconds'
+   ORDER BY idempotency_expires_at, created_at LIMIT $1)
 ), locked AS (
   SELECT id FROM documents WHERE id IN (SELECT id FROM expired LIMIT $1) FOR UPDATE SKIP LOCKED
 ), cleared AS (
