@@ -25,7 +25,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: Postgres answers. */
+        /** Readiness: Postgres answers, and holds the schema this release needs. */
         get: operations["getReadyz"];
         put?: never;
         post?: never;
@@ -237,7 +237,7 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "malformed_request" | "unsupported_media_type" | "validation_failed" | "payload_too_large" | "headers_too_large" | "request_timeout" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "not_implemented" | "precondition_required" | "precondition_failed" | "asset_locked" | "external_account_already_linked" | "provider_already_linked" | "link_limit_reached" | "provider_not_allowed" | "idempotency_key_reused" | "rate_limited" | "database_unavailable" | "database_outcome_unknown" | "keys_unavailable" | "internal_error" | "misconfigured";
+            code: "malformed_request" | "unsupported_media_type" | "validation_failed" | "payload_too_large" | "headers_too_large" | "request_timeout" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "not_implemented" | "precondition_required" | "precondition_failed" | "asset_locked" | "external_account_already_linked" | "provider_already_linked" | "link_limit_reached" | "provider_not_allowed" | "idempotency_key_reused" | "rate_limited" | "database_unavailable" | "database_outcome_unknown" | "database_schema_behind" | "keys_unavailable" | "internal_error" | "misconfigured";
             detail?: string;
             errors?: {
                 field: string;
@@ -459,7 +459,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `database_unavailable`: Database unavailable */
+            /** @description `database_unavailable`: Database unavailable; `database_schema_behind`: Database schema behind */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -480,7 +480,7 @@ export interface operations {
                         /** @constant */
                         status?: 503;
                         /** @enum {unknown} */
-                        code?: "database_unavailable";
+                        code?: "database_unavailable" | "database_schema_behind";
                     };
                 };
             };

@@ -3,6 +3,7 @@ import { bearer, TEST_AUTH_SECRET } from "../dev/support/tokens.ts";
 import { createMemoryKv } from "../edge/kv/memory.ts";
 import { expectProblem } from "../test/support/problems.ts";
 import { createApp } from "./app.ts";
+import { NEWEST_MIGRATION } from "./health/newest-migration.ts";
 import { type Logger, silentLogger } from "./log.ts";
 import { DatabaseOutcomeUnknownError, DatabaseUnavailableError, type Sql } from "./ports/sql.ts";
 import { parseSettings, SettingsError } from "./settings/settings.ts";
@@ -33,8 +34,19 @@ describe("app", () => {
   });
 
   it("answers /readyz 200 when the database answers", async () => {
-    const app = appWith({ query: async () => [{ ok: 1 }] as never });
+    const app = appWith({ query: async () => [{ migrated: true, newest: NEWEST_MIGRATION }] as never });
     expect((await app.request("/readyz")).status).toBe(200);
+  });
+
+  it("answers /readyz 503 database_schema_behind while the database lacks the newest migration, logging which", async () => {
+    const logged: Parameters<Logger["log"]>[] = [];
+    const behind = { query: async () => [{ migrated: false, newest: "0017_timeouts_for_every_role.sql" }] as never };
+    const response = await appWith(behind, { log: (...line) => void logged.push(line) }).request("/readyz");
+    expect((await expectProblem(response, 503, "database_schema_behind")).runtime).toBe("node");
+    expect(response.headers.get("retry-after")).toBe("5");
+    expect(logged.filter(([level]) => level === "warn")).toEqual([
+      ["warn", "database_schema_behind", { needs: NEWEST_MIGRATION, newest: "0017_timeouts_for_every_role.sql" }],
+    ]);
   });
 
   it("answers /readyz 503 when it does not, logging why once per check", async () => {

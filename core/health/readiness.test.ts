@@ -2,10 +2,11 @@ import { describe, expect, it } from "vitest";
 import { TEST_AUTH_SECRET } from "../../dev/support/tokens.ts";
 import { createMemoryKv } from "../../edge/kv/memory.ts";
 import { createApp } from "../app.ts";
-import { silentLogger } from "../log.ts";
-import { DatabaseUnavailableError, type Sql } from "../ports/sql.ts";
+import { type Logger, silentLogger } from "../log.ts";
+import { DatabaseError, DatabaseUnavailableError, type Sql } from "../ports/sql.ts";
 import { parseSettings } from "../settings/settings.ts";
-import { READINESS_MAX_AGE_MS, recentReadiness } from "./readiness.ts";
+import { NEWEST_MIGRATION } from "./newest-migration.ts";
+import { READINESS_MAX_AGE_MS, READINESS_STATEMENT, recentReadiness } from "./readiness.ts";
 
 /** A database whose every query is counted, answering as `answer()` says at the time. */
 function countingSql(answer: () => boolean = () => true) {
@@ -13,7 +14,7 @@ function countingSql(answer: () => boolean = () => true) {
   const query = async () => {
     counted.queries++;
     if (!answer()) throw new DatabaseUnavailableError("connection refused");
-    return [{ ok: 1 }];
+    return [{ migrated: true, newest: NEWEST_MIGRATION }];
   };
   return { counted, sql: { query, transaction: () => Promise.reject(new Error("unused")) } as unknown as Sql };
 }
@@ -62,5 +63,59 @@ describe("GET /readyz", () => {
     const statuses = await Promise.all(flood.map(async (app) => (await app.request("/readyz")).status));
     expect(statuses).toEqual(Array(200).fill(200));
     expect(counted.queries).toBe(2);
+  });
+});
+
+/** A database that answers the check's statement from `recorded`, the names schema_migrations holds. */
+function databaseRecording(recorded: readonly string[]) {
+  const query = async (text: string, params: readonly unknown[]) => {
+    expect([text, params]).toEqual([READINESS_STATEMENT, [NEWEST_MIGRATION]]);
+    const newest = recorded.toSorted().at(-1) ?? null;
+    return [{ migrated: recorded.includes(params[0] as string), newest }];
+  };
+  return { query, transaction: () => Promise.reject(new Error("unused")) } as unknown as Sql;
+}
+
+describe("recentReadiness, the schema", () => {
+  const checkOnce = (sql: Sql) => {
+    const logged: Parameters<Logger["log"]>[] = [];
+    const check = recentReadiness({ log: (...line) => void logged.push(line) });
+    return { logged, readiness: check(sql) };
+  };
+
+  it("is ready once the database has recorded the newest migration of this code, or later ones too", async () => {
+    for (const recorded of [[NEWEST_MIGRATION], ["0001_links.sql", NEWEST_MIGRATION, "9999_a_later_release.sql"]]) {
+      const { logged, readiness } = checkOnce(databaseRecording(recorded));
+      expect(await readiness).toEqual({ ready: true });
+      expect(logged).toEqual([]);
+    }
+  });
+
+  it("is not ready while that migration is missing, later ones recorded or not, and logs which one once", async () => {
+    for (const recorded of [
+      ["0001_links.sql", "0002_assets.sql"],
+      ["0001_links.sql", "9999_a_later_release.sql"],
+    ]) {
+      const { logged, readiness } = checkOnce(databaseRecording(recorded));
+      const schemaBehind = { needs: NEWEST_MIGRATION, newest: recorded.at(-1) };
+      expect(await readiness).toEqual({ ready: false, schemaBehind });
+      expect(logged).toEqual([["warn", "database_schema_behind", schemaBehind]]);
+    }
+  });
+
+  it("counts an answer without the flag as a failed check, not as a schema behind", async () => {
+    const { logged, readiness } = checkOnce({ query: async () => [] } as unknown as Sql);
+    expect(await readiness).toMatchObject({ ready: false, error: expect.any(Error) });
+    expect(logged).toEqual([
+      ["warn", "readiness_check_failed", { error: "Error: the readiness statement answered no migrated flag" }],
+    ]);
+  });
+
+  it("counts a database without schema_migrations, never migrated, as behind", async () => {
+    const missing = new DatabaseError('relation "schema_migrations" does not exist', { code: "42P01" });
+    const { logged, readiness } = checkOnce({ query: () => Promise.reject(missing) } as unknown as Sql);
+    const schemaBehind = { needs: NEWEST_MIGRATION, newest: null };
+    expect(await readiness).toEqual({ ready: false, schemaBehind });
+    expect(logged).toEqual([["warn", "database_schema_behind", schemaBehind]]);
   });
 });

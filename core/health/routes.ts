@@ -3,7 +3,7 @@ import type { RouteDeps } from "../deps.ts";
 import { ProblemError, problemResponse } from "../http/problem.ts";
 import { route } from "../route.ts";
 import { SettingsError } from "../settings/error.ts";
-import { recentReadiness } from "./readiness.ts";
+import { type Readiness, recentReadiness } from "./readiness.ts";
 
 export const schemas = {
   Health: v.strictObject({ status: v.literal("ok"), runtime: v.string() }),
@@ -28,27 +28,38 @@ export function healthRoutes({ runtime, logger }: RouteDeps) {
       path: "/readyz",
       access: "public",
       ignoresQuery: true,
-      summary: "Readiness: Postgres answers.",
+      summary: "Readiness: Postgres answers, and holds the schema this release needs.",
       responses: {
         200: { description: "Ready.", body: schemas.Ready },
         503: {
-          description: "Postgres cannot be reached.",
+          description: "Postgres cannot be reached, or lacks a migration this release needs.",
           headers: { "retry-after": { description: "Seconds.", required: true } },
         },
       },
-      problems: { 503: ["database_unavailable"] },
+      problems: { 503: ["database_unavailable", "database_schema_behind"] },
       handler: async (c) => {
         const check = await readiness(c.get("sql"));
         if (check.ready) return c.json({ status: "ready", runtime });
-        // A login the database refuses fails every request that needs it alike: 500 misconfigured
-        // naming DATABASE_URL, as those requests answer.
-        if (check.error instanceof SettingsError) throw check.error;
-        // Any other failure means not ready. Probes read the status code; the body is a problem like
-        // every other error, naming the runtime as /healthz does.
-        const problem = new ProblemError(503, "database_unavailable", "The database cannot be reached.", { runtime });
+        const problem = notReady(check, runtime);
         c.set("problemCode", problem.code);
         return problemResponse(problem, { "retry-after": "5" });
       },
     }),
   ];
+}
+
+/**
+ * Probes read the status code; the body is a problem like every other error, naming the runtime
+ * as /healthz does. Which migration is missing is the log's to say (database_schema_behind): the
+ * probe is anonymous.
+ */
+function notReady(check: Exclude<Readiness, { ready: true }>, runtime: string): ProblemError {
+  if ("schemaBehind" in check) {
+    const detail = "The database lacks a migration this release needs: run the release migrator.";
+    return new ProblemError(503, "database_schema_behind", detail, { runtime });
+  }
+  // A login the database refuses fails every request that needs it alike: 500 misconfigured
+  // naming DATABASE_URL, as those requests answer.
+  if (check.error instanceof SettingsError) throw check.error;
+  return new ProblemError(503, "database_unavailable", "The database cannot be reached.", { runtime });
 }

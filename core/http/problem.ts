@@ -26,6 +26,7 @@ export const problemTitles = {
   rate_limited: "Too many requests",
   database_unavailable: "Database unavailable",
   database_outcome_unknown: "Outcome unknown",
+  database_schema_behind: "Database schema behind",
   keys_unavailable: "Signing keys unavailable",
   internal_error: "Internal error",
   misconfigured: "Misconfigured",

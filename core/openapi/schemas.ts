@@ -20,7 +20,7 @@ export const ProblemSchema = v.object({
   "violated-policies": v.optional(v.array(v.string())),
   /** misconfigured: the setting at fault, never its value. */
   setting: v.optional(v.string()),
-  /** /readyz's database_unavailable: the runtime, as /healthz names it. */
+  /** /readyz's database_unavailable and database_schema_behind: the runtime, as /healthz names it. */
   runtime: v.optional(v.string()),
   /** An import's malformed_request: the line of the CSV that cannot be parsed. */
   line: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),

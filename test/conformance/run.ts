@@ -15,6 +15,7 @@ import { CONFORMANCE_LINK_LIMITS } from "./cases/links.ts";
 import { plantedLinkCases, plantedLinkEntries } from "./cases/planted-links.ts";
 import { OUTAGE_CACHE_SECONDS, providerOutageCases } from "./cases/provider-outage.ts";
 import { RATE_LIMITED_SETTINGS, rateLimitCases, viceroyRateLimitCases } from "./cases/rate-limits.ts";
+import { SCHEMA_BEHIND_SQL, schemaBehindCases } from "./cases/schema-behind.ts";
 import { KEY_SET_SECRET, signedKeySetCases } from "./cases/signed-key-set.ts";
 import { httpClient } from "./client.ts";
 import {
@@ -78,6 +79,18 @@ export function runConformance(runtime: RuntimeName): void {
       };
     });
     unavailableSuite(runtime, server);
+  });
+
+  describe(`conformance [${runtime}], the database's schema behind`, () => {
+    let stack: LocalStack | undefined;
+    const server = serve(runtime, async () => {
+      stack = await startLocalStack({ ownerSql: SCHEMA_BEHIND_SQL });
+      return stack.settings;
+    });
+    afterAll(async () => {
+      await stack?.close();
+    });
+    schemaBehindCases(httpClient(server, conformsToServedDocument(server)), runtime, () => stack!.ownerExec);
   });
 
   describe(`conformance [${runtime}], signed in by an identity provider`, () => {

@@ -3,9 +3,9 @@
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { expect } from "vitest";
+import { NEWEST_MIGRATION } from "../../core/health/newest-migration.ts";
+import { READINESS_STATEMENT } from "../../core/health/readiness.ts";
 import type { ServerProcess } from "./processes.ts";
-
-const READINESS_QUERY = "SELECT 1 AS ok";
 
 /**
  * A Neon endpoint that holds every readiness query (/readyz) until released, then answers it;
@@ -22,7 +22,7 @@ export async function heldEndpoint() {
     let body = "";
     req.on("data", (chunk: Buffer) => (body += chunk.toString()));
     req.on("end", () => {
-      if (!body.includes(READINESS_QUERY)) {
+      if (!body.includes(JSON.stringify(READINESS_STATEMENT))) {
         res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify(NOT_HERE));
         return;
       }
@@ -32,11 +32,14 @@ export async function heldEndpoint() {
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
+  // The database holds the schema the code needs: a bool and a text column, as Neon answers them.
+  const column = { tableID: 0, columnID: 0, dataTypeModifier: -1, format: "text" };
   const answer = JSON.stringify({
     fields: [
-      { name: "ok", dataTypeID: 23, tableID: 0, columnID: 0, dataTypeSize: 4, dataTypeModifier: -1, format: "text" },
+      { ...column, name: "migrated", dataTypeID: 16, dataTypeSize: 1 },
+      { ...column, name: "newest", dataTypeID: 25, dataTypeSize: -1 },
     ],
-    rows: [["1"]],
+    rows: [["t", NEWEST_MIGRATION]],
     command: "SELECT",
     rowCount: 1,
     rowAsArray: true,
