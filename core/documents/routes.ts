@@ -35,11 +35,11 @@ const NewDocumentSchema = jsonObject(
     // Kept as sent (a retry's fingerprint is of what was sent); only spaces name no contract.
     contractId: v.pipe(
       v.string(),
-      notBlank(v.check((id: string) => id.trim() !== "", "contractId must not be blank")),
+      notBlank(v.check((id: string) => id.trim() !== "", "must not be blank")),
       maxCodePoints(128),
-      printable("contractId"),
+      printable(),
     ),
-    title: v.optional(v.nullable(v.pipe(v.string(), maxCodePoints(200), printable("title")))),
+    title: v.optional(v.nullable(v.pipe(v.string(), maxCodePoints(200), printable()))),
   }),
 );
 
