@@ -84,7 +84,7 @@ describe("app", () => {
     expect(Number(response.headers.get("retry-after"))).toBeGreaterThan(0);
   });
 
-  it("tells a write of unknown outcome to retry with its Idempotency-Key only when it carried one", async () => {
+  it("tells a write of unknown outcome to retry with its Idempotency-Key only when its route honours the key it carried", async () => {
     const lost = () => Promise.reject(new DatabaseOutcomeUnknownError("connection lost"));
     const app = appWith({ query: lost, transaction: lost });
     const headers = { ...(await bearer()), "content-type": "application/json" };
@@ -101,6 +101,18 @@ describe("app", () => {
     const detail = (await expectProblem(link, 504, "database_outcome_unknown")).detail;
     expect(detail).not.toContain("Idempotency-Key");
     expect(detail).toContain("Check before retrying");
+    // A key sent where it is ignored makes no retry safe that was not: the import answers its rows again.
+    const ignored = [
+      ["/v1/assets/import", "POST", "text/csv", "id,name,material,source_etag\na1,Chair,oak,e1\n"],
+      ["/v1/links/github/octo", "PUT", "application/json", "{}"],
+    ] as const;
+    for (const [path, method, contentType, sent] of ignored) {
+      const keyed = { ...headers, "idempotency-key": "retry-7", "content-type": contentType };
+      const answer = await app.request(path, { method, headers: keyed, body: sent });
+      const told = (await expectProblem(answer, 504, "database_outcome_unknown")).detail;
+      expect(told, path).not.toContain("Idempotency-Key");
+      expect(told, path).toContain("Check before retrying");
+    }
   });
 
   it("answers a login the database refused with 500 misconfigured naming DATABASE_URL, and logs it", async () => {

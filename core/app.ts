@@ -154,8 +154,9 @@ function problemOf(
   if (error instanceof DatabaseOutcomeUnknownError) {
     // No Retry-After: a blind retry might write twice. An Idempotency-Key makes the retry safe.
     logger.log("warn", "database_outcome_unknown", { ...ids, error: errorMessage(error) });
-    // Only a request that carried an Idempotency-Key can be retried with it (links take none).
-    const retry = c.req.header("idempotency-key")
+    // Only a request whose route honours its Idempotency-Key can be retried with it (links and the
+    // import ignore one).
+    const retry = c.get("idempotencyKey")
       ? "Retry with the same Idempotency-Key: the retry answers as the first attempt would have."
       : "Check before retrying: a conditional or idempotent write may be retried as it is.";
     return {

@@ -5,17 +5,16 @@ import type { Context } from "hono";
 import * as v from "valibot";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { formatEtag } from "../http/etag.ts";
-import { fieldValue } from "../http/field-value.ts";
 import { readPreconditions } from "../http/preconditions.ts";
 import { notFound, ProblemError } from "../http/problem.ts";
 import { validationFailed } from "../http/validation.ts";
 import {
+  honouredIdempotencyKey,
   IDEMPOTENCY_KEY_HEADER,
   IDEMPOTENT_REPLAYED_HEADER,
   idempotencyKeyHeader,
   idempotencyOf,
   keyReused,
-  parseIdempotencyKey,
   replayedHeader,
   replayHeaders,
 } from "../idempotency/key.ts";
@@ -147,7 +146,7 @@ export const assetRoutes = ({ settings }: Pick<AppDeps, "settings">) => [
     problems: { 412: ["precondition_failed"], 422: ["idempotency_key_reused"] },
     handler: async (c, input) => {
       refuseIfMatch(readPreconditions(c.req.raw.headers));
-      const key = parseIdempotencyKey(fieldValue(c.req.raw.headers, IDEMPOTENCY_KEY_HEADER));
+      const key = honouredIdempotencyKey(c);
       const fields = await input.body();
       const idempotency = await idempotencyOf(key, [fields.name, fields.material], settings.idempotencyKeyTtlSeconds);
       if (!idempotency) {
