@@ -4,6 +4,7 @@ import { createMemoryKv } from "../edge/kv/memory.ts";
 import { expectProblem } from "../test/support/problems.ts";
 import { createApp } from "./app.ts";
 import { NEWEST_MIGRATION } from "./health/newest-migration.ts";
+import { unrecognizedMethod } from "./http/methods.ts";
 import { type Logger, silentLogger } from "./log.ts";
 import { DatabaseOutcomeUnknownError, DatabaseUnavailableError, type Sql } from "./ports/sql.ts";
 import { parseSettings, SettingsError } from "./settings/settings.ts";
@@ -71,6 +72,17 @@ describe("app", () => {
 
   it("answers an unknown route with a 404 problem", async () => {
     await expectProblem(await appWith(down).request("/nope"), 404, "not_found");
+  });
+
+  it("answers a method no route implements with 501 in the words Node's parser answers it, echoing no method", async () => {
+    const method = "BREW".repeat(1000);
+    const problem = await expectProblem(
+      await appWith(down).request("/v1/me/links", { method }),
+      501,
+      "not_implemented",
+    );
+    expect(problem.detail).toBe(unrecognizedMethod().detail);
+    expect(problem.detail).not.toContain("BREW");
   });
 
   it("requires a token under /v1", async () => {

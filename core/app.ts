@@ -5,7 +5,7 @@ import type { AppDeps, AppEnv, RouteDeps } from "./deps.ts";
 import { clientKey } from "./http/client-address.ts";
 import { crossOrigin, methodsOfRouter } from "./http/cors.ts";
 import { fieldValue } from "./http/field-value.ts";
-import { isRecognizedMethod, RECOGNIZED_METHODS } from "./http/methods.ts";
+import { isRecognizedMethod, RECOGNIZED_METHODS, unrecognizedMethod } from "./http/methods.ts";
 import { pathsNamingSomething } from "./http/path.ts";
 import { ProblemError, problemResponse } from "./http/problem.ts";
 import { rateLimits } from "./http/rate-limit.ts";
@@ -116,7 +116,7 @@ export const routesOf = (app: App): readonly DeclaredRoute[] => declared.get(app
 
 const recognizedMethodsOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (!isRecognizedMethod(c.req.method)) {
-    throw new ProblemError(501, "not_implemented", `No route implements ${c.req.method}.`);
+    throw unrecognizedMethod();
   }
   await next();
 };
