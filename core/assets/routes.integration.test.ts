@@ -129,7 +129,11 @@ describeOnBackends("assets: create and read", (h) => {
     expect(first.headers.get("location")).toBe(`/v1/assets/${id}`);
     expect(first.headers.get("etag")).toMatch(STRONG_ETAG);
     expect(await first.json()).toMatchObject({ id, name: "Lamp", material: "brass", status: "draft" });
-    await expectProblem(await put(), 412, "precondition_failed");
+    const again = await expectProblem(await put(), 412, "precondition_failed");
+    // As the other 412s of a write: what held, that nothing changed, and the request that would.
+    expect(again.detail).toBe(
+      "An asset with this id already exists, and If-None-Match: * creates only one that does not; nothing was changed. To replace it, send If-Match with its ETag.",
+    );
   });
 
   it("PUT-create takes an id of 1-128 of A-Z a-z 0-9 . _ ~ -, and refuses any other: 422", async () => {

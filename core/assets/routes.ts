@@ -67,6 +67,15 @@ function answerAsset(c: Ctx, asset: Asset, status: 200 | 201 = 200, extra: Recor
 // sending them back would otherwise be told to fetch and retry, and get the same 412 every round.
 const onlyWeakTags = (condition: MatchCondition) => !condition.any && condition.tags.length === 0;
 
+// PUT with If-None-Match: * on an id taken: which request would do what the caller may have meant.
+const alreadyExists = () =>
+  new ProblemError(
+    412,
+    "precondition_failed",
+    "An asset with this id already exists, and If-None-Match: * creates only one that does not; nothing was changed. " +
+      "To replace it, send If-Match with its ETag.",
+  );
+
 const conflict = (condition: MatchCondition) =>
   new ProblemError(
     412,
@@ -202,7 +211,7 @@ export const assetRoutes = ({ settings }: Pick<AppDeps, "settings">) => [
       const mode = putMode(readPreconditions(c.req.raw.headers));
       if (mode.kind === "create") {
         const created = await insertAsset(c.get("sql"), tenantOf(c), id, await body());
-        if (!created) throw new ProblemError(412, "precondition_failed", "An asset with this id already exists.");
+        if (!created) throw alreadyExists();
         return answerAsset(c, created, 201);
       }
       const fields = await body();
