@@ -4,6 +4,7 @@ import { createMemoryKv } from "../edge/kv/memory.ts";
 import { expectProblem } from "../test/support/problems.ts";
 import { createApp } from "./app.ts";
 import { NEWEST_MIGRATION } from "./health/newest-migration.ts";
+import { unrecognizedMethod } from "./http/methods.ts";
 import { type Logger, silentLogger } from "./log.ts";
 import { DatabaseOutcomeUnknownError, DatabaseUnavailableError, type Sql } from "./ports/sql.ts";
 import { parseSettings, SettingsError } from "./settings/settings.ts";
@@ -73,6 +74,17 @@ describe("app", () => {
     await expectProblem(await appWith(down).request("/nope"), 404, "not_found");
   });
 
+  it("answers a method no route implements with 501 in the words Node's parser answers it, echoing no method", async () => {
+    const method = "BREW".repeat(1000);
+    const problem = await expectProblem(
+      await appWith(down).request("/v1/me/links", { method }),
+      501,
+      "not_implemented",
+    );
+    expect(problem.detail).toBe(unrecognizedMethod().detail);
+    expect(problem.detail).not.toContain("BREW");
+  });
+
   it("requires a token under /v1", async () => {
     const body = await expectProblem(await appWith(down).request("/v1/me/links"), 401, "unauthorized");
     expect(JSON.stringify(body)).not.toContain("stack");
@@ -84,7 +96,7 @@ describe("app", () => {
     expect(Number(response.headers.get("retry-after"))).toBeGreaterThan(0);
   });
 
-  it("tells a write of unknown outcome to retry with its Idempotency-Key only when it carried one", async () => {
+  it("tells a write of unknown outcome to retry with its Idempotency-Key only when its route honours the key it carried", async () => {
     const lost = () => Promise.reject(new DatabaseOutcomeUnknownError("connection lost"));
     const app = appWith({ query: lost, transaction: lost });
     const headers = { ...(await bearer()), "content-type": "application/json" };
@@ -101,6 +113,18 @@ describe("app", () => {
     const detail = (await expectProblem(link, 504, "database_outcome_unknown")).detail;
     expect(detail).not.toContain("Idempotency-Key");
     expect(detail).toContain("Check before retrying");
+    // A key sent where it is ignored makes no retry safe that was not: the import answers its rows again.
+    const ignored = [
+      ["/v1/assets/import", "POST", "text/csv", "id,name,material,source_etag\na1,Chair,oak,e1\n"],
+      ["/v1/links/github/octo", "PUT", "application/json", "{}"],
+    ] as const;
+    for (const [path, method, contentType, sent] of ignored) {
+      const keyed = { ...headers, "idempotency-key": "retry-7", "content-type": contentType };
+      const answer = await app.request(path, { method, headers: keyed, body: sent });
+      const told = (await expectProblem(answer, 504, "database_outcome_unknown")).detail;
+      expect(told, path).not.toContain("Idempotency-Key");
+      expect(told, path).toContain("Check before retrying");
+    }
   });
 
   it("answers a login the database refused with 500 misconfigured naming DATABASE_URL, and logs it", async () => {

@@ -5,7 +5,7 @@ import type { AppDeps, AppEnv, RouteDeps } from "./deps.ts";
 import { clientKey } from "./http/client-address.ts";
 import { crossOrigin, methodsOfRouter } from "./http/cors.ts";
 import { fieldValue } from "./http/field-value.ts";
-import { isRecognizedMethod, RECOGNIZED_METHODS } from "./http/methods.ts";
+import { isRecognizedMethod, RECOGNIZED_METHODS, unrecognizedMethod } from "./http/methods.ts";
 import { pathsNamingSomething } from "./http/path.ts";
 import { ProblemError, problemResponse } from "./http/problem.ts";
 import { rateLimits } from "./http/rate-limit.ts";
@@ -116,7 +116,7 @@ export const routesOf = (app: App): readonly DeclaredRoute[] => declared.get(app
 
 const recognizedMethodsOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (!isRecognizedMethod(c.req.method)) {
-    throw new ProblemError(501, "not_implemented", `No route implements ${c.req.method}.`);
+    throw unrecognizedMethod();
   }
   await next();
 };
@@ -154,8 +154,9 @@ function problemOf(
   if (error instanceof DatabaseOutcomeUnknownError) {
     // No Retry-After: a blind retry might write twice. An Idempotency-Key makes the retry safe.
     logger.log("warn", "database_outcome_unknown", { ...ids, error: errorMessage(error) });
-    // Only a request that carried an Idempotency-Key can be retried with it (links take none).
-    const retry = c.req.header("idempotency-key")
+    // Only a request whose route honours its Idempotency-Key can be retried with it (links and the
+    // import ignore one).
+    const retry = c.get("idempotencyKey")
       ? "Retry with the same Idempotency-Key: the retry answers as the first attempt would have."
       : "Check before retrying: a conditional or idempotent write may be retried as it is.";
     return {

@@ -48,6 +48,8 @@ export interface AppEnv {
     timed: <T>(part: "auth" | "limit", work: () => Promise<T>) => Promise<T>;
     /** The request's server span, when tracing is on: its trace goes in the request's log line. */
     trace?: SpanContext;
+    /** The Idempotency-Key the request's route honours (POST /v1/assets, /v1/documents), once read. */
+    idempotencyKey?: string;
     /** The code of the problem this request is answered with, set where the answer is made. */
     problemCode?: ProblemCode;
   };

@@ -19,6 +19,7 @@ const UNIT_IN_TEST = [
   "test/layout.test.ts",
   "test/import-direction.test.ts",
   "test/doc-paths.test.ts",
+  "test/doc-problem-codes.test.ts",
   "test/projects.test.ts",
   "test/route-table.test.ts",
   "test/conformance/openapi-check.test.ts",

@@ -161,7 +161,7 @@ describe("parseImport", () => {
     const before = `${HEADER}\r\na1,"two\r\nlines",wood,e1\r\n`;
     const stray = problemOf(`${before}a2,x"y,wood,e2\r\na3,n,m,e3\r\n`);
     expect(stray).toMatchObject({ status: 400, line: 4 });
-    expect(stray.detail).not.toMatch(/line \d/); // csv-parse's own count, which is off
+    expect(stray.detail).toContain("at line 4, field 2:"); // not csv-parse's own count, which is off
     expect(problemOf(`${before}a2,"open,wood,e2\r\na3,n,m,e3\r\n`)).toMatchObject({ status: 400, line: 4 });
     expect(problemOf(`${HEADER}\na1,"open,wood,e1\n\na2,n,m,e2\n`)).toMatchObject({ status: 400, line: 2 });
   });
@@ -169,8 +169,22 @@ describe("parseImport", () => {
   it("counts fields from 1 where a broken quote is, as the user does", () => {
     const problem = problemOf(`${HEADER}\na1, "Chair, oak",wood,e1\n`);
     expect(problem).toMatchObject({ status: 400, line: 2 });
-    expect(problem.detail).toContain("a quote is found on field 2,");
-    expect(problemOf(`${HEADER}\nx"y,n,m,e\n`).detail).toContain("a quote is found on field 1,");
+    expect(problem.detail).toContain("at line 2, field 2:");
+    expect(problemOf(`${HEADER}\nx"y,n,m,e\n`).detail).toContain("at line 2, field 1:");
+  });
+
+  it.each([
+    ["a quote never closed", `a1,"open,wood,e1`, "a quote opens the field and none closes it"],
+    [
+      "a quote inside an unquoted field",
+      `a1,secret"x,wood,e1`,
+      "a quote is inside a field that does not start with one",
+    ],
+    ["text after a closing quote", `a1,"Chair"secret,wood,e1`, "the field goes on after its closing quote"],
+  ])("says what is wrong with %s and how to quote, in its own words, echoing no cell", (_why, row, reason) => {
+    expect(problemOf(`${HEADER}\n${row}\n`).detail).toBe(
+      `The CSV cannot be parsed at line 2, field 2: ${reason}. A field holding a quote, a separator or a line break must be quoted whole ("…"), each quote inside it written twice ("").`,
+    );
   });
 
   it(`accepts ${MAX_IMPORT_ROWS} rows and refuses one more with 413`, () => {

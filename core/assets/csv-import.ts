@@ -168,14 +168,26 @@ function readHeader(fields: string[]): Header {
 }
 
 // A broken quote leaves no way to know where the following rows start: nothing is guessed. The
-// line is the broken row's, counted as for every row (csv-parse's own is dropped from its message).
-// csv-parse counts fields from 0; a spreadsheet's user counts them from 1.
+// line is the broken row's, counted as for every row (csv-parse's own count is off). The reason is
+// said in the contract's words, not csv-parse's, which speak of its options ("trimable character
+// (if activated) or comment") and quote the cell; fields are counted from 1, as a spreadsheet's user does.
 function brokenQuoting(error: CsvError, line: number): ProblemError {
-  const reason = error.message
-    .replace(/ at line \d+/, "")
-    .replace(/ on field (\d+)/, (_, index: string) => ` on field ${Number(index) + 1}`);
-  return new ProblemError(400, "malformed_request", `The CSV cannot be parsed: ${reason}.`, { line });
+  const field = typeof error.column === "number" ? error.column + 1 : undefined;
+  const where = field === undefined ? `line ${line}` : `line ${line}, field ${field}`;
+  const reason = QUOTING_REASONS[error.code] ?? "its quoting is broken";
+  return new ProblemError(
+    400,
+    "malformed_request",
+    `The CSV cannot be parsed at ${where}: ${reason}. A field holding a quote, a separator or a line break must be quoted whole ("…"), each quote inside it written twice ("").`,
+    { line },
+  );
 }
+
+const QUOTING_REASONS: Partial<Record<CsvError["code"], string>> = {
+  CSV_QUOTE_NOT_CLOSED: "a quote opens the field and none closes it",
+  INVALID_OPENING_QUOTE: "a quote is inside a field that does not start with one",
+  CSV_INVALID_CLOSING_QUOTE: "the field goes on after its closing quote",
+};
 
 const isCsvError = (error: unknown): error is CsvError =>
   error instanceof Error && typeof (error as CsvError).code === "string" && "lines" in error;

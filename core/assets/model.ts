@@ -57,7 +57,7 @@ const TextSchema = v.pipe(
   // become U+FFFD; other characters, line breaks included, are kept as sent.
   publishedAs(
     { pattern: "^[^\\u0000]*$" },
-    v.check((text: string) => !/[\u0000\p{Cs}]/u.test(text), "must not contain NUL or unpaired surrogates"),
+    v.check((text: string) => !/[\u0000\p{Cs}]/u.test(text), "must not contain NUL or lone surrogates"),
   ),
 );
 

@@ -106,7 +106,8 @@ describeOnBackends("assets: create and read", (h) => {
     for (const refused of ["a\u0000b", "a\ud800b"]) {
       const nameRefused = await h().request("/v1/assets", { method: "POST", body: { name: refused, material: "oak" } });
       const problem = await expectProblem(nameRefused, 422, "validation_failed");
-      expect(problem.errors).toEqual([expect.objectContaining({ field: "name" })]);
+      // Worded as the documents' and links' text fields are: "lone", not "unpaired".
+      expect(problem.errors).toEqual([{ field: "name", message: "must not contain NUL or lone surrogates" }]);
       const materialRefused = await h().request("/v1/assets", {
         method: "POST",
         body: { name: "Chair", material: refused },
@@ -128,7 +129,11 @@ describeOnBackends("assets: create and read", (h) => {
     expect(first.headers.get("location")).toBe(`/v1/assets/${id}`);
     expect(first.headers.get("etag")).toMatch(STRONG_ETAG);
     expect(await first.json()).toMatchObject({ id, name: "Lamp", material: "brass", status: "draft" });
-    await expectProblem(await put(), 412, "precondition_failed");
+    const again = await expectProblem(await put(), 412, "precondition_failed");
+    // As the other 412s of a write: what held, that nothing changed, and the request that would.
+    expect(again.detail).toBe(
+      "An asset with this id already exists, and If-None-Match: * creates only one that does not; nothing was changed. To replace it, send If-Match with its ETag.",
+    );
   });
 
   it("PUT-create takes an id of 1-128 of A-Z a-z 0-9 . _ ~ -, and refuses any other: 422", async () => {

@@ -5,17 +5,16 @@ import type { Context } from "hono";
 import * as v from "valibot";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { formatEtag } from "../http/etag.ts";
-import { fieldValue } from "../http/field-value.ts";
 import { readPreconditions } from "../http/preconditions.ts";
 import { notFound, ProblemError } from "../http/problem.ts";
 import { validationFailed } from "../http/validation.ts";
 import {
+  honouredIdempotencyKey,
   IDEMPOTENCY_KEY_HEADER,
   IDEMPOTENT_REPLAYED_HEADER,
   idempotencyKeyHeader,
   idempotencyOf,
   keyReused,
-  parseIdempotencyKey,
   replayedHeader,
   replayHeaders,
 } from "../idempotency/key.ts";
@@ -67,6 +66,15 @@ function answerAsset(c: Ctx, asset: Asset, status: 200 | 201 = 200, extra: Recor
 // A proxy that compresses answers (nginx's gzip, for one) weakens the ETags it hands on; a client
 // sending them back would otherwise be told to fetch and retry, and get the same 412 every round.
 const onlyWeakTags = (condition: MatchCondition) => !condition.any && condition.tags.length === 0;
+
+// PUT with If-None-Match: * on an id taken: which request would do what the caller may have meant.
+const alreadyExists = () =>
+  new ProblemError(
+    412,
+    "precondition_failed",
+    "An asset with this id already exists, and If-None-Match: * creates only one that does not; nothing was changed. " +
+      "To replace it, send If-Match with its ETag.",
+  );
 
 const conflict = (condition: MatchCondition) =>
   new ProblemError(
@@ -147,7 +155,7 @@ export const assetRoutes = ({ settings }: Pick<AppDeps, "settings">) => [
     problems: { 412: ["precondition_failed"], 422: ["idempotency_key_reused"] },
     handler: async (c, input) => {
       refuseIfMatch(readPreconditions(c.req.raw.headers));
-      const key = parseIdempotencyKey(fieldValue(c.req.raw.headers, IDEMPOTENCY_KEY_HEADER));
+      const key = honouredIdempotencyKey(c);
       const fields = await input.body();
       const idempotency = await idempotencyOf(key, [fields.name, fields.material], settings.idempotencyKeyTtlSeconds);
       if (!idempotency) {
@@ -203,7 +211,7 @@ export const assetRoutes = ({ settings }: Pick<AppDeps, "settings">) => [
       const mode = putMode(readPreconditions(c.req.raw.headers));
       if (mode.kind === "create") {
         const created = await insertAsset(c.get("sql"), tenantOf(c), id, await body());
-        if (!created) throw new ProblemError(412, "precondition_failed", "An asset with this id already exists.");
+        if (!created) throw alreadyExists();
         return answerAsset(c, created, 201);
       }
       const fields = await body();

@@ -1,7 +1,6 @@
 import type { Context } from "hono";
 import * as v from "valibot";
 import type { AppDeps, AppEnv } from "../deps.ts";
-import { fieldValue } from "../http/field-value.ts";
 import { atMost, integerText, pageLimit } from "../http/pagination.ts";
 import {
   conditionalReadProblems,
@@ -16,12 +15,12 @@ import {
 import { notFound } from "../http/problem.ts";
 import { jsonObject, maxCodePoints, notBlank, printable } from "../http/validation.ts";
 import {
+  honouredIdempotencyKey,
   IDEMPOTENCY_KEY_HEADER,
   IDEMPOTENT_REPLAYED_HEADER,
   idempotencyKeyHeader,
   idempotencyOf,
   keyReused,
-  parseIdempotencyKey,
   replayedHeader,
   replayHeaders,
 } from "../idempotency/key.ts";
@@ -35,11 +34,11 @@ const NewDocumentSchema = jsonObject(
     // Kept as sent (a retry's fingerprint is of what was sent); only spaces name no contract.
     contractId: v.pipe(
       v.string(),
-      notBlank(v.check((id: string) => id.trim() !== "", "contractId must not be blank")),
+      notBlank(v.check((id: string) => id.trim() !== "", "must not be blank")),
       maxCodePoints(128),
-      printable("contractId"),
+      printable(),
     ),
-    title: v.optional(v.nullable(v.pipe(v.string(), maxCodePoints(200), printable("title")))),
+    title: v.optional(v.nullable(v.pipe(v.string(), maxCodePoints(200), printable()))),
   }),
 );
 
@@ -101,7 +100,7 @@ export const documentRoutes = ({ settings }: Pick<AppDeps, "settings">) => [
           'The list of documents exists and has no ETag: If-Match holds only as "*", If-None-Match only as a list of ETags. Nothing was created.',
         );
       }
-      const key = parseIdempotencyKey(fieldValue(c.req.raw.headers, IDEMPOTENCY_KEY_HEADER));
+      const key = honouredIdempotencyKey(c);
       const body = await input.body();
       const title = body.title ?? null;
       const idempotency = await idempotencyOf(key, [body.contractId, title], settings.idempotencyKeyTtlSeconds);

@@ -1,3 +1,5 @@
+import { ProblemError } from "./problem.ts";
+
 /**
  * The methods RFC 9110 defines, PATCH (RFC 5789) and QUERY (RFC 10008), which OpenTelemetry's HTTP
  * conventions know too. On a path that does not serve one: 405 with `Allow` (TRACE, CONNECT and
@@ -18,6 +20,13 @@ export const RECOGNIZED_METHODS = [
 ] as const;
 
 const recognized: ReadonlySet<string> = new Set(RECOGNIZED_METHODS);
+
+/**
+ * The 501 of a method no route implements, the same whichever refuses it: the app, or Node's parser
+ * for a token it does not know. It names no method: Deno and Compute pass on a token tens of KB long.
+ */
+export const unrecognizedMethod = () =>
+  new ProblemError(501, "not_implemented", "No route implements this request method: it is not one HTTP defines.");
 
 export const isRecognizedMethod = (method: string) => recognized.has(method);
 

@@ -14,15 +14,15 @@ const LONE_SURROGATE = /\p{Cs}/u;
 export const publishedAs = <Action extends object>(jsonSchema: Record<string, unknown>, action: Action) =>
   Object.assign(action, { jsonSchema });
 
-/** A valibot check refusing control characters and lone surrogates in a text field. */
-export const printable = (field: string) =>
+/** A valibot check refusing control characters and lone surrogates in a text field (its `field` names it). */
+export const printable = () =>
   // A lone surrogate cannot be written in a pattern that also reads pairs: that part stays prose.
   publishedAs(
     { pattern: "^[^\\u0000-\\u001f\\u007f-\\u009f]*$" },
     v.rawCheck<string>(({ dataset, addIssue }) => {
       if (!dataset.typed) return;
-      if (CONTROL.test(dataset.value)) addIssue({ message: `${field} must not contain control characters` });
-      if (LONE_SURROGATE.test(dataset.value)) addIssue({ message: `${field} must not contain lone surrogates` });
+      if (CONTROL.test(dataset.value)) addIssue({ message: "must not contain control characters" });
+      if (LONE_SURROGATE.test(dataset.value)) addIssue({ message: "must not contain lone surrogates" });
     }),
   );
 

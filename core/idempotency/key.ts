@@ -3,6 +3,7 @@
 // retry of that request (same body) from a reuse of its key (other body). What every capability
 // that takes the header reads, answers and declares of it.
 import * as v from "valibot";
+import { fieldValue } from "../http/field-value.ts";
 import { ProblemError } from "../http/problem.ts";
 import { sha256Hex } from "../lib/sha256.ts";
 import type { HeaderSpec } from "../openapi/operations.ts";
@@ -49,6 +50,22 @@ export function parseIdempotencyKey(value: string | undefined): string | undefin
     );
   }
   return value;
+}
+
+/** What of a request's context the key is read from and kept on: not AppEnv, whose settings import this file's. */
+interface KeyedContext {
+  req: { raw: Request };
+  set(name: "idempotencyKey", key: string): void;
+}
+
+/**
+ * The Idempotency-Key of a request to a route that honours one, kept on the request: an answer of
+ * unknown outcome (504) tells to retry with it only there, not where a key sent is ignored.
+ */
+export function honouredIdempotencyKey(c: KeyedContext): string | undefined {
+  const key = parseIdempotencyKey(fieldValue(c.req.raw.headers, IDEMPOTENCY_KEY_HEADER));
+  if (key !== undefined) c.set("idempotencyKey", key);
+  return key;
 }
 
 /**

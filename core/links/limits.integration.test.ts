@@ -24,7 +24,11 @@ describeOnBackends(
       await linkAll(user, PROVIDERS.slice(0, 3));
       const id = fresh("fourth");
       const refused = await put(linkPath("google", id), user);
-      await expectProblem(refused, 409, "link_limit_reached");
+      const problem = await expectProblem(refused, 409, "link_limit_reached");
+      // The bound, so that a client can tell its user how many links there may be.
+      expect(problem.detail).toBe(
+        "A user may hold at most 3 links, and you have reached that limit; unlink one first.",
+      );
       expect(await linkRows(harness().sql, { provider: "google", externalAccountId: id })).toEqual([]);
       expect(await changesOf(harness().sql, id)).toEqual([]);
       expect(await cachedEntry(harness().kv, { provider: "google", externalAccountId: id })).toBeUndefined();

@@ -1,7 +1,15 @@
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
+import { validate } from "../http/body.ts";
 import { ProblemError } from "../http/problem.ts";
-import { LinkBodySchema, linkLocation, normalizeTarget } from "./link.ts";
+import {
+  LinkBodySchema,
+  LookupQuerySchema,
+  linkLocation,
+  normalizeTarget,
+  TargetSchema,
+  UserLinksQuerySchema,
+} from "./link.ts";
 
 function refusal(run: () => unknown): { status: number; fields: string[] } {
   try {
@@ -95,6 +103,64 @@ describe("LinkBodySchema", () => {
     ]) {
       expect(ok(body)).toBe(false);
     }
+  });
+});
+
+describe("a refused link request's errors", () => {
+  const errorsOf = (schema: v.GenericSchema, input: unknown) => {
+    try {
+      validate(schema, input);
+    } catch (error) {
+      if (error instanceof ProblemError) return error.extensions.errors;
+    }
+    throw new Error("expected a refusal");
+  };
+  const target = (provider: string, externalAccountId: string) => ({ provider, externalAccountId });
+
+  // As on assets and documents: `field` names the field, the message says only what it must be.
+  it.each([
+    [
+      "a provider starting with -",
+      TargetSchema,
+      target("-x", "1"),
+      "provider",
+      "must be 1-64 of A-Z a-z 0-9 . _ - starting with a letter or digit",
+    ],
+    ["a blank external id", TargetSchema, target("x", " "), "externalAccountId", "must not be blank"],
+    ["a dot-segment external id", TargetSchema, target("x", ".."), "externalAccountId", "must not be . or .."],
+    [
+      "a 257-character external id",
+      TargetSchema,
+      target("x", "x".repeat(257)),
+      "externalAccountId",
+      "must be at most 256 characters",
+    ],
+    [
+      "a line break in an external id",
+      TargetSchema,
+      target("x", "a\nb"),
+      "externalAccountId",
+      "must not contain control characters",
+    ],
+    ["a JSON array", LinkBodySchema, [], "", "must be a JSON object"],
+    [
+      "a 201-character displayName",
+      LinkBodySchema,
+      { displayName: "x".repeat(201) },
+      "displayName",
+      "must be at most 200 characters",
+    ],
+    [
+      "a lone surrogate in displayName",
+      LinkBodySchema,
+      { displayName: "\ud800" },
+      "displayName",
+      "must not contain lone surrogates",
+    ],
+    ["consistency=always", LookupQuerySchema, { consistency: "always" }, "consistency", "must be strong or eventual"],
+    ["after=!", UserLinksQuerySchema, { after: "!" }, "after", "must be the `next` of an earlier page"],
+  ])("says what is wrong with %s without naming the field again", (_why, schema, input, field, message) => {
+    expect(errorsOf(schema, input)).toEqual([{ field, message }]);
   });
 });
 

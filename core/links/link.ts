@@ -33,23 +33,20 @@ export const TargetSchema = v.object({
   provider: v.pipe(
     v.string(),
     v.trim(),
-    v.regex(PROVIDER, "provider must be 1-64 of A-Z a-z 0-9 . _ - starting with a letter or digit"),
+    v.regex(PROVIDER, "must be 1-64 of A-Z a-z 0-9 . _ - starting with a letter or digit"),
     v.toLowerCase(),
   ),
   externalAccountId: v.pipe(
     v.string(),
     v.trim(),
-    notBlank(v.check((id: string) => id !== "", "externalAccountId must not be blank")),
+    notBlank(v.check((id: string) => id !== "", "must not be blank")),
     // A dot-segment would be resolved away by every client (RFC 3986 §5.2.4): its Location could not name it.
     publishedAs(
       { not: { pattern: `^[${TRIMMED_CLASS}]*\\.\\.?[${TRIMMED_CLASS}]*$` } },
-      v.check((id: string) => id !== "." && id !== "..", "externalAccountId must not be . or .."),
+      v.check((id: string) => id !== "." && id !== "..", "must not be . or .."),
     ),
-    maxCodePoints(
-      MAX_EXTERNAL_ACCOUNT_ID_LENGTH,
-      `externalAccountId must be at most ${MAX_EXTERNAL_ACCOUNT_ID_LENGTH} characters`,
-    ),
-    printable("externalAccountId"),
+    maxCodePoints(MAX_EXTERNAL_ACCOUNT_ID_LENGTH),
+    printable(),
   ),
 });
 
@@ -57,21 +54,12 @@ export const TargetSchema = v.object({
 export const LinkBodySchema = jsonObject(
   // With every field optional, `[]` would otherwise pass.
   v.strictObject({
-    displayName: v.optional(
-      v.nullable(
-        v.pipe(
-          v.string(),
-          maxCodePoints(MAX_DISPLAY_NAME_LENGTH, `displayName must be at most ${MAX_DISPLAY_NAME_LENGTH} characters`),
-          printable("displayName"),
-        ),
-      ),
-    ),
+    displayName: v.optional(v.nullable(v.pipe(v.string(), maxCodePoints(MAX_DISPLAY_NAME_LENGTH), printable()))),
   }),
-  "the body must be a JSON object",
 );
 
 export const LookupQuerySchema = v.object({
-  consistency: v.optional(v.picklist(["strong", "eventual"], "consistency must be strong or eventual"), "eventual"),
+  consistency: v.optional(v.picklist(["strong", "eventual"], "must be strong or eventual"), "eventual"),
 });
 
 /**
@@ -80,7 +68,7 @@ export const LookupQuerySchema = v.object({
  * user-provider index orders and finds.
  */
 export const UserLinksQuerySchema = v.object({
-  after: v.optional(v.pipe(v.string(), v.regex(PROVIDER_CURSOR, "after must be the next of an earlier page"))),
+  after: v.optional(v.pipe(v.string(), v.regex(PROVIDER_CURSOR, "must be the `next` of an earlier page"))),
   limit: pageLimit,
 });
 

@@ -4,14 +4,19 @@ import { notFound, ProblemError } from "../http/problem.ts";
 import type { LinkLimits } from "./link-settings.ts";
 import type { LinkConflictCode } from "./repository.ts";
 
-const conflictDetails: Record<LinkConflictCode, string> = {
-  external_account_already_linked: "This external account is linked to another user.",
-  provider_already_linked: "You already have another account of this provider linked; unlink it first.",
-  link_limit_reached: "You already hold as many links as one user may; unlink one first.",
+const LINKED_TO_ANOTHER = "This external account is linked to another user.";
+
+const conflictDetails: Record<LinkConflictCode, (limits: LinkLimits) => string> = {
+  external_account_already_linked: () => LINKED_TO_ANOTHER,
+  provider_already_linked: () => "You already have another account of this provider linked; unlink it first.",
+  // The bound, as the 413 of an import names its rows: a client can tell a user how many there may be.
+  link_limit_reached: ({ maxPerUser }) =>
+    `A user may hold at most ${maxPerUser} links, and you have reached that limit; unlink one first.`,
 };
 
 /** The 409 of a link Postgres refused, by the index that refused it. */
-export const linkConflict = (code: LinkConflictCode) => new ProblemError(409, code, conflictDetails[code]);
+export const linkConflict = (code: LinkConflictCode, limits: LinkLimits) =>
+  new ProblemError(409, code, conflictDetails[code](limits));
 
 /** Every PUT is judged; links of a provider taken off the list can still be read, listed and unlinked. */
 export function requireAllowedProvider({ providers }: LinkLimits, provider: string) {
@@ -37,6 +42,6 @@ export const stillLinked = () =>
 
 export const replaceRefusals = {
   absent: () => notFound("No such link."),
-  taken: () => linkConflict("external_account_already_linked"),
+  taken: () => new ProblemError(409, "external_account_already_linked", LINKED_TO_ANOTHER),
   failed: () => preconditionFailed('Links have no ETag: If-Match holds only as "*". Nothing was changed.'),
 };

@@ -140,7 +140,7 @@ export function linkRoutes(deps: RouteDeps) {
           return c.json(replaced.link, 200);
         }
         const result = await linkAccount(c.get("sql"), { ...link, maxLinksPerUser: limits.maxPerUser });
-        if (result.outcome === "conflict") throw linkConflict(result.code);
+        if (result.outcome === "conflict") throw linkConflict(result.code, limits);
         if (result.outcome === "existing" && mode.kind === "create") throw alreadyHeld();
         // After the commit, and only as a copy: a failed write leaves a miss, never a wrong answer.
         await cacheFor(c).write(result.link, readAt);

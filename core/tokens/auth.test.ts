@@ -49,6 +49,29 @@ describe("authenticate", () => {
     expect(problem.code).toBe("unauthorized");
   });
 
+  it.each([
+    ["no header", undefined],
+    ["a Basic scheme", "Basic YWxpY2U6c2VjcmV0"],
+    ["a bearer without token", "Bearer "],
+  ])("asks for a token, with the bare challenge, when %s is sent", async (_label, header) => {
+    const problem = await rejection(header);
+    expect(problem.detail).toBe("A Bearer token is required.");
+    expect(problem.headers["www-authenticate"]).toBe('Bearer realm="api"');
+  });
+
+  // The caller did send a token: telling it to send one would send it looking for a missing header.
+  it.each([
+    ["a quoted token", 'Bearer "eyJhbGciOiJIUzI1NiJ9.e30.sig"'],
+    ["the scheme twice", "Bearer Bearer eyJhbGciOiJIUzI1NiJ9.e30.sig"],
+    ["a token holding a space", "Bearer eyJhbGciOiJIUzI1NiJ9. e30.sig"],
+  ])("refuses %s as malformed rather than asking for a token", async (_label, header) => {
+    const problem = await rejection(header);
+    expect(problem.detail).toBe("The token is refused: malformed.");
+    expect(problem.headers["www-authenticate"]).toBe(
+      'Bearer realm="api", error="invalid_token", error_description="malformed"',
+    );
+  });
+
   it("refuses an expired token", async () => {
     const token = await sign({ sub: "alice", tid: "acme" }, { exp: Math.floor(Date.now() / 1000) - 60 });
     expect((await rejection(`Bearer ${token}`)).code).toBe("unauthorized");

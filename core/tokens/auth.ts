@@ -35,6 +35,10 @@ const ClaimsSchema = v.object({
 });
 
 const BEARER = /^Bearer[ ]+([A-Za-z0-9._~+/=-]+)$/i;
+// Something after the scheme that is no token68 (quoted, two words, "Bearer Bearer …") was sent as
+// a token: it is refused as malformed, not answered as if none had been sent. Only asked once
+// BEARER failed, so a request with a token pays nothing for it.
+const SENT_AS_BEARER = /^Bearer[ ]+\S/i;
 
 // RFC 6750 §3.1: a request without a bearer token gets no error code, only the challenge.
 const tokenRequired = () =>
@@ -83,7 +87,7 @@ export function createAuthenticator(settings: AuthSettings, options: TokenKeyOpt
   /** `background` keeps a key set refresh alive past the answer, where the platform needs it. */
   return async function authenticate(authorization: string | undefined, background?: Background): Promise<Principal> {
     const token = authorization?.match(BEARER)?.[1];
-    if (!token) throw tokenRequired();
+    if (!token) throw SENT_AS_BEARER.test(authorization ?? "") ? tokenRefused("malformed") : tokenRequired();
     let payload: unknown;
     try {
       payload = await verify(token, background);

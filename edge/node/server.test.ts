@@ -1,6 +1,7 @@
 // The Node server's limits, over raw sockets: what a slow, idle or crowding client is answered.
 import { connect, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
+import { unrecognizedMethod } from "../../core/http/methods.ts";
 import { expectNoResetOnStop } from "../../test/deploy/stop-under-load.ts";
 import { DEFAULT_SERVER_LIMITS, listen, type RunningServer } from "./server.ts";
 
@@ -182,6 +183,8 @@ describe("a request Node's parser refuses after one still being answered", () =>
     expect(answers.map((answer) => answer.slice(0, 12))).toEqual(["HTTP/1.1 201", "HTTP/1.1 501"]);
     expect(answers[0]).toMatch(/\r\n\r\nmade hi$/);
     expect(answers[1]).toMatch(/"code":"not_implemented"/);
+    // Worded as the app words a method it does not recognize, which Deno and Compute hand it.
+    expect(answers[1]).toContain(`"detail":${JSON.stringify(unrecognizedMethod().detail)}`);
   });
 
   it("a request refused for itself (its body malformed) is answered at once, its handler still reading", async () => {

@@ -2,6 +2,7 @@ import { createServer, type Server as HttpServer, type IncomingMessage, ServerRe
 import type { AddressInfo, Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { getRequestListener, RequestError } from "@hono/node-server";
+import { unrecognizedMethod } from "../../core/http/methods.ts";
 import { PROBLEM_CONTENT_TYPE, ProblemError, problemResponse } from "../../core/http/problem.ts";
 
 export interface RunningServer {
@@ -232,7 +233,7 @@ function writeProblem(socket: Duplex, problem: ProblemError): void {
 function parserProblem(code: string | undefined): ProblemError {
   switch (code) {
     case "HPE_INVALID_METHOD":
-      return new ProblemError(501, "not_implemented", "The request method is not recognized.");
+      return unrecognizedMethod();
     case "HPE_HEADER_OVERFLOW":
       return new ProblemError(431, "headers_too_large", "The request's header fields are too large.");
     case "ERR_HTTP_REQUEST_TIMEOUT":

@@ -42,6 +42,8 @@ const badCredentials: Array<[string, () => Promise<string>, string | undefined]>
   ["a Basic scheme", async () => `Basic ${btoa("alice:password")}`, undefined],
   ["a bare token without scheme", async () => signToken(ALICE), undefined],
   ["garbage", async () => "Bearer not.a.jwt", "malformed"],
+  ["the scheme twice", async () => `Bearer Bearer ${await signToken(ALICE)}`, "malformed"],
+  ["a quoted token", async () => `Bearer "${await signToken(ALICE)}"`, "malformed"],
   [
     "a token expired beyond the 60 s leeway",
     async () => `Bearer ${await signed({ ...ALICE, exp: now() - 120 })}`,
