@@ -6,7 +6,7 @@ import { createApp } from "./app.ts";
 import { NEWEST_MIGRATION } from "./health/newest-migration.ts";
 import { unrecognizedMethod } from "./http/methods.ts";
 import { type Logger, silentLogger } from "./log.ts";
-import { DatabaseOutcomeUnknownError, DatabaseUnavailableError, type Sql } from "./ports/sql.ts";
+import { DatabaseError, DatabaseOutcomeUnknownError, DatabaseUnavailableError, type Sql } from "./ports/sql.ts";
 import { parseSettings, SettingsError } from "./settings/settings.ts";
 
 const settings = parseSettings({ AUTH_SECRET: TEST_AUTH_SECRET });
@@ -61,6 +61,15 @@ describe("app", () => {
     expect(warnings).toEqual([
       ["warn", "readiness_check_failed", { error: "DatabaseUnavailableError: connection refused" }],
     ]);
+  });
+
+  it("answers /readyz 503 saying the database refused the check, not that it cannot be reached, when it refuses it", async () => {
+    const denied = () =>
+      Promise.reject(new DatabaseError("permission denied for table schema_migrations", { code: "42501" }));
+    const body = await expectProblem(await appWith({ query: denied }).request("/readyz"), 503, "database_unavailable");
+    expect(body.detail).toBe("The database refused the readiness check: its readiness_check_failed warning says why.");
+    const down503 = await expectProblem(await appWith(down).request("/readyz"), 503, "database_unavailable");
+    expect(down503.detail).toBe("The database cannot be reached.");
   });
 
   it("answers /readyz 500 misconfigured naming DATABASE_URL when the database refuses the login", async () => {

@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import type { RouteDeps } from "../deps.ts";
 import { ProblemError, problemResponse } from "../http/problem.ts";
+import { DatabaseError } from "../ports/sql.ts";
 import { route } from "../route.ts";
 import { SettingsError } from "../settings/error.ts";
 import { type Readiness, recentReadiness } from "./readiness.ts";
@@ -61,5 +62,11 @@ function notReady(check: Exclude<Readiness, { ready: true }>, runtime: string): 
   // A login the database refuses fails every request that needs it alike: 500 misconfigured
   // naming DATABASE_URL, as those requests answer.
   if (check.error instanceof SettingsError) throw check.error;
-  return new ProblemError(503, "database_unavailable", "The database cannot be reached.", { runtime });
+  // Reached, but it refused the check (the role may not read schema_migrations, say): "cannot be
+  // reached" would send an operator after the network.
+  const detail =
+    check.error instanceof DatabaseError
+      ? "The database refused the readiness check: its readiness_check_failed warning says why."
+      : "The database cannot be reached.";
+  return new ProblemError(503, "database_unavailable", detail, { runtime });
 }
