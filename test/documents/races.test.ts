@@ -257,9 +257,14 @@ describeWithPostgres("documents under concurrency [postgres]", () => {
   });
 });
 
-/** Waits until `count` other sessions of this database wait for a lock. */
+/**
+ * Waits until `count` other sessions of this database wait for a lock. `session` may be inside a
+ * transaction, where pg_stat_activity answers the copy it took at its first read until that copy is
+ * cleared: each poll clears it, so it sees the sessions and waits of now.
+ */
 async function lockWaiters(session: pg.Client, count: number): Promise<void> {
   for (;;) {
+    await session.query("SELECT pg_stat_clear_snapshot()");
     const { rows } = await session.query(
       "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
     );
