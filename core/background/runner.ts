@@ -6,6 +6,7 @@
 // start an instance per request (Fastly Compute) do not run them on every run.
 import { type Context, type SpanContext, SpanStatusCode, trace } from "@opentelemetry/api";
 import { withDeadline } from "../lib/deadline.ts";
+import { elapsedSince } from "../lib/elapsed.ts";
 import { consoleLogger, errorMessage, type Logger } from "../log.ts";
 import { DEFAULT_KV_TIMEOUT_MS, type KvCache, MIN_KV_TTL_SECONDS } from "../ports/kv.ts";
 import type { Sql } from "../ports/sql.ts";
@@ -164,8 +165,7 @@ export function createBackground(deps: BackgroundDeps, options: BackgroundOption
    */
   async function runIfDue(): Promise<BackgroundReport | undefined> {
     const at = now();
-    // A run "in the future" means the clock stepped back: the step holds nothing back.
-    if (at >= ranAt && at - ranAt < intervalMs) return undefined;
+    if (elapsedSince(at, ranAt) < intervalMs) return undefined;
     ranAt = at;
     try {
       const lease = await withDeadline(() => deps.kv.get(BACKGROUND_LEASE_KEY), DEFAULT_KV_TIMEOUT_MS);

@@ -1,3 +1,4 @@
+import { elapsedSince } from "../lib/elapsed.ts";
 import { errorMessage, type Logger } from "../log.ts";
 import { DatabaseError, type Sql } from "../ports/sql.ts";
 import { SettingsError } from "../settings/error.ts";
@@ -61,7 +62,7 @@ export function recentReadiness(logger: Logger, maxAgeMs = READINESS_MAX_AGE_MS,
   };
   return (sql: Sql): Promise<Readiness> => {
     const at = now();
-    if (!last || at - last.startedAt >= maxAgeMs || at < last.startedAt) {
+    if (!last || elapsedSince(at, last.startedAt) >= maxAgeMs) {
       const checked = sql.query<MigrationsRow>(READINESS_STATEMENT, [NEWEST_MIGRATION]);
       last = { startedAt: at, readiness: checked.then(answered, failed) };
     }

@@ -12,6 +12,7 @@
 import { createLocalJWKSet, errors, type JSONWebKeySet, type JWTVerifyGetKey } from "jose";
 import { bytesUpTo } from "../lib/bounded-body.ts";
 import { withDeadline } from "../lib/deadline.ts";
+import { elapsedSince } from "../lib/elapsed.ts";
 import { errorCauses, errorMessage, type Logger, silentLogger } from "../log.ts";
 import { holdsVerifyingKey } from "./key-check.ts";
 import type { KeySet, KeySetStore } from "./stored-key-set.ts";
@@ -63,12 +64,6 @@ export const MAX_KEY_SET_BYTES = 1024 * 1024;
 /** A set in memory; `fromStore`: read from the KV store, so refreshed whenever a retry is due. */
 type LoadedKeySet = KeySet & { fromStore?: boolean };
 
-/**
- * How long ago `from` was at `at`; forever when the clock has stepped back past it, so that a
- * step back never stretches a freshness, a cooldown or a retry delay by its own length.
- */
-const since = (at: number, from: number) => (at < from ? Number.POSITIVE_INFINITY : at - from);
-
 export function cachedRemoteKeySet(options: KeySetCacheOptions): CachedKeySet {
   const {
     freshMs,
@@ -85,7 +80,7 @@ export function cachedRemoteKeySet(options: KeySetCacheOptions): CachedKeySet {
   let failures = 0;
   /** After a failed fetch, the next one waits `retry.delayMs` from `retry.from`. */
   let retry = { from: Number.NEGATIVE_INFINITY, delayMs: 0 };
-  const retryDue = (at: number) => since(at, retry.from) >= retry.delayMs;
+  const retryDue = (at: number) => elapsedSince(at, retry.from) >= retry.delayMs;
   let fetchedAt = Number.NEGATIVE_INFINITY;
   const usable = (set: KeySet | undefined, at: number) =>
     set !== undefined && at - set.fetchedAt <= freshMs + staleIfErrorMs;
@@ -138,7 +133,7 @@ export function cachedRemoteKeySet(options: KeySetCacheOptions): CachedKeySet {
 
   async function usableKeys(at: number, background: Background | undefined): Promise<JWTVerifyGetKey> {
     if (loaded && usable(loaded, at)) {
-      if ((loaded.fromStore || since(at, loaded.fetchedAt) > freshMs) && retryDue(at)) {
+      if ((loaded.fromStore || elapsedSince(at, loaded.fetchedAt) > freshMs) && retryDue(at)) {
         const done = refresh(at, background);
         background?.(done);
       }
@@ -173,7 +168,7 @@ export function cachedRemoteKeySet(options: KeySetCacheOptions): CachedKeySet {
       // A key the set lacks: rotated in at the provider, or never its. Only the provider tells
       // the two apart: it is asked again, unless it was asked moments ago.
       if (!refreshing && failures > 0 && !retryDue(at)) throw unavailable();
-      if (!refreshing && failures === 0 && since(at, fetchedAt) < cooldownMs) throw error;
+      if (!refreshing && failures === 0 && elapsedSince(at, fetchedAt) < cooldownMs) throw error;
       if (!(await refresh(at, background))) throw unavailable();
       return loaded!.keys(header, token);
     }

@@ -11,6 +11,7 @@
 import { createLocalJWKSet, type JSONWebKeySet, type JWTVerifyGetKey } from "jose";
 import * as v from "valibot";
 import { withDeadline } from "../lib/deadline.ts";
+import { elapsedSince } from "../lib/elapsed.ts";
 import { parseJsonOrUndefined } from "../lib/json.ts";
 import { sha256Hex } from "../lib/sha256.ts";
 import { errorMessage, type Logger } from "../log.ts";
@@ -114,8 +115,7 @@ export function kvKeySetStore(kv: KvCache, options: KeySetStoreOptions): KeySetS
   return {
     read(at) {
       if (reading) return reading;
-      // A last read "in the future": the clock stepped back, which holds no read back.
-      if (at >= readAt && at - readAt < readEveryMs) return Promise.resolve(undefined);
+      if (elapsedSince(at, readAt) < readEveryMs) return Promise.resolve(undefined);
       readAt = at;
       reading = readCopy().finally(() => {
         reading = undefined;

@@ -6,6 +6,7 @@
 // Keys do change: an entry lives at most `maxAgeMs`, well below how long a fetched JWKS is fresh
 // (10 minutes by default).
 import type { JWTPayload } from "jose";
+import { elapsedSince } from "../lib/elapsed.ts";
 import { RecentMap } from "../lib/recent-map.ts";
 import { timeRefusal } from "./time-claims.ts";
 import type { VerifyToken } from "./verifier.ts";
@@ -33,8 +34,8 @@ export function rememberVerifiedTokens(verify: VerifyToken, options: VerifiedTok
   const rules = { leewaySeconds, maxTokenAgeSeconds };
   const withinTime = (payload: JWTPayload, at: number) => timeRefusal(payload, at, rules) === undefined;
   const verified = new RecentMap<string, { payload: JWTPayload; verifiedAt: number }>(maxEntries);
-  // Verified no later than now (a clock stepped back would otherwise stretch `maxAgeMs` by the step).
-  const recent = (verifiedAt: number, at: number) => verifiedAt <= at && at - verifiedAt < maxAgeMs;
+  // A clock stepped back past an entry's verification would otherwise stretch `maxAgeMs` by the step.
+  const recent = (verifiedAt: number, at: number) => elapsedSince(at, verifiedAt) < maxAgeMs;
 
   return async (token, background) => {
     const seen = verified.get(token);
