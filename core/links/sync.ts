@@ -1,11 +1,12 @@
-// Syncs the change feed (changes.ts) into this deployment's KV cache: every entry named by a
-// change since the cursor is deleted unless it already equals the link in Postgres (read after the
-// change committed: the deployment's own write-back of that very change stays), then the cursor,
-// kept in the same KV, moves on. Each page is one feed read, the KV reads of the entries named
-// (bulk reads where the store has them: on Workers one operation per 100 keys), one statement for
-// the links of the entries found, and the deletes (and, for recent changes, puts). A sync goes
-// on until it caught up, its time is up, or the invocation's store operations
-// (invocation-budget.ts) would not cover another page; the next one resumes at the cursor, saved at most once a second and where a sync stops.
+// Syncs the change feed (changes.ts) into this deployment's KV cache: every entry named by a change
+// since the cursor is deleted unless it already equals the link in Postgres (read after the change
+// committed: the deployment's own write-back of that very change stays), then the cursor, kept in
+// the same KV, moves on. Each page is one feed read, the KV reads of the entries named (bulk reads
+// where the store has them: on Workers one operation per 100 keys), one statement for the links of
+// the entries found, and the deletes (and, for recent changes, puts). A sync goes on until it
+// caught up, its time is up, or the invocation's store operations (invocation-budget.ts) would not
+// cover another page; the next one resumes at the cursor, saved at most once a second and where a
+// sync stops.
 // A sync that fails anywhere saves the cursor of the last page fully applied when it can (else
 // the last one saved stays), so the next one retries the changes after it (deletes and rewrites
 // are idempotent); the entries' own TTL stays the backstop. The entries only trigger it.
